@@ -1,0 +1,131 @@
+//! The command line: one file per subcommand, each a thin layer over the library.
+
+mod build;
+mod info;
+mod query;
+mod solve;
+
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
+
+use clap::{Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::error::{Error, Result, io_error};
+use crate::game::GameSpec;
+
+#[derive(Parser)]
+#[command(
+    name = "retro",
+    version,
+    about = "Exact retrograde tables for placement games"
+)]
+struct Cli {
+    /// Worker threads (default: all cores).
+    #[arg(long, global = true, value_name = "N")]
+    threads: Option<usize>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the contest answer for a board.
+    Solve(solve::Args),
+    /// Build the complete value table of a board.
+    Build(build::Args),
+    /// Look up a position in a table: its value and every move's value.
+    Query(query::Args),
+    /// Describe a table file and check its checksum.
+    Info(info::Args),
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum GameName {
+    Young,
+    Twins,
+}
+
+impl GameName {
+    fn as_str(self) -> &'static str {
+        match self {
+            GameName::Young => "young",
+            GameName::Twins => "twins",
+        }
+    }
+}
+
+/// Where a board comes from: the game, a file or stdin, and (twins) its size.
+#[derive(clap::Args)]
+pub struct BoardArgs {
+    /// The game: young or twins.
+    game: GameName,
+    /// Contest input file (stdin when absent).
+    file: Option<PathBuf>,
+    /// Rows of a twins board (default 3).
+    #[arg(long, value_name = "R")]
+    rows: Option<usize>,
+    /// Columns of a twins board (default 3).
+    #[arg(long, value_name = "C")]
+    cols: Option<usize>,
+}
+
+impl BoardArgs {
+    fn load(&self) -> Result<GameSpec> {
+        let text = match &self.file {
+            Some(path) => std::fs::read_to_string(path).map_err(|e| io_error(path, e))?,
+            None => {
+                let mut text = String::new();
+                std::io::stdin()
+                    .read_to_string(&mut text)
+                    .map_err(|e| Error::other(format!("reading stdin: {e}")))?;
+                text
+            }
+        };
+        let from = self
+            .file
+            .as_deref()
+            .map_or("stdin".into(), |p| p.display().to_string());
+        GameSpec::parse(self.game.as_str(), &text, self.rows, self.cols)
+            .map_err(|e| e.context(from))
+    }
+}
+
+pub fn run() -> Result<i32> {
+    let cli = Cli::parse();
+    let pool = thread_pool(cli.threads)?;
+    pool.install(|| match cli.command {
+        Command::Solve(args) => solve::run(args),
+        Command::Build(args) => build::run(args),
+        Command::Query(args) => query::run(args),
+        Command::Info(args) => info::run(args),
+    })
+}
+
+fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
+    if threads == Some(0) {
+        return Err(Error::input("--threads must be at least 1"));
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(0))
+        .build()
+        .map_err(|e| Error::other(format!("cannot start worker threads: {e}")))
+}
+
+/// A progress bar on stderr, or None when stderr is not a terminal or output is quiet.
+fn progress_bar(total: u64, quiet: bool) -> Option<ProgressBar> {
+    if quiet || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = ProgressBar::new(total);
+    let style =
+        ProgressStyle::with_template("{msg:28} [{bar:30}] {percent:>3}% {per_sec:>14} ETA {eta}")
+            .map(|s| s.progress_chars("=> "))
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    Some(bar)
+}
+
+fn open_table(path: &Path) -> Result<crate::table::Table> {
+    crate::table::Table::open(path)
+}

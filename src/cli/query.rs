@@ -1,0 +1,145 @@
+//! `retro query`: a position's value and every move's value, from the table file.
+
+use std::path::PathBuf;
+
+use serde_json::json;
+
+use super::open_table;
+use crate::error::Result;
+use crate::game::{Game, GameSpec};
+use crate::table::Table;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Table file.
+    table: PathBuf,
+    /// Position: young `3,1,0` (row lengths); twins `o.x/.o./...` (rows of o, x, .).
+    position: String,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// A position's answer, read from the table.
+pub struct Answer<P> {
+    pub position: P,
+    pub value: i64,
+    /// (move, value of the move: reward + child's value).
+    pub moves: Vec<(crate::game::Move<P>, i64)>,
+}
+
+impl<P> Answer<P> {
+    /// Whether move `i` keeps the position's value (a best move).
+    pub fn is_best(&self, i: usize) -> bool {
+        self.moves[i].1 == self.value
+    }
+}
+
+/// Look a position and all its children up in the table.
+pub fn answer<G: Game>(game: &G, table: &Table, text: &str) -> Result<Answer<G::Position>> {
+    let position = game.parse_position(text)?;
+    let value = table.value(game.stones(&position), game.rank(&position))?;
+    let mut moves = Vec::new();
+    for mv in game.moves(&position) {
+        let child = table.value(game.stones(&mv.child), game.rank(&mv.child))?;
+        let v = mv.reward + child;
+        moves.push((mv, v));
+    }
+    Ok(Answer {
+        position,
+        value,
+        moves,
+    })
+}
+
+pub fn run(args: Args) -> Result<i32> {
+    let table = open_table(&args.table)?;
+    let spec = table.header.game.clone();
+    crate::with_game!(&spec, game => {
+        let a = answer(&game, &table, &args.position)?;
+        if args.json {
+            println!("{}", to_json(&game, &spec, &a));
+        } else {
+            print!("{}", to_text(&game, &spec, &a));
+        }
+        Ok(0)
+    })
+}
+
+fn to_move(stones: usize) -> &'static str {
+    if stones % 2 == 0 { "first" } else { "second" }
+}
+
+pub fn to_json<G: Game>(game: &G, spec: &GameSpec, a: &Answer<G::Position>) -> serde_json::Value {
+    let stones = game.stones(&a.position);
+    let moves: Vec<_> = a
+        .moves
+        .iter()
+        .map(|(mv, v)| {
+            json!({
+                "cell": [mv.row + 1, mv.col + 1],
+                "position": game.format_position(&mv.child),
+                "value": v,
+                "reward": mv.reward,
+            })
+        })
+        .collect();
+    let best: Vec<_> = (0..a.moves.len())
+        .filter(|&i| a.is_best(i))
+        .map(|i| json!([a.moves[i].0.row + 1, a.moves[i].0.col + 1]))
+        .collect();
+    let mut out = json!({
+        "game": spec.name(),
+        "position": game.format_position(&a.position),
+        "stones": stones,
+        "to_move": if stones == game.cells() { "none" } else { to_move(stones) },
+        "value": a.value,
+        "moves": moves,
+        "best": best,
+    });
+    if let GameSpec::Twins(t) = spec {
+        if let Ok(total) = t.total_weight() {
+            out["second_score"] = json!(total - a.value);
+        }
+    }
+    out
+}
+
+pub fn to_text<G: Game>(game: &G, spec: &GameSpec, a: &Answer<G::Position>) -> String {
+    let stones = game.stones(&a.position);
+    let mut out = format!("position  {}\n", game.format_position(&a.position));
+    for line in game.draw(&a.position).lines() {
+        out.push_str(&format!("          {line}\n"));
+    }
+    out.push_str(&format!("stones    {stones} of {}\n", game.cells()));
+    if stones == game.cells() {
+        out.push_str("to move   nobody (the board is full)\n");
+    } else {
+        out.push_str(&format!("to move   {}\n", to_move(stones)));
+    }
+    match spec {
+        GameSpec::Young(_) => out.push_str(&format!(
+            "value     {} (first minus second, over the stones to come)\n",
+            a.value
+        )),
+        GameSpec::Twins(t) => {
+            let second = t.total_weight().map(|w| w - a.value).unwrap_or(0);
+            out.push_str(&format!(
+                "value     {} (final scores: first {}, second {second})\n",
+                a.value, a.value
+            ))
+        }
+    }
+    if !a.moves.is_empty() {
+        out.push_str("moves     cell     position              value\n");
+    }
+    for (i, (mv, v)) in a.moves.iter().enumerate() {
+        let cell = format!("({},{})", mv.row + 1, mv.col + 1);
+        let best = if a.is_best(i) { "  best" } else { "" };
+        out.push_str(&format!(
+            "          {cell:<8} {:<21} {v:>5}{best}\n",
+            game.format_position(&mv.child)
+        ));
+    }
+    out
+}

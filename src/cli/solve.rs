@@ -1,0 +1,23 @@
+//! `retro solve`: the contest answer, and nothing else on stdout.
+
+use super::BoardArgs;
+use crate::error::Result;
+use crate::game::GameSpec;
+use crate::job;
+use crate::sweep::{Driver, Silent};
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    board: BoardArgs,
+}
+
+pub fn run(args: Args) -> Result<i32> {
+    let spec = args.board.load()?;
+    let value = job::solve(&spec, Driver::Parallel, &Silent)?;
+    match &spec {
+        GameSpec::Young(_) => println!("{value}"),
+        GameSpec::Twins(t) => println!("{value}\n{}", t.total_weight()? - value),
+    }
+    Ok(0)
+}

@@ -1,0 +1,119 @@
+//! Binomial tables and the combinatorial number system (colex order).
+//!
+//! A k-subset {s_0 < s_1 < ... < s_{k-1}} of 0..n has the colex rank
+//! sum_i C(s_i, i + 1), a dense number in 0..C(n, k). The twins game ranks both its set
+//! of occupied cells and the o stones inside it this way; young has its own count table
+//! (Gaussian binomials) in `game/young.rs`.
+
+use crate::error::{Error, Result};
+
+/// Pascal's triangle up to `n`, every entry checked to fit in a u64.
+#[derive(Debug, Clone)]
+pub struct Binomial {
+    n: usize,
+    table: Vec<u64>,
+}
+
+impl Binomial {
+    pub fn new(n: usize) -> Result<Self> {
+        let width = n + 2;
+        let mut table = vec![0u64; (n + 1) * width];
+        for i in 0..=n {
+            table[i * width] = 1;
+            for j in 1..=i {
+                let above =
+                    table[(i - 1) * width + j - 1] as u128 + table[(i - 1) * width + j] as u128;
+                table[i * width + j] = u64::try_from(above)
+                    .map_err(|_| Error::input(format!("C({i}, {j}) does not fit in 64 bits")))?;
+            }
+        }
+        Ok(Binomial { n, table })
+    }
+
+    /// C(i, j); zero when j > i. `i` must be at most the table's `n`.
+    #[inline(always)]
+    pub fn get(&self, i: usize, j: usize) -> u64 {
+        debug_assert!(i <= self.n);
+        if j > i {
+            0
+        } else {
+            self.table[i * (self.n + 2) + j]
+        }
+    }
+}
+
+/// Colex rank of the sorted subset `set`.
+pub fn colex_rank(binom: &Binomial, set: &[u8]) -> u64 {
+    set.iter()
+        .enumerate()
+        .map(|(i, &s)| binom.get(s as usize, i + 1))
+        .sum()
+}
+
+/// The subset of size `k` with colex rank `rank`, largest element first determined.
+/// `rank` must be below C(n, k) for the universe 0..n it was ranked in.
+pub fn colex_unrank(binom: &Binomial, mut rank: u64, k: usize, out: &mut Vec<u8>) {
+    out.clear();
+    out.resize(k, 0);
+    let mut hi = binom.n;
+    for i in (0..k).rev() {
+        // Largest s with C(s, i+1) <= rank.
+        let mut s = hi;
+        while binom.get(s, i + 1) > rank {
+            s -= 1;
+        }
+        rank -= binom.get(s, i + 1);
+        out[i] = s as u8;
+        hi = s.saturating_sub(1);
+    }
+}
+
+/// Step `set` (sorted, elements below `n`) to its colex successor. Returns false, leaving
+/// `set` as the first subset again, when it was the last one.
+pub fn colex_next(set: &mut [u8], n: usize) -> bool {
+    let k = set.len();
+    for i in 0..k {
+        let limit = if i + 1 < k { set[i + 1] as usize } else { n };
+        if (set[i] as usize) + 1 < limit {
+            set[i] += 1;
+            for (j, s) in set.iter_mut().enumerate().take(i) {
+                *s = j as u8;
+            }
+            return true;
+        }
+    }
+    for (j, s) in set.iter_mut().enumerate() {
+        *s = j as u8;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colex_rank_unrank_and_successor_agree() {
+        let binom = Binomial::new(12).unwrap();
+        for n in 0..=12usize {
+            for k in 0..=n {
+                let count = binom.get(n, k);
+                let mut set: Vec<u8> = (0..k as u8).collect();
+                let mut out = Vec::new();
+                for r in 0..count {
+                    assert_eq!(colex_rank(&binom, &set), r);
+                    colex_unrank(&binom, r, k, &mut out);
+                    assert_eq!(out, set);
+                    let more = colex_next(&mut set, n);
+                    assert_eq!(more, r + 1 < count);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn binomial_overflow_is_an_error() {
+        assert!(Binomial::new(67).is_ok());
+        assert!(Binomial::new(70).is_err());
+    }
+}

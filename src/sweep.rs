@@ -1,0 +1,180 @@
+//! The layer sweep: from the full board back to the empty one, each layer computed from
+//! the layer after it. One kernel (`compute_chunk`) serves the serial and the parallel
+//! driver; the parallel one hands rayon disjoint chunks of the output layer with the next
+//! layer borrowed read-only, so the inner loop has no locks and no atomics.
+
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::game::Game;
+use crate::value::{Value, ValueType};
+
+/// Positions per unit of parallel work. Large enough that the one `unrank` per chunk and
+/// the progress update vanish against the chunk's work, small enough to balance two cores
+/// on layers of a few hundred thousand positions.
+pub const CHUNK: usize = 1 << 13;
+
+/// Reports finished work; called once per chunk from worker threads.
+pub trait Progress: Sync {
+    fn layer(&self, _k: usize, _size: u64) {}
+    fn advance(&self, _positions: u64) {}
+}
+
+/// No reporting (tests, benchmarks, `--quiet`).
+pub struct Silent;
+impl Progress for Silent {}
+
+impl Progress for indicatif::ProgressBar {
+    fn layer(&self, k: usize, size: u64) {
+        self.set_message(format!("layer {k} ({size} positions)"));
+    }
+    fn advance(&self, positions: u64) {
+        self.inc(positions);
+    }
+}
+
+/// Compute the values of positions `start..start + out.len()` of layer `k` from the values
+/// of layer `k + 1` (`next`; empty for the full layer).
+pub fn compute_chunk<G: Game, V: Value>(game: &G, k: usize, start: u64, out: &mut [V], next: &[V]) {
+    if out.is_empty() {
+        return;
+    }
+    let mut pos = game.unrank(k, start);
+    let full = k == game.cells();
+    // The second player minimises: negate, maximise, negate back.
+    let sign: i64 = if k % 2 == 0 { 1 } else { -1 };
+    for (i, slot) in out.iter_mut().enumerate() {
+        if i > 0 {
+            game.advance(&mut pos);
+        }
+        let value = if full {
+            game.terminal_value(&pos)
+        } else {
+            let mut best = i64::MIN;
+            game.for_each_child(&pos, |child, reward| {
+                best = best.max(sign * (reward + next[child as usize].to_i64()));
+            });
+            sign * best
+        };
+        *slot = V::from_i64(value);
+    }
+}
+
+/// The narrowest value type for a game's boards.
+pub fn value_type<G: Game>(game: &G) -> ValueType {
+    let (lo, hi) = game.value_range();
+    ValueType::for_range(lo, hi)
+}
+
+/// Bytes the sweep holds at its peak: two adjacent layers.
+pub fn peak_bytes<G: Game>(game: &G, width: usize) -> u128 {
+    (0..game.cells())
+        .map(|k| (game.layer_size(k) as u128 + game.layer_size(k + 1) as u128) * width as u128)
+        .max()
+        .unwrap_or(game.layer_size(0) as u128 * width as u128)
+}
+
+/// Refuse, before allocating anything, a board whose two largest adjacent layers do not
+/// fit in the memory this machine has available.
+pub fn check_memory<G: Game>(game: &G, width: usize) -> Result<()> {
+    let need = peak_bytes(game, width);
+    let max_layer = (0..=game.cells())
+        .map(|k| game.layer_size(k))
+        .max()
+        .unwrap_or(0);
+    if usize::try_from(max_layer).is_err() {
+        return Err(Error::other(
+            "board too large: a layer does not fit in this address space",
+        ));
+    }
+    if let Some(avail) = available_memory() {
+        if need > avail as u128 {
+            return Err(Error::other(format!(
+                "board too large for memory: the sweep needs about {} (two adjacent layers), {} available",
+                human_bytes(need as f64),
+                human_bytes(avail as f64)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// MemAvailable from /proc/meminfo, in bytes; None where that is not readable.
+pub fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+pub fn human_bytes(b: f64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = b;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{b:.0} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+/// How the layers of one layer are computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Driver {
+    Serial,
+    /// rayon, in the current thread pool.
+    Parallel,
+}
+
+/// Sweep every layer from the full board down to the empty one. `on_layer(k, values)` sees
+/// each finished layer (the table writer streams it to disk); only two layers are ever held.
+/// Returns the value of the empty board.
+pub fn sweep<G: Game, V: Value>(
+    game: &G,
+    driver: Driver,
+    progress: &dyn Progress,
+    mut on_layer: impl FnMut(usize, &[V]) -> Result<()>,
+) -> Result<i64> {
+    let cells = game.cells();
+    let max_layer = (0..=cells).map(|k| game.layer_size(k)).max().unwrap_or(1) as usize;
+    let mut next: Vec<V> = Vec::with_capacity(max_layer);
+    let mut cur: Vec<V> = Vec::with_capacity(max_layer);
+    for k in (0..=cells).rev() {
+        let size = game.layer_size(k);
+        progress.layer(k, size);
+        cur.clear();
+        cur.resize(size as usize, V::default());
+        compute_layer(game, k, &mut cur, &next, driver, progress);
+        on_layer(k, &cur)?;
+        std::mem::swap(&mut cur, &mut next);
+    }
+    Ok(next[0].to_i64())
+}
+
+/// Compute one whole layer into `out` from `next`.
+pub fn compute_layer<G: Game, V: Value>(
+    game: &G,
+    k: usize,
+    out: &mut [V],
+    next: &[V],
+    driver: Driver,
+    progress: &dyn Progress,
+) {
+    let run = |(i, chunk): (usize, &mut [V])| {
+        compute_chunk(game, k, (i * CHUNK) as u64, chunk, next);
+        progress.advance(chunk.len() as u64);
+    };
+    match driver {
+        Driver::Serial => out.chunks_mut(CHUNK).enumerate().for_each(run),
+        Driver::Parallel => out.par_chunks_mut(CHUNK).enumerate().for_each(run),
+    }
+}
+
+/// Value of the empty board, keeping two layers only (what `retro solve` does).
+pub fn solve<G: Game, V: Value>(game: &G, driver: Driver, progress: &dyn Progress) -> Result<i64> {
+    sweep::<G, V>(game, driver, progress, |_, _| Ok(()))
+}

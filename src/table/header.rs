@@ -1,0 +1,96 @@
+//! The fixed prefix and the bincode header of a table file.
+
+use serde::{Deserialize, Serialize};
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::error::{Error, Result};
+use crate::game::GameSpec;
+use crate::value::ValueType;
+
+/// First eight bytes of every table.
+pub const MAGIC: [u8; 8] = *b"RETROTBL";
+/// Bumped whenever the layout or the meaning of a field changes.
+pub const VERSION: u32 = 1;
+/// magic (8) + version (4) + header length (4) + header checksum (8).
+pub const PREFIX_LEN: u64 = 24;
+/// A header is a few KiB even for large boards; anything longer is damage, and the limit
+/// keeps a corrupted length from turning into a huge allocation.
+pub const MAX_HEADER_LEN: u32 = 1 << 20;
+/// The value region starts on this boundary.
+pub const ALIGN: u64 = 64;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Header {
+    pub game: GameSpec,
+    pub value_type: ValueType,
+    /// Indexed by layer (stone count) 0..=cells.
+    pub layers: Vec<LayerEntry>,
+    /// xxh3-64 over the per-layer checksums (little-endian u64s) in layer order.
+    pub checksum: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LayerEntry {
+    /// Absolute file offset of the layer's first value.
+    pub offset: u64,
+    pub positions: u64,
+    /// xxh3-64 of the layer's value bytes.
+    pub checksum: u64,
+}
+
+impl Header {
+    /// Combine per-layer checksums into the table checksum.
+    pub fn combined_checksum(layers: &[LayerEntry]) -> u64 {
+        let bytes: Vec<u8> = layers
+            .iter()
+            .flat_map(|l| l.checksum.to_le_bytes())
+            .collect();
+        xxh3_64(&bytes)
+    }
+
+    pub fn layer_bytes(&self, k: usize) -> u64 {
+        self.layers[k].positions * self.value_type.width() as u64
+    }
+
+    pub fn total_positions(&self) -> u64 {
+        self.layers.iter().map(|l| l.positions).sum()
+    }
+}
+
+fn config() -> impl bincode::config::Config {
+    // Fixed-width integers: the header's length does not depend on the offsets and
+    // checksums filled in at the end of a build, so its space can be reserved up front.
+    bincode::config::standard()
+        .with_little_endian()
+        .with_fixed_int_encoding()
+        .with_limit::<{ MAX_HEADER_LEN as usize }>()
+}
+
+pub fn encode(header: &Header) -> Result<Vec<u8>> {
+    bincode::serde::encode_to_vec(header, config())
+        .map_err(|e| Error::other(format!("cannot encode the table header: {e}")))
+}
+
+pub fn decode(bytes: &[u8]) -> Result<Header> {
+    let (header, used): (Header, usize) = bincode::serde::decode_from_slice(bytes, config())
+        .map_err(|e| Error::other(format!("header does not decode ({e})")))?;
+    if used != bytes.len() {
+        return Err(Error::other("header has trailing bytes"));
+    }
+    Ok(header)
+}
+
+/// The 24-byte prefix for an encoded header.
+pub fn prefix(encoded: &[u8]) -> [u8; PREFIX_LEN as usize] {
+    let mut p = [0u8; PREFIX_LEN as usize];
+    p[..8].copy_from_slice(&MAGIC);
+    p[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    p[12..16].copy_from_slice(&(encoded.len() as u32).to_le_bytes());
+    p[16..24].copy_from_slice(&xxh3_64(encoded).to_le_bytes());
+    p
+}
+
+/// Offset of the value region for a header of `len` bytes.
+pub fn values_start(len: u64) -> u64 {
+    (PREFIX_LEN + len).div_ceil(ALIGN) * ALIGN
+}

@@ -1,0 +1,11 @@
+//! The table file: a fixed prefix (magic, version, header length and checksum), a bincode 2
+//! header, then every layer's values as a raw little-endian array. The layout is documented
+//! field by field in the README.
+
+pub mod header;
+pub mod reader;
+pub mod writer;
+
+pub use header::{Header, LayerEntry};
+pub use reader::Table;
+pub use writer::TableWriter;

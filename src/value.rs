@@ -1,0 +1,141 @@
+//! Stored values: the narrowest signed integer that holds every value of a board.
+
+use serde::{Deserialize, Serialize};
+
+/// The integer type of a table's values, chosen from the board's weights at build time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ValueType {
+    I8,
+    I16,
+    I32,
+    I64,
+}
+
+impl ValueType {
+    /// The narrowest type holding every integer in `lo..=hi`.
+    pub fn for_range(lo: i64, hi: i64) -> ValueType {
+        let fits = |min: i64, max: i64| lo >= min && hi <= max;
+        if fits(i8::MIN.into(), i8::MAX.into()) {
+            ValueType::I8
+        } else if fits(i16::MIN.into(), i16::MAX.into()) {
+            ValueType::I16
+        } else if fits(i32::MIN.into(), i32::MAX.into()) {
+            ValueType::I32
+        } else {
+            ValueType::I64
+        }
+    }
+
+    pub fn width(self) -> usize {
+        match self {
+            ValueType::I8 => 1,
+            ValueType::I16 => 2,
+            ValueType::I32 => 4,
+            ValueType::I64 => 8,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ValueType::I8 => "i8",
+            ValueType::I16 => "i16",
+            ValueType::I32 => "i32",
+            ValueType::I64 => "i64",
+        }
+    }
+
+    /// Decode one little-endian value of this type.
+    pub fn decode(self, bytes: &[u8]) -> i64 {
+        let mut buf = [0u8; 8];
+        let w = self.width();
+        buf[..w].copy_from_slice(&bytes[..w]);
+        // Sign-extend from the stored width.
+        let shift = 64 - 8 * w as u32;
+        (i64::from_le_bytes(buf) << shift) >> shift
+    }
+}
+
+/// A value type the sweep can be instantiated with.
+pub trait Value: Copy + Send + Sync + Default + 'static {
+    const TYPE: ValueType;
+    fn to_i64(self) -> i64;
+    /// Only called with values inside the range the type was chosen for.
+    fn from_i64(v: i64) -> Self;
+    fn write_le(self, out: &mut Vec<u8>);
+}
+
+macro_rules! impl_value {
+    ($t:ty, $vt:expr) => {
+        impl Value for $t {
+            const TYPE: ValueType = $vt;
+            #[inline(always)]
+            fn to_i64(self) -> i64 {
+                self as i64
+            }
+            #[inline(always)]
+            fn from_i64(v: i64) -> Self {
+                debug_assert!(v >= <$t>::MIN as i64 && v <= <$t>::MAX as i64);
+                v as $t
+            }
+            #[inline(always)]
+            fn write_le(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+        }
+    };
+}
+
+impl_value!(i8, ValueType::I8);
+impl_value!(i16, ValueType::I16);
+impl_value!(i32, ValueType::I32);
+impl_value!(i64, ValueType::I64);
+
+/// Run `$body` with the type alias `$V` bound to the Rust type of `$vt`.
+#[macro_export]
+macro_rules! with_value_type {
+    ($vt:expr, $V:ident => $body:expr) => {
+        match $vt {
+            $crate::value::ValueType::I8 => {
+                type $V = i8;
+                $body
+            }
+            $crate::value::ValueType::I16 => {
+                type $V = i16;
+                $body
+            }
+            $crate::value::ValueType::I32 => {
+                type $V = i32;
+                $body
+            }
+            $crate::value::ValueType::I64 => {
+                type $V = i64;
+                $body
+            }
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn narrowest_type() {
+        assert_eq!(ValueType::for_range(0, 127), ValueType::I8);
+        assert_eq!(ValueType::for_range(-129, 0), ValueType::I16);
+        assert_eq!(ValueType::for_range(0, 1200), ValueType::I16);
+        assert_eq!(
+            ValueType::for_range(-22_500_000, 22_500_000),
+            ValueType::I32
+        );
+        assert_eq!(ValueType::for_range(0, 1 << 40), ValueType::I64);
+    }
+
+    #[test]
+    fn decode_sign_extends() {
+        assert_eq!(ValueType::I8.decode(&[0xff]), -1);
+        assert_eq!(ValueType::I16.decode(&(-300i16).to_le_bytes()), -300);
+        assert_eq!(ValueType::I32.decode(&(-7i32).to_le_bytes()), -7);
+        assert_eq!(ValueType::I64.decode(&i64::MIN.to_le_bytes()), i64::MIN);
+    }
+}
