@@ -1,6 +1,7 @@
 //! The command line: one file per subcommand, each a thin layer over the library.
 
 mod build;
+pub mod generate;
 mod info;
 mod query;
 mod solve;
@@ -38,6 +39,8 @@ enum Command {
     Query(query::Args),
     /// Describe a table file and check its checksum.
     Info(info::Args),
+    /// Print a random board in the contest input format.
+    Gen(generate::Args),
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -99,6 +102,7 @@ pub fn run() -> Result<i32> {
         Command::Build(args) => build::run(args),
         Command::Query(args) => query::run(args),
         Command::Info(args) => info::run(args),
+        Command::Gen(args) => generate::run(args),
     })
 }
 

@@ -92,12 +92,25 @@ pub struct Young {
     value_range: (i64, i64),
 }
 
-/// A diagram with its layer and rank, so children can be ranked incrementally.
+/// A diagram with its layer and rank, plus what ranks its children: for every row that can
+/// take a stone, the difference between the child's rank and this one's. Stepping to the
+/// next diagram changes only the rows from some row down, so only their part is redone.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct YoungPosition {
     pub stones: usize,
     pub rank: u64,
     pub rows: Vec<u32>,
+    /// Bit i set: row i can take a stone.
+    movable: u64,
+    /// Child rank minus this rank (wrapping), per row.
+    delta: Vec<u64>,
+    /// The move's reward, per row.
+    reward: Vec<i64>,
+    /// Per row i: rem_i, and the prefix sums over rows < i of the rank terms with rem and
+    /// with rem + 1 (n + 1 entries each).
+    rem: Vec<u32>,
+    plain: Vec<u64>,
+    shifted: Vec<u64>,
 }
 
 impl Young {
@@ -170,13 +183,66 @@ impl Young {
 
     fn position_from_rows(&self, rows: Vec<u32>) -> YoungPosition {
         let stones = rows.iter().map(|&r| r as usize).sum();
+        let n = self.n;
         let mut pos = YoungPosition {
             stones,
             rank: 0,
             rows,
+            movable: 0,
+            delta: vec![0; n],
+            reward: vec![0; n],
+            rem: vec![0; n + 1],
+            plain: vec![0; n + 1],
+            shifted: vec![0; n + 1],
         };
-        pos.rank = self.rank(&pos);
+        pos.rem[0] = stones as u32;
+        pos.rank = self.refresh(&mut pos, 0);
         pos
+    }
+
+    /// Recompute the cached rank terms of rows `from..`; rows above are unchanged.
+    /// Returns the rank.
+    #[inline]
+    fn refresh(&self, pos: &mut YoungPosition, from: usize) -> u64 {
+        // Rows from `from` on lose their bits; they are set again as they are visited.
+        pos.movable &= (1u64 << from) - 1;
+        let first = pos.stones % 2 == 0;
+        let weights = if first { &self.spec.a } else { &self.spec.b };
+        let mut cap = if from == 0 {
+            self.m
+        } else {
+            pos.rows[from - 1] as usize
+        };
+        let (mut plain, mut shifted) = (pos.plain[from], pos.shifted[from]);
+        let mut rem = pos.rem[from] as usize;
+        for i in from..self.n {
+            let r = pos.rows[i] as usize;
+            let below = self.n - 1 - i;
+            let t_plain = self.t(below, r, rem);
+            if r < cap {
+                pos.movable |= 1 << i;
+                // child = shifted + T(r + 1, rem + 1) + (rank - plain - t_plain)
+                pos.delta[i] = shifted
+                    .wrapping_add(self.t(below, r + 1, rem + 1))
+                    .wrapping_sub(plain)
+                    .wrapping_sub(t_plain);
+                let w = weights[i * self.m + r];
+                pos.reward[i] = if first { w } else { -w };
+            }
+            if r == 0 {
+                // Every row below is empty too: no rank terms, no moves, and no later
+                // refresh starts below the first empty row.
+                return plain;
+            }
+            shifted += self.t(below, r, rem + 1);
+            plain += t_plain;
+            rem -= r;
+            pos.plain[i + 1] = plain;
+            pos.shifted[i + 1] = shifted;
+            pos.rem[i + 1] = rem as u32;
+            cap = r;
+        }
+        plain
     }
 }
 
@@ -214,21 +280,13 @@ impl Game for Young {
             rem -= v;
             cap = v;
         }
-        YoungPosition {
-            stones: k,
-            rank,
-            rows,
-        }
+        let pos = self.position_from_rows(rows);
+        debug_assert_eq!(pos.rank, rank);
+        pos
     }
 
     fn rank(&self, pos: &YoungPosition) -> u64 {
-        let mut rem = pos.stones;
-        let mut rank = 0;
-        for (i, &r) in pos.rows.iter().enumerate() {
-            rank += self.t(self.n - 1 - i, r as usize, rem);
-            rem -= r as usize;
-        }
-        rank
+        pos.rank
     }
 
     fn stones(&self, pos: &YoungPosition) -> usize {
@@ -252,6 +310,7 @@ impl Game for Young {
                     *row = q + u32::from((j as u32) < extra);
                 }
                 pos.rank += 1;
+                self.refresh(pos, i);
                 return;
             }
             below += rows[i];
@@ -265,27 +324,11 @@ impl Game for Young {
 
     #[inline]
     fn for_each_child(&self, pos: &YoungPosition, mut f: impl FnMut(u64, i64)) {
-        let first = pos.stones % 2 == 0;
-        let weights = if first { &self.spec.a } else { &self.spec.b };
-        let (mut shifted, mut plain) = (0u64, 0u64);
-        let mut rem = pos.stones;
-        let mut cap = self.m;
-        for (i, &r) in pos.rows.iter().enumerate() {
-            let r = r as usize;
-            let below = self.n - 1 - i;
-            let t_plain = self.t(below, r, rem);
-            if r < cap {
-                let child = shifted + self.t(below, r + 1, rem + 1) + (pos.rank - plain - t_plain);
-                let w = weights[i * self.m + r];
-                f(child, if first { w } else { -w });
-            }
-            if r == 0 {
-                break;
-            }
-            shifted += self.t(below, r, rem + 1);
-            plain += t_plain;
-            rem -= r;
-            cap = r;
+        let mut bits = pos.movable;
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            f(pos.rank.wrapping_add(pos.delta[i]), pos.reward[i]);
         }
     }
 
