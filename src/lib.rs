@@ -6,6 +6,7 @@
 //! - `table`: the file format (header, writer, reader);
 //! - `cli`: one file per subcommand.
 
+pub mod bench;
 pub mod cli;
 pub mod error;
 pub mod game;

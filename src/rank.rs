@@ -88,6 +88,43 @@ pub fn colex_next(set: &mut [u8], n: usize) -> bool {
     false
 }
 
+/// Colex rank of the subset whose elements are the set bits of `mask`.
+pub fn colex_rank_mask(binom: &Binomial, mut mask: u64) -> u64 {
+    let (mut rank, mut i) = (0, 0);
+    while mask != 0 {
+        rank += binom.get(mask.trailing_zeros() as usize, i + 1);
+        mask &= mask - 1;
+        i += 1;
+    }
+    rank
+}
+
+/// The `k`-subset of colex rank `rank`, as a bit mask; `rank` must be below C(binom's n, k).
+pub fn colex_unrank_mask(binom: &Binomial, mut rank: u64, k: usize) -> u64 {
+    let (mut mask, mut hi) = (0u64, binom.n);
+    for i in (0..k).rev() {
+        // Largest s with C(s, i+1) <= rank.
+        let mut s = hi;
+        while binom.get(s, i + 1) > rank {
+            s -= 1;
+        }
+        rank -= binom.get(s, i + 1);
+        mask |= 1 << s;
+        hi = s.saturating_sub(1);
+    }
+    mask
+}
+
+/// The colex successor of a non-empty subset given as a bit mask: the next larger integer
+/// with the same number of set bits (Gosper's hack, without the division). The caller
+/// checks the result against its universe; `mask` must not have bit 63 set.
+#[inline(always)]
+pub fn colex_next_mask(mask: u64) -> u64 {
+    debug_assert!(mask != 0 && mask >> 63 == 0);
+    let t = mask | (mask - 1);
+    (t + 1) | (((!t & (t + 1)) - 1) >> (mask.trailing_zeros() + 1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,5 +152,25 @@ mod tests {
     fn binomial_overflow_is_an_error() {
         assert!(Binomial::new(67).is_ok());
         assert!(Binomial::new(70).is_err());
+    }
+
+    #[test]
+    fn mask_helpers_agree_with_the_slice_ones() {
+        let binom = Binomial::new(12).unwrap();
+        for n in 0..=12usize {
+            for k in 0..=n {
+                let mut set: Vec<u8> = (0..k as u8).collect();
+                let mut mask = (1u64 << k) - 1;
+                for r in 0..binom.get(n, k) {
+                    assert_eq!(set.iter().fold(0u64, |m, &s| m | 1 << s), mask);
+                    assert_eq!(colex_rank_mask(&binom, mask), r);
+                    assert_eq!(colex_unrank_mask(&binom, r, k), mask);
+                    colex_next(&mut set, n);
+                    if k > 0 {
+                        mask = colex_next_mask(mask);
+                    }
+                }
+            }
+        }
     }
 }

@@ -13,7 +13,12 @@ fn retro(args: &[&str], stdin: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("run retro");
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
     child.wait_with_output().unwrap()
 }
 
@@ -41,16 +46,41 @@ fn build(dir: &Path, args: &[&str], name: &str) -> PathBuf {
     full.extend_from_slice(args);
     full.extend_from_slice(&["-o", path.to_str().unwrap(), "--quiet"]);
     let out = retro(&full, "");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     path
 }
 
 #[test]
 fn solve_prints_exactly_the_contest_output() {
-    assert_eq!(stdout(&retro(&["solve", "young", &board("young-sample.txt")], "")), "2\n");
-    assert_eq!(stdout(&retro(&["solve", "young"], "2 3\n2 7 3\n9 1 2\n3 7 2\n2 3 1\n")), "2\n");
-    assert_eq!(stdout(&retro(&["solve", "twins", &board("twins-sample1.txt")], "")), "15\n80\n");
-    let out = retro(&["solve", "twins", &board("twins-sample2.txt"), "--threads", "1"], "");
+    assert_eq!(
+        stdout(&retro(&["solve", "young", &board("young-sample.txt")], "")),
+        "2\n"
+    );
+    assert_eq!(
+        stdout(&retro(
+            &["solve", "young"],
+            "2 3\n2 7 3\n9 1 2\n3 7 2\n2 3 1\n"
+        )),
+        "2\n"
+    );
+    assert_eq!(
+        stdout(&retro(&["solve", "twins", &board("twins-sample1.txt")], "")),
+        "15\n80\n"
+    );
+    let out = retro(
+        &[
+            "solve",
+            "twins",
+            &board("twins-sample2.txt"),
+            "--threads",
+            "1",
+        ],
+        "",
+    );
     assert_eq!(stdout(&out), "72\n107\n");
     assert!(out.stderr.is_empty());
 }
@@ -58,15 +88,37 @@ fn solve_prints_exactly_the_contest_output() {
 #[test]
 fn twins_other_board_sizes() {
     // 1 x 1: no pairs at all; 1 x 3: only horizontal pairs; 2 x 1: one vertical pair.
-    assert_eq!(stdout(&retro(&["solve", "twins", "--rows", "1", "--cols", "1"], "")), "0\n0\n");
-    assert_eq!(stdout(&retro(&["solve", "twins", "--rows", "1", "--cols", "3"], "5 7")), "5\n7\n");
-    assert_eq!(stdout(&retro(&["solve", "twins", "--rows", "2", "--cols", "1"], "9")), "0\n9\n");
+    assert_eq!(
+        stdout(&retro(
+            &["solve", "twins", "--rows", "1", "--cols", "1"],
+            ""
+        )),
+        "0\n0\n"
+    );
+    assert_eq!(
+        stdout(&retro(
+            &["solve", "twins", "--rows", "1", "--cols", "3"],
+            "5 7"
+        )),
+        "5\n7\n"
+    );
+    assert_eq!(
+        stdout(&retro(
+            &["solve", "twins", "--rows", "2", "--cols", "1"],
+            "9"
+        )),
+        "0\n9\n"
+    );
 }
 
 #[test]
 fn build_query_info_on_the_samples() {
     let dir = tempfile::tempdir().unwrap();
-    let table = build(dir.path(), &["young", &board("young-sample.txt")], "y.retro");
+    let table = build(
+        dir.path(),
+        &["young", &board("young-sample.txt")],
+        "y.retro",
+    );
     let t = table.to_str().unwrap();
     let out = retro(&["query", t, "0,0", "--json"], "");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -76,17 +128,26 @@ fn build_query_info_on_the_samples() {
     assert_eq!(v["best"], serde_json::json!([[1, 1]]));
     assert_eq!(v["moves"][0]["position"], "1,0");
     // The spec's optimal line: second answers (1,2) after (1,1).
-    let v: serde_json::Value = serde_json::from_slice(&retro(&["query", t, "1,0", "--json"], "").stdout).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_slice(&retro(&["query", t, "1,0", "--json"], "").stdout).unwrap();
     assert_eq!(v["to_move"], "second");
     assert_eq!(v["best"], serde_json::json!([[1, 2]]));
     let text = stdout(&retro(&["query", t, "3,2"], ""));
     assert!(text.contains("value     -1 "), "{text}");
     let info = stdout(&retro(&["info", t], ""));
-    assert!(info.contains("game       young") && info.contains("positions  10") && info.contains("ok"), "{info}");
+    assert!(
+        info.contains("game       young") && info.contains("positions  10") && info.contains("ok"),
+        "{info}"
+    );
 
-    let table = build(dir.path(), &["twins", &board("twins-sample2.txt")], "t.retro");
+    let table = build(
+        dir.path(),
+        &["twins", &board("twins-sample2.txt")],
+        "t.retro",
+    );
     let t = table.to_str().unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&retro(&["query", t, ".../.../...", "--json"], "").stdout).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_slice(&retro(&["query", t, ".../.../...", "--json"], "").stdout).unwrap();
     assert_eq!(v["value"], 72);
     assert_eq!(v["second_score"], 107);
     assert_eq!(v["moves"].as_array().unwrap().len(), 9);
@@ -103,29 +164,69 @@ fn bad_boards_are_refused_with_one_line() {
     fails(&y("2 3\n2 7 3\n9 -1 2\n3 7 2\n2 3 1"), 2, "negative");
     fails(&y("0 3"), 2, "at least 1");
     fails(&y(""), 2, "missing board size");
-    fails(&y("1 2 9223372036854775807 9223372036854775807 0 0"), 2, "overflows 64-bit");
+    fails(
+        &y("1 2 9223372036854775807 9223372036854775807 0 0"),
+        2,
+        "overflows 64-bit",
+    );
     fails(&y(&format!("40 40 {}", "1 ".repeat(3200))), 2, "too large");
     let big = format!("30 30 {}", "1 ".repeat(1800));
     fails(&y(&big), 1, "too large for memory");
-    fails(&retro(&["solve", "young", "/nonexistent/board.txt"], ""), 1, "/nonexistent/board.txt");
+    fails(
+        &retro(&["solve", "young", "/nonexistent/board.txt"], ""),
+        1,
+        "/nonexistent/board.txt",
+    );
     let t = |args: &[&str], input: &str| {
         let mut full = vec!["solve", "twins"];
         full.extend_from_slice(args);
         retro(&full, input)
     };
     fails(&t(&[], "1 2 3 4 5 6 7 8 9 10 11"), 2, "needs 12 weights");
-    fails(&t(&["--rows", "2", "--cols", "2"], "1 2 3 4 5 6"), 2, "extra numbers");
+    fails(
+        &t(&["--rows", "2", "--cols", "2"], "1 2 3 4 5 6"),
+        2,
+        "extra numbers",
+    );
     fails(&t(&["--rows", "0"], ""), 2, "at least 1");
     fails(&t(&["--rows", "9", "--cols", "9"], ""), 2, "too large");
-    fails(&retro(&["solve", "young", "--rows", "3", &board("young-sample.txt")], ""), 2, "--rows/--cols are for twins");
-    fails(&retro(&["solve", "young", "--threads", "0", &board("young-sample.txt")], ""), 2, "--threads");
+    fails(
+        &retro(
+            &["solve", "young", "--rows", "3", &board("young-sample.txt")],
+            "",
+        ),
+        2,
+        "--rows/--cols are for twins",
+    );
+    fails(
+        &retro(
+            &[
+                "solve",
+                "young",
+                "--threads",
+                "0",
+                &board("young-sample.txt"),
+            ],
+            "",
+        ),
+        2,
+        "--threads",
+    );
 }
 
 #[test]
 fn bad_positions_are_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let y = build(dir.path(), &["young", &board("young-sample.txt")], "y.retro");
-    let tw = build(dir.path(), &["twins", &board("twins-sample1.txt")], "t.retro");
+    let y = build(
+        dir.path(),
+        &["young", &board("young-sample.txt")],
+        "y.retro",
+    );
+    let tw = build(
+        dir.path(),
+        &["twins", &board("twins-sample1.txt")],
+        "t.retro",
+    );
     let q = |table: &Path, pos: &str| retro(&["query", table.to_str().unwrap(), pos], "");
     fails(&q(&y, "1,2"), 2, "longer than the row above");
     fails(&q(&y, "1"), 2, "expected 2 comma-separated");
@@ -141,7 +242,11 @@ fn bad_positions_are_refused() {
 #[test]
 fn damaged_tables_are_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let good = build(dir.path(), &["twins", &board("twins-sample1.txt")], "t.retro");
+    let good = build(
+        dir.path(),
+        &["twins", &board("twins-sample1.txt")],
+        "t.retro",
+    );
     let bytes = std::fs::read(&good).unwrap();
     let variant = |name: &str, f: &dyn Fn(&mut Vec<u8>)| {
         let mut b = bytes.clone();
@@ -154,13 +259,41 @@ fn damaged_tables_are_refused() {
     let query = |p: &Path| retro(&["query", p.to_str().unwrap(), ".../.../..."], "");
     fails(&info(&dir.path().join("missing.retro")), 1, "No such file");
     fails(&info(dir.path()), 1, "directory");
-    fails(&info(&variant("empty", &|b| b.clear())), 1, "not a retro table");
-    fails(&query(&variant("foreign", &|b| b[0] = b'X')), 1, "wrong magic");
+    fails(
+        &info(&variant("empty", &|b| b.clear())),
+        1,
+        "not a retro table",
+    );
+    fails(
+        &query(&variant("foreign", &|b| b[0] = b'X')),
+        1,
+        "wrong magic",
+    );
     fails(&query(&variant("version", &|b| b[8] = 9)), 1, "version 9");
-    fails(&query(&variant("truncated", &|b| b.truncate(b.len() - 1))), 1, "truncated");
-    fails(&query(&variant("longer", &|b| b.push(0))), 1, "trailing bytes");
-    fails(&query(&variant("header", &|b| b[40] ^= 1)), 1, "header checksum");
-    fails(&query(&variant("hdrlen", &|b| b[13] = 0xff)), 1, "header length");
+    fails(
+        &query(&variant("truncated", &|b| b.truncate(b.len() - 1))),
+        1,
+        "truncated",
+    );
+    fails(
+        &query(&variant("longer", &|b| b.push(0))),
+        1,
+        "trailing bytes",
+    );
+    fails(
+        &query(&variant("header", &|b| b[40] ^= 1)),
+        1,
+        "header checksum",
+    );
+    fails(
+        &query(&variant("hdrlen", &|b| b[13] = 0xff)),
+        1,
+        "header length",
+    );
     let last = bytes.len() - 1;
-    fails(&info(&variant("values", &|b| b[last] ^= 0x10)), 1, "checksum mismatch in layer 0");
+    fails(
+        &info(&variant("values", &|b| b[last] ^= 0x10)),
+        1,
+        "checksum mismatch in layer 0",
+    );
 }

@@ -26,7 +26,10 @@ pub fn young_mask(n: usize, m: usize, a: &[Vec<i64>], b: &[Vec<i64>]) -> i64 {
     assert!(n >= 1 && m >= 1, "young board must be at least 1x1");
     assert!(n + m <= 32, "memo of 2^(n+m) entries is out of reach");
     assert!(a.len() == n && b.len() == n, "a and b must have n rows");
-    assert!(a.iter().chain(b).all(|row| row.len() == m), "a and b rows must have m entries");
+    assert!(
+        a.iter().chain(b).all(|row| row.len() == m),
+        "a and b rows must have m entries"
+    );
     let bound: i128 = (0..n)
         .flat_map(|i| (0..m).map(move |j| (i, j)))
         .map(|(i, j)| (a[i][j] as i128).abs().max((b[i][j] as i128).abs()))
@@ -75,7 +78,13 @@ struct Young<'a, T> {
 }
 
 fn young_solve<T: Entry>(n: usize, m: usize, a: &[Vec<i64>], b: &[Vec<i64>]) -> i64 {
-    let mut g = Young { n, m, a, b, memo: vec![T::UNKNOWN; 1usize << (n + m)] };
+    let mut g = Young {
+        n,
+        m,
+        a,
+        b,
+        memo: vec![T::UNKNOWN; 1usize << (n + m)],
+    };
     // Empty board: the path climbs all n rows first, then runs right m times.
     let empty = (1u64 << n) - 1;
     // Recursion depth is n*m (<= 225 when n+m <= 30), well within the default stack.
@@ -134,15 +143,37 @@ impl<T: Entry> Young<'_, T> {
 /// must fit the i32 range in total, which is asserted).
 pub fn twins_base3(r: usize, c: usize, vert: &[Vec<i64>], horiz: &[Vec<i64>]) -> i64 {
     assert!(r >= 1 && c >= 1, "twins board must be at least 1x1");
-    assert!(vert.len() == r - 1 && vert.iter().all(|row| row.len() == c), "vert must be (r-1) x c");
-    assert!(horiz.len() == r && horiz.iter().all(|row| row.len() == c - 1), "horiz must be r x (c-1)");
+    assert!(
+        vert.len() == r - 1 && vert.iter().all(|row| row.len() == c),
+        "vert must be (r-1) x c"
+    );
+    assert!(
+        horiz.len() == r && horiz.iter().all(|row| row.len() == c - 1),
+        "horiz must be r x (c-1)"
+    );
     let weights = vert.iter().chain(horiz).flatten();
-    assert!(weights.clone().all(|&w| w >= 0), "twins weights must be non-negative");
-    assert!(weights.sum::<i64>() < i32::MAX as i64, "total weight must fit an i32 memo entry");
+    assert!(
+        weights.clone().all(|&w| w >= 0),
+        "twins weights must be non-negative"
+    );
+    assert!(
+        weights.sum::<i64>() < i32::MAX as i64,
+        "total weight must fit an i32 memo entry"
+    );
     let cells = r * c;
-    let states = 3usize.checked_pow(cells as u32).expect("3^(r*c) overflows usize");
+    let states = 3usize
+        .checked_pow(cells as u32)
+        .expect("3^(r*c) overflows usize");
     let pow3: Vec<usize> = (0..cells).map(|p| 3usize.pow(p as u32)).collect();
-    let mut g = Twins { r, c, vert, horiz, pow3, board: vec![0; cells], memo: vec![-1; states] };
+    let mut g = Twins {
+        r,
+        c,
+        vert,
+        horiz,
+        pow3,
+        board: vec![0; cells],
+        memo: vec![-1; states],
+    };
     g.dfs(0, 0)
 }
 

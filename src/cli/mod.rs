@@ -1,5 +1,6 @@
 //! The command line: one file per subcommand, each a thin layer over the library.
 
+mod bench;
 mod build;
 pub mod generate;
 mod info;
@@ -22,9 +23,9 @@ use crate::game::GameSpec;
     about = "Exact retrograde tables for placement games"
 )]
 struct Cli {
-    /// Worker threads (default: all cores).
-    #[arg(long, global = true, value_name = "N")]
-    threads: Option<usize>,
+    /// Worker threads (default: all cores); `bench` takes a list such as 1,2,4.
+    #[arg(long, global = true, value_name = "N", value_delimiter = ',')]
+    threads: Vec<usize>,
     #[command(subcommand)]
     command: Command,
 }
@@ -39,6 +40,8 @@ enum Command {
     Query(query::Args),
     /// Describe a table file and check its checksum.
     Info(info::Args),
+    /// Time the sweep per thread count (thread scaling).
+    Bench(bench::Args),
     /// Print a random board in the contest input format.
     Gen(generate::Args),
 }
@@ -96,20 +99,29 @@ impl BoardArgs {
 
 pub fn run() -> Result<i32> {
     let cli = Cli::parse();
-    let pool = thread_pool(cli.threads)?;
+    if cli.threads.contains(&0) {
+        return Err(Error::input("--threads must be at least 1"));
+    }
+    if let Command::Bench(args) = cli.command {
+        return bench::run(args, &cli.threads);
+    }
+    if cli.threads.len() > 1 {
+        return Err(Error::input(
+            "--threads takes one number here (a list is for `retro bench`)",
+        ));
+    }
+    let pool = thread_pool(cli.threads.first().copied())?;
     pool.install(|| match cli.command {
         Command::Solve(args) => solve::run(args),
         Command::Build(args) => build::run(args),
         Command::Query(args) => query::run(args),
         Command::Info(args) => info::run(args),
         Command::Gen(args) => generate::run(args),
+        Command::Bench(_) => Ok(0),
     })
 }
 
 fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
-    if threads == Some(0) {
-        return Err(Error::input("--threads must be at least 1"));
-    }
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(0))
         .build()

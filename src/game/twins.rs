@@ -4,18 +4,33 @@
 //! hold o). S is ranked in colex order among the R*C cells, the o stones in colex order
 //! among the k positions of S: rank = rank(S) * C(k, h) + rank(o within S).
 //! A move on an empty cell c, with j cells of S below it, shifts the S positions >= j up by
-//! one; with prefix sums over S and over the o positions every child's rank is O(1), so a
-//! position costs O(R*C). The sweep walks o-subsets inner and occupied sets outer, so the
-//! per-S part is recomputed only when S changes.
+//! one, so the child's rank is (S part for c) * C(k+1, h') + (o part for j): the first
+//! depends on S only, the second on the o-subset and j only.
+//!
+//! The sweep walks o-subsets inner and occupied sets outer. The S parts are recomputed
+//! (O(R*C), with prefix sums) only when S changes. The o parts depend on nothing but
+//! (k, rank of the o-subset, j), so each layer gets a table of them, built once on first
+//! use: C(k, h) rows of k + 1 entries. Walking a layer reads that table row by row, so a
+//! position costs one add and one table load per child, and `advance` is a few bit
+//! operations. The table is at most about as large as the layer itself (k + 1 <= C(RC, k)
+//! for 0 < k < RC); for boards too large to sweep it is not built, and children are ranked
+//! from prefix sums over the o positions instead (still O(R*C) per position).
+
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
 use super::{Game, GameSpec, Move, check_weights, parse_integers};
 use crate::error::{Error, Result};
-use crate::rank::{Binomial, colex_next, colex_rank, colex_unrank};
+use crate::rank::{Binomial, colex_next_mask, colex_rank_mask, colex_unrank_mask};
 
 /// Boards up to this many cells: a cell set fits a u64 mask and any layer count fits u64.
 pub const MAX_CELLS: usize = 62;
+
+/// Largest o-part table built for one layer, in entries (u32 each: 128 MiB). Every board
+/// whose layers fit in memory stays far below it (4 x 5: 1.8 million entries at most);
+/// beyond it the prefix-sum fallback ranks the children.
+const MAX_TABLE_ENTRIES: u64 = 1 << 25;
 
 /// A twins board: `vert` holds rows of C weights for the pairs (i,j)-(i+1,j),
 /// `horiz` R rows of C-1 weights for the pairs (i,j)-(i,j+1).
@@ -100,23 +115,34 @@ pub struct Twins {
     pairs: Vec<(u8, u8, i64)>,
     total: i64,
     layer_sizes: Vec<u64>,
+    /// Per layer k, built on first use by `unrank`: the o-part table (see the module
+    /// notes), row r at r * (k + 1); None for the full layer and for tables too large.
+    o_tables: Vec<OnceLock<Option<Arc<[u32]>>>>,
 }
 
-/// A twins position with the prefix sums that rank its children.
+/// A twins position and the cached parts that rank its children.
 #[derive(Debug, Clone)]
 pub struct TwinsPosition {
     stones: usize,
-    /// Occupied cells, ascending.
-    occupied: Vec<u8>,
-    /// Positions (indices into `occupied`) of the o stones, ascending.
-    o: Vec<u8>,
+    /// Occupied cells, as a bit mask over the cells.
+    occupied: u64,
+    /// Bit p set: the p-th lowest occupied cell holds an o.
+    o: u64,
     rank_occupied: u64,
     rank_o: u64,
-    /// Per empty cell: (its part of the child's rank from the occupied set, times
-    /// C(k+1, h'), and j = the number of occupied cells below it).
-    empty: Vec<(u64, u8)>,
-    /// Per j in 0..=k: the child's o-rank when the new stone lands at position j of S.
-    o_part: Vec<u64>,
+    /// C(stones, ceil(stones / 2)): the number of o-subsets per occupied set.
+    per_set: u64,
+    /// Number of empty cells; the first `empties` entries below are valid.
+    empties: usize,
+    /// Per empty cell, ascending: its part of the child's rank from the occupied set,
+    /// already multiplied by C(k+1, h').
+    empty_part: [u64; MAX_CELLS],
+    /// Per empty cell: j = the number of occupied cells below it.
+    empty_j: [u8; MAX_CELLS],
+    /// The layer's o-part table (None: rank children from prefix sums) and the offset of
+    /// this position's row in it, rank_o * (stones + 1).
+    table: Option<Arc<[u32]>>,
+    row: usize,
 }
 
 impl Twins {
@@ -174,6 +200,7 @@ impl Twins {
             pairs,
             total,
             layer_sizes,
+            o_tables: (0..=cells).map(|_| OnceLock::new()).collect(),
         })
     }
 
@@ -184,86 +211,157 @@ impl Twins {
     /// Marks per cell, row-major: 0 empty, 1 o, 2 x.
     pub fn marks(&self, pos: &TwinsPosition) -> Vec<u8> {
         let mut marks = vec![0u8; self.cells];
-        for &c in &pos.occupied {
-            marks[c as usize] = 2;
-        }
-        for &p in &pos.o {
-            marks[pos.occupied[p as usize] as usize] = 1;
+        let mut rest = pos.occupied;
+        let mut p = 0;
+        while rest != 0 {
+            let c = rest.trailing_zeros() as usize;
+            marks[c] = if pos.o >> p & 1 == 1 { 1 } else { 2 };
+            rest &= rest - 1;
+            p += 1;
         }
         marks
     }
 
     fn position_from_marks(&self, marks: &[u8]) -> TwinsPosition {
-        let occupied: Vec<u8> = (0..self.cells as u8)
-            .filter(|&c| marks[c as usize] != 0)
-            .collect();
-        let o: Vec<u8> = (0..occupied.len() as u8)
-            .filter(|&p| marks[occupied[p as usize] as usize] == 1)
-            .collect();
-        let mut pos = TwinsPosition {
-            stones: occupied.len(),
-            rank_occupied: colex_rank(&self.binom, &occupied),
-            rank_o: colex_rank(&self.binom, &o),
+        let mut occupied = 0u64;
+        let mut o = 0u64;
+        let mut p = 0;
+        for (c, &m) in marks.iter().enumerate() {
+            if m != 0 {
+                occupied |= 1 << c;
+                o |= u64::from(m == 1) << p;
+                p += 1;
+            }
+        }
+        // No table here: query and play build positions one at a time, and their children
+        // are ranked from prefix sums.
+        self.position(
             occupied,
             o,
-            empty: Vec::new(),
-            o_part: Vec::new(),
+            colex_rank_mask(&self.binom, occupied),
+            colex_rank_mask(&self.binom, o),
+            None,
+        )
+    }
+
+    fn position(
+        &self,
+        occupied: u64,
+        o: u64,
+        rank_occupied: u64,
+        rank_o: u64,
+        table: Option<Arc<[u32]>>,
+    ) -> TwinsPosition {
+        let k = occupied.count_ones() as usize;
+        let mut pos = TwinsPosition {
+            stones: k,
+            occupied,
+            o,
+            rank_occupied,
+            rank_o,
+            per_set: self.binom.get(k, k.div_ceil(2)),
+            empties: 0,
+            empty_part: [0; MAX_CELLS],
+            empty_j: [0; MAX_CELLS],
+            table,
+            row: rank_o as usize * (k + 1),
         };
         self.refresh_occupied(&mut pos);
-        self.refresh_o(&mut pos);
         pos
     }
 
     /// Recompute the per-empty-cell rank parts after the occupied set changed.
     fn refresh_occupied(&self, pos: &mut TwinsPosition) {
         let k = pos.stones;
-        pos.empty.clear();
+        pos.empties = self.cells - k;
         if k == self.cells {
             return;
         }
         let mult = self.binom.get(k + 1, (k + 1).div_ceil(2));
-        // suffix[j] = sum over i >= j of C(s_i, i + 2): the cells above the new one move up.
-        let mut suffix = vec![0u64; k + 1];
-        for i in (0..k).rev() {
-            suffix[i] = suffix[i + 1] + self.binom.get(pos.occupied[i] as usize, i + 2);
+        let mut occupied = [0u8; MAX_CELLS];
+        let mut rest = pos.occupied;
+        for s in occupied.iter_mut().take(k) {
+            *s = rest.trailing_zeros() as u8;
+            rest &= rest - 1;
         }
-        let (mut prefix, mut j) = (0u64, 0usize);
+        // suffix[j] = sum over i >= j of C(s_i, i + 2): the cells above the new one move up.
+        let mut suffix = [0u64; MAX_CELLS + 1];
+        for i in (0..k).rev() {
+            suffix[i] = suffix[i + 1] + self.binom.get(occupied[i] as usize, i + 2);
+        }
+        let (mut prefix, mut j, mut e) = (0u64, 0usize, 0usize);
         for c in 0..self.cells {
-            if j < k && pos.occupied[j] as usize == c {
+            if j < k && occupied[j] as usize == c {
                 prefix += self.binom.get(c, j + 1);
                 j += 1;
                 continue;
             }
-            let part = prefix + self.binom.get(c, j + 1) + suffix[j];
-            pos.empty.push((part * mult, j as u8));
+            pos.empty_part[e] = (prefix + self.binom.get(c, j + 1) + suffix[j]) * mult;
+            pos.empty_j[e] = j as u8;
+            e += 1;
         }
+        debug_assert_eq!(e, pos.empties);
     }
 
-    /// Recompute the child's o-rank for each insertion point j after the o stones changed.
-    fn refresh_o(&self, pos: &mut TwinsPosition) {
-        let k = pos.stones;
-        let h = pos.o.len();
+    /// The child's o-rank for each insertion point j in 0..=k, for `k` stones of which the
+    /// ones at the positions in the mask `o` hold o: out[j] when the new stone lands at
+    /// position j of S.
+    fn o_parts(&self, k: usize, o: u64, out: &mut [u64; MAX_CELLS + 1]) {
         let o_moves = k % 2 == 0;
-        pos.o_part.clear();
-        if k == self.cells {
-            return;
+        let mut pos = [0u8; MAX_CELLS];
+        let mut h = 0;
+        let mut rest = o;
+        while rest != 0 {
+            pos[h] = rest.trailing_zeros() as u8;
+            rest &= rest - 1;
+            h += 1;
         }
         // suffix[l] = sum over o stones l.. of their rank terms after shifting up by one
         // position in S (and, for an o move, also up by one place among the o stones).
-        let mut suffix = vec![0u64; h + 1];
+        let mut suffix = [0u64; MAX_CELLS + 1];
         for l in (0..h).rev() {
-            let t = pos.o[l] as usize + 1;
+            let t = pos[l] as usize + 1;
             suffix[l] = suffix[l + 1] + self.binom.get(t, l + 1 + usize::from(o_moves));
         }
         let (mut prefix, mut p) = (0u64, 0usize);
-        for j in 0..=k {
-            while p < h && (pos.o[p] as usize) < j {
-                prefix += self.binom.get(pos.o[p] as usize, p + 1);
+        for (j, slot) in out.iter_mut().enumerate().take(k + 1) {
+            while p < h && (pos[p] as usize) < j {
+                prefix += self.binom.get(pos[p] as usize, p + 1);
                 p += 1;
             }
             let new = if o_moves { self.binom.get(j, p + 1) } else { 0 };
-            pos.o_part.push(prefix + new + suffix[p]);
+            *slot = prefix + new + suffix[p];
         }
+    }
+
+    /// Layer k's o-part table, built on first use; None for the full layer and where the
+    /// table would be too large (or its entries would not fit u32).
+    fn o_table(&self, k: usize) -> Option<Arc<[u32]>> {
+        self.o_tables[k]
+            .get_or_init(|| {
+                if k == self.cells {
+                    return None;
+                }
+                let h = k.div_ceil(2);
+                let rows = self.binom.get(k, h);
+                let entries = rows.checked_mul(k as u64 + 1)?;
+                let child_sets = self.binom.get(k + 1, (k + 1).div_ceil(2));
+                if entries > MAX_TABLE_ENTRIES || child_sets > u64::from(u32::MAX) {
+                    return None;
+                }
+                let mut table = Vec::with_capacity(entries as usize);
+                let mut parts = [0u64; MAX_CELLS + 1];
+                let mut o = (1u64 << h) - 1;
+                for r in 0..rows {
+                    if r > 0 {
+                        o = colex_next_mask(o);
+                    }
+                    self.o_parts(k, o, &mut parts);
+                    table.extend(parts[..=k].iter().map(|&x| x as u32));
+                }
+                Some(table.into())
+            })
+            .clone()
     }
 }
 
@@ -287,52 +385,50 @@ impl Game for Twins {
     }
 
     fn unrank(&self, k: usize, rank: u64) -> TwinsPosition {
-        let h = k.div_ceil(2);
-        let per_set = self.binom.get(k, h);
+        let per_set = self.binom.get(k, k.div_ceil(2));
         let (rank_occupied, rank_o) = (rank / per_set, rank % per_set);
-        let mut occupied = Vec::with_capacity(k);
-        colex_unrank(&self.binom, rank_occupied, k, &mut occupied);
-        let mut o = Vec::with_capacity(h);
-        colex_unrank(&self.binom, rank_o, h, &mut o);
-        let mut pos = TwinsPosition {
-            stones: k,
-            occupied,
-            o,
+        self.position(
+            colex_unrank_mask(&self.binom, rank_occupied, k),
+            colex_unrank_mask(&self.binom, rank_o, k.div_ceil(2)),
             rank_occupied,
             rank_o,
-            empty: Vec::new(),
-            o_part: Vec::new(),
-        };
-        self.refresh_occupied(&mut pos);
-        self.refresh_o(&mut pos);
-        pos
+            self.o_table(k),
+        )
     }
 
     fn rank(&self, pos: &TwinsPosition) -> u64 {
-        let per_set = self.binom.get(pos.stones, pos.o.len());
-        pos.rank_occupied * per_set + pos.rank_o
+        pos.rank_occupied * pos.per_set + pos.rank_o
     }
 
     fn stones(&self, pos: &TwinsPosition) -> usize {
         pos.stones
     }
 
+    #[inline]
     fn advance(&self, pos: &mut TwinsPosition) {
-        if colex_next(&mut pos.o, pos.stones) {
-            pos.rank_o += 1;
+        pos.rank_o += 1;
+        if pos.rank_o < pos.per_set {
+            // More than one o-subset, so o is not empty.
+            pos.o = colex_next_mask(pos.o);
+            pos.row += pos.stones + 1;
         } else {
             pos.rank_o = 0;
-            let more = colex_next(&mut pos.occupied, self.cells);
-            debug_assert!(more, "advance past the last position of a layer");
+            pos.row = 0;
+            pos.o = (1u64 << pos.stones.div_ceil(2)) - 1;
+            // Layer 0 has one position, so there is a stone to step.
+            pos.occupied = colex_next_mask(pos.occupied);
+            debug_assert!(
+                pos.occupied >> self.cells == 0,
+                "advance past the last position of a layer"
+            );
             pos.rank_occupied += 1;
             self.refresh_occupied(pos);
         }
-        self.refresh_o(pos);
     }
 
     fn terminal_value(&self, pos: &TwinsPosition) -> i64 {
-        // On a full board position p of S is cell p, so `o` lists the o cells directly.
-        let o_mask = pos.o.iter().fold(0u64, |m, &c| m | 1 << c);
+        // On a full board position p of S is cell p, so `o` is the mask of o cells.
+        let o_mask = pos.o;
         self.pairs
             .iter()
             .filter(|&&(a, b, _)| (o_mask >> a & 1) == (o_mask >> b & 1))
@@ -342,8 +438,25 @@ impl Game for Twins {
 
     #[inline]
     fn for_each_child(&self, pos: &TwinsPosition, mut f: impl FnMut(u64, i64)) {
-        for &(part, j) in &pos.empty {
-            f(part + pos.o_part[j as usize], 0);
+        let n = pos.empties;
+        let (parts, js) = (&pos.empty_part[..n], &pos.empty_j[..n]);
+        match &pos.table {
+            Some(table) => {
+                let row = &table[pos.row..pos.row + pos.stones + 1];
+                for (&part, &j) in parts.iter().zip(js) {
+                    f(part + u64::from(row[j as usize]), 0);
+                }
+            }
+            None => {
+                if n == 0 {
+                    return;
+                }
+                let mut o_part = [0u64; MAX_CELLS + 1];
+                self.o_parts(pos.stones, pos.o, &mut o_part);
+                for (&part, &j) in parts.iter().zip(js) {
+                    f(part + o_part[j as usize], 0);
+                }
+            }
         }
     }
 
@@ -448,5 +561,37 @@ mod tests {
         assert_eq!(t(3, 3), 6_046);
         assert_eq!(t(4, 4), 10_165_779);
         assert_eq!(t(4, 5), 741_365_049);
+    }
+
+    /// The table path (positions from `unrank`) and the prefix-sum path (positions built
+    /// from marks) give the same children, on every position of small boards.
+    #[test]
+    fn table_and_prefix_sums_rank_children_alike() {
+        for (r, c) in [(1, 1), (1, 4), (2, 3), (3, 3), (2, 5)] {
+            let spec = TwinsSpec {
+                rows: r,
+                cols: c,
+                vert: vec![1; (r - 1) * c],
+                horiz: vec![1; r * (c - 1)],
+            };
+            let game = Twins::new(spec).unwrap();
+            for k in 0..=game.cells() {
+                let mut pos = game.unrank(k, 0);
+                assert_eq!(pos.table.is_some(), k < game.cells());
+                for i in 0..game.layer_size(k) {
+                    if i > 0 {
+                        game.advance(&mut pos);
+                    }
+                    let slow = game.position_from_marks(&game.marks(&pos));
+                    assert!(slow.table.is_none());
+                    assert_eq!(game.rank(&slow), i);
+                    let (mut fast_children, mut slow_children) = (Vec::new(), Vec::new());
+                    game.for_each_child(&pos, |ch, _| fast_children.push(ch));
+                    game.for_each_child(&slow, |ch, _| slow_children.push(ch));
+                    assert_eq!(fast_children, slow_children);
+                    assert_eq!(fast_children.len(), game.cells() - k);
+                }
+            }
+        }
     }
 }

@@ -1,0 +1,94 @@
+//! Side by side in one run: `retro`'s sweep against what contest solutions do (memoised
+//! minimax over a 2^(n+m) boundary mask for young, over a 3^(R*C) array for twins).
+//!
+//! cargo bench --bench contest_baseline              # young 14x14, 15x15 and twins 4x4
+//! cargo bench --bench contest_baseline -- young 13  # one board: young 13x13
+//!
+//! Peak memory is not measured here: run the two sides under `/usr/bin/time -v` (the
+//! README has the commands); the baseline's array alone is 4 GiB at 15 x 15.
+
+mod baseline;
+
+use std::time::Instant;
+
+use retro::cli::GameName;
+use retro::cli::generate::random_board;
+use retro::game::GameSpec;
+use retro::job;
+use retro::sweep::{Driver, Silent};
+
+fn rows(flat: &[i64], cols: usize) -> Vec<Vec<i64>> {
+    if cols == 0 {
+        Vec::new()
+    } else {
+        flat.chunks(cols).map(<[i64]>::to_vec).collect()
+    }
+}
+
+fn time<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let start = Instant::now();
+    let out = f();
+    (out, start.elapsed().as_secs_f64())
+}
+
+fn retro_solve(spec: &GameSpec, threads: usize) -> (i64, f64) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("thread pool");
+    time(|| pool.install(|| job::solve(spec, Driver::Parallel, &Silent).expect("solve")))
+}
+
+fn compare(game: GameName, size: usize, cols: usize, max: u64) {
+    let spec = random_board(game, size, cols, 7, max).expect("board");
+    let (base_value, base_s) = match &spec {
+        GameSpec::Young(y) => {
+            time(|| baseline::young_mask(y.rows, y.cols, &rows(&y.a, y.cols), &rows(&y.b, y.cols)))
+        }
+        GameSpec::Twins(t) => time(|| {
+            baseline::twins_base3(
+                t.rows,
+                t.cols,
+                &rows(&t.vert, t.cols),
+                &rows(&t.horiz, t.cols - 1),
+            )
+        }),
+    };
+    let (v1, s1) = retro_solve(&spec, 1);
+    let (v2, s2) = retro_solve(&spec, 2);
+    assert_eq!(base_value, v1, "retro and the baseline disagree");
+    assert_eq!(v1, v2);
+    let positions: u64 = spec.layer_sizes().expect("sizes").iter().sum();
+    println!(
+        "| {} {size}x{cols} | {positions} | {base_s:.2} | {s1:.3} | {s2:.3} | {:.1}x | {:.1}x | {:.1} |",
+        spec.name(),
+        base_s / s1,
+        base_s / s2,
+        s1 * 1e9 / positions as f64,
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    println!(
+        "| board | positions | baseline s | retro 1 thread s | retro 2 threads s | speedup 1t | speedup 2t | ns/position 1t |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    match args.as_slice() {
+        [game, size] => {
+            let n: usize = size.parse().expect("size");
+            match game.as_str() {
+                "young" => compare(GameName::Young, n, n, 100_000),
+                _ => compare(GameName::Twins, n, n, 100),
+            }
+        }
+        _ => {
+            compare(GameName::Young, 14, 14, 100_000);
+            compare(GameName::Young, 15, 15, 100_000);
+            compare(GameName::Twins, 4, 4, 100);
+        }
+    }
+}

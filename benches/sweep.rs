@@ -1,0 +1,37 @@
+//! Criterion benchmarks of the full sweep, per game and per thread count, with throughput
+//! in positions (HTML reports under target/criterion).
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use retro::cli::GameName;
+use retro::cli::generate::random_board;
+use retro::job;
+use retro::sweep::{Driver, Silent};
+
+fn sweeps(c: &mut Criterion) {
+    let boards = [
+        ("young 11x11", GameName::Young, 11, 11, 100_000),
+        ("twins 3x4", GameName::Twins, 3, 4, 100),
+    ];
+    for (name, game, r, cols, max) in boards {
+        let spec = random_board(game, r, cols, 1, max).expect("board");
+        let positions: u64 = spec.layer_sizes().expect("sizes").iter().sum();
+        let mut group = c.benchmark_group(name);
+        group.throughput(Throughput::Elements(positions));
+        group.sample_size(10);
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("pool");
+            group.bench_with_input(BenchmarkId::new("threads", threads), &spec, |b, spec| {
+                b.iter(|| {
+                    pool.install(|| job::solve(spec, Driver::Parallel, &Silent).expect("solve"))
+                })
+            });
+        }
+        group.finish();
+    }
+}
+
+criterion_group!(benches, sweeps);
+criterion_main!(benches);

@@ -1,0 +1,66 @@
+//! `retro bench`: thread scaling of the full sweep, as a table, CSV, JSON or markdown.
+
+use std::path::PathBuf;
+
+use super::BoardArgs;
+use crate::bench;
+use crate::error::Result;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    board: BoardArgs,
+    /// Runs per thread count; the median is reported.
+    #[arg(long, default_value_t = 3)]
+    repeat: usize,
+    /// Print the rows as a JSON array.
+    #[arg(long, conflicts_with_all = ["csv", "markdown"])]
+    json: bool,
+    /// Print the rows as CSV.
+    #[arg(long, conflicts_with = "markdown")]
+    csv: bool,
+    /// Print the rows as a markdown table.
+    #[arg(long)]
+    markdown: bool,
+    /// Draw the speedup curve against the ideal line into an SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
+}
+
+pub fn run(args: Args, threads: &[usize]) -> Result<i32> {
+    let spec = args.board.load()?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let default: Vec<usize> = (1..=cores).collect();
+    let threads = if threads.is_empty() {
+        &default[..]
+    } else {
+        threads
+    };
+    for &t in threads.iter().filter(|&&t| t > cores) {
+        eprintln!("warning: {t} threads is more than this machine's {cores} cores");
+    }
+    let rows = bench::run(&spec, threads, args.repeat, |t, s| {
+        if !args.json && !args.csv && !args.markdown {
+            eprintln!("  {t} thread(s): {s:.3} s");
+        }
+    })?;
+    let out = if args.json {
+        bench::to_json(&rows) + "\n"
+    } else if args.csv {
+        bench::to_csv(&rows)
+    } else if args.markdown {
+        bench::to_markdown(&rows)
+    } else {
+        bench::to_text(&rows)
+    };
+    print!("{out}");
+    if let Some(path) = &args.plot {
+        let (r, c) = spec.dims();
+        bench::plot_svg(
+            &rows,
+            &format!("retro {} {r} x {c}: speedup", spec.name()),
+            path,
+        )?;
+    }
+    Ok(0)
+}
