@@ -15,5 +15,6 @@ pub mod rank;
 pub mod sweep;
 pub mod table;
 pub mod value;
+pub mod verify;
 
 pub use error::{Error, Result};

@@ -6,6 +6,7 @@ pub mod generate;
 mod info;
 mod query;
 mod solve;
+mod verify;
 
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
@@ -40,6 +41,8 @@ enum Command {
     Query(query::Args),
     /// Describe a table file and check its checksum.
     Info(info::Args),
+    /// Re-derive every entry of a table from its children and check its checksum.
+    Verify(verify::Args),
     /// Time the sweep per thread count (thread scaling).
     Bench(bench::Args),
     /// Print a random board in the contest input format.
@@ -117,6 +120,7 @@ pub fn run() -> Result<i32> {
         Command::Query(args) => query::run(args),
         Command::Info(args) => info::run(args),
         Command::Gen(args) => generate::run(args),
+        Command::Verify(args) => verify::run(args),
         Command::Bench(_) => Ok(0),
     })
 }

@@ -18,6 +18,9 @@ pub struct Args {
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
+    /// Verify the table's checksum before answering (reads the whole file).
+    #[arg(long)]
+    check: bool,
 }
 
 /// A position's answer, read from the table.
@@ -54,6 +57,9 @@ pub fn answer<G: Game>(game: &G, table: &Table, text: &str) -> Result<Answer<G::
 
 pub fn run(args: Args) -> Result<i32> {
     let table = open_table(&args.table)?;
+    if args.check {
+        table.verify_checksum()?;
+    }
     let spec = table.header.game.clone();
     crate::with_game!(&spec, game => {
         let a = answer(&game, &table, &args.position)?;

@@ -1,0 +1,64 @@
+//! `retro verify`: every entry (or a sample) re-derived from its children, and the checksum.
+
+use std::path::PathBuf;
+
+use super::{open_table, progress_bar};
+use crate::error::{Error, Result};
+use crate::sweep::{Progress, Silent};
+use crate::verify;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Table file.
+    table: PathBuf,
+    /// Check this many random positions instead of all of them.
+    #[arg(long, value_name = "N")]
+    sample: Option<u64>,
+    /// Seed for --sample.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// No progress bar.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+pub fn run(args: Args) -> Result<i32> {
+    let table = open_table(&args.table)?;
+    table.verify_checksum()?;
+    let spec = table.header.game.clone();
+    let outcome = crate::with_game!(&spec, game => {
+        match args.sample {
+            Some(n) => verify::verify_sample(&game, &table, n, args.seed)?,
+            None => {
+                let bar = progress_bar(table.header.total_positions(), args.quiet);
+                let progress: &dyn Progress = match &bar {
+                    Some(b) => b,
+                    None => &Silent,
+                };
+                let out = verify::verify_all(&game, &table, progress)?;
+                if let Some(b) = bar {
+                    b.finish_and_clear();
+                }
+                out
+            }
+        }
+    });
+    match outcome {
+        Ok(checked) => {
+            println!(
+                "{}: {checked} positions checked, checksum ok",
+                args.table.display()
+            );
+            Ok(0)
+        }
+        Err(m) => Err(Error::other(format!(
+            "{}: wrong entry in layer {} at index {} (position {}): stored {}, expected {}",
+            args.table.display(),
+            m.layer,
+            m.index,
+            m.position,
+            m.stored,
+            m.expected
+        ))),
+    }
+}

@@ -1,0 +1,133 @@
+//! Re-deriving a table's entries from their children: the whole table layer by layer (in
+//! parallel), or a random sample through exactly the per-entry reads `query` makes.
+
+use rayon::prelude::*;
+
+use crate::error::Result;
+use crate::game::Game;
+use crate::sweep::{CHUNK, Progress};
+use crate::table::Table;
+
+/// The first entry whose stored value is not what its children give.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mismatch {
+    pub layer: usize,
+    pub index: u64,
+    pub position: String,
+    pub stored: i64,
+    pub expected: i64,
+}
+
+/// The value a position must have, given a way to read its children's values.
+fn expected<G: Game>(
+    game: &G,
+    pos: &G::Position,
+    child: impl Fn(u64) -> Result<i64>,
+) -> Result<i64> {
+    let k = game.stones(pos);
+    if k == game.cells() {
+        return Ok(game.terminal_value(pos));
+    }
+    let sign = if k % 2 == 0 { 1 } else { -1 };
+    let mut best = i64::MIN;
+    let mut err = None;
+    game.for_each_child(pos, |rank, reward| match child(rank) {
+        Ok(v) => best = best.max(sign * (reward + v)),
+        Err(e) => err = Some(e),
+    });
+    match err {
+        Some(e) => Err(e),
+        None => Ok(sign * best),
+    }
+}
+
+/// Decode `count` values of layer `k` from `start`.
+fn read_layer_range(table: &Table, k: usize, start: u64, count: usize) -> Result<Vec<i64>> {
+    let mut buf = Vec::new();
+    table.read_values(k, start, &mut buf, count)?;
+    let vt = table.header.value_type;
+    Ok(buf.chunks_exact(vt.width()).map(|b| vt.decode(b)).collect())
+}
+
+/// Check every entry. Returns the number of positions checked, or the first mismatch
+/// (lowest layer first is not promised; the first found in the sweep order is).
+pub fn verify_all<G: Game>(
+    game: &G,
+    table: &Table,
+    progress: &dyn Progress,
+) -> Result<std::result::Result<u64, Mismatch>> {
+    let mut next: Vec<i64> = Vec::new();
+    let mut checked = 0u64;
+    for k in (0..=game.cells()).rev() {
+        let size = game.layer_size(k);
+        progress.layer(k, size);
+        let chunks = size.div_ceil(CHUNK as u64);
+        let found = (0..chunks)
+            .into_par_iter()
+            .map(|c| -> Result<Option<Mismatch>> {
+                let start = c * CHUNK as u64;
+                let count = (CHUNK as u64).min(size - start) as usize;
+                let stored = read_layer_range(table, k, start, count)?;
+                let mut pos = game.unrank(k, start);
+                for (i, &s) in stored.iter().enumerate() {
+                    if i > 0 {
+                        game.advance(&mut pos);
+                    }
+                    let e = expected(game, &pos, |r| Ok(next[r as usize]))?;
+                    if e != s {
+                        return Ok(Some(Mismatch {
+                            layer: k,
+                            index: start + i as u64,
+                            position: game.format_position(&pos),
+                            stored: s,
+                            expected: e,
+                        }));
+                    }
+                }
+                progress.advance(count as u64);
+                Ok(None)
+            })
+            .collect::<Result<Vec<_>>>()?
+            .into_iter()
+            .flatten()
+            .next();
+        if let Some(m) = found {
+            return Ok(Err(m));
+        }
+        checked += size;
+        next = read_layer_range(table, k, 0, size as usize)?;
+    }
+    Ok(Ok(checked))
+}
+
+/// Check `count` random entries (seeded), each with one read per child, as `query` does.
+pub fn verify_sample<G: Game>(
+    game: &G,
+    table: &Table,
+    count: u64,
+    seed: u64,
+) -> Result<std::result::Result<u64, Mismatch>> {
+    let total = game.total_positions();
+    let mut rng = crate::cli::generate::SplitMix(seed);
+    for _ in 0..count {
+        let mut r = rng.next_u64() % total;
+        let mut k = 0;
+        while r >= game.layer_size(k) {
+            r -= game.layer_size(k);
+            k += 1;
+        }
+        let pos = game.unrank(k, r);
+        let stored = table.value(k, r)?;
+        let e = expected(game, &pos, |child| table.value(k + 1, child))?;
+        if e != stored {
+            return Ok(Err(Mismatch {
+                layer: k,
+                index: r,
+                position: game.format_position(&pos),
+                stored,
+                expected: e,
+            }));
+        }
+    }
+    Ok(Ok(count))
+}
