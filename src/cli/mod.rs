@@ -4,6 +4,8 @@ mod bench;
 mod build;
 pub mod generate;
 mod info;
+mod play;
+mod pv;
 mod query;
 mod solve;
 mod verify;
@@ -41,6 +43,8 @@ enum Command {
     Query(query::Args),
     /// Describe a table file and check its checksum.
     Info(info::Args),
+    /// Play against the table's perfect player in the terminal (moves as `row col`).
+    Play(play::Args),
     /// Re-derive every entry of a table from its children and check its checksum.
     Verify(verify::Args),
     /// Time the sweep per thread count (thread scaling).
@@ -121,6 +125,7 @@ pub fn run() -> Result<i32> {
         Command::Info(args) => info::run(args),
         Command::Gen(args) => generate::run(args),
         Command::Verify(args) => verify::run(args),
+        Command::Play(args) => play::run(args),
         Command::Bench(_) => Ok(0),
     })
 }

@@ -5,7 +5,10 @@ use std::path::PathBuf;
 use serde_json::json;
 
 use super::open_table;
-use crate::error::Result;
+use std::io::{BufRead, Write};
+
+use super::pv::{Step, principal_variation};
+use crate::error::{Error, Result};
 use crate::game::{Game, GameSpec};
 use crate::table::Table;
 
@@ -14,7 +17,14 @@ pub struct Args {
     /// Table file.
     table: PathBuf,
     /// Position: young `3,1,0` (row lengths); twins `o.x/.o./...` (rows of o, x, .).
-    position: String,
+    #[arg(required_unless_present = "batch")]
+    position: Option<String>,
+    /// Read positions from stdin, one per line, and print one value per line.
+    #[arg(long, conflicts_with_all = ["position", "pv"])]
+    batch: bool,
+    /// Also print the principal variation to the end of the game.
+    #[arg(long)]
+    pv: bool,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -62,14 +72,101 @@ pub fn run(args: Args) -> Result<i32> {
     }
     let spec = table.header.game.clone();
     crate::with_game!(&spec, game => {
-        let a = answer(&game, &table, &args.position)?;
+        if args.batch {
+            return batch(&game, &table.with_mmap()?, args.json);
+        }
+        let text = args.position.as_deref().unwrap_or_default();
+        let a = answer(&game, &table, text)?;
+        let pv = if args.pv { Some(principal_variation(&game, &spec, &table, &a.position)?) } else { None };
         if args.json {
-            println!("{}", to_json(&game, &spec, &a));
+            let mut out = to_json(&game, &spec, &a);
+            if let Some(pv) = &pv {
+                out["pv"] = pv_json(&game, pv);
+            }
+            println!("{out}");
         } else {
             print!("{}", to_text(&game, &spec, &a));
+            if let Some(pv) = &pv {
+                print!("{}", pv_text(&game, &spec, pv, a.value));
+            }
         }
         Ok(0)
     })
+}
+
+/// One value per input line; a bad line is reported on stderr with its number and the
+/// rest go on. Exit code 2 if any line failed.
+fn batch<G: Game>(game: &G, table: &Table, json: bool) -> Result<i32> {
+    let stdin = std::io::stdin().lock();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let mut failed = 0u64;
+    let io = |e: std::io::Error| Error::other(format!("writing output: {e}"));
+    for (i, line) in stdin.lines().enumerate() {
+        let line = line.map_err(|e| Error::other(format!("reading stdin: {e}")))?;
+        let looked_up = game
+            .parse_position(&line)
+            .and_then(|pos| Ok((table.value(game.stones(&pos), game.rank(&pos))?, pos)));
+        match looked_up {
+            Ok((value, pos)) if json => {
+                let stones = game.stones(&pos);
+                let obj = json!({
+                    "line": i + 1,
+                    "position": game.format_position(&pos),
+                    "stones": stones,
+                    "to_move": to_move(stones),
+                    "value": value,
+                });
+                writeln!(out, "{obj}").map_err(io)?;
+            }
+            Ok((value, _)) => writeln!(out, "{value}").map_err(io)?,
+            Err(e) => {
+                failed += 1;
+                out.flush().map_err(io)?;
+                eprintln!("error: line {}: {e}", i + 1);
+            }
+        }
+    }
+    out.flush().map_err(io)?;
+    Ok(if failed > 0 { 2 } else { 0 })
+}
+
+fn pv_text<G: Game>(game: &G, spec: &GameSpec, pv: &[Step<G::Position>], value: i64) -> String {
+    let mut out = String::from(
+        "principal variation
+",
+    );
+    for (i, s) in pv.iter().enumerate() {
+        let who = if s.first_to_move { "first" } else { "second" };
+        out.push_str(&format!(
+            "  {:>3}. {who:<6} ({},{})  -> {:<20} scores: first {}, second {}\n",
+            i + 1,
+            s.mv.row + 1,
+            s.mv.col + 1,
+            game.format_position(&s.mv.child),
+            s.scores.first,
+            s.scores.second
+        ));
+    }
+    let end = pv.last().map(|s| s.scores).unwrap_or_default();
+    out.push_str(&format!(
+        "  result {} (the position's value is {value})\n",
+        end.result(spec)
+    ));
+    out
+}
+
+fn pv_json<G: Game>(game: &G, pv: &[Step<G::Position>]) -> serde_json::Value {
+    pv.iter()
+        .map(|s| {
+            json!({
+                "player": if s.first_to_move { "first" } else { "second" },
+                "cell": [s.mv.row + 1, s.mv.col + 1],
+                "position": game.format_position(&s.mv.child),
+                "first_score": s.scores.first,
+                "second_score": s.scores.second,
+            })
+        })
+        .collect()
 }
 
 fn to_move(stones: usize) -> &'static str {

@@ -11,9 +11,33 @@ use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 use super::header::{self, Header, MAGIC, MAX_HEADER_LEN, PREFIX_LEN, VERSION};
 use crate::error::{Error, Result, io_error};
 
+/// Where entries come from: positioned reads (the default), or a memory map (opt-in, for
+/// many small lookups, where a system call per entry would dominate).
+enum Source {
+    File(File),
+    Map(memmap2::Mmap),
+}
+
+impl Source {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+        match self {
+            Source::File(f) => f.read_exact_at(buf, offset),
+            Source::Map(m) => {
+                let start = usize::try_from(offset).unwrap_or(usize::MAX);
+                let bytes = start
+                    .checked_add(buf.len())
+                    .and_then(|end| m.get(start..end))
+                    .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::UnexpectedEof))?;
+                buf.copy_from_slice(bytes);
+                Ok(())
+            }
+        }
+    }
+}
+
 /// An open, checked table.
 pub struct Table {
-    file: File,
+    file: Source,
     path: PathBuf,
     pub header: Header,
     pub file_len: u64,
@@ -62,7 +86,7 @@ impl Table {
         }
         let header = header::decode(&encoded).map_err(|e| e.context(path.display()))?;
         let table = Table {
-            file,
+            file: Source::File(file),
             path: path.to_path_buf(),
             header,
             file_len,
@@ -125,6 +149,21 @@ impl Table {
             ));
         }
         Ok(())
+    }
+
+    /// Read entries through a memory map from now on. The file must not be changed or
+    /// truncated by another process while it is open (tables are written once, under a
+    /// temporary name, and never modified in place).
+    pub fn with_mmap(mut self) -> Result<Table> {
+        if let Source::File(file) = &self.file {
+            // SAFETY: the map is read-only and its length was checked against the header
+            // at open; retro never writes a table in place once it has its final name, so
+            // the mapped bytes do not change under us unless a user edits the file while
+            // it is being queried, which the README warns against.
+            let map = unsafe { memmap2::Mmap::map(file) }.map_err(|e| io_error(&self.path, e))?;
+            self.file = Source::Map(map);
+        }
+        Ok(self)
     }
 
     pub fn path(&self) -> &Path {

@@ -1,0 +1,216 @@
+//! Batch queries, principal variations and scripted play, against the table itself.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use retro::game::{Game, GameSpec, Twins, TwinsSpec, Young, YoungSpec};
+use retro::sweep::{Driver, Silent};
+use retro::table::Table;
+
+fn retro(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retro"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+}
+
+fn young_spec() -> GameSpec {
+    GameSpec::Young(YoungSpec {
+        rows: 3,
+        cols: 4,
+        a: (1..=12).map(|x| x * 7 % 11).collect(),
+        b: (1..=12).map(|x| x * 5 % 13).collect(),
+    })
+}
+
+fn twins_spec() -> GameSpec {
+    GameSpec::Twins(TwinsSpec {
+        rows: 3,
+        cols: 3,
+        vert: vec![18, 22, 15, 11, 16, 17],
+        horiz: vec![4, 25, 22, 15, 10, 4],
+    })
+}
+
+/// Every position's text, in layer and rank order.
+fn all_positions<G: Game>(game: &G) -> Vec<String> {
+    let mut out = Vec::new();
+    for k in 0..=game.cells() {
+        let mut pos = game.unrank(k, 0);
+        for r in 0..game.layer_size(k) {
+            if r > 0 {
+                game.advance(&mut pos);
+            }
+            out.push(game.format_position(&pos));
+        }
+    }
+    out
+}
+
+fn build(spec: &GameSpec, path: &Path) -> Table {
+    retro::job::build(spec, path, Driver::Parallel, &Silent).unwrap();
+    Table::open(path).unwrap()
+}
+
+fn check_batch<G: Game>(game: &G, table: &Table, path: &Path) {
+    let positions = all_positions(game);
+    let out = retro(
+        &["query", path.to_str().unwrap(), "--batch"],
+        &(positions.join("\n") + "\n"),
+    );
+    assert!(out.status.success());
+    let lines: Vec<i64> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    assert_eq!(lines.len(), positions.len());
+    for (text, got) in positions.iter().zip(&lines) {
+        let pos = game.parse_position(text).unwrap();
+        assert_eq!(
+            *got,
+            table.value(game.stones(&pos), game.rank(&pos)).unwrap(),
+            "{text}"
+        );
+    }
+    // Single queries of a spread of positions agree with the batch.
+    for (text, got) in positions.iter().zip(&lines).step_by(97) {
+        assert_eq!(
+            json(&retro(
+                &["query", path.to_str().unwrap(), text, "--json"],
+                ""
+            ))["value"],
+            *got
+        );
+    }
+}
+
+#[test]
+fn batch_equals_single_queries_on_every_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ys, ts) = (young_spec(), twins_spec());
+    let (yp, tp) = (dir.path().join("y.retro"), dir.path().join("t.retro"));
+    let GameSpec::Young(y) = &ys else {
+        unreachable!()
+    };
+    check_batch(&Young::new(y.clone()).unwrap(), &build(&ys, &yp), &yp);
+    let GameSpec::Twins(t) = &ts else {
+        unreachable!()
+    };
+    check_batch(&Twins::new(t.clone()).unwrap(), &build(&ts, &tp), &tp);
+}
+
+#[test]
+fn batch_reports_bad_lines_and_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("y.retro");
+    build(&young_spec(), &path);
+    let out = retro(
+        &["query", path.to_str().unwrap(), "--batch", "--json"],
+        "0,0,0\n1,2,0\nnonsense\n4,4,4\n",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let values: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(values.len(), 2);
+    assert_eq!(values[0]["line"], 1);
+    assert_eq!(values[1]["position"], "4,4,4");
+    assert_eq!(values[1]["value"], 0);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("line 2:") && stderr.contains("line 3:") && !stderr.contains("panicked"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn principal_variation_is_legal_and_ends_at_the_value() {
+    let dir = tempfile::tempdir().unwrap();
+    for (spec, starts) in [
+        (young_spec(), vec!["0,0,0", "2,1,0", "4,2,2"]),
+        (
+            twins_spec(),
+            vec![".../.../...", "o../.x./...", "ox./xo./..."],
+        ),
+    ] {
+        let path = dir.path().join("t.retro");
+        build(&spec, &path);
+        let check = || -> retro::Result<()> {
+            retro::with_game!(&spec, game => {
+                for start in starts {
+                    let v = json(&retro(&["query", path.to_str().unwrap(), start, "--pv", "--json"], ""));
+                    let pv = v["pv"].as_array().unwrap();
+                    let mut pos = game.parse_position(start).unwrap();
+                    assert_eq!(pv.len(), game.cells() - game.stones(&pos));
+                    for step in pv {
+                        let next = step["position"].as_str().unwrap();
+                        let legal = game.moves(&pos).into_iter().find(|m| game.format_position(&m.child) == next);
+                        let mv = legal.unwrap_or_else(|| panic!("{next} does not follow {}", game.format_position(&pos)));
+                        assert_eq!(step["cell"], serde_json::json!([mv.row + 1, mv.col + 1]));
+                        pos = mv.child;
+                    }
+                    let last = pv.last().unwrap();
+                    let result = match &spec {
+                        GameSpec::Young(_) => last["first_score"].as_i64().unwrap() - last["second_score"].as_i64().unwrap(),
+                        GameSpec::Twins(_) => last["first_score"].as_i64().unwrap(),
+                    };
+                    assert_eq!(result, v["value"].as_i64().unwrap(), "{start}");
+                }
+                Ok(())
+            })
+        };
+        check().unwrap();
+    }
+}
+
+#[test]
+fn scripted_play_following_best_moves_ends_with_the_value() {
+    let dir = tempfile::tempdir().unwrap();
+    for (spec, empty) in [(young_spec(), "0,0,0"), (twins_spec(), ".../.../...")] {
+        let path = dir.path().join("p.retro");
+        build(&spec, &path);
+        let p = path.to_str().unwrap();
+        let root = json(&retro(&["query", p, empty, "--pv", "--json"], ""));
+        let pv = root["pv"].as_array().unwrap();
+        for (side, parity) in [("first", 0), ("second", 1)] {
+            // Our moves: the principal variation's, at our turns; the table answers with its own.
+            let script: String = pv
+                .iter()
+                .skip(parity)
+                .step_by(2)
+                .map(|s| format!("{} {}\n", s["cell"][0], s["cell"][1]))
+                .collect();
+            let out = retro(&["play", p, "--as", side], &format!("9 9\n{script}"));
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success(),
+                "{text}{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(text.contains("illegal move"), "{text}");
+            let last = text.lines().last().unwrap();
+            assert!(
+                last.ends_with(&format!("result {}", root["value"])),
+                "{last}"
+            );
+        }
+    }
+}
