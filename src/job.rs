@@ -4,10 +4,13 @@
 use std::path::Path;
 use std::time::Instant;
 
+use crate::error::Error;
 use crate::error::Result;
 use crate::game::{Game, GameSpec};
 use crate::sweep::{self, Driver, Progress};
-use crate::table::TableWriter;
+use crate::table::Encoding;
+use crate::table::blocks::{BLOCK, DIR_ENTRY, SLACK};
+use crate::table::writer::{Start, TableWriter, partial_path};
 use crate::value::Value;
 use crate::with_value_type;
 
@@ -28,40 +31,145 @@ pub struct BuildReport {
     pub positions: u64,
     pub seconds: f64,
     pub file_bytes: u64,
+    pub value_bytes: u64,
     pub root_value: i64,
+    /// Peak resident memory of the process (VmHWM), where the OS reports it.
+    pub peak_rss: Option<u64>,
+    /// The layer a resumed build continued below, if it resumed.
+    pub resumed_below: Option<usize>,
 }
 
-/// Sweep the board and write its complete table to `path`.
+/// How to build.
+#[derive(Debug, Clone, Default)]
+pub struct BuildOptions {
+    /// Store values in blocks of per-block bit widths.
+    pub compact: bool,
+    /// Ignore an interrupted build's partial file and start over.
+    pub fresh: bool,
+    /// Skip the free-disk check.
+    pub force: bool,
+    /// Test hook: stop after writing this layer.
+    pub stop_after: Option<usize>,
+    /// Test hook: pretend the output file system has this many free bytes.
+    pub assume_free: Option<u64>,
+}
+
+/// What a build will need, worked out before anything is allocated.
+#[derive(Debug, Clone)]
+pub struct Estimate {
+    /// Plain tables: exact; compact tables: the most they can take.
+    pub table_bytes: u64,
+    pub peak_memory: u64,
+    pub free_disk: Option<u64>,
+}
+
+impl Estimate {
+    pub fn of(spec: &GameSpec, path: &Path, options: &BuildOptions) -> Result<Estimate> {
+        crate::with_game!(spec, game => {
+            let vt = sweep::value_type(&game);
+            let width = vt.width() as u64;
+            let positions = game.total_positions();
+            let layers = game.cells() as u64 + 1;
+            let directory = if options.compact {
+                positions.div_ceil(BLOCK as u64) * DIR_ENTRY as u64 + layers * (SLACK as u64 + 8 * BLOCK as u64)
+            } else {
+                0
+            };
+            let table_bytes = (positions as u128 * width as u128 + directory as u128 + 64 * 1024) as u64;
+            let peak_memory = sweep::peak_bytes(&game, vt.width()).min(u64::MAX as u128) as u64;
+            let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            let free_disk = options.assume_free.or_else(|| free_bytes(dir));
+            Ok(Estimate { table_bytes, peak_memory, free_disk })
+        })
+    }
+
+    /// Refuse a build the output file system has no room for (unless forced).
+    pub fn check_disk(&self, path: &Path, options: &BuildOptions) -> Result<()> {
+        if options.force {
+            return Ok(());
+        }
+        // A resumed build already holds part of the table on disk.
+        let held = std::fs::metadata(partial_path(path))
+            .map(|m| m.len())
+            .unwrap_or(0);
+        let need = self
+            .table_bytes
+            .saturating_sub(if options.fresh { 0 } else { held });
+        match self.free_disk {
+            Some(free) if free < need => Err(Error::other(format!(
+                "not enough disk for {}: the table needs about {}, the file system has {} free (--force skips this check)",
+                path.display(),
+                sweep::human_bytes(need as f64),
+                sweep::human_bytes(free as f64)
+            ))),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Free bytes for an unprivileged user on the file system holding `dir`.
+fn free_bytes(dir: &Path) -> Option<u64> {
+    let st = rustix::fs::statvfs(dir).ok()?;
+    Some(st.f_bavail.saturating_mul(st.f_frsize))
+}
+
+/// Peak resident memory of this process, from /proc/self/status.
+pub fn peak_rss() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = text.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Sweep the board and write its complete table to `path`, resuming an interrupted build
+/// of the same board unless told otherwise.
 pub fn build(
     spec: &GameSpec,
     path: &Path,
+    options: &BuildOptions,
     driver: Driver,
     progress: &dyn Progress,
 ) -> Result<BuildReport> {
     crate::with_game!(spec, game => {
         let vt = sweep::value_type(&game);
         sweep::check_memory(&game, vt.width())?;
-        with_value_type!(vt, V => build_game::<_, V>(&game, path, driver, progress))
+        with_value_type!(vt, V => build_game::<_, V>(&game, path, options, driver, progress))
     })
 }
 
 fn build_game<G: Game, V: Value>(
     game: &G,
     path: &Path,
+    options: &BuildOptions,
     driver: Driver,
     progress: &dyn Progress,
 ) -> Result<BuildReport> {
     let start = Instant::now();
     let sizes: Vec<u64> = (0..=game.cells()).map(|k| game.layer_size(k)).collect();
-    let mut writer = TableWriter::create(path, game.spec(), V::TYPE, &sizes)?;
-    let root_value = sweep::sweep::<G, V>(game, driver, progress, |k, values| {
+    let encoding = if options.compact {
+        Encoding::Blocked
+    } else {
+        Encoding::Plain
+    };
+    let (mut writer, from) =
+        TableWriter::open(path, game.spec(), V::TYPE, encoding, &sizes, options.fresh)?;
+    writer.stop_after(options.stop_after);
+    let (done, resumed_below) = match from {
+        Start::Fresh => (None, None),
+        Start::Resume { layer } => (Some((layer, writer.read_back::<V>(layer)?)), Some(layer)),
+    };
+    let root_value = sweep::sweep_from::<G, V>(game, driver, progress, done, |k, values| {
         writer.write_layer(k, values)
     })?;
+    let value_bytes = writer.value_bytes();
     let file_bytes = writer.finish()?;
     Ok(BuildReport {
         positions: sizes.iter().sum(),
         seconds: start.elapsed().as_secs_f64(),
         file_bytes,
+        value_bytes,
         root_value,
+        peak_rss: peak_rss(),
+        resumed_below,
     })
 }

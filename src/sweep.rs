@@ -42,7 +42,7 @@ pub fn compute_chunk<G: Game, V: Value>(game: &G, k: usize, start: u64, out: &mu
     let mut pos = game.unrank(k, start);
     let full = k == game.cells();
     // The second player minimises: negate, maximise, negate back.
-    let sign: i64 = if k % 2 == 0 { 1 } else { -1 };
+    let sign: i64 = if k.is_multiple_of(2) { 1 } else { -1 };
     for (i, slot) in out.iter_mut().enumerate() {
         if i > 0 {
             game.advance(&mut pos);
@@ -87,14 +87,14 @@ pub fn check_memory<G: Game>(game: &G, width: usize) -> Result<()> {
             "board too large: a layer does not fit in this address space",
         ));
     }
-    if let Some(avail) = available_memory() {
-        if need > avail as u128 {
-            return Err(Error::other(format!(
-                "board too large for memory: the sweep needs about {} (two adjacent layers), {} available",
-                human_bytes(need as f64),
-                human_bytes(avail as f64)
-            )));
-        }
+    if let Some(avail) = available_memory()
+        && need > avail as u128
+    {
+        return Err(Error::other(format!(
+            "board too large for memory: the sweep needs about {} (two adjacent layers), {} available",
+            human_bytes(need as f64),
+            human_bytes(avail as f64)
+        )));
     }
     Ok(())
 }
@@ -137,13 +137,31 @@ pub fn sweep<G: Game, V: Value>(
     game: &G,
     driver: Driver,
     progress: &dyn Progress,
+    on_layer: impl FnMut(usize, &[V]) -> Result<()>,
+) -> Result<i64> {
+    sweep_from(game, driver, progress, None, on_layer)
+}
+
+/// `sweep`, continuing below layer `k` when `done` is `Some((k, values of layer k))`
+/// (a resumed build).
+pub fn sweep_from<G: Game, V: Value>(
+    game: &G,
+    driver: Driver,
+    progress: &dyn Progress,
+    done: Option<(usize, Vec<V>)>,
     mut on_layer: impl FnMut(usize, &[V]) -> Result<()>,
 ) -> Result<i64> {
     let cells = game.cells();
     let max_layer = (0..=cells).map(|k| game.layer_size(k)).max().unwrap_or(1) as usize;
-    let mut next: Vec<V> = Vec::with_capacity(max_layer);
+    let (top, mut next) = match done {
+        Some((k, values)) => {
+            progress.advance((k..=cells).map(|l| game.layer_size(l)).sum());
+            (k, values)
+        }
+        None => (cells + 1, Vec::with_capacity(max_layer)),
+    };
     let mut cur: Vec<V> = Vec::with_capacity(max_layer);
-    for k in (0..=cells).rev() {
+    for k in (0..top).rev() {
         let size = game.layer_size(k);
         progress.layer(k, size);
         cur.clear();

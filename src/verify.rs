@@ -41,14 +41,6 @@ fn expected<G: Game>(
     }
 }
 
-/// Decode `count` values of layer `k` from `start`.
-fn read_layer_range(table: &Table, k: usize, start: u64, count: usize) -> Result<Vec<i64>> {
-    let mut buf = Vec::new();
-    table.read_values(k, start, &mut buf, count)?;
-    let vt = table.header.value_type;
-    Ok(buf.chunks_exact(vt.width()).map(|b| vt.decode(b)).collect())
-}
-
 /// Check every entry. Returns the number of positions checked, or the first mismatch
 /// (lowest layer first is not promised; the first found in the sweep order is).
 pub fn verify_all<G: Game>(
@@ -67,7 +59,7 @@ pub fn verify_all<G: Game>(
             .map(|c| -> Result<Option<Mismatch>> {
                 let start = c * CHUNK as u64;
                 let count = (CHUNK as u64).min(size - start) as usize;
-                let stored = read_layer_range(table, k, start, count)?;
+                let stored = table.read_range(k, start, count)?;
                 let mut pos = game.unrank(k, start);
                 for (i, &s) in stored.iter().enumerate() {
                     if i > 0 {
@@ -95,7 +87,7 @@ pub fn verify_all<G: Game>(
             return Ok(Err(m));
         }
         checked += size;
-        next = read_layer_range(table, k, 0, size as usize)?;
+        next = table.read_range(k, 0, size as usize)?;
     }
     Ok(Ok(checked))
 }

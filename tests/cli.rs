@@ -136,7 +136,9 @@ fn build_query_info_on_the_samples() {
     assert!(text.contains("value     -1 "), "{text}");
     let info = stdout(&retro(&["info", t], ""));
     assert!(
-        info.contains("game       young") && info.contains("positions  10") && info.contains("ok"),
+        info.contains("game         young")
+            && info.contains("positions    10")
+            && info.contains("ok"),
         "{info}"
     );
 

@@ -207,7 +207,8 @@ fn parallel_sweep_equals_serial_sweep() {
 fn round_trip(spec: GameSpec) -> retro::Result<()> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.retro");
-    let report = retro::job::build(&spec, &path, Driver::Parallel, &Silent).unwrap();
+    let report =
+        retro::job::build(&spec, &path, &Default::default(), Driver::Parallel, &Silent).unwrap();
     let table = Table::open(&path).unwrap();
     table.verify_checksum().unwrap();
     assert_eq!(table.header.game, spec);

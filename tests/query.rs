@@ -64,7 +64,7 @@ fn all_positions<G: Game>(game: &G) -> Vec<String> {
 }
 
 fn build(spec: &GameSpec, path: &Path) -> Table {
-    retro::job::build(spec, path, Driver::Parallel, &Silent).unwrap();
+    retro::job::build(spec, path, &Default::default(), Driver::Parallel, &Silent).unwrap();
     Table::open(path).unwrap()
 }
 

@@ -5,7 +5,7 @@ use std::process::Command;
 
 use retro::game::{Game, GameSpec, Twins, TwinsSpec};
 use retro::sweep::{self, Driver, Silent};
-use retro::table::TableWriter;
+use retro::table::{Encoding, TableWriter};
 
 fn write_table(path: &std::path::Path, corrupt: Option<(usize, usize)>) {
     let spec = TwinsSpec {
@@ -16,11 +16,13 @@ fn write_table(path: &std::path::Path, corrupt: Option<(usize, usize)>) {
     };
     let game = Twins::new(spec.clone()).unwrap();
     let sizes: Vec<u64> = (0..=game.cells()).map(|k| game.layer_size(k)).collect();
-    let mut writer = TableWriter::create(
+    let (mut writer, _) = TableWriter::open(
         path,
         GameSpec::Twins(spec),
         retro::value::ValueType::I16,
+        Encoding::Blocked,
         &sizes,
+        true,
     )
     .unwrap();
     sweep::sweep::<_, i16>(&game, Driver::Serial, &Silent, |k, values| {

@@ -7,7 +7,7 @@ use xxhash_rust::xxh3::xxh3_64;
 use super::{BoardArgs, progress_bar};
 use crate::error::{Result, io_error};
 use crate::game::GameSpec;
-use crate::job;
+use crate::job::{self, BuildOptions, Estimate};
 use crate::sweep::{Driver, Progress, Silent, human_bytes};
 
 #[derive(clap::Args)]
@@ -17,9 +17,24 @@ pub struct Args {
     /// Table file to write (default: tables/<board>.retro).
     #[arg(short, long, value_name = "TABLE")]
     output: Option<PathBuf>,
-    /// No progress bar.
+    /// No progress bar and no estimate line.
     #[arg(short, long)]
     quiet: bool,
+    /// Store values compactly: blocks of 4096 with their own minimum and bit width.
+    #[arg(long)]
+    compact: bool,
+    /// Start over, ignoring an interrupted build of this table.
+    #[arg(long)]
+    fresh: bool,
+    /// Skip the free-disk check (not the memory check).
+    #[arg(long)]
+    force: bool,
+    /// Test hook: stop after writing this layer, as if interrupted.
+    #[arg(long, hide = true, value_name = "K")]
+    stop_after_layer: Option<usize>,
+    /// Test hook: pretend the output file system has this many free bytes.
+    #[arg(long, hide = true, value_name = "BYTES")]
+    assume_free_bytes: Option<u64>,
 }
 
 /// tables/<input file stem>.retro, or for stdin tables/<game>-<R>x<C>-<hash>.retro.
@@ -45,23 +60,52 @@ pub fn run(args: Args) -> Result<i32> {
             path
         }
     };
+    let options = BuildOptions {
+        compact: args.compact,
+        fresh: args.fresh,
+        force: args.force,
+        stop_after: args.stop_after_layer,
+        assume_free: args.assume_free_bytes,
+    };
+    let estimate = Estimate::of(&spec, &path, &options)?;
+    if !args.quiet {
+        let free = estimate
+            .free_disk
+            .map_or("unknown".into(), |f| human_bytes(f as f64));
+        eprintln!(
+            "estimate: table {}{}, peak memory {}, disk needed {} ({free} free)",
+            if args.compact { "at most " } else { "" },
+            human_bytes(estimate.table_bytes as f64),
+            human_bytes(estimate.peak_memory as f64),
+            human_bytes(estimate.table_bytes as f64),
+        );
+    }
+    estimate.check_disk(&path, &options)?;
     let total: u64 = spec.layer_sizes()?.iter().sum();
     let bar = progress_bar(total, args.quiet);
     let progress: &dyn Progress = match &bar {
         Some(bar) => bar,
         None => &Silent,
     };
-    let report = job::build(&spec, &path, Driver::Parallel, progress)?;
+    let report = job::build(&spec, &path, &options, Driver::Parallel, progress);
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
+    let report = report?;
+    let resumed = report
+        .resumed_below
+        .map_or(String::new(), |k| format!(" (resumed below layer {k})"));
+    let peak = report
+        .peak_rss
+        .map_or("unknown".into(), |b| human_bytes(b as f64));
     println!(
-        "{}: {} positions in {:.2} s, {} ({} bytes), root value {}",
+        "{}: {} positions in {:.2} s{resumed}, {} ({} bytes, {:.3} bytes per position), peak memory {peak}, root value {}",
         path.display(),
         report.positions,
         report.seconds,
         human_bytes(report.file_bytes as f64),
         report.file_bytes,
+        report.value_bytes as f64 / report.positions as f64,
         report.root_value
     );
     Ok(0)

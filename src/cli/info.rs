@@ -17,7 +17,7 @@ pub fn run(args: Args) -> Result<i32> {
     let h = &table.header;
     let (r, c) = h.game.dims();
     let positions = h.total_positions();
-    let value_bytes: u64 = (0..h.layers.len()).map(|k| h.layer_bytes(k)).sum();
+    let value_bytes = h.value_bytes();
     let (largest, entry) = h
         .layers
         .iter()

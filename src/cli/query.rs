@@ -170,7 +170,11 @@ fn pv_json<G: Game>(game: &G, pv: &[Step<G::Position>]) -> serde_json::Value {
 }
 
 fn to_move(stones: usize) -> &'static str {
-    if stones % 2 == 0 { "first" } else { "second" }
+    if stones.is_multiple_of(2) {
+        "first"
+    } else {
+        "second"
+    }
 }
 
 pub fn to_json<G: Game>(game: &G, spec: &GameSpec, a: &Answer<G::Position>) -> serde_json::Value {
@@ -200,10 +204,10 @@ pub fn to_json<G: Game>(game: &G, spec: &GameSpec, a: &Answer<G::Position>) -> s
         "moves": moves,
         "best": best,
     });
-    if let GameSpec::Twins(t) = spec {
-        if let Ok(total) = t.total_weight() {
-            out["second_score"] = json!(total - a.value);
-        }
+    if let GameSpec::Twins(t) = spec
+        && let Ok(total) = t.total_weight()
+    {
+        out["second_score"] = json!(total - a.value);
     }
     out
 }

@@ -307,7 +307,7 @@ impl Twins {
     /// ones at the positions in the mask `o` hold o: out[j] when the new stone lands at
     /// position j of S.
     fn o_parts(&self, k: usize, o: u64, out: &mut [u64; MAX_CELLS + 1]) {
-        let o_moves = k % 2 == 0;
+        let o_moves = k.is_multiple_of(2);
         let mut pos = [0u8; MAX_CELLS];
         let mut h = 0;
         let mut rest = o;
@@ -461,7 +461,7 @@ impl Game for Twins {
     }
 
     fn moves(&self, pos: &TwinsPosition) -> Vec<Move<TwinsPosition>> {
-        let mark = if pos.stones % 2 == 0 { 1 } else { 2 };
+        let mark = if pos.stones.is_multiple_of(2) { 1 } else { 2 };
         let marks = self.marks(pos);
         (0..self.cells)
             .filter(|&c| marks[c] == 0)

@@ -19,11 +19,22 @@ pub const MAX_HEADER_LEN: u32 = 1 << 20;
 /// The value region starts on this boundary.
 pub const ALIGN: u64 = 64;
 
+/// How a layer's values are stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Encoding {
+    /// A raw little-endian array of `value_type`: entry i at offset + i * width.
+    Plain,
+    /// Blocks of 4096 entries packed in per-block bit widths (see `blocks.rs`).
+    Blocked,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Header {
     pub game: GameSpec,
     pub value_type: ValueType,
-    /// Indexed by layer (stone count) 0..=cells.
+    pub encoding: Encoding,
+    /// Indexed by layer (stone count) 0..=cells. While a build runs (the `.partial` file),
+    /// layers not yet written have offset 0.
     pub layers: Vec<LayerEntry>,
     /// xxh3-64 over the per-layer checksums (little-endian u64s) in layer order.
     pub checksum: u64,
@@ -31,9 +42,11 @@ pub struct Header {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LayerEntry {
-    /// Absolute file offset of the layer's first value.
+    /// Absolute file offset of the layer's first byte.
     pub offset: u64,
     pub positions: u64,
+    /// Stored length in bytes.
+    pub bytes: u64,
     /// xxh3-64 of the layer's value bytes.
     pub checksum: u64,
 }
@@ -48,8 +61,14 @@ impl Header {
         xxh3_64(&bytes)
     }
 
-    pub fn layer_bytes(&self, k: usize) -> u64 {
-        self.layers[k].positions * self.value_type.width() as u64
+    /// Bytes of values over all layers.
+    pub fn value_bytes(&self) -> u64 {
+        self.layers.iter().map(|l| l.bytes).sum()
+    }
+
+    /// Whether layer `k` has been written.
+    pub fn finished(&self, k: usize) -> bool {
+        self.layers[k].offset != 0
     }
 
     pub fn total_positions(&self) -> u64 {

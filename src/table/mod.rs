@@ -2,10 +2,11 @@
 //! header, then every layer's values as a raw little-endian array. The layout is documented
 //! field by field in the README.
 
+pub mod blocks;
 pub mod header;
 pub mod reader;
 pub mod writer;
 
-pub use header::{Header, LayerEntry};
+pub use header::{Encoding, Header, LayerEntry};
 pub use reader::Table;
 pub use writer::TableWriter;

@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 
 use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
-use super::header::{self, Header, MAGIC, MAX_HEADER_LEN, PREFIX_LEN, VERSION};
+use super::blocks::{self, BLOCK, DIR_ENTRY, SLACK};
+use super::header::{
+    self, Encoding, Header, LayerEntry, MAGIC, MAX_HEADER_LEN, PREFIX_LEN, VERSION,
+};
 use crate::error::{Error, Result, io_error};
 
 /// Where entries come from: positioned reads (the default), or a memory map (opt-in, for
@@ -47,6 +50,26 @@ impl Table {
     /// Open a table and check its prefix, header and sizes (not the value checksum; see
     /// `verify_checksum`).
     pub fn open(path: &Path) -> Result<Table> {
+        let table = Table::open_unchecked(path)?;
+        let start = header::values_start(header::encode(&table.header)?.len() as u64);
+        table
+            .check_layout(start, false)
+            .map_err(|why| Error::other(format!("{}: {why}", path.display())))?;
+        Ok(table)
+    }
+
+    /// Open the `.partial` file of an interrupted build: the layers written so far must be
+    /// the top ones, side by side; the file may extend past them.
+    pub fn open_partial(path: &Path) -> Result<Table> {
+        let table = Table::open_unchecked(path)?;
+        let start = header::values_start(header::encode(&table.header)?.len() as u64);
+        table
+            .check_layout(start, true)
+            .map_err(|why| Error::other(format!("{}: {why}", path.display())))?;
+        Ok(table)
+    }
+
+    fn open_unchecked(path: &Path) -> Result<Table> {
         let fail = |why: String| Error::other(format!("{}: {why}", path.display()));
         let meta = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
         if meta.is_dir() {
@@ -85,27 +108,23 @@ impl Table {
             ));
         }
         let header = header::decode(&encoded).map_err(|e| e.context(path.display()))?;
-        let table = Table {
+        Ok(Table {
             file: Source::File(file),
             path: path.to_path_buf(),
             header,
             file_len,
-        };
-        table
-            .check_layout(header::values_start(len as u64))
-            .map_err(fail)?;
-        Ok(table)
+        })
     }
 
     /// The header must describe exactly this file: the layer counts of its board, layers
-    /// side by side from the start of the value region to the end of the file.
-    fn check_layout(&self, values_start: u64) -> std::result::Result<(), String> {
-        let sizes = self
-            .header
+    /// side by side from the start of the value region to the end of the file. For a
+    /// partial file, only the finished (top) layers are checked.
+    fn check_layout(&self, values_start: u64, partial: bool) -> std::result::Result<(), String> {
+        let h = &self.header;
+        let sizes = h
             .game
             .layer_sizes()
             .map_err(|e| format!("header describes a bad board ({e})"))?;
-        let h = &self.header;
         if sizes.len() != h.layers.len() {
             return Err(format!(
                 "header lists {} layers, the board has {}",
@@ -113,31 +132,41 @@ impl Table {
                 sizes.len()
             ));
         }
-        let mut extents = Vec::with_capacity(h.layers.len());
-        for (k, (entry, &size)) in h.layers.iter().zip(&sizes).enumerate() {
+        let width = h.value_type.width() as u64;
+        // Layers are written from the full board down, so in file order k descends.
+        let mut at = values_start;
+        let mut seen_unfinished = false;
+        for (k, (entry, &size)) in h.layers.iter().zip(&sizes).enumerate().rev() {
             if entry.positions != size {
                 return Err(format!(
                     "layer {k} holds {} positions, the board has {size}",
                     entry.positions
                 ));
             }
-            let bytes = size
-                .checked_mul(h.value_type.width() as u64)
-                .and_then(|b| b.checked_add(entry.offset))
-                .ok_or_else(|| format!("layer {k} offset overflows"))?;
-            extents.push((entry.offset, bytes));
-        }
-        extents.sort_unstable();
-        let mut at = values_start;
-        for (start, end) in extents {
-            if start != at {
-                return Err(format!(
-                    "corrupt layer offsets (a layer starts at {start}, expected {at})"
-                ));
+            if entry.offset == 0 && partial {
+                seen_unfinished = true;
+                continue;
             }
-            at = end;
+            if seen_unfinished {
+                return Err(format!("layer {k} is written but a layer above it is not"));
+            }
+            let least = match h.encoding {
+                Encoding::Plain => size.checked_mul(width),
+                Encoding::Blocked => size
+                    .div_ceil(BLOCK as u64)
+                    .checked_mul(DIR_ENTRY as u64)
+                    .map(|d| d + SLACK as u64),
+            }
+            .ok_or_else(|| format!("layer {k} size overflows"))?;
+            let exact = h.encoding == Encoding::Blocked || entry.bytes == least;
+            if entry.offset != at || entry.bytes < least || !exact {
+                return Err(format!("corrupt layer {k} offset or length"));
+            }
+            at = at
+                .checked_add(entry.bytes)
+                .ok_or_else(|| format!("layer {k} length overflows"))?;
         }
-        if at != self.file_len {
+        if at > self.file_len || (!partial && at != self.file_len) {
             let what = if self.file_len < at {
                 "truncated"
             } else {
@@ -166,51 +195,123 @@ impl Table {
         Ok(self)
     }
 
+    /// Path of the file.
     pub fn path(&self) -> &Path {
         &self.path
     }
 
-    /// The value at `index` in layer `k`: one positioned read.
-    pub fn value(&self, k: usize, index: u64) -> Result<i64> {
-        let entry = self
-            .header
-            .layers
-            .get(k)
-            .filter(|e| index < e.positions)
-            .ok_or_else(|| Error::other(format!("no entry {index} in layer {k}")))?;
-        let w = self.header.value_type.width();
-        let mut buf = [0u8; 8];
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> Result<()> {
         self.file
-            .read_exact_at(&mut buf[..w], entry.offset + index * w as u64)
-            .map_err(|e| io_error(&self.path, e))?;
-        Ok(self.header.value_type.decode(&buf[..w]))
+            .read_exact_at(buf, offset)
+            .map_err(|e| io_error(&self.path, e))
     }
 
-    /// Read `out.len()` values of layer `k` starting at `start` in one read.
-    pub fn read_values(&self, k: usize, start: u64, out: &mut Vec<u8>, count: usize) -> Result<()> {
-        let entry = &self.header.layers[k];
-        let w = self.header.value_type.width();
-        out.resize(count * w, 0);
-        self.file
-            .read_exact_at(out, entry.offset + start * w as u64)
-            .map_err(|e| io_error(&self.path, e))
+    fn entry(&self, k: usize, index: u64) -> Result<&LayerEntry> {
+        self.header
+            .layers
+            .get(k)
+            .filter(|e| index < e.positions && e.offset != 0)
+            .ok_or_else(|| Error::other(format!("no entry {index} in layer {k}")))
+    }
+
+    /// Byte length of a blocked layer's packed data (before the slack and directory).
+    fn data_len(entry: &LayerEntry) -> u64 {
+        entry.bytes - SLACK as u64 - entry.positions.div_ceil(BLOCK as u64) * DIR_ENTRY as u64
+    }
+
+    /// Directory entry of block `b`: (min, data offset, width).
+    fn block(&self, entry: &LayerEntry, b: u64) -> Result<(i64, u64, u8)> {
+        let mut e = [0u8; DIR_ENTRY];
+        let data_len = Self::data_len(entry);
+        self.read_at(
+            &mut e,
+            entry.offset + data_len + SLACK as u64 + b * DIR_ENTRY as u64,
+        )?;
+        let count = (BLOCK as u64).min(entry.positions - b * BLOCK as u64) as usize;
+        blocks::parse_dir_entry(&e, data_len, count).map_err(|e| e.context(self.path.display()))
+    }
+
+    /// The value at `index` in layer `k`: one positioned read (two for compact tables:
+    /// the block's directory entry, then the bits).
+    pub fn value(&self, k: usize, index: u64) -> Result<i64> {
+        let entry = self.entry(k, index)?;
+        let vt = self.header.value_type;
+        match self.header.encoding {
+            Encoding::Plain => {
+                let w = vt.width();
+                let mut buf = [0u8; 8];
+                self.read_at(&mut buf[..w], entry.offset + index * w as u64)?;
+                Ok(vt.decode(&buf[..w]))
+            }
+            Encoding::Blocked => {
+                let b = index / BLOCK as u64;
+                let (min, offset, width) = self.block(entry, b)?;
+                if width == 0 {
+                    return Ok(min);
+                }
+                let bit = (index % BLOCK as u64) * width as u64;
+                let mut window = [0u8; 9];
+                self.read_at(&mut window, entry.offset + offset + bit / 8)?;
+                Ok(blocks::extract(&window, (bit % 8) as u32, width, min))
+            }
+        }
+    }
+
+    /// Values `start..start + count` of layer `k`, decoded.
+    pub fn read_range(&self, k: usize, start: u64, count: usize) -> Result<Vec<i64>> {
+        let mut out = Vec::with_capacity(count);
+        if count == 0 {
+            return Ok(out);
+        }
+        let entry = *self.entry(k, start + count as u64 - 1)?;
+        let vt = self.header.value_type;
+        match self.header.encoding {
+            Encoding::Plain => {
+                let w = vt.width();
+                let mut buf = vec![0u8; count * w];
+                self.read_at(&mut buf, entry.offset + start * w as u64)?;
+                out.extend(buf.chunks_exact(w).map(|b| vt.decode(b)));
+            }
+            Encoding::Blocked => {
+                let end = start + count as u64;
+                let mut bits = Vec::new();
+                let mut block_values = Vec::with_capacity(BLOCK);
+                for b in start / BLOCK as u64..end.div_ceil(BLOCK as u64) {
+                    let first = b * BLOCK as u64;
+                    let n = (BLOCK as u64).min(entry.positions - first) as usize;
+                    let (min, offset, width) = self.block(&entry, b)?;
+                    bits.resize((n * width as usize).div_ceil(8), 0);
+                    self.read_at(&mut bits, entry.offset + offset)?;
+                    block_values.clear();
+                    blocks::decode_block(&bits, n, width, min, &mut block_values);
+                    let lo = start.max(first) - first;
+                    let hi = end.min(first + n as u64) - first;
+                    out.extend_from_slice(&block_values[lo as usize..hi as usize]);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// xxh3-64 of layer `k`'s stored bytes.
+    pub fn layer_checksum(&self, k: usize) -> Result<u64> {
+        let entry = self.header.layers[k];
+        let mut hasher = Xxh3::new();
+        let mut buf = vec![0u8; 1 << 22];
+        let mut done = 0u64;
+        while done < entry.bytes {
+            let n = (buf.len() as u64).min(entry.bytes - done) as usize;
+            self.read_at(&mut buf[..n], entry.offset + done)?;
+            hasher.update(&buf[..n]);
+            done += n as u64;
+        }
+        Ok(hasher.digest())
     }
 
     /// Stream the value region and compare every layer's checksum; names the first bad layer.
     pub fn verify_checksum(&self) -> Result<()> {
-        let mut buf = Vec::new();
-        let w = self.header.value_type.width();
         for (k, entry) in self.header.layers.iter().enumerate() {
-            let mut hasher = Xxh3::new();
-            let per_read = (1usize << 22) / w;
-            let mut done = 0u64;
-            while done < entry.positions {
-                let count = per_read.min((entry.positions - done) as usize);
-                self.read_values(k, done, &mut buf, count)?;
-                hasher.update(&buf);
-                done += count as u64;
-            }
-            if hasher.digest() != entry.checksum {
+            if self.layer_checksum(k)? != entry.checksum {
                 return Err(Error::other(format!(
                     "{}: checksum mismatch in layer {k}: the values are damaged",
                     self.path.display()

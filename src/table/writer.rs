@@ -1,27 +1,33 @@
-//! Writing a table: layers are appended as the sweep finishes them (full board first),
-//! into `NAME.partial`; the header goes in last and the file is renamed, so a table is
-//! only ever visible under its final name once it is whole.
+//! Writing a table: layers are appended as the sweep finishes them (full board first) into
+//! `NAME.partial`. After each layer the header is rewritten to list it and the file is
+//! synced, so an interrupted build resumes from the last finished layer. When the last
+//! layer is in, the file is renamed: a table is only ever visible under its final name
+//! once it is whole.
 
-use std::fs::File;
-use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use xxhash_rust::xxh3::Xxh3;
 
-use super::header::{self, Header, LayerEntry};
+use super::blocks::{self, BLOCK, SLACK};
+use super::header::{self, Encoding, Header, LayerEntry};
+use super::reader::Table;
 use crate::error::{Error, Result, io_error};
 use crate::game::GameSpec;
 use crate::value::{Value, ValueType};
 
 pub struct TableWriter {
-    out: BufWriter<File>,
+    file: File,
     partial: PathBuf,
     path: PathBuf,
     header: Header,
     header_len: usize,
     /// Where the next layer goes.
     end: u64,
-    buf: Vec<u8>,
+    /// Test hook: fail after writing this layer, as an interrupted build would stop.
+    stop_after: Option<usize>,
 }
 
 /// The temporary name a table is built under.
@@ -31,88 +37,240 @@ pub fn partial_path(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// How a build starts: from scratch, or below the lowest layer a partial file holds.
+pub enum Start {
+    Fresh,
+    /// Layers `layer..=cells` are written (see `read_back`).
+    Resume {
+        layer: usize,
+    },
+}
+
 impl TableWriter {
-    pub fn create(
+    /// Start a build of `path`. Unless `fresh`, an existing `path.partial` of the same
+    /// board, value type and encoding is resumed after its finished layers are checked;
+    /// one of another board is refused.
+    pub fn open(
         path: &Path,
         game: GameSpec,
         value_type: ValueType,
+        encoding: Encoding,
         layer_sizes: &[u64],
-    ) -> Result<Self> {
+        fresh: bool,
+    ) -> Result<(Self, Start)> {
         let layers = layer_sizes
             .iter()
             .map(|&positions| LayerEntry {
                 offset: 0,
                 positions,
+                bytes: 0,
                 checksum: 0,
             })
             .collect();
         let header = Header {
             game,
             value_type,
+            encoding,
             layers,
             checksum: 0,
         };
         let header_len = header::encode(&header)?.len();
         let partial = partial_path(path);
+        if !fresh && partial.exists() {
+            return Self::resume(path, partial, header, header_len);
+        }
         let file = File::create(&partial).map_err(|e| io_error(&partial, e))?;
-        let end = header::values_start(header_len as u64);
-        let mut out = BufWriter::with_capacity(1 << 20, file);
-        out.seek(SeekFrom::Start(end))
+        let mut writer = TableWriter {
+            file,
+            partial,
+            path: path.to_path_buf(),
+            header,
+            header_len,
+            end: header::values_start(header_len as u64),
+            stop_after: None,
+        };
+        writer.write_header()?;
+        Ok((writer, Start::Fresh))
+    }
+
+    fn resume(
+        path: &Path,
+        partial: PathBuf,
+        wanted: Header,
+        header_len: usize,
+    ) -> Result<(Self, Start)> {
+        let refuse = |why: &str| {
+            Error::other(format!(
+                "{}: {why}; remove it or run again with --fresh to start over",
+                partial.display()
+            ))
+        };
+        let table = Table::open_partial(&partial).map_err(|e| refuse(&e.message))?;
+        let found = &table.header;
+        if found.game != wanted.game
+            || found.value_type != wanted.value_type
+            || found.encoding != wanted.encoding
+        {
+            return Err(refuse(
+                "this interrupted build is of another board or format",
+            ));
+        }
+        let mut lowest = found.layers.len();
+        for k in (0..found.layers.len()).rev() {
+            if !found.finished(k) {
+                break;
+            }
+            if table.layer_checksum(k)? != found.layers[k].checksum {
+                return Err(refuse(&format!("finished layer {k} is damaged")));
+            }
+            lowest = k;
+        }
+        let start = if lowest == found.layers.len() {
+            Start::Fresh
+        } else {
+            Start::Resume { layer: lowest }
+        };
+        let end = match lowest {
+            l if l < found.layers.len() => found.layers[l].offset + found.layers[l].bytes,
+            _ => header::values_start(header_len as u64),
+        };
+        let header = found.clone();
+        drop(table);
+        let file = OpenOptions::new()
+            .write(true)
+            .open(&partial)
             .map_err(|e| io_error(&partial, e))?;
-        Ok(TableWriter {
-            out,
+        // Anything past the last finished layer is a layer cut off mid-write.
+        file.set_len(end).map_err(|e| io_error(&partial, e))?;
+        let writer = TableWriter {
+            file,
             partial,
             path: path.to_path_buf(),
             header,
             header_len,
             end,
-            buf: Vec::new(),
-        })
+            stop_after: None,
+        };
+        Ok((writer, start))
     }
 
-    /// Append layer `k`. Every layer is written exactly once.
-    pub fn write_layer<V: Value>(&mut self, k: usize, values: &[V]) -> Result<()> {
-        let entry = &mut self.header.layers[k];
-        if values.len() as u64 != entry.positions || V::TYPE != self.header.value_type {
-            return Err(Error::other(format!(
-                "layer {k} does not match the table header"
-            )));
+    /// The values of finished layer `k`, read back from the partial file to resume from.
+    pub fn read_back<V: Value>(&self, k: usize) -> Result<Vec<V>> {
+        let table = Table::open_partial(&self.partial)?;
+        let size = self.header.layers[k].positions;
+        let mut values = Vec::with_capacity(size as usize);
+        let step = (BLOCK * 256) as u64;
+        for start in (0..size).step_by(step as usize) {
+            let part = table.read_range(k, start, step.min(size - start) as usize)?;
+            values.extend(part.into_iter().map(V::from_i64));
         }
-        let mut hasher = Xxh3::new();
-        for chunk in values.chunks(1 << 16) {
-            self.buf.clear();
-            for &v in chunk {
-                v.write_le(&mut self.buf);
-            }
-            hasher.update(&self.buf);
-            self.out
-                .write_all(&self.buf)
-                .map_err(|e| io_error(&self.partial, e))?;
-        }
-        entry.offset = self.end;
-        entry.checksum = hasher.digest();
-        self.end += (values.len() * V::TYPE.width()) as u64;
-        Ok(())
+        Ok(values)
     }
 
-    /// Write the header, flush to disk and move the table to its final name.
-    /// Returns the file size.
-    pub fn finish(mut self) -> Result<u64> {
-        self.header.checksum = Header::combined_checksum(&self.header.layers);
+    /// Test hook: stop with an error once layer `k` is written.
+    pub fn stop_after(&mut self, k: Option<usize>) {
+        self.stop_after = k;
+    }
+
+    fn write_header(&mut self) -> Result<()> {
         let encoded = header::encode(&self.header)?;
         if encoded.len() != self.header_len {
             return Err(Error::other("table header changed size while building"));
         }
-        let io = |e| io_error(&self.partial, e);
-        self.out.seek(SeekFrom::Start(0)).map_err(io)?;
-        self.out.write_all(&header::prefix(&encoded)).map_err(io)?;
-        self.out.write_all(&encoded).map_err(io)?;
-        let file = self
-            .out
-            .into_inner()
-            .map_err(|e| io_error(&self.partial, e.into_error()))?;
-        file.sync_all().map_err(|e| io_error(&self.partial, e))?;
-        drop(file);
+        let mut bytes = header::prefix(&encoded).to_vec();
+        bytes.extend_from_slice(&encoded);
+        self.file
+            .write_all_at(&bytes, 0)
+            .map_err(|e| io_error(&self.partial, e))
+    }
+
+    fn append(&mut self, bytes: &[u8], hasher: &mut Xxh3) -> Result<()> {
+        hasher.update(bytes);
+        self.file
+            .write_all_at(bytes, self.end)
+            .map_err(|e| io_error(&self.partial, e))?;
+        self.end += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Append layer `k`, then record it in the header and sync, so it survives a crash.
+    pub fn write_layer<V: Value>(&mut self, k: usize, values: &[V]) -> Result<()> {
+        if values.len() as u64 != self.header.layers[k].positions
+            || V::TYPE != self.header.value_type
+        {
+            return Err(Error::other(format!(
+                "layer {k} does not match the table header"
+            )));
+        }
+        let offset = self.end;
+        let mut hasher = Xxh3::new();
+        match self.header.encoding {
+            Encoding::Plain => {
+                let mut buf = Vec::new();
+                for chunk in values.chunks(1 << 18) {
+                    buf.clear();
+                    chunk.iter().for_each(|&v| v.write_le(&mut buf));
+                    self.append(&buf, &mut hasher)?;
+                }
+            }
+            Encoding::Blocked => {
+                // Blocks are packed in parallel, a group at a time, and written in order;
+                // the directory follows the data and the slack.
+                let mut dir = Vec::with_capacity(values.len().div_ceil(BLOCK) * blocks::DIR_ENTRY);
+                let mut data_len = 0u64;
+                for group in values.chunks(BLOCK * 256) {
+                    let packed: Vec<(Vec<u8>, i64, u8)> = group
+                        .par_chunks(BLOCK)
+                        .map(|block| {
+                            let wide: Vec<i64> = block.iter().map(|v| v.to_i64()).collect();
+                            let mut data = Vec::new();
+                            let (min, _, width) = blocks::encode_block(&wide, &mut data);
+                            (data, min, width)
+                        })
+                        .collect();
+                    for (data, min, width) in packed {
+                        dir.extend_from_slice(&blocks::dir_entry(min, data_len, width));
+                        data_len += data.len() as u64;
+                        self.append(&data, &mut hasher)?;
+                    }
+                }
+                self.append(&[0u8; SLACK], &mut hasher)?;
+                self.append(&dir, &mut hasher)?;
+            }
+        }
+        self.file
+            .sync_data()
+            .map_err(|e| io_error(&self.partial, e))?;
+        let entry = &mut self.header.layers[k];
+        entry.offset = offset;
+        entry.bytes = self.end - offset;
+        entry.checksum = hasher.digest();
+        self.write_header()?;
+        self.file
+            .sync_data()
+            .map_err(|e| io_error(&self.partial, e))?;
+        if self.stop_after == Some(k) {
+            return Err(Error::other(format!(
+                "stopped after layer {k} (test hook); {} holds the finished layers",
+                self.partial.display()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Bytes of values written so far.
+    pub fn value_bytes(&self) -> u64 {
+        self.header.value_bytes()
+    }
+
+    /// Seal the header with the table checksum and move the table to its final name.
+    /// Returns the file size.
+    pub fn finish(mut self) -> Result<u64> {
+        self.header.checksum = Header::combined_checksum(&self.header.layers);
+        self.write_header()?;
+        self.file
+            .sync_all()
+            .map_err(|e| io_error(&self.partial, e))?;
         std::fs::rename(&self.partial, &self.path).map_err(|e| io_error(&self.path, e))?;
         Ok(self.end)
     }

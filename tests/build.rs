@@ -1,0 +1,178 @@
+//! Compact tables, interrupted and resumed builds, and the disk check.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use retro::table::Table;
+
+fn retro(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_retro"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn board(dir: &Path, game: &str, size: &str, seed: &str) -> String {
+    let max = if game == "young" { "100000" } else { "100" };
+    let out = retro(&["gen", game, size, "--seed", seed, "--max", max]);
+    let path = dir.join(format!("{game}-{size}-{seed}.txt"));
+    std::fs::write(&path, &out.stdout).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+fn build(args: &[&str]) -> Output {
+    let mut full = vec!["build", "--quiet"];
+    full.extend_from_slice(args);
+    retro(&full)
+}
+
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn compact_tables_hold_the_same_values_in_fewer_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    for (game, size, extra) in [
+        ("young", "6x7", vec![]),
+        ("twins", "3x4", vec!["--rows", "3", "--cols", "4"]),
+    ] {
+        let input = board(dir.path(), game, size, "4");
+        let plain = dir.path().join(format!("{game}.plain"));
+        let compact = dir.path().join(format!("{game}.compact"));
+        let mut args = vec![game, input.as_str()];
+        args.extend_from_slice(&extra);
+        let p = plain.to_str().unwrap();
+        let c = compact.to_str().unwrap();
+        ok(&build(&[&args[..], &["-o", p]].concat()));
+        ok(&build(&[&args[..], &["-o", c, "--compact"]].concat()));
+        let (tp, tc) = (Table::open(&plain).unwrap(), Table::open(&compact).unwrap());
+        tc.verify_checksum().unwrap();
+        assert!(tc.header.value_bytes() < tp.header.value_bytes());
+        for (k, layer) in tp.header.layers.iter().enumerate() {
+            let all = tp.read_range(k, 0, layer.positions as usize).unwrap();
+            assert_eq!(tc.read_range(k, 0, layer.positions as usize).unwrap(), all);
+            for (i, &v) in all.iter().enumerate() {
+                assert_eq!(tc.value(k, i as u64).unwrap(), v, "layer {k} entry {i}");
+            }
+        }
+        let info = ok(&retro(&["info", c]));
+        assert!(
+            info.contains("compact") && info.contains("bytes per position"),
+            "{info}"
+        );
+        ok(&retro(&["verify", c]));
+    }
+}
+
+#[test]
+fn an_interrupted_build_resumes_to_an_identical_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = board(dir.path(), "young", "5x6", "11");
+    for compact in [false, true] {
+        let flag = if compact { "--compact" } else { "--fresh" };
+        let whole = dir.path().join("whole.retro");
+        ok(&build(&[
+            "young",
+            &input,
+            "-o",
+            whole.to_str().unwrap(),
+            flag,
+        ]));
+        for stop in [30, 17, 0] {
+            let resumed = dir.path().join(format!("resumed-{stop}-{compact}.retro"));
+            let r = resumed.to_str().unwrap();
+            let partial = dir
+                .path()
+                .join(format!("resumed-{stop}-{compact}.retro.partial"));
+            let out = build(&[
+                "young",
+                &input,
+                "-o",
+                r,
+                flag,
+                "--stop-after-layer",
+                &stop.to_string(),
+            ]);
+            assert_eq!(out.status.code(), Some(1));
+            assert!(
+                String::from_utf8_lossy(&out.stderr)
+                    .contains(&format!("stopped after layer {stop}"))
+            );
+            assert!(partial.exists() && !resumed.exists());
+            // The rest of the build may run with another thread count.
+            let mut again = vec!["young", input.as_str(), "-o", r, "--threads", "1"];
+            if compact {
+                again.push("--compact");
+            }
+            let summary = ok(&build(&again));
+            if stop > 0 {
+                assert!(
+                    summary.contains(&format!("resumed below layer {stop}")),
+                    "{summary}"
+                );
+            }
+            assert!(!partial.exists());
+            assert_eq!(
+                std::fs::read(&resumed).unwrap(),
+                std::fs::read(&whole).unwrap(),
+                "stop {stop} compact {compact}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_partial_file_of_another_board_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = board(dir.path(), "young", "4x5", "1");
+    let b = board(dir.path(), "young", "4x5", "2");
+    let out_path = dir.path().join("t.retro");
+    let t = out_path.to_str().unwrap();
+    assert_eq!(
+        build(&["young", &a, "-o", t, "--stop-after-layer", "10"])
+            .status
+            .code(),
+        Some(1)
+    );
+    let out = build(&["young", &b, "-o", t]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        err.starts_with("error: ") && err.contains("another board") && err.contains("--fresh"),
+        "{err}"
+    );
+    ok(&build(&["young", &b, "-o", t, "--fresh"]));
+    assert!(!dir.path().join("t.retro.partial").exists());
+}
+
+#[test]
+fn the_disk_check_refuses_when_the_disk_is_too_small() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = board(dir.path(), "young", "6x6", "3");
+    let out_path = dir.path().join("t.retro");
+    let t = out_path.to_str().unwrap();
+    let out = build(&["young", &a, "-o", t, "--assume-free-bytes", "1000"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        err.starts_with("error: not enough disk") && err.lines().count() == 1,
+        "{err}"
+    );
+    assert!(!out_path.exists());
+    ok(&build(&[
+        "young",
+        &a,
+        "-o",
+        t,
+        "--assume-free-bytes",
+        "1000",
+        "--force",
+    ]));
+    assert!(out_path.exists());
+}
