@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use super::open_table;
 use crate::error::Result;
 use crate::sweep::human_bytes;
+use crate::table::Encoding;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -25,37 +26,54 @@ pub fn run(args: Args) -> Result<i32> {
         .max_by_key(|(_, l)| l.positions)
         .map(|(k, l)| (k, l.positions))
         .unwrap_or((0, 0));
-    println!("table      {}", table.path().display());
-    println!("game       {}", h.game.name());
-    println!("board      {r} x {c}");
-    println!("format     version {}", crate::table::header::VERSION);
-    println!(
-        "values     {} ({} bytes per position)",
-        h.value_type.name(),
-        h.value_type.width()
-    );
-    println!(
-        "layers     {} (0..={} stones)",
-        h.layers.len(),
-        h.layers.len() - 1
-    );
-    println!("positions  {positions}");
-    println!("largest    layer {largest}: {entry} positions");
-    println!(
-        "layer sizes {}",
-        summarise(h.layers.iter().map(|l| l.positions).collect())
-    );
-    println!(
-        "value bytes {} ({value_bytes} bytes)",
-        human_bytes(value_bytes as f64)
-    );
-    println!(
-        "file size  {} ({} bytes)",
-        human_bytes(table.file_len as f64),
-        table.file_len
-    );
+    let encoding = match h.encoding {
+        Encoding::Plain => "plain (raw little-endian arrays)",
+        Encoding::Blocked => {
+            "compact (blocks of 4096 entries, each with its own minimum and bit width)"
+        }
+    };
+    let rows = [
+        ("table", table.path().display().to_string()),
+        ("game", h.game.name().to_string()),
+        ("board", format!("{r} x {c}")),
+        (
+            "format",
+            format!("version {}", crate::table::header::VERSION),
+        ),
+        ("value type", h.value_type.name().to_string()),
+        ("encoding", encoding.to_string()),
+        (
+            "layers",
+            format!("{} (0..={} stones)", h.layers.len(), h.layers.len() - 1),
+        ),
+        ("positions", positions.to_string()),
+        (
+            "layer sizes",
+            summarise(h.layers.iter().map(|l| l.positions).collect()),
+        ),
+        ("largest", format!("layer {largest}: {entry} positions")),
+        (
+            "value bytes",
+            format!(
+                "{} ({:.3} bytes per position)",
+                human_bytes(value_bytes as f64),
+                value_bytes as f64 / positions as f64
+            ),
+        ),
+        (
+            "file size",
+            format!(
+                "{} ({} bytes)",
+                human_bytes(table.file_len as f64),
+                table.file_len
+            ),
+        ),
+    ];
+    for (key, value) in rows {
+        println!("{key:<12} {value}");
+    }
     table.verify_checksum()?;
-    println!("checksum   {:016x} ok", h.checksum);
+    println!("{:<12} {:016x} ok", "checksum", h.checksum);
     Ok(0)
 }
 
