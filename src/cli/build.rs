@@ -73,7 +73,7 @@ pub fn run(args: Args) -> Result<i32> {
             .free_disk
             .map_or("unknown".into(), |f| human_bytes(f as f64));
         eprintln!(
-            "estimate: table {}{}, peak memory {}, disk needed {} ({free} free)",
+            "estimate: table {}{}, layer memory {} (two adjacent layers), disk needed {} ({free} free)",
             if args.compact { "at most " } else { "" },
             human_bytes(estimate.table_bytes as f64),
             human_bytes(estimate.peak_memory as f64),
