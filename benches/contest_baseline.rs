@@ -4,8 +4,9 @@
 //! cargo bench --bench contest_baseline              # young 14x14, 15x15 and twins 4x4
 //! cargo bench --bench contest_baseline -- young 13  # one board: young 13x13
 //!
-//! Peak memory is not measured here: run the two sides under `/usr/bin/time -v` (the
-//! README has the commands); the baseline's array alone is 4 GiB at 15 x 15.
+//! Peak memory: retro runs first, so the process's peak resident memory after it is
+//! retro's; the baseline runs next and its array (4 GiB at 15 x 15) sets the second figure.
+//! Run one board per process for clean peaks: `-- young 15`.
 
 mod baseline;
 
@@ -41,6 +42,11 @@ fn retro_solve(spec: &GameSpec, threads: usize) -> (i64, f64) {
 
 fn compare(game: GameName, size: usize, cols: usize, max: u64) {
     let spec = random_board(game, size, cols, 7, max).expect("board");
+    // retro first, so the process's peak memory so far is retro's own; the baseline's
+    // array then raises it.
+    let (v1, s1) = retro_solve(&spec, 1);
+    let (v2, s2) = retro_solve(&spec, 2);
+    let retro_peak = job::peak_rss().unwrap_or(0);
     let (base_value, base_s) = match &spec {
         GameSpec::Young(y) => {
             time(|| baseline::young_mask(y.rows, y.cols, &rows(&y.a, y.cols), &rows(&y.b, y.cols)))
@@ -54,17 +60,19 @@ fn compare(game: GameName, size: usize, cols: usize, max: u64) {
             )
         }),
     };
-    let (v1, s1) = retro_solve(&spec, 1);
-    let (v2, s2) = retro_solve(&spec, 2);
+    let base_peak = job::peak_rss().unwrap_or(0);
     assert_eq!(base_value, v1, "retro and the baseline disagree");
     assert_eq!(v1, v2);
     let positions: u64 = spec.layer_sizes().expect("sizes").iter().sum();
+    let mib = |b: u64| b as f64 / (1 << 20) as f64;
     println!(
-        "| {} {size}x{cols} | {positions} | {base_s:.2} | {s1:.3} | {s2:.3} | {:.1}x | {:.1}x | {:.1} |",
+        "| {} {size}x{cols} | {positions} | {base_s:.2} | {s1:.3} | {s2:.3} | {:.1}x | {:.1}x | {:.1} | {:.0} | {:.0} |",
         spec.name(),
         base_s / s1,
         base_s / s2,
         s1 * 1e9 / positions as f64,
+        mib(retro_peak),
+        mib(base_peak),
     );
 }
 
