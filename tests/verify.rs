@@ -27,10 +27,10 @@ fn write_table(path: &std::path::Path, corrupt: Option<(usize, usize)>) {
     .unwrap();
     sweep::sweep::<_, i16>(&game, Driver::Serial, &Silent, |k, values| {
         let mut values = values.to_vec();
-        if let Some((layer, index)) = corrupt {
-            if layer == k {
-                values[index] += 1;
-            }
+        if let Some((layer, index)) = corrupt
+            && layer == k
+        {
+            values[index] += 1;
         }
         writer.write_layer(k, &values)
     })

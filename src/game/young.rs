@@ -9,6 +9,10 @@
 //! the rank is sum_i T(n-1-i, r_i, rem_i) where rem_i = k - r_0 - ... - r_{i-1}.
 //! Adding a stone to row i changes only the terms of rows 0..=i (their rem grows by one),
 //! so one pass over the rows yields every child's rank: O(n) per position.
+//!
+//! The cursor keeps, per row, the child's rank minus the rank (`YoungPosition`); these depend
+//! on the row and the rows above only, so stepping to the successor (which changes the rows
+//! from some row down) redoes just those rows, with one table entry (`Step`) per row.
 
 use serde::{Deserialize, Serialize};
 
@@ -85,32 +89,106 @@ pub struct Young {
     spec: YoungSpec,
     n: usize,
     m: usize,
-    /// T(rows, r, s) at `(rows * (m + 2) + r) * s_stride + s`.
+    /// T(rows, r, s) at `(rows * (m + 2) + r) * s_stride + s` (rank and unrank).
     counts: Vec<u64>,
     s_stride: usize,
+    /// Per (row, r, s) with r <= s <= (rows below + 1) * r, the two differences the
+    /// stepping cursor needs (see `Step`), one block per (row, r), rows top to bottom: the
+    /// blocks of the bottom rows, which change most often, are small and adjacent.
+    steps: Vec<Step>,
+    /// Per row j and length r (at `j * (m + 1) + r`): where its step entries start and the
+    /// rewards of its move (zero for a full row, which has none).
+    rows_info: Vec<RowInfo>,
+    /// For a row i and `fill` cells to spread over the n - 1 - i rows below it:
+    /// (fill / (n - 1 - i), fill % (n - 1 - i)) at `i * split_stride + fill`.
+    splits: Vec<[u8; 2]>,
+    split_stride: usize,
     layer_sizes: Vec<u64>,
     value_range: (i64, i64),
+}
+
+/// For a row with `b` rows below it, length r and rem s (the cells of this row and below):
+/// `child` = T(b, r + 1, s + 1) - T(b, r, s), what the row's own term gains when it takes the
+/// stone; `carry` = T(b, r, s + 1) - T(b, r, s), what its term gains when a row below takes
+/// it (its rem grows by one). Both wrapping.
+#[derive(Debug, Clone, Copy, Default)]
+struct Step {
+    child: u64,
+    carry: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct RowInfo {
+    /// Index of the (row, r) block in `steps`, less r (wrapping): entry = base + rem.
+    base: usize,
+    /// Reward of a stone at the end of the row: [0] = +a (first player), [1] = -b.
+    reward: [i64; 2],
+}
+
+/// One child slot per row: the child's rank minus this rank (wrapping), and the reward.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Kid {
+    delta: u64,
+    reward: i64,
+}
+
+/// Rows a board may have (the movable rows are a 64-bit mask).
+const MAX_ROWS: usize = 64;
+
+/// Row lengths, top to bottom (derefs to a slice of n lengths), stored after a sentinel
+/// entry m so that "the row above" needs no special case for the top row.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Rows {
+    n: usize,
+    cells: [u32; MAX_ROWS + 1],
+}
+
+impl Rows {
+    fn new(m: usize, lengths: &[u32]) -> Self {
+        let mut cells = [0; MAX_ROWS + 1];
+        cells[0] = m as u32;
+        cells[1..=lengths.len()].copy_from_slice(lengths);
+        Rows {
+            n: lengths.len(),
+            cells,
+        }
+    }
+}
+
+impl std::ops::Deref for Rows {
+    type Target = [u32];
+    fn deref(&self) -> &[u32] {
+        &self.cells[1..=self.n]
+    }
+}
+
+impl std::fmt::Debug for Rows {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
 }
 
 /// A diagram with its layer and rank, plus what ranks its children: for every row that can
 /// take a stone, the difference between the child's rank and this one's. Stepping to the
 /// next diagram changes only the rows from some row down, so only their part is redone.
+///
+/// With rank = sum_i T(b_i, r_i, rem_i), a stone on row j raises rem_i of rows i <= j by one
+/// and r_j by one, so child - rank = acc_j + child(j), where acc_j = sum over rows i < j of
+/// carry(i). acc_j depends on rows above j only.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct YoungPosition {
     pub stones: usize,
     pub rank: u64,
-    pub rows: Vec<u32>,
+    pub rows: Rows,
+    /// Number of non-empty rows.
+    len: usize,
     /// Bit i set: row i can take a stone.
     movable: u64,
-    /// Child rank minus this rank (wrapping), per row.
-    delta: Vec<u64>,
-    /// The move's reward, per row.
-    reward: Vec<i64>,
-    /// Per row i: rem_i, and the prefix sums over rows < i of the rank terms with rem and
-    /// with rem + 1 (n + 1 entries each).
-    rem: Vec<u32>,
-    plain: Vec<u64>,
-    shifted: Vec<u64>,
+    /// Per row; meaningful where `movable` is set.
+    kids: [Kid; MAX_ROWS],
+    /// Per row i (n + 1 entries): rem_i and acc_i.
+    rem: [u32; MAX_ROWS + 1],
+    acc: [u64; MAX_ROWS + 1],
 }
 
 impl Young {
@@ -118,6 +196,11 @@ impl Young {
         let (n, m) = (spec.rows, spec.cols);
         if n == 0 || m == 0 || spec.a.len() != n * m || spec.b.len() != n * m {
             return Err(Error::input("young board: dimensions and weights disagree"));
+        }
+        if n > MAX_ROWS {
+            return Err(Error::input(format!(
+                "board size {n} x {m} is too large: at most {MAX_ROWS} rows"
+            )));
         }
         // C(n + m, n) diagrams in all: refuse before sizing any table if that passes u64.
         crate::rank::Binomial::new(n + m).map_err(|_| {
@@ -159,12 +242,48 @@ impl Young {
                 }
             }
         }
+        let t = |b: usize, r: usize, s: usize| counts[(b * r_stride + r) * s_stride + s];
+        let mut steps = Vec::new();
+        let mut rows_info = Vec::with_capacity(n * (m + 1));
+        for j in 0..n {
+            let b = n - 1 - j;
+            for r in 0..=m {
+                let reward = if r < m {
+                    [spec.a[j * m + r], -spec.b[j * m + r]]
+                } else {
+                    [0, 0]
+                };
+                rows_info.push(RowInfo {
+                    base: steps.len().wrapping_sub(r),
+                    reward,
+                });
+                for s in r..=(b + 1) * r {
+                    steps.push(Step {
+                        child: t(b, r + 1, s + 1).wrapping_sub(t(b, r, s)),
+                        carry: t(b, r, s + 1).wrapping_sub(t(b, r, s)),
+                    });
+                }
+            }
+        }
+        let split_stride = cells + 1;
+        let mut splits = vec![[0u8; 2]; n * split_stride];
+        for i in 0..n - 1 {
+            let span = n - 1 - i;
+            for fill in 0..split_stride {
+                // q <= m <= 64 and the remainder < n <= 64 whenever fill < span * (m + 1).
+                splits[i * split_stride + fill] = [(fill / span) as u8, (fill % span) as u8];
+            }
+        }
         let mut young = Young {
             spec,
+            splits,
+            split_stride,
             n,
             m,
             counts,
             s_stride,
+            steps,
+            rows_info,
             layer_sizes: Vec::new(),
             value_range: (lo, hi),
         };
@@ -182,67 +301,69 @@ impl Young {
     }
 
     fn position_from_rows(&self, rows: Vec<u32>) -> YoungPosition {
-        let stones = rows.iter().map(|&r| r as usize).sum();
         let n = self.n;
+        let mut rank = 0u64;
+        let mut rem: usize = rows.iter().map(|&r| r as usize).sum();
+        let stones = rem;
+        for (i, &r) in rows.iter().enumerate() {
+            rank += self.t(n - 1 - i, r as usize, rem);
+            rem -= r as usize;
+        }
+        let len = rows.iter().take_while(|&&r| r > 0).count();
         let mut pos = YoungPosition {
             stones,
-            rank: 0,
-            rows,
+            rank,
+            rows: Rows::new(self.m, &rows),
+            len,
             movable: 0,
-            delta: vec![0; n],
-            reward: vec![0; n],
-            rem: vec![0; n + 1],
-            plain: vec![0; n + 1],
-            shifted: vec![0; n + 1],
+            kids: [Kid::default(); MAX_ROWS],
+            rem: [0; MAX_ROWS + 1],
+            acc: [0; MAX_ROWS + 1],
         };
         pos.rem[0] = stones as u32;
-        pos.rank = self.refresh(&mut pos, 0);
+        self.refresh(&mut pos, 0, n);
         pos
     }
 
-    /// Recompute the cached rank terms of rows `from..`; rows above are unchanged.
-    /// Returns the rank.
-    #[inline]
-    fn refresh(&self, pos: &mut YoungPosition, from: usize) -> u64 {
-        // Rows from `from` on lose their bits; they are set again as they are visited.
-        pos.movable &= (1u64 << from) - 1;
-        let first = pos.stones % 2 == 0;
-        let weights = if first { &self.spec.a } else { &self.spec.b };
-        let mut cap = if from == 0 {
-            self.m
-        } else {
-            pos.rows[from - 1] as usize
-        };
-        let (mut plain, mut shifted) = (pos.plain[from], pos.shifted[from]);
+    /// The step entry and the move reward of row j with length r and rem `rem` (cells in
+    /// this row and below), for a stone count of parity `par`.
+    #[inline(always)]
+    fn slot(&self, j: usize, r: u32, rem: usize, par: usize) -> (Step, i64) {
+        let cell = j * (self.m + 1) + r as usize;
+        let row = &self.rows_info[cell];
+        let idx = row.base.wrapping_add(rem);
+        debug_assert!(idx < self.steps.len());
+        // SAFETY: `base` is the start of the (row, r) block less r, and the block holds
+        // r <= rem <= (rows below + 1) * r, which every diagram satisfies: rem is r plus the
+        // lengths of the rows below, each at most r (and rem = 0 on an empty row).
+        let step = unsafe { *self.steps.get_unchecked(idx) };
+        (step, row.reward[par])
+    }
+
+    /// Recompute the cached child terms of rows `from..end`, the rows from the first that
+    /// changed through the first empty one (or the last); rows above are unchanged and
+    /// rows below hold no stones and no moves, before and after.
+    #[inline(always)]
+    fn refresh(&self, pos: &mut YoungPosition, from: usize, end: usize) {
+        let end = end.min(MAX_ROWS);
+        let mut movable = pos.movable & ((1u64 << from) - 1);
+        let mut acc = pos.acc[from];
         let mut rem = pos.rem[from] as usize;
-        for i in from..self.n {
-            let r = pos.rows[i] as usize;
-            let below = self.n - 1 - i;
-            let t_plain = self.t(below, r, rem);
-            if r < cap {
-                pos.movable |= 1 << i;
-                // child = shifted + T(r + 1, rem + 1) + (rank - plain - t_plain)
-                pos.delta[i] = shifted
-                    .wrapping_add(self.t(below, r + 1, rem + 1))
-                    .wrapping_sub(plain)
-                    .wrapping_sub(t_plain);
-                let w = weights[i * self.m + r];
-                pos.reward[i] = if first { w } else { -w };
-            }
-            if r == 0 {
-                // Every row below is empty too: no rank terms, no moves, and no later
-                // refresh starts below the first empty row.
-                return plain;
-            }
-            shifted += self.t(below, r, rem + 1);
-            plain += t_plain;
-            rem -= r;
-            pos.plain[i + 1] = plain;
-            pos.shifted[i + 1] = shifted;
-            pos.rem[i + 1] = rem as u32;
-            cap = r;
+        for j in from..end {
+            // cells[j] is the row above row j (the sentinel m for the top row).
+            let (cap, r) = (pos.rows.cells[j], pos.rows.cells[j + 1]);
+            let (step, reward) = self.slot(j, r, rem, pos.stones & 1);
+            movable |= u64::from(r < cap) << j;
+            pos.kids[j] = Kid {
+                delta: acc.wrapping_add(step.child),
+                reward,
+            };
+            acc = acc.wrapping_add(step.carry);
+            rem -= r as usize;
+            pos.acc[j + 1] = acc;
+            pos.rem[j + 1] = rem as u32;
         }
-        plain
+        pos.movable = movable;
     }
 }
 
@@ -295,27 +416,55 @@ impl Game for Young {
 
     fn advance(&self, pos: &mut YoungPosition) {
         // Lexicographic successor with the same sum: lengthen the lowest row that can grow
-        // while the rows below it still hold a stone, then lay the rest out as flat as
-        // possible (the lexicographically smallest fill).
-        let rows = &mut pos.rows;
-        let mut below: u32 = rows[self.n - 1];
-        for i in (0..self.n - 1).rev() {
-            let cap = if i == 0 { self.m as u32 } else { rows[i - 1] };
-            if below >= 1 && rows[i] < cap {
-                rows[i] += 1;
-                let fill = below - 1;
-                let len = (self.n - 1 - i) as u32;
-                let (q, extra) = (fill / len, fill % len);
-                for (j, row) in rows[i + 1..].iter_mut().enumerate() {
-                    *row = q + u32::from((j as u32) < extra);
-                }
-                pos.rank += 1;
-                self.refresh(pos, i);
-                return;
+        // while the rows below it still hold a stone (the lowest movable row above the last
+        // non-empty one), then lay the rest out as flat as possible (the lexicographically
+        // smallest fill), and recompute the cached terms of the rows that changed.
+        let n = self.n;
+        let len = pos.len;
+        debug_assert!(len >= 2, "advance past the last position of a layer");
+        let candidates = pos.movable & ((1u64 << (len - 1)) - 1);
+        debug_assert!(candidates != 0, "advance past the last position of a layer");
+        let i = 63 - candidates.leading_zeros() as usize;
+        // The rows below i share their cells less one: `extra` rows of q + 1, then q.
+        let fill = pos.rem[i + 1] as usize - 1;
+        let split = self.splits[i * self.split_stride + fill];
+        let (q, extra) = (u32::from(split[0]), usize::from(split[1]));
+        let mid = i + 1 + extra;
+        let new_len = if q > 0 { n } else { mid };
+        // Rows i..end change (or are the first empty row, which gains or loses its move).
+        let end = len.max(new_len + 1).min(n).min(MAX_ROWS);
+        pos.len = new_len;
+        pos.rank += 1;
+
+        let par = pos.stones & 1;
+        let mut movable = pos.movable & ((1u64 << i) - 1);
+        let mut acc = pos.acc[i];
+        let mut rem = pos.rem[i] as usize;
+        let cells = &mut pos.rows.cells;
+        let mut cap = cells[i];
+        let mut r = cells[i + 1] + 1;
+        cells[i + 1] = r;
+        let mut j = i;
+        loop {
+            let slot = self.slot(j, r, rem, par);
+            movable |= u64::from(r < cap) << j;
+            pos.kids[j] = Kid {
+                delta: acc.wrapping_add(slot.0.child),
+                reward: slot.1,
+            };
+            acc = acc.wrapping_add(slot.0.carry);
+            rem -= r as usize;
+            pos.acc[j + 1] = acc;
+            pos.rem[j + 1] = rem as u32;
+            cap = r;
+            j += 1;
+            if j >= end {
+                break;
             }
-            below += rows[i];
+            r = q + u32::from(j < mid);
+            cells[j + 1] = r;
         }
-        debug_assert!(false, "advance past the last position of a layer");
+        pos.movable = movable;
     }
 
     fn terminal_value(&self, _pos: &YoungPosition) -> i64 {
@@ -328,12 +477,13 @@ impl Game for Young {
         while bits != 0 {
             let i = bits.trailing_zeros() as usize;
             bits &= bits - 1;
-            f(pos.rank.wrapping_add(pos.delta[i]), pos.reward[i]);
+            let kid = pos.kids[i];
+            f(pos.rank.wrapping_add(kid.delta), kid.reward);
         }
     }
 
     fn moves(&self, pos: &YoungPosition) -> Vec<Move<YoungPosition>> {
-        let first = pos.stones % 2 == 0;
+        let first = pos.stones.is_multiple_of(2);
         let mut out = Vec::new();
         for i in 0..self.n {
             let r = pos.rows[i] as usize;
@@ -343,7 +493,7 @@ impl Game for Young {
                 pos.rows[i - 1] as usize
             };
             if r < cap {
-                let mut rows = pos.rows.clone();
+                let mut rows = pos.rows.to_vec();
                 rows[i] += 1;
                 let w = if first {
                     self.spec.a[i * self.m + r]
@@ -383,13 +533,13 @@ impl Game for Young {
                     self.m
                 )));
             }
-            if let Some(&prev) = rows.last() {
-                if r > prev {
-                    return Err(bad(format!(
-                        "row {} ({r}) is longer than the row above ({prev}); lengths must not increase",
-                        i + 1
-                    )));
-                }
+            if let Some(&prev) = rows.last()
+                && r > prev
+            {
+                return Err(bad(format!(
+                    "row {} ({r}) is longer than the row above ({prev}); lengths must not increase",
+                    i + 1
+                )));
             }
             rows.push(r);
         }
