@@ -39,24 +39,45 @@ pub fn compute_chunk<G: Game, V: Value>(game: &G, k: usize, start: u64, out: &mu
     if out.is_empty() {
         return;
     }
-    let mut pos = game.unrank(k, start);
-    let full = k == game.cells();
-    // The second player minimises: negate, maximise, negate back.
-    let sign: i64 = if k.is_multiple_of(2) { 1 } else { -1 };
-    for (i, slot) in out.iter_mut().enumerate() {
-        if i > 0 {
-            game.advance(&mut pos);
-        }
-        let value = if full {
-            game.terminal_value(&pos)
-        } else {
+    if k == game.cells() {
+        walk(game, k, start, out, |pos| game.terminal_value(pos));
+    } else if k.is_multiple_of(2) {
+        // The first player maximises...
+        walk(game, k, start, out, |pos| {
             let mut best = i64::MIN;
-            game.for_each_child(&pos, |child, reward| {
-                best = best.max(sign * (reward + next[child as usize].to_i64()));
+            game.for_each_child(pos, |child, reward| {
+                best = best.max(reward + next[child as usize].to_i64())
             });
-            sign * best
-        };
-        *slot = V::from_i64(value);
+            best
+        });
+    } else {
+        // ...and the second minimises. Two loops rather than a sign per child: this is
+        // the innermost loop of the whole program.
+        walk(game, k, start, out, |pos| {
+            let mut best = i64::MAX;
+            game.for_each_child(pos, |child, reward| {
+                best = best.min(reward + next[child as usize].to_i64())
+            });
+            best
+        });
+    }
+}
+
+/// Step through positions `start..start + out.len()` of layer `k`, storing `value(pos)`.
+#[inline(always)]
+fn walk<G: Game, V: Value>(
+    game: &G,
+    k: usize,
+    start: u64,
+    out: &mut [V],
+    value: impl Fn(&G::Position) -> i64,
+) {
+    let mut pos = game.unrank(k, start);
+    let (first, rest) = out.split_at_mut(1);
+    first[0] = V::from_i64(value(&pos));
+    for slot in rest {
+        game.advance(&mut pos);
+        *slot = V::from_i64(value(&pos));
     }
 }
 
