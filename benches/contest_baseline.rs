@@ -82,9 +82,9 @@ fn main() {
         .filter(|a| !a.starts_with("--"))
         .collect();
     println!(
-        "| board | positions | baseline s | retro 1 thread s | retro 2 threads s | speedup 1t | speedup 2t | ns/position 1t |"
+        "| board | positions | baseline s | retro 1 thread s | retro 2 threads s | speedup 1t | speedup 2t | ns/position 1t | retro peak MiB | baseline peak MiB |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     match args.as_slice() {
         [game, size] => {
             let n: usize = size.parse().expect("size");
