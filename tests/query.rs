@@ -1,29 +1,14 @@
 //! Batch queries, principal variations and scripted play, against the table itself.
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
+
+mod common;
+use common::retro;
 
 use retro::game::{Game, GameSpec, Twins, TwinsSpec, Young, YoungSpec};
 use retro::sweep::{Driver, Silent};
 use retro::table::Table;
-
-fn retro(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_retro"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
 
 fn json(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout)
