@@ -11,6 +11,7 @@ pub mod cli;
 pub mod error;
 pub mod game;
 pub mod job;
+pub mod random;
 pub mod rank;
 pub mod sweep;
 pub mod table;

@@ -100,7 +100,7 @@ pub fn verify_sample<G: Game>(
     seed: u64,
 ) -> Result<std::result::Result<u64, Mismatch>> {
     let total = game.total_positions();
-    let mut rng = crate::cli::generate::SplitMix(seed);
+    let mut rng = crate::random::SplitMix(seed);
     for _ in 0..count {
         let mut r = rng.next_u64() % total;
         let mut k = 0;

@@ -2,7 +2,7 @@
 
 mod bench;
 mod build;
-pub mod generate;
+mod generate;
 mod info;
 mod play;
 mod pv;
@@ -60,7 +60,7 @@ pub enum GameName {
 }
 
 impl GameName {
-    fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             GameName::Young => "young",
             GameName::Twins => "twins",
