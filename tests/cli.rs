@@ -202,6 +202,16 @@ fn bad_boards_are_refused_with_one_line() {
 }
 
 #[test]
+fn usage_errors_are_one_line_too() {
+    fails(&retro(&["solve", "young", "--threads", "abc"], ""), 2, "invalid value 'abc'");
+    fails(&retro(&["frob"], ""), 2, "unrecognized subcommand");
+    fails(&retro(&["query"], ""), 2, "<TABLE> <POSITION>");
+    fails(&retro(&["gen", "young", "4by4"], ""), 2, "ROWSxCOLS");
+    let out = retro(&["--help"], "");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
 fn bad_positions_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let y = build(

@@ -105,7 +105,10 @@ impl BoardArgs {
 }
 
 pub fn run() -> Result<i32> {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     if cli.threads.contains(&0) {
         return Err(Error::input("--threads must be at least 1"));
     }
@@ -128,6 +131,34 @@ pub fn run() -> Result<i32> {
         Command::Play(args) => play::run(args),
         Command::Bench(_) => Ok(0),
     })
+}
+
+/// Help and version go out as clap writes them; a usage error becomes one `error: ...`
+/// line like every other error (clap's own text spans several lines).
+fn usage_error(e: clap::Error) -> Result<i32> {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            Ok(0)
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            Ok(2)
+        }
+        _ => {
+            // The first paragraph, on one line.
+            let text = e.render().to_string();
+            let first: Vec<&str> = text
+                .lines()
+                .take_while(|l| !l.trim().is_empty())
+                .map(str::trim)
+                .collect();
+            let first = first.join(" ");
+            let first = first.strip_prefix("error: ").unwrap_or(&first);
+            Err(Error::input(format!("{first} (see retro --help)")))
+        }
+    }
 }
 
 fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
