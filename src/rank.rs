@@ -16,6 +16,13 @@ pub struct Binomial {
 
 impl Binomial {
     pub fn new(n: usize) -> Result<Self> {
+        // C(68, 34) already passes u64; refuse before sizing the table.
+        if n > 67 {
+            return Err(Error::input(format!(
+                "C({n}, {}) does not fit in 64 bits",
+                n / 2
+            )));
+        }
         let width = n + 2;
         let mut table = vec![0u64; (n + 1) * width];
         for i in 0..=n {

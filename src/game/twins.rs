@@ -150,7 +150,7 @@ impl Twins {
         let (r, c) = (spec.rows, spec.cols);
         if r == 0
             || c == 0
-            || r * c > MAX_CELLS
+            || r.saturating_mul(c) > MAX_CELLS
             || spec.vert.len() != (r - 1) * c
             || spec.horiz.len() != r * (c - 1)
         {

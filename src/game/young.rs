@@ -194,12 +194,14 @@ pub struct YoungPosition {
 impl Young {
     pub fn new(spec: YoungSpec) -> Result<Self> {
         let (n, m) = (spec.rows, spec.cols);
-        if n == 0 || m == 0 || spec.a.len() != n * m || spec.b.len() != n * m {
+        // Sizes may come from a table header, so no arithmetic on them may overflow.
+        let cells = n.checked_mul(m);
+        if n == 0 || m == 0 || cells.is_none_or(|c| spec.a.len() != c || spec.b.len() != c) {
             return Err(Error::input("young board: dimensions and weights disagree"));
         }
-        if n > MAX_ROWS {
+        if n > MAX_ROWS || m > 64 {
             return Err(Error::input(format!(
-                "board size {n} x {m} is too large: at most {MAX_ROWS} rows"
+                "board size {n} x {m} is too large: at most {MAX_ROWS} rows and 64 columns"
             )));
         }
         // C(n + m, n) diagrams in all: refuse before sizing any table if that passes u64.

@@ -297,7 +297,7 @@ impl Table {
     pub fn layer_checksum(&self, k: usize) -> Result<u64> {
         let entry = self.header.layers[k];
         let mut hasher = Xxh3::new();
-        let mut buf = vec![0u8; 1 << 22];
+        let mut buf = vec![0u8; entry.bytes.min(1 << 22) as usize];
         let mut done = 0u64;
         while done < entry.bytes {
             let n = (buf.len() as u64).min(entry.bytes - done) as usize;

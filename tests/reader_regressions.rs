@@ -1,0 +1,85 @@
+//! Headers the table_reader fuzz target found (fuzz/regressions/table_reader): sizes that
+//! overflow or would size huge tables must be refused by `Table::open`, not panic or
+//! allocate. Each header carries a valid prefix checksum, as anyone can write one.
+
+use retro::game::{GameSpec, TwinsSpec, YoungSpec};
+use retro::table::Table;
+use retro::table::header::{self, Encoding, Header, LayerEntry};
+use retro::value::ValueType;
+
+fn open_with(game: GameSpec) -> retro::Result<Table> {
+    let header = Header {
+        game,
+        value_type: ValueType::I8,
+        encoding: Encoding::Plain,
+        layers: vec![
+            LayerEntry {
+                offset: 64,
+                positions: 1,
+                bytes: 1,
+                checksum: 0
+            };
+            3
+        ],
+        checksum: 0,
+    };
+    let encoded = header::encode(&header).unwrap();
+    let mut bytes = header::prefix(&encoded).to_vec();
+    bytes.extend_from_slice(&encoded);
+    bytes.resize(header::values_start(encoded.len() as u64) as usize + 3, 0);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("crafted.retro");
+    std::fs::write(&path, bytes).unwrap();
+    Table::open(&path)
+}
+
+#[test]
+fn twins_rows_times_cols_overflow() {
+    let game = GameSpec::Twins(TwinsSpec {
+        rows: usize::MAX,
+        cols: 2,
+        vert: vec![],
+        horiz: vec![],
+    });
+    assert!(open_with(game).is_err());
+}
+
+#[test]
+fn young_rows_times_cols_overflow() {
+    let game = GameSpec::Young(YoungSpec {
+        rows: 2,
+        cols: usize::MAX,
+        a: vec![],
+        b: vec![],
+    });
+    assert!(open_with(game).is_err());
+}
+
+#[test]
+fn young_cols_that_wrap_the_cell_count() {
+    // 2 * (2^63 + 1) wraps to 2, which matched the two weights before the fix.
+    let game = GameSpec::Young(YoungSpec {
+        rows: 2,
+        cols: (1 << 63) + 1,
+        a: vec![1, 2],
+        b: vec![3, 4],
+    });
+    let err = open_with(game).err().unwrap();
+    assert!(
+        err.message.contains("disagree") || err.message.contains("too large"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_very_wide_young_board_is_refused_before_sizing_tables() {
+    let n = 40_000;
+    let game = GameSpec::Young(YoungSpec {
+        rows: 1,
+        cols: n,
+        a: vec![0; n],
+        b: vec![0; n],
+    });
+    let err = open_with(game).err().unwrap();
+    assert!(err.message.contains("too large"), "{err}");
+}
