@@ -105,6 +105,46 @@ pub struct Young {
     split_stride: usize,
     layer_sizes: Vec<u64>,
     value_range: (i64, i64),
+    /// Suffix templates (see `Templates`).
+    tpl: Templates,
+}
+
+/// Completions of at most this many suffixes get a template.
+const TEMPLATE_MAX: u64 = 64;
+const NO_TEMPLATE: u32 = u32::MAX;
+
+/// Suffix templates. The diagrams that share rows 0..j-1 form a contiguous run of ranks;
+/// their suffixes (rows j..n-1) are the non-increasing sequences with entries <= C (the row
+/// above, m for j = 0) summing to R (rem_j), in lex order. For every (j, C, R) that a
+/// position can reach with at most `TEMPLATE_MAX` completions (and more than that for
+/// every row above), the template lists those suffixes with their row lengths and their
+/// movable rows' child ranks relative to rank + acc_j, so stepping inside the run is a
+/// counter increment.
+#[derive(Default)]
+struct Templates {
+    /// Template id per (j, C, R) at `(j * (m + 1) + C) * (cells + 1) + R`, or NO_TEMPLATE.
+    index: Vec<u32>,
+    /// Per template: its first entry and its number of entries.
+    heads: Vec<(u32, u32)>,
+    /// Per suffix (plus a sentinel): where its kids and row lengths start.
+    entries: Vec<Entry>,
+    kids: Vec<TplKid>,
+    /// Row lengths of each suffix: n - j values.
+    rows: Vec<u8>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    kids: u32,
+    rows: u32,
+}
+
+/// A suffix row that can take a stone: the child's rank minus (rank + acc_j), and the
+/// rewards ([0] = +a for the first player, [1] = -b for the second).
+#[derive(Debug, Clone, Copy)]
+struct TplKid {
+    delta: u64,
+    reward: [i64; 2],
 }
 
 /// For a row with `b` rows below it, length r and rem s (the cells of this row and below):
@@ -140,14 +180,20 @@ const MAX_ROWS: usize = 64;
 #[derive(Clone, PartialEq, Eq)]
 pub struct Rows {
     n: usize,
-    cells: [u32; MAX_ROWS + 1],
+    cells: [u8; MAX_ROWS + 1 + ROW_PAD],
 }
+
+/// Template row lengths are stored, and copied, in blocks of this many (zero-padded), so
+/// `Rows` has room for the overrun past its last row (which stays zero).
+const ROW_PAD: usize = 16;
 
 impl Rows {
     fn new(m: usize, lengths: &[u32]) -> Self {
-        let mut cells = [0; MAX_ROWS + 1];
-        cells[0] = m as u32;
-        cells[1..=lengths.len()].copy_from_slice(lengths);
+        let mut cells = [0; MAX_ROWS + 1 + ROW_PAD];
+        cells[0] = m as u8;
+        for (cell, &r) in cells[1..=lengths.len()].iter_mut().zip(lengths) {
+            *cell = r as u8;
+        }
         Rows {
             n: lengths.len(),
             cells,
@@ -156,8 +202,8 @@ impl Rows {
 }
 
 impl std::ops::Deref for Rows {
-    type Target = [u32];
-    fn deref(&self) -> &[u32] {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
         &self.cells[1..=self.n]
     }
 }
@@ -180,13 +226,18 @@ pub struct YoungPosition {
     pub stones: usize,
     pub rank: u64,
     pub rows: Rows,
-    /// Number of non-empty rows.
-    len: usize,
-    /// Bit i set: row i can take a stone.
+    /// First row of the suffix covered by a template; rows 0..j are the prefix.
+    j: usize,
+    /// The current suffix (global entry index) and the template's last one.
+    entry: usize,
+    last: usize,
+    /// acc_j: what the prefix rows' terms gain when a suffix row takes a stone.
+    tacc: u64,
+    /// Bit i set: prefix row i (< j) can take a stone.
     movable: u64,
-    /// Per row; meaningful where `movable` is set.
+    /// Per prefix row; meaningful where `movable` is set.
     kids: [Kid; MAX_ROWS],
-    /// Per row i (n + 1 entries): rem_i and acc_i.
+    /// Per row i <= j: rem_i and acc_i.
     rem: [u32; MAX_ROWS + 1],
     acc: [u64; MAX_ROWS + 1],
 }
@@ -288,13 +339,152 @@ impl Young {
             rows_info,
             layer_sizes: Vec::new(),
             value_range: (lo, hi),
+            tpl: Templates::default(),
         };
         young.layer_sizes = (0..=cells).map(|k| young.t(n - 1, m + 1, k)).collect();
         let total: u128 = young.layer_sizes.iter().map(|&x| x as u128).sum();
         if total > u64::MAX as u128 {
             return Err(too_large());
         }
+        young.tpl = young.build_templates();
         Ok(young)
+    }
+
+    /// Bytes held by the suffix templates.
+    pub fn template_bytes(&self) -> usize {
+        let t = &self.tpl;
+        t.index.len() * 4
+            + t.heads.len() * 8
+            + t.entries.len() * std::mem::size_of::<Entry>()
+            + t.kids.len() * std::mem::size_of::<TplKid>()
+            + t.rows.len()
+    }
+
+    /// Number of suffix templates and of their suffixes.
+    pub fn template_counts(&self) -> (usize, usize) {
+        (self.tpl.heads.len(), self.tpl.entries.len() - 1)
+    }
+
+    #[inline(always)]
+    fn tpl_slot(&self, j: usize, cap: usize, rem: usize) -> usize {
+        (j * (self.m + 1) + cap) * (self.n * self.m + 1) + rem
+    }
+
+    /// The template of suffix start j under a row of length `cap` with `rem` cells left.
+    #[inline(always)]
+    fn template_at(&self, j: usize, cap: usize, rem: usize) -> u32 {
+        self.tpl.index[self.tpl_slot(j, cap, rem)]
+    }
+
+    /// Build a template for every (j, C, R) a diagram reaches with at most TEMPLATE_MAX
+    /// completions while every row above it has more.
+    fn build_templates(&self) -> Templates {
+        let (n, m) = (self.n, self.m);
+        let cells = n * m;
+        // P(n - j, C, R): suffixes of rows j.. under C summing to R.
+        let count = |j: usize, c: usize, r: usize| self.t(n - 1 - j, c + 1, r);
+        let mut tpl = Templates {
+            index: vec![NO_TEMPLATE; n * (m + 1) * (cells + 1)],
+            ..Templates::default()
+        };
+        // open[(C, R)] for the current j: reachable with more than TEMPLATE_MAX completions
+        // at every row so far.
+        let mut open_c = vec![false; (m + 1) * (cells + 1)];
+        for r in 0..=cells {
+            if count(0, m, r) > TEMPLATE_MAX {
+                open_c[m * (cells + 1) + r] = true;
+            } else {
+                self.add_template(&mut tpl, 0, m, r);
+            }
+        }
+        for j in 0..n - 1 {
+            let mut next = vec![false; (m + 1) * (cells + 1)];
+            for c in 0..=m {
+                for r in 0..=cells {
+                    if !open_c[c * (cells + 1) + r] {
+                        continue;
+                    }
+                    for v in 0..=c.min(r) {
+                        let rest = r - v;
+                        if rest > (n - 1 - j) * v {
+                            continue;
+                        }
+                        if count(j + 1, v, rest) > TEMPLATE_MAX {
+                            next[v * (cells + 1) + rest] = true;
+                        } else if tpl.index[self.tpl_slot(j + 1, v, rest)] == NO_TEMPLATE {
+                            self.add_template(&mut tpl, j + 1, v, rest);
+                        }
+                    }
+                }
+            }
+            open_c = next;
+        }
+        debug_assert!(open_c.iter().all(|&o| !o));
+        tpl.entries.push(Entry {
+            kids: tpl.kids.len() as u32,
+            rows: tpl.rows.len() as u32,
+        });
+        tpl
+    }
+
+    fn add_template(&self, tpl: &mut Templates, j: usize, cap: usize, rem: usize) {
+        let n = self.n;
+        let slot = self.tpl_slot(j, cap, rem);
+        tpl.index[slot] = tpl.heads.len() as u32;
+        let first = tpl.entries.len() as u32;
+        let mut suffix = vec![0u32; n - j];
+        self.each_suffix(&mut suffix, 0, cap, rem, &mut |rows: &[u32]| {
+            tpl.entries.push(Entry {
+                kids: tpl.kids.len() as u32,
+                rows: tpl.rows.len() as u32,
+            });
+            tpl.rows.extend(rows.iter().map(|&r| r as u8));
+            tpl.rows.resize(tpl.rows.len().next_multiple_of(ROW_PAD), 0);
+            let (mut acc, mut left, mut above) = (0u64, rem, cap as u32);
+            for (d, &r) in rows.iter().enumerate() {
+                let l = j + d;
+                let (step, _) = self.slot(l, r, left, 0);
+                if r < above {
+                    let cell = l * self.m + r as usize;
+                    tpl.kids.push(TplKid {
+                        delta: acc.wrapping_add(step.child),
+                        reward: [self.spec.a[cell], -self.spec.b[cell]],
+                    });
+                }
+                acc = acc.wrapping_add(step.carry);
+                left -= r as usize;
+                above = r;
+            }
+        });
+        let len = tpl.entries.len() as u32 - first;
+        debug_assert_eq!(u64::from(len), self.t(n - 1 - j, cap + 1, rem));
+        tpl.heads.push((first, len));
+    }
+
+    /// Call `f` on every non-increasing fill of `out[d..]` with entries <= cap summing to
+    /// `rem`, in lex order.
+    fn each_suffix(
+        &self,
+        out: &mut [u32],
+        d: usize,
+        cap: usize,
+        rem: usize,
+        f: &mut impl FnMut(&[u32]),
+    ) {
+        if d == out.len() {
+            if rem == 0 {
+                f(out);
+            }
+            return;
+        }
+        let below = out.len() - 1 - d;
+        for v in 0..=cap.min(rem) {
+            if rem - v > below * v {
+                continue;
+            }
+            out[d] = v as u32;
+            self.each_suffix(out, d + 1, v, rem - v, f);
+        }
     }
 
     #[inline(always)]
@@ -304,27 +494,73 @@ impl Young {
 
     fn position_from_rows(&self, rows: Vec<u32>) -> YoungPosition {
         let n = self.n;
-        let mut rank = 0u64;
-        let mut rem: usize = rows.iter().map(|&r| r as usize).sum();
-        let stones = rem;
-        for (i, &r) in rows.iter().enumerate() {
-            rank += self.t(n - 1 - i, r as usize, rem);
-            rem -= r as usize;
-        }
-        let len = rows.iter().take_while(|&&r| r > 0).count();
+        let stones: usize = rows.iter().map(|&r| r as usize).sum();
         let mut pos = YoungPosition {
             stones,
-            rank,
+            rank: 0,
             rows: Rows::new(self.m, &rows),
-            len,
+            j: 0,
+            entry: 0,
+            last: 0,
+            tacc: 0,
             movable: 0,
             kids: [Kid::default(); MAX_ROWS],
             rem: [0; MAX_ROWS + 1],
             acc: [0; MAX_ROWS + 1],
         };
-        pos.rem[0] = stones as u32;
-        self.refresh(&mut pos, 0, n);
+        let (mut prefix_rank, mut rem, mut acc) = (0u64, stones, 0u64);
+        let par = stones & 1;
+        let mut j = 0;
+        let id = loop {
+            let (cap, r) = (
+                u32::from(pos.rows.cells[j]),
+                u32::from(pos.rows.cells[j + 1]),
+            );
+            pos.rem[j] = rem as u32;
+            pos.acc[j] = acc;
+            debug_assert!(j < n, "no template for {rows:?}");
+            let id = self.template_at(j, cap as usize, rem);
+            if id != NO_TEMPLATE {
+                break id;
+            }
+            let (step, reward) = self.slot(j, r, rem, par);
+            pos.movable |= u64::from(r < cap) << j;
+            pos.kids[j] = Kid {
+                delta: acc.wrapping_add(step.child),
+                reward,
+            };
+            acc = acc.wrapping_add(step.carry);
+            prefix_rank += self.t(n - 1 - j, r as usize, rem);
+            rem -= r as usize;
+            j += 1;
+        };
+        let mut idx = 0u64;
+        let mut left = rem;
+        for (i, &r) in rows.iter().enumerate().skip(j) {
+            idx += self.t(n - 1 - i, r as usize, left);
+            left -= r as usize;
+        }
+        let (first, len) = self.tpl.heads[id as usize];
+        debug_assert!(idx < u64::from(len));
+        pos.j = j;
+        pos.tacc = acc;
+        pos.entry = first as usize + idx as usize;
+        pos.last = (first + len - 1) as usize;
+        pos.rank = prefix_rank + idx;
+        debug_assert!(
+            self.tpl.rows[self.row_range(&pos)]
+                .iter()
+                .zip(&rows[j..])
+                .all(|(&a, &b)| u32::from(a) == b)
+        );
         pos
+    }
+
+    /// Where the current suffix's row lengths lie in `tpl.rows`.
+    #[inline(always)]
+    fn row_range(&self, pos: &YoungPosition) -> std::ops::Range<usize> {
+        let start = self.tpl.entries[pos.entry].rows as usize;
+        start..start + (self.n - pos.j)
     }
 
     /// The step entry and the move reward of row j with length r and rem `rem` (cells in
@@ -342,30 +578,71 @@ impl Young {
         (step, row.reward[par])
     }
 
-    /// Recompute the cached child terms of rows `from..end`, the rows from the first that
-    /// changed through the first empty one (or the last); rows above are unchanged and
-    /// rows below hold no stones and no moves, before and after.
-    #[inline(always)]
-    fn refresh(&self, pos: &mut YoungPosition, from: usize, end: usize) {
-        let end = end.min(MAX_ROWS);
-        let mut movable = pos.movable & ((1u64 << from) - 1);
-        let mut acc = pos.acc[from];
-        let mut rem = pos.rem[from] as usize;
-        for j in from..end {
-            // cells[j] is the row above row j (the sentinel m for the top row).
-            let (cap, r) = (pos.rows.cells[j], pos.rows.cells[j + 1]);
-            let (step, reward) = self.slot(j, r, rem, pos.stones & 1);
-            movable |= u64::from(r < cap) << j;
-            pos.kids[j] = Kid {
+    /// Step past the last suffix of a template: the lexicographic successor changes a
+    /// prefix row (the lowest movable one above the last non-empty row), lays the rest out
+    /// as flat as possible, and starts the first suffix of a new template.
+    #[cold]
+    #[inline(never)]
+    fn next_run(&self, pos: &mut YoungPosition) {
+        let n = self.n;
+        let j = pos.j;
+        let cells = &mut pos.rows.cells;
+        // Rows from j down hold rem_j cells; if none, the last non-empty row is above j.
+        let len = if pos.rem[j] > 0 {
+            n
+        } else {
+            (0..j)
+                .rev()
+                .find(|&l| cells[l + 1] > 0)
+                .map_or(0, |l| l + 1)
+        };
+        debug_assert!(len >= 2, "advance past the last position of a layer");
+        let candidates = pos.movable & ((1u64 << (len - 1)) - 1);
+        debug_assert!(candidates != 0, "advance past the last position of a layer");
+        let i = 63 - candidates.leading_zeros() as usize;
+        debug_assert!(i < j);
+        // The rows below i share their cells less one: `extra` rows of q + 1, then q.
+        let fill = pos.rem[i + 1] as usize - 1;
+        let split = self.splits[i * self.split_stride + fill];
+        let (q, extra) = (u32::from(split[0]), usize::from(split[1]));
+        let mid = i + 1 + extra;
+        cells[i + 1] += 1;
+        for l in i + 1..n {
+            cells[l + 1] = (q + u32::from(l < mid)) as u8;
+        }
+        let par = pos.stones & 1;
+        let mut movable = pos.movable & ((1u64 << i) - 1);
+        let mut acc = pos.acc[i];
+        let mut rem = pos.rem[i] as usize;
+        let mut l = i;
+        let id = loop {
+            let (cap, r) = (u32::from(cells[l]), u32::from(cells[l + 1]));
+            let (step, reward) = self.slot(l, r, rem, par);
+            movable |= u64::from(r < cap) << l;
+            pos.kids[l] = Kid {
                 delta: acc.wrapping_add(step.child),
                 reward,
             };
             acc = acc.wrapping_add(step.carry);
             rem -= r as usize;
-            pos.acc[j + 1] = acc;
-            pos.rem[j + 1] = rem as u32;
-        }
+            l += 1;
+            pos.acc[l] = acc;
+            pos.rem[l] = rem as u32;
+            let id = self.template_at(l, r as usize, rem);
+            if id != NO_TEMPLATE {
+                break id;
+            }
+        };
+        let (first, len) = self.tpl.heads[id as usize];
         pos.movable = movable;
+        pos.j = l;
+        pos.tacc = acc;
+        pos.entry = first as usize;
+        pos.last = (first + len - 1) as usize;
+        debug_assert_eq!(
+            &self.tpl.rows[self.row_range(pos)],
+            &pos.rows.cells[l + 1..=n]
+        );
     }
 }
 
@@ -416,57 +693,29 @@ impl Game for Young {
         pos.stones
     }
 
+    #[inline(always)]
     fn advance(&self, pos: &mut YoungPosition) {
-        // Lexicographic successor with the same sum: lengthen the lowest row that can grow
-        // while the rows below it still hold a stone (the lowest movable row above the last
-        // non-empty one), then lay the rest out as flat as possible (the lexicographically
-        // smallest fill), and recompute the cached terms of the rows that changed.
-        let n = self.n;
-        let len = pos.len;
-        debug_assert!(len >= 2, "advance past the last position of a layer");
-        let candidates = pos.movable & ((1u64 << (len - 1)) - 1);
-        debug_assert!(candidates != 0, "advance past the last position of a layer");
-        let i = 63 - candidates.leading_zeros() as usize;
-        // The rows below i share their cells less one: `extra` rows of q + 1, then q.
-        let fill = pos.rem[i + 1] as usize - 1;
-        let split = self.splits[i * self.split_stride + fill];
-        let (q, extra) = (u32::from(split[0]), usize::from(split[1]));
-        let mid = i + 1 + extra;
-        let new_len = if q > 0 { n } else { mid };
-        // Rows i..end change (or are the first empty row, which gains or loses its move).
-        let end = len.max(new_len + 1).min(n).min(MAX_ROWS);
-        pos.len = new_len;
         pos.rank += 1;
-
-        let par = pos.stones & 1;
-        let mut movable = pos.movable & ((1u64 << i) - 1);
-        let mut acc = pos.acc[i];
-        let mut rem = pos.rem[i] as usize;
-        let cells = &mut pos.rows.cells;
-        let mut cap = cells[i];
-        let mut r = cells[i + 1] + 1;
-        cells[i + 1] = r;
-        let mut j = i;
-        loop {
-            let slot = self.slot(j, r, rem, par);
-            movable |= u64::from(r < cap) << j;
-            pos.kids[j] = Kid {
-                delta: acc.wrapping_add(slot.0.child),
-                reward: slot.1,
-            };
-            acc = acc.wrapping_add(slot.0.carry);
-            rem -= r as usize;
-            pos.acc[j + 1] = acc;
-            pos.rem[j + 1] = rem as u32;
-            cap = r;
-            j += 1;
-            if j >= end {
-                break;
+        if pos.entry < pos.last {
+            // Same prefix: the next suffix of the template. Copy its row lengths in whole
+            // zero-padded blocks (the padding lands on rows past the last, which are zero).
+            pos.entry += 1;
+            let j = pos.j;
+            let start = self.tpl.entries[pos.entry].rows as usize;
+            let src: &[u8; ROW_PAD] = self.tpl.rows[start..start + ROW_PAD].try_into().unwrap();
+            let dst: &mut [u8; ROW_PAD] = (&mut pos.rows.cells[j + 1..j + 1 + ROW_PAD])
+                .try_into()
+                .unwrap();
+            *dst = *src;
+            let len = self.n - j;
+            if len > ROW_PAD {
+                let len = len.next_multiple_of(ROW_PAD);
+                pos.rows.cells[j + 1 + ROW_PAD..j + 1 + len]
+                    .copy_from_slice(&self.tpl.rows[start + ROW_PAD..start + len]);
             }
-            r = q + u32::from(j < mid);
-            cells[j + 1] = r;
+            return;
         }
-        pos.movable = movable;
+        self.next_run(pos);
     }
 
     fn terminal_value(&self, _pos: &YoungPosition) -> i64 {
@@ -482,6 +731,13 @@ impl Game for Young {
             let kid = pos.kids[i];
             f(pos.rank.wrapping_add(kid.delta), kid.reward);
         }
+        let base = pos.rank.wrapping_add(pos.tacc);
+        let par = pos.stones & 1;
+        let start = self.tpl.entries[pos.entry].kids as usize;
+        let end = self.tpl.entries[pos.entry + 1].kids as usize;
+        for kid in &self.tpl.kids[start..end] {
+            f(base.wrapping_add(kid.delta), kid.reward[par]);
+        }
     }
 
     fn moves(&self, pos: &YoungPosition) -> Vec<Move<YoungPosition>> {
@@ -495,7 +751,7 @@ impl Game for Young {
                 pos.rows[i - 1] as usize
             };
             if r < cap {
-                let mut rows = pos.rows.to_vec();
+                let mut rows: Vec<u32> = pos.rows.iter().map(|&r| u32::from(r)).collect();
                 rows[i] += 1;
                 let w = if first {
                     self.spec.a[i * self.m + r]
@@ -597,5 +853,52 @@ mod tests {
         assert_eq!(y.total_positions(), 184_756);
         let y = board(2, 3);
         assert_eq!(y.total_positions(), 10);
+    }
+
+    #[test]
+    #[ignore]
+    fn template_memory() {
+        for (n, m) in [(14, 14), (15, 15), (18, 18)] {
+            let t = std::time::Instant::now();
+            let y = board(n, m);
+            let (tpls, entries) = y.template_counts();
+            eprintln!(
+                "{n}x{m}: {tpls} templates, {entries} suffixes, {:.1} MiB, built in {:?}",
+                y.template_bytes() as f64 / (1 << 20) as f64,
+                t.elapsed()
+            );
+        }
+    }
+
+    #[test]
+    fn advance_matches_unrank_and_moves() {
+        for (n, m) in [(1, 3), (2, 2), (3, 3), (4, 4), (6, 6), (5, 9), (8, 8)] {
+            let y = Young::new(YoungSpec {
+                rows: n,
+                cols: m,
+                a: vec![1; n * m],
+                b: vec![1; n * m],
+            })
+            .unwrap();
+            for k in 0..=n * m {
+                let mut pos = y.unrank(k, 0);
+                for r in 0..y.layer_size(k) {
+                    if r > 0 {
+                        y.advance(&mut pos);
+                    }
+                    assert_eq!(pos.rank, r);
+                    let fresh = y.unrank(k, r);
+                    assert_eq!(fresh.rows, pos.rows);
+                    let mut a = vec![];
+                    y.for_each_child(&pos, |c, w| a.push((c, w)));
+                    let b: Vec<_> = y
+                        .moves(&pos)
+                        .iter()
+                        .map(|mv| (mv.child.rank, mv.reward))
+                        .collect();
+                    assert_eq!(a, b, "{n}x{m} k {k} r {r} {:?}", pos.rows);
+                }
+            }
+        }
     }
 }
