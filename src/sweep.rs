@@ -174,22 +174,27 @@ pub fn sweep_from<G: Game, V: Value>(
 ) -> Result<i64> {
     let cells = game.cells();
     let max_layer = (0..=cells).map(|k| game.layer_size(k)).max().unwrap_or(1) as usize;
-    let (top, mut next) = match done {
-        Some((k, values)) => {
+    // Both buffers are sized for the largest layer once, so no layer pays for a serial
+    // re-zeroing (every entry is written by the kernel anyway); `vec!` of zeros gets pages
+    // from the OS that the workers fault in in parallel.
+    let (top, mut next, mut next_len) = match done {
+        Some((k, mut values)) => {
             progress.advance((k..=cells).map(|l| game.layer_size(l)).sum());
-            (k, values)
+            let len = values.len();
+            values.resize(max_layer.max(len), V::default());
+            (k, values, len)
         }
-        None => (cells + 1, Vec::with_capacity(max_layer)),
+        None => (cells + 1, vec![V::default(); max_layer], 0),
     };
-    let mut cur: Vec<V> = Vec::with_capacity(max_layer);
+    let mut cur: Vec<V> = vec![V::default(); max_layer];
     for k in (0..top).rev() {
-        let size = game.layer_size(k);
-        progress.layer(k, size);
-        cur.clear();
-        cur.resize(size as usize, V::default());
-        compute_layer(game, k, &mut cur, &next, driver, progress);
-        on_layer(k, &cur)?;
+        let size = game.layer_size(k) as usize;
+        progress.layer(k, size as u64);
+        let out = &mut cur[..size];
+        compute_layer(game, k, out, &next[..next_len], driver, progress);
+        on_layer(k, out)?;
         std::mem::swap(&mut cur, &mut next);
+        next_len = size;
     }
     Ok(next[0].to_i64())
 }
