@@ -4,6 +4,11 @@
 //! cargo bench --bench contest_baseline              # young 14x14, 15x15 and twins 4x4
 //! cargo bench --bench contest_baseline -- young 13  # one board: young 13x13
 //!
+//! retro is timed as `retro solve GAME FILE --threads N`, the command a user runs
+//! (process start and input parsing included). Times are medians: retro 3 runs per thread
+//! count, the baseline 3 runs on boards under
+//! 50 million positions and 1 run above (15 x 15 takes about two minutes).
+//!
 //! Peak memory: retro runs first, so the process's peak resident memory after it is
 //! retro's; the baseline runs next and its array (4 GiB at 15 x 15) sets the second figure.
 //! Run one board per process for clean peaks: `-- young 15`.
@@ -25,32 +30,74 @@ fn rows(flat: &[i64], cols: usize) -> Vec<Vec<i64>> {
     }
 }
 
-fn time<T>(f: impl FnOnce() -> T) -> (T, f64) {
-    let start = Instant::now();
-    let out = f();
-    (out, start.elapsed().as_secs_f64())
+/// Median wall time of `runs` runs (this machine's speed drifts by a third between runs,
+/// so one run of each side is not a fair comparison).
+fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> (T, f64) {
+    let mut times = Vec::new();
+    let mut out = None;
+    for _ in 0..runs.max(1) {
+        let start = Instant::now();
+        out = Some(f());
+        times.push(start.elapsed().as_secs_f64());
+    }
+    times.sort_by(f64::total_cmp);
+    (out.expect("at least one run"), times[times.len() / 2])
 }
 
-fn retro_solve(spec: &GameSpec, threads: usize) -> (i64, f64) {
-    let pool = rayon::ThreadPoolBuilder::new()
+/// `retro solve` as a user runs it: the binary, on the board file, `--threads N`.
+fn retro_solve(spec: &GameSpec, board: &std::path::Path, threads: usize) -> (i64, f64) {
+    let (r, c) = spec.dims();
+    let (rows, cols) = (r.to_string(), c.to_string());
+    let mut args = vec!["solve", spec.name(), board.to_str().expect("path")];
+    if spec.name() == "twins" {
+        args.extend_from_slice(&["--rows", &rows, "--cols", &cols]);
+    }
+    let t = threads.to_string();
+    args.extend_from_slice(&["--threads", &t]);
+    time(3, || {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_retro"))
+            .args(&args)
+            .output()
+            .expect("run retro");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        text.lines()
+            .next()
+            .and_then(|l| l.parse::<i64>().ok())
+            .expect("a value")
+    })
+}
+
+fn pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
-        .expect("thread pool");
-    time(|| pool.install(|| job::solve(spec, Driver::Parallel, &Silent).expect("solve")))
+        .expect("thread pool")
 }
 
 fn compare(game: &str, size: usize, cols: usize, max: u64) {
     let spec = random_board(game, size, cols, 7, max).expect("board");
-    // retro first, so the process's peak memory so far is retro's own; the baseline's
-    // array then raises it.
-    let (v1, s1) = retro_solve(&spec, 1);
-    let (v2, s2) = retro_solve(&spec, 2);
+    let board =
+        std::env::temp_dir().join(format!("retro-baseline-{}-{size}x{cols}.txt", spec.name()));
+    std::fs::write(&board, spec.to_input()).expect("write board");
+    let (v1, s1) = retro_solve(&spec, &board, 1);
+    let (v2, s2) = retro_solve(&spec, &board, 2);
+    // Peak memory: retro's sweep once in this process first, so the peak so far is its
+    // own; the baseline's array then raises it.
+    pool(1).install(|| job::solve(&spec, Driver::Parallel, &Silent).expect("solve"));
     let retro_peak = job::peak_rss().unwrap_or(0);
+    let positions: u64 = spec.layer_sizes().expect("sizes").iter().sum();
+    // The baseline is as slow as it is; repeat it too where that costs under a minute.
+    let runs = if positions < 50_000_000 { 3 } else { 1 };
     let (base_value, base_s) = match &spec {
-        GameSpec::Young(y) => {
-            time(|| baseline::young_mask(y.rows, y.cols, &rows(&y.a, y.cols), &rows(&y.b, y.cols)))
-        }
-        GameSpec::Twins(t) => time(|| {
+        GameSpec::Young(y) => time(runs, || {
+            baseline::young_mask(y.rows, y.cols, &rows(&y.a, y.cols), &rows(&y.b, y.cols))
+        }),
+        GameSpec::Twins(t) => time(runs, || {
             baseline::twins_base3(
                 t.rows,
                 t.cols,
@@ -62,7 +109,6 @@ fn compare(game: &str, size: usize, cols: usize, max: u64) {
     let base_peak = job::peak_rss().unwrap_or(0);
     assert_eq!(base_value, v1, "retro and the baseline disagree");
     assert_eq!(v1, v2);
-    let positions: u64 = spec.layer_sizes().expect("sizes").iter().sum();
     let mib = |b: u64| b as f64 / (1 << 20) as f64;
     println!(
         "| {} {size}x{cols} | {positions} | {base_s:.2} | {s1:.3} | {s2:.3} | {:.1}x | {:.1}x | {:.1} | {:.0} | {:.0} |",
