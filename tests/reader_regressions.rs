@@ -83,3 +83,18 @@ fn a_very_wide_young_board_is_refused_before_sizing_tables() {
     let err = open_with(game).err().unwrap();
     assert!(err.message.contains("too large"), "{err}");
 }
+
+#[test]
+fn a_header_that_does_not_decode_is_refused() {
+    // A valid prefix and checksum over bytes that are not a header.
+    let junk = vec![0xffu8; 40];
+    let mut bytes = header::prefix(&junk).to_vec();
+    bytes.extend_from_slice(&junk);
+    bytes.resize(128, 0);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("junk.retro");
+    std::fs::write(&path, bytes).unwrap();
+    let err = Table::open(&path).err().unwrap();
+    assert!(err.message.contains("header does not decode"), "{err}");
+    assert_eq!(err.message.lines().count(), 1);
+}
