@@ -203,7 +203,11 @@ fn bad_boards_are_refused_with_one_line() {
 
 #[test]
 fn usage_errors_are_one_line_too() {
-    fails(&retro(&["solve", "young", "--threads", "abc"], ""), 2, "invalid value 'abc'");
+    fails(
+        &retro(&["solve", "young", "--threads", "abc"], ""),
+        2,
+        "invalid value 'abc'",
+    );
     fails(&retro(&["frob"], ""), 2, "unrecognized subcommand");
     fails(&retro(&["query"], ""), 2, "<TABLE> <POSITION>");
     fails(&retro(&["gen", "young", "4by4"], ""), 2, "ROWSxCOLS");
