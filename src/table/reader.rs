@@ -50,26 +50,25 @@ impl Table {
     /// Open a table and check its prefix, header and sizes (not the value checksum; see
     /// `verify_checksum`).
     pub fn open(path: &Path) -> Result<Table> {
-        let table = Table::open_unchecked(path)?;
-        let start = header::values_start(header::encode(&table.header)?.len() as u64);
-        table
-            .check_layout(start, false)
-            .map_err(|why| Error::other(format!("{}: {why}", path.display())))?;
-        Ok(table)
+        Table::open_checked(path, false)
     }
 
     /// Open the `.partial` file of an interrupted build: the layers written so far must be
     /// the top ones, side by side; the file may extend past them.
     pub fn open_partial(path: &Path) -> Result<Table> {
-        let table = Table::open_unchecked(path)?;
-        let start = header::values_start(header::encode(&table.header)?.len() as u64);
+        Table::open_checked(path, true)
+    }
+
+    fn open_checked(path: &Path, partial: bool) -> Result<Table> {
+        let (table, values_start) = Table::open_unchecked(path)?;
         table
-            .check_layout(start, true)
+            .check_layout(values_start, partial)
             .map_err(|why| Error::other(format!("{}: {why}", path.display())))?;
         Ok(table)
     }
 
-    fn open_unchecked(path: &Path) -> Result<Table> {
+    /// Prefix and header checked; returns the table and where its value region starts.
+    fn open_unchecked(path: &Path) -> Result<(Table, u64)> {
         let fail = |why: String| Error::other(format!("{}: {why}", path.display()));
         let meta = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
         if meta.is_dir() {
@@ -108,12 +107,13 @@ impl Table {
             ));
         }
         let header = header::decode(&encoded).map_err(|e| e.context(path.display()))?;
-        Ok(Table {
+        let table = Table {
             file: Source::File(file),
             path: path.to_path_buf(),
             header,
             file_len,
-        })
+        };
+        Ok((table, header::values_start(len as u64)))
     }
 
     /// The header must describe exactly this file: the layer counts of its board, layers
