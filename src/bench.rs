@@ -68,41 +68,40 @@ pub fn run(
         .collect())
 }
 
+const COLUMNS: [&str; 5] = ["threads", "seconds", "positions/s", "speedup", "efficiency"];
+
+/// A row's cells as every human-readable format shows them.
+fn cells(r: &BenchRow) -> [String; 5] {
+    [
+        r.threads.to_string(),
+        format!("{:.3}", r.seconds),
+        format!("{:.0}", r.positions_per_second),
+        format!("{:.2}", r.speedup),
+        format!("{:.0}%", r.efficiency * 100.0),
+    ]
+}
+
 pub fn to_text(rows: &[BenchRow]) -> String {
-    let mut out = format!(
-        "{:>7}  {:>10}  {:>14}  {:>7}  {:>10}\n",
-        "threads", "seconds", "positions/s", "speedup", "efficiency"
-    );
-    for r in rows {
-        out.push_str(&format!(
-            "{:>7}  {:>10.3}  {:>14.0}  {:>7.2}  {:>9.0}%\n",
-            r.threads,
-            r.seconds,
-            r.positions_per_second,
-            r.speedup,
-            r.efficiency * 100.0
-        ));
-    }
+    let line = |c: &[String]| {
+        format!(
+            "{:>7}  {:>10}  {:>14}  {:>7}  {:>10}\n",
+            c[0], c[1], c[2], c[3], c[4]
+        )
+    };
+    let header: Vec<String> = COLUMNS.iter().map(|c| c.to_string()).collect();
+    let mut out = line(&header);
+    rows.iter().for_each(|r| out.push_str(&line(&cells(r))));
     out
 }
 
 pub fn to_markdown(rows: &[BenchRow]) -> String {
-    let mut out = String::from(
-        "| threads | seconds | positions/s | speedup | efficiency |\n|---:|---:|---:|---:|---:|\n",
-    );
-    for r in rows {
-        out.push_str(&format!(
-            "| {} | {:.3} | {:.0} | {:.2} | {:.0}% |\n",
-            r.threads,
-            r.seconds,
-            r.positions_per_second,
-            r.speedup,
-            r.efficiency * 100.0
-        ));
-    }
+    let mut out = format!("| {} |\n|---:|---:|---:|---:|---:|\n", COLUMNS.join(" | "));
+    rows.iter()
+        .for_each(|r| out.push_str(&format!("| {} |\n", cells(r).join(" | "))));
     out
 }
 
+/// Machine-readable: full precision, no units.
 pub fn to_csv(rows: &[BenchRow]) -> String {
     let mut out = String::from("threads,seconds,positions_per_second,speedup,efficiency\n");
     for r in rows {

@@ -224,33 +224,13 @@ fn round_trip(spec: GameSpec) -> retro::Result<()> {
 
 #[test]
 fn build_then_read_round_trips_every_position() {
-    let mut rng = Rng::new(9);
-    round_trip(GameSpec::Young(YoungSpec {
-        rows: 5,
-        cols: 6,
-        a: flat(&rng.matrix(5, 6, 100_000)),
-        b: flat(&rng.matrix(5, 6, 100_000)),
-    }))
-    .unwrap();
-    round_trip(GameSpec::Young(YoungSpec {
-        rows: 4,
-        cols: 4,
-        a: flat(&rng.matrix(4, 4, 5)),
-        b: flat(&rng.matrix(4, 4, 5)),
-    }))
-    .unwrap();
-    round_trip(GameSpec::Twins(TwinsSpec {
-        rows: 3,
-        cols: 3,
-        vert: flat(&rng.matrix(2, 3, 100)),
-        horiz: flat(&rng.matrix(3, 2, 100)),
-    }))
-    .unwrap();
-    round_trip(GameSpec::Twins(TwinsSpec {
-        rows: 1,
-        cols: 1,
-        vert: vec![],
-        horiz: vec![],
-    }))
-    .unwrap();
+    let boards = [
+        ("young", 5, 6, 100_000),
+        ("young", 4, 4, 5),
+        ("twins", 3, 3, 100),
+        ("twins", 1, 1, 100),
+    ];
+    for (game, rows, cols, max) in boards {
+        round_trip(retro::random::random_board(game, rows, cols, 9, max).unwrap()).unwrap();
+    }
 }
