@@ -1,12 +1,13 @@
 //! The layer sweep: from the full board back to the empty one, each layer computed from
 //! the layer after it. One kernel (`compute_chunk`) serves the serial and the parallel
 //! driver; the parallel one hands rayon disjoint chunks of the output layer with the next
-//! layer borrowed read-only, so the inner loop has no locks and no atomics.
+//! layer borrowed read-only, so the inner loop has no locks and no atomics. The game walks
+//! each chunk (`Game::visit_runs`) and feeds the kernel's loops (`Kernel`).
 
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::game::Game;
+use crate::game::{Game, RunSink};
 use crate::value::{Value, ValueType};
 
 /// Positions per unit of parallel work. Large enough that the one `unrank` per chunk and
@@ -40,44 +41,78 @@ pub fn compute_chunk<G: Game, V: Value>(game: &G, k: usize, start: u64, out: &mu
         return;
     }
     if k == game.cells() {
-        walk(game, k, start, out, |pos| game.terminal_value(pos));
+        let mut pos = game.unrank(k, start);
+        for (i, slot) in out.iter_mut().enumerate() {
+            if i > 0 {
+                game.advance(&mut pos);
+            }
+            *slot = V::from_i64(game.terminal_value(&pos));
+        }
     } else if k.is_multiple_of(2) {
-        // The first player maximises...
-        walk(game, k, start, out, |pos| {
-            let mut best = i64::MIN;
-            game.for_each_child(pos, |child, reward| {
-                best = best.max(reward + next[child as usize].to_i64())
-            });
-            best
-        });
+        // The first player maximises, the second minimises: one kernel for each, so the
+        // innermost loops carry no sign.
+        let len = out.len();
+        game.visit_runs(k, start, len, &mut Kernel::<V, true>::new(out, next, start));
     } else {
-        // ...and the second minimises. Two loops rather than a sign per child: this is
-        // the innermost loop of the whole program.
-        walk(game, k, start, out, |pos| {
-            let mut best = i64::MAX;
-            game.for_each_child(pos, |child, reward| {
-                best = best.min(reward + next[child as usize].to_i64())
-            });
-            best
-        });
+        let len = out.len();
+        game.visit_runs(
+            k,
+            start,
+            len,
+            &mut Kernel::<V, false>::new(out, next, start),
+        );
     }
 }
 
-/// Step through positions `start..start + out.len()` of layer `k`, storing `value(pos)`.
-#[inline(always)]
-fn walk<G: Game, V: Value>(
-    game: &G,
-    k: usize,
+/// The innermost loops of the program: every position of a run starts at the identity of
+/// its player's choice and keeps the better of it and each move's reward plus child value.
+struct Kernel<'a, V, const MAX: bool> {
+    out: &'a mut [V],
+    next: &'a [V],
+    /// Rank of `out[0]`.
     start: u64,
-    out: &mut [V],
-    value: impl Fn(&G::Position) -> i64,
-) {
-    let mut pos = game.unrank(k, start);
-    let (first, rest) = out.split_at_mut(1);
-    first[0] = V::from_i64(value(&pos));
-    for slot in rest {
-        game.advance(&mut pos);
-        *slot = V::from_i64(value(&pos));
+    /// Where the current run starts in `out`.
+    at: usize,
+}
+
+impl<'a, V: Value, const MAX: bool> Kernel<'a, V, MAX> {
+    fn new(out: &'a mut [V], next: &'a [V], start: u64) -> Self {
+        Kernel {
+            out,
+            next,
+            start,
+            at: 0,
+        }
+    }
+
+    #[inline(always)]
+    fn better(a: V, b: V) -> V {
+        if MAX { a.max(b) } else { a.min(b) }
+    }
+}
+
+impl<V: Value, const MAX: bool> RunSink for Kernel<'_, V, MAX> {
+    #[inline(always)]
+    fn run(&mut self, rank: u64, len: usize) {
+        self.at = (rank - self.start) as usize;
+        let identity = if MAX { V::LOWEST } else { V::HIGHEST };
+        self.out[self.at..self.at + len].fill(identity);
+    }
+
+    #[inline(always)]
+    fn range(&mut self, i: usize, len: usize, child: u64, reward: i64) {
+        let reward = V::from_i64(reward);
+        let children = &self.next[child as usize..][..len];
+        let run = &mut self.out[self.at + i..][..len];
+        for (best, &value) in run.iter_mut().zip(children) {
+            *best = Self::better(*best, reward.plus(value));
+        }
+    }
+
+    #[inline(always)]
+    fn single(&mut self, i: usize, child: u64, reward: i64) {
+        let best = &mut self.out[self.at + i];
+        *best = Self::better(*best, V::from_i64(reward).plus(self.next[child as usize]));
     }
 }
 

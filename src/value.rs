@@ -56,11 +56,17 @@ impl ValueType {
 }
 
 /// A value type the sweep can be instantiated with.
-pub trait Value: Copy + Send + Sync + Default + 'static {
+pub trait Value: Copy + Ord + Send + Sync + Default + 'static {
     const TYPE: ValueType;
+    /// The identities of max and min: where a position's best value starts.
+    const LOWEST: Self;
+    const HIGHEST: Self;
     fn to_i64(self) -> i64;
     /// Only called with values inside the range the type was chosen for.
     fn from_i64(v: i64) -> Self;
+    /// A move's reward plus a child's value, in the stored type so the sweep's loops
+    /// vectorise. The game promises the sum lies in its value range, so it never wraps.
+    fn plus(self, other: Self) -> Self;
     fn write_le(self, out: &mut Vec<u8>);
 }
 
@@ -68,6 +74,8 @@ macro_rules! impl_value {
     ($t:ty, $vt:expr) => {
         impl Value for $t {
             const TYPE: ValueType = $vt;
+            const LOWEST: Self = <$t>::MIN;
+            const HIGHEST: Self = <$t>::MAX;
             #[inline(always)]
             fn to_i64(self) -> i64 {
                 self as i64
@@ -76,6 +84,10 @@ macro_rules! impl_value {
             fn from_i64(v: i64) -> Self {
                 debug_assert!(v >= <$t>::MIN as i64 && v <= <$t>::MAX as i64);
                 v as $t
+            }
+            #[inline(always)]
+            fn plus(self, other: Self) -> Self {
+                self.wrapping_add(other)
             }
             #[inline(always)]
             fn write_le(self, out: &mut Vec<u8>) {

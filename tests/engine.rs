@@ -6,7 +6,7 @@ mod common;
 use std::collections::HashSet;
 
 use common::brute::{Rng, twins_value, young_value};
-use retro::game::{Game, GameSpec, Twins, TwinsSpec, Young, YoungSpec};
+use retro::game::{Game, GameSpec, RunSink, Twins, TwinsSpec, Young, YoungSpec};
 use retro::sweep::{self, Driver, Silent};
 use retro::table::Table;
 
@@ -149,7 +149,8 @@ fn check_ranking<G: Game>(game: &G) {
         assert_eq!(game.rank(&parsed), r);
         let mut fast = Vec::new();
         game.for_each_child(pos, |child, reward| fast.push((child, reward)));
-        let slow: Vec<(u64, i64)> = game
+        fast.sort_unstable();
+        let mut slow: Vec<(u64, i64)> = game
             .moves(pos)
             .iter()
             .map(|mv| {
@@ -159,6 +160,7 @@ fn check_ranking<G: Game>(game: &G) {
                 (game.rank(&rebuilt), mv.reward)
             })
             .collect();
+        slow.sort_unstable();
         assert_eq!(fast, slow, "children of {text}");
         for &(child, _) in &fast {
             assert!(child < game.layer_size(k + 1));
@@ -187,6 +189,102 @@ fn twins_ranking_is_a_bijection_up_to_12_cells() {
             check_ranking(&game);
         }
     }
+}
+
+/// Records what `Game::visit_runs` reports: (rank, child, reward) per move, and the runs.
+#[derive(Default)]
+struct Recorder {
+    runs: Vec<(u64, usize)>,
+    moves: Vec<(u64, u64, i64)>,
+}
+
+impl RunSink for Recorder {
+    fn run(&mut self, rank: u64, len: usize) {
+        assert!(len > 0);
+        self.runs.push((rank, len));
+    }
+    fn range(&mut self, i: usize, len: usize, child: u64, reward: i64) {
+        let &(rank, run) = self.runs.last().unwrap();
+        assert!(
+            len > 0 && i + len <= run,
+            "range {i}+{len} outside a run of {run}"
+        );
+        for t in 0..len {
+            self.moves
+                .push((rank + (i + t) as u64, child + t as u64, reward));
+        }
+    }
+    fn single(&mut self, i: usize, child: u64, reward: i64) {
+        let &(rank, run) = self.runs.last().unwrap();
+        assert!(i < run, "move of position {i} outside a run of {run}");
+        self.moves.push((rank + i as u64, child, reward));
+    }
+}
+
+/// `visit_runs` over `start..start + len` reports exactly the moves `for_each_child` gives,
+/// in runs that tile the range in order.
+fn check_runs<G: Game>(game: &G, k: usize, start: u64, len: usize) {
+    let mut seen = Recorder::default();
+    game.visit_runs(k, start, len, &mut seen);
+    let mut at = start;
+    for &(rank, run) in &seen.runs {
+        assert_eq!(rank, at, "layer {k}: runs must tile {start}+{len} in order");
+        at += run as u64;
+    }
+    assert_eq!(at, start + len as u64);
+    let mut expected = Vec::new();
+    let mut pos = game.unrank(k, start);
+    for i in 0..len as u64 {
+        if i > 0 {
+            game.advance(&mut pos);
+        }
+        game.for_each_child(&pos, |child, reward| {
+            expected.push((start + i, child, reward))
+        });
+    }
+    seen.moves.sort_unstable();
+    expected.sort_unstable();
+    assert_eq!(seen.moves, expected, "layer {k}, positions {start}+{len}");
+}
+
+#[test]
+fn runs_report_every_move_exactly_once() {
+    let mut rng = Rng::new(11);
+    let check_all =
+        |game: &dyn Fn(usize) -> u64, cells: usize, f: &mut dyn FnMut(usize, u64, usize)| {
+            for k in 0..cells {
+                let size = game(k);
+                // The whole layer, and windows that start and end inside templates.
+                f(k, 0, size as usize);
+                for len in [1u64, 2, 5, 13, 64, 100] {
+                    let mut start = 0;
+                    while start < size {
+                        let l = len.min(size - start);
+                        f(k, start, l as usize);
+                        start += l + len / 2;
+                    }
+                }
+            }
+        };
+    for (n, m) in [
+        (1, 5),
+        (5, 1),
+        (2, 2),
+        (3, 4),
+        (4, 4),
+        (6, 7),
+        (8, 5),
+        (9, 9),
+    ] {
+        let game = young(n, m, &rng.matrix(n, m, 50), &rng.matrix(n, m, 50));
+        check_all(&|k| game.layer_size(k), game.cells(), &mut |k, s, l| {
+            check_runs(&game, k, s, l)
+        });
+    }
+    let game = twins(3, 3, &rng.matrix(2, 3, 9), &rng.matrix(3, 2, 9));
+    check_all(&|k| game.layer_size(k), game.cells(), &mut |k, s, l| {
+        check_runs(&game, k, s, l)
+    });
 }
 
 #[test]

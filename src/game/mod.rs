@@ -2,9 +2,12 @@
 //! about a placement game, and nothing more.
 //!
 //! Positions with k stones form layer k; a layer is numbered densely 0..layer_size(k) by a
-//! combinatorial number system. The sweep walks a layer in rank order (`unrank` once per
-//! chunk, then `advance`), asks each position for its children's ranks in layer k + 1
-//! (`for_each_child`) and never sees a concrete board.
+//! combinatorial number system. The sweep asks a game for the children of a stretch of a
+//! layer (`visit_runs`) and never sees a concrete board. By default that walks the stretch
+//! in rank order (`unrank` once, then `advance`) and reports each position's children
+//! (`for_each_child`) one by one; a game whose consecutive positions share moves with
+//! consecutive children (young) reports those once per run, so the sweep's loop over them
+//! is a straight vectorisable pass instead of one data-dependent loop per position.
 
 pub mod twins;
 pub mod young;
@@ -37,7 +40,8 @@ pub trait Game: Send + Sync + Sized {
     /// Number of cells; the layers are 0..=cells.
     fn cells(&self) -> usize;
     fn layer_size(&self, k: usize) -> u64;
-    /// Every value of every position lies in this range (from the weights).
+    /// Every value of every position, every reward, and every reward plus the value of its
+    /// move's child lies in this range (from the weights).
     fn value_range(&self) -> (i64, i64);
 
     /// The position of rank `rank` in layer `k` (`rank < layer_size(k)`).
@@ -52,6 +56,21 @@ pub trait Game: Send + Sync + Sized {
     /// Must cost O(cells) for the whole position, not per child.
     fn for_each_child(&self, pos: &Self::Position, f: impl FnMut(u64, i64));
 
+    /// Report the children of positions `start..start + len` of layer `k` (`k < cells`,
+    /// `len > 0`) to `sink`, in runs of consecutive positions covering the range in order.
+    /// Every move of every position must be reported exactly once, in a `range` or as a
+    /// `single` move.
+    fn visit_runs(&self, k: usize, start: u64, len: usize, sink: &mut impl RunSink) {
+        let mut pos = self.unrank(k, start);
+        for i in 0..len {
+            if i > 0 {
+                self.advance(&mut pos);
+            }
+            sink.run(start + i as u64, 1);
+            self.for_each_child(&pos, |child, reward| sink.single(0, child, reward));
+        }
+    }
+
     /// Moves with their child positions, in a fixed order (for query and play).
     fn moves(&self, pos: &Self::Position) -> Vec<Move<Self::Position>>;
     fn parse_position(&self, text: &str) -> Result<Self::Position>;
@@ -63,6 +82,18 @@ pub trait Game: Send + Sync + Sized {
     fn total_positions(&self) -> u64 {
         (0..=self.cells()).map(|k| self.layer_size(k)).sum()
     }
+}
+
+/// Receives the children of consecutive positions of one layer (`Game::visit_runs`); the
+/// sweep's kernel implements it.
+pub trait RunSink {
+    /// Start a run: positions `rank..rank + len` of the layer.
+    fn run(&mut self, rank: u64, len: usize);
+    /// A move of the run's positions `i..i + len`, with consecutive children: position
+    /// `i + t` leads to rank `child + t` of the next layer.
+    fn range(&mut self, i: usize, len: usize, child: u64, reward: i64);
+    /// A move of the run's `i`th position (0-based) alone.
+    fn single(&mut self, i: usize, child: u64, reward: i64);
 }
 
 /// The board a table was built for: the game and all its weights.

@@ -16,7 +16,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Game, GameSpec, Move, check_weights, parse_integers};
+use super::{Game, GameSpec, Move, RunSink, check_weights, parse_integers};
 use crate::error::{Error, Result};
 
 /// A young board: n rows, m columns, weights a (first player) and b (second), row-major.
@@ -111,6 +111,9 @@ pub struct Young {
 
 /// Completions of at most this many suffixes get a template.
 const TEMPLATE_MAX: u64 = 64;
+/// A suffix row's move shared by at least this many consecutive suffixes of a template is
+/// reported as one range (a vectorised pass in the sweep), shorter ones move by move.
+const RANGE_MIN: u32 = 3;
 const NO_TEMPLATE: u32 = u32::MAX;
 
 /// Suffix templates. The diagrams that share rows 0..j-1 form a contiguous run of ranks;
@@ -120,17 +123,41 @@ const NO_TEMPLATE: u32 = u32::MAX;
 /// every row above), the template lists those suffixes with their row lengths and their
 /// movable rows' child ranks relative to rank + acc_j, so stepping inside the run is a
 /// counter increment.
+///
+/// A suffix row's move depends on the rows from j down to it only, so the suffixes that
+/// share those rows (consecutive in lex order) have it with consecutive children: such a
+/// range of at least `RANGE_MIN` suffixes is stored once (`ranges`), the rest per suffix
+/// (`kids`).
 #[derive(Default)]
 struct Templates {
     /// Template id per (j, C, R) at `(j * (m + 1) + C) * (cells + 1) + R`, or NO_TEMPLATE.
     index: Vec<u32>,
-    /// Per template: its first entry and its number of entries.
-    heads: Vec<(u32, u32)>,
+    heads: Vec<Head>,
     /// Per suffix (plus a sentinel): where its kids and row lengths start.
     entries: Vec<Entry>,
     kids: Vec<TplKid>,
+    ranges: Vec<TplRange>,
     /// Row lengths of each suffix: n - j values.
     rows: Vec<u8>,
+}
+
+/// A template: its first entry, its number of entries, and its ranges
+/// (`ranges[ranges.0..ranges.1]`).
+#[derive(Debug, Clone, Copy)]
+struct Head {
+    first: u32,
+    len: u32,
+    ranges: (u32, u32),
+}
+
+/// A suffix row's move shared by the `len` suffixes from global entry `at` on: the child of
+/// entry `at + t` is (rank - entry + acc_j) + delta + t, as for a `TplKid` of entry `at`.
+#[derive(Debug, Clone, Copy)]
+struct TplRange {
+    delta: u64,
+    reward: [i64; 2],
+    at: u32,
+    len: u32,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -139,12 +166,14 @@ struct Entry {
     rows: u32,
 }
 
-/// A suffix row that can take a stone: the child's rank minus (rank + acc_j), and the
-/// rewards ([0] = +a for the first player, [1] = -b for the second).
+/// A suffix row that can take a stone, for the suffix of global entry index `at`: the
+/// child's rank minus (rank - at + acc_j), so that one base serves a whole run of suffixes,
+/// and the rewards ([0] = +a for the first player, [1] = -b for the second).
 #[derive(Debug, Clone, Copy)]
 struct TplKid {
     delta: u64,
     reward: [i64; 2],
+    at: u32,
 }
 
 /// For a row with `b` rows below it, length r and rem s (the cells of this row and below):
@@ -228,7 +257,8 @@ pub struct YoungPosition {
     pub rows: Rows,
     /// First row of the suffix covered by a template; rows 0..j are the prefix.
     j: usize,
-    /// The current suffix (global entry index) and the template's last one.
+    /// The template, the current suffix (global entry index) and the template's last one.
+    head: u32,
     entry: usize,
     last: usize,
     /// acc_j: what the prefix rows' terms gain when a suffix row takes a stone.
@@ -354,7 +384,8 @@ impl Young {
     pub fn template_bytes(&self) -> usize {
         let t = &self.tpl;
         t.index.len() * 4
-            + t.heads.len() * 8
+            + t.heads.len() * std::mem::size_of::<Head>()
+            + t.ranges.len() * std::mem::size_of::<TplRange>()
             + t.entries.len() * std::mem::size_of::<Entry>()
             + t.kids.len() * std::mem::size_of::<TplKid>()
             + t.rows.len()
@@ -432,33 +463,78 @@ impl Young {
         let slot = self.tpl_slot(j, cap, rem);
         tpl.index[slot] = tpl.heads.len() as u32;
         let first = tpl.entries.len() as u32;
+        // Every suffix row's move, as ranges of consecutive suffixes sharing the rows from
+        // j down to it; `open[d]` is the range of depth d still growing.
+        let mut moves: Vec<TplRange> = Vec::new();
+        let mut open: Vec<Option<TplRange>> = vec![None; n - j];
+        let mut prev: Vec<u32> = Vec::new();
         let mut suffix = vec![0u32; n - j];
         self.each_suffix(&mut suffix, 0, cap, rem, &mut |rows: &[u32]| {
+            let at = tpl.entries.len() as u32;
             tpl.entries.push(Entry {
-                kids: tpl.kids.len() as u32,
+                kids: 0,
                 rows: tpl.rows.len() as u32,
             });
             tpl.rows.extend(rows.iter().map(|&r| r as u8));
             tpl.rows.resize(tpl.rows.len().next_multiple_of(ROW_PAD), 0);
+            // Rows from `same` down differ from the previous suffix: their ranges end.
+            let same = prev.iter().zip(rows).take_while(|(a, b)| a == b).count();
+            moves.extend(open[same..].iter_mut().filter_map(Option::take));
+            prev = rows.to_vec();
             let (mut acc, mut left, mut above) = (0u64, rem, cap as u32);
             for (d, &r) in rows.iter().enumerate() {
                 let l = j + d;
                 let (step, _) = self.slot(l, r, left, 0);
                 if r < above {
-                    let cell = l * self.m + r as usize;
-                    tpl.kids.push(TplKid {
-                        delta: acc.wrapping_add(step.child),
-                        reward: [self.spec.a[cell], -self.spec.b[cell]],
-                    });
+                    match &mut open[d] {
+                        Some(range) => range.len += 1,
+                        slot => {
+                            let cell = l * self.m + r as usize;
+                            *slot = Some(TplRange {
+                                delta: acc.wrapping_add(step.child).wrapping_add(u64::from(at)),
+                                reward: [self.spec.a[cell], -self.spec.b[cell]],
+                                at,
+                                len: 1,
+                            });
+                        }
+                    }
                 }
                 acc = acc.wrapping_add(step.carry);
                 left -= r as usize;
                 above = r;
             }
         });
+        moves.extend(open.into_iter().flatten());
         let len = tpl.entries.len() as u32 - first;
         debug_assert_eq!(u64::from(len), self.t(n - 1 - j, cap + 1, rem));
-        tpl.heads.push((first, len));
+        let (long, short): (Vec<TplRange>, Vec<TplRange>) =
+            moves.into_iter().partition(|m| m.len >= RANGE_MIN);
+        let ranges_start = tpl.ranges.len() as u32;
+        tpl.ranges.extend(long);
+        // The short ranges move by move, sorted by entry so each entry's kids are adjacent.
+        let mut kids: Vec<TplKid> = short
+            .iter()
+            .flat_map(|m| {
+                (0..m.len).map(move |t| TplKid {
+                    delta: m.delta.wrapping_add(u64::from(t)),
+                    reward: m.reward,
+                    at: m.at + t,
+                })
+            })
+            .collect();
+        kids.sort_by_key(|kid| kid.at);
+        let mut kids = kids.into_iter().peekable();
+        for at in first..first + len {
+            tpl.entries[at as usize].kids = tpl.kids.len() as u32;
+            while let Some(kid) = kids.next_if(|kid| kid.at == at) {
+                tpl.kids.push(kid);
+            }
+        }
+        tpl.heads.push(Head {
+            first,
+            len,
+            ranges: (ranges_start, tpl.ranges.len() as u32),
+        });
     }
 
     /// Call `f` on every non-increasing fill of `out[d..]` with entries <= cap summing to
@@ -500,6 +576,7 @@ impl Young {
             rank: 0,
             rows: Rows::new(self.m, &rows),
             j: 0,
+            head: 0,
             entry: 0,
             last: 0,
             tacc: 0,
@@ -540,8 +617,9 @@ impl Young {
             idx += self.t(n - 1 - i, r as usize, left);
             left -= r as usize;
         }
-        let (first, len) = self.tpl.heads[id as usize];
+        let Head { first, len, .. } = self.tpl.heads[id as usize];
         debug_assert!(idx < u64::from(len));
+        pos.head = id;
         pos.j = j;
         pos.tacc = acc;
         pos.entry = first as usize + idx as usize;
@@ -554,6 +632,21 @@ impl Young {
                 .all(|(&a, &b)| u32::from(a) == b)
         );
         pos
+    }
+
+    /// What a template kid's `delta` is relative to: rank - entry + acc_j (wrapping).
+    #[inline(always)]
+    fn suffix_base(&self, pos: &YoungPosition) -> u64 {
+        pos.rank
+            .wrapping_sub(pos.entry as u64)
+            .wrapping_add(pos.tacc)
+    }
+
+    /// The ranges of the cursor's template.
+    #[inline(always)]
+    fn head_ranges(&self, pos: &YoungPosition) -> &[TplRange] {
+        let (start, end) = self.tpl.heads[pos.head as usize].ranges;
+        &self.tpl.ranges[start as usize..end as usize]
     }
 
     /// Where the current suffix's row lengths lie in `tpl.rows`.
@@ -632,7 +725,8 @@ impl Young {
                 break id;
             }
         };
-        let (first, len) = self.tpl.heads[id as usize];
+        let Head { first, len, .. } = self.tpl.heads[id as usize];
+        pos.head = id;
         pos.movable = movable;
         pos.j = l;
         pos.tacc = acc;
@@ -723,6 +817,61 @@ impl Game for Young {
         0
     }
 
+    /// A run is the positions of one template from the cursor on: they share the prefix
+    /// rows, so each movable prefix row is one shared move (its child's rank minus the
+    /// position's rank is the same for the whole run), and the template lists the suffix
+    /// rows' moves of all its positions in one flat array.
+    fn visit_runs(&self, k: usize, start: u64, len: usize, sink: &mut impl RunSink) {
+        let mut pos = self.unrank(k, start);
+        let par = k & 1;
+        let mut left = len;
+        loop {
+            let run = left.min(pos.last - pos.entry + 1);
+            sink.run(pos.rank, run);
+            let mut bits = pos.movable;
+            while bits != 0 {
+                let i = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let kid = pos.kids[i];
+                sink.range(0, run, pos.rank.wrapping_add(kid.delta), kid.reward);
+            }
+            let base = self.suffix_base(&pos);
+            let (lo, hi) = (pos.entry as u32, (pos.entry + run) as u32);
+            for range in self.head_ranges(&pos) {
+                // Only the runs at a chunk's ends see part of a template.
+                let from = range.at.max(lo);
+                let to = (range.at + range.len).min(hi);
+                if from < to {
+                    sink.range(
+                        (from - lo) as usize,
+                        (to - from) as usize,
+                        base.wrapping_add(range.delta)
+                            .wrapping_add(u64::from(from - range.at)),
+                        range.reward[par],
+                    );
+                }
+            }
+            let kids = self.tpl.entries[pos.entry].kids as usize
+                ..self.tpl.entries[pos.entry + run].kids as usize;
+            for kid in &self.tpl.kids[kids] {
+                sink.single(
+                    kid.at as usize - pos.entry,
+                    base.wrapping_add(kid.delta),
+                    kid.reward[par],
+                );
+            }
+            left -= run;
+            if left == 0 {
+                return;
+            }
+            // The run ended at the template's last suffix; `next_run` reads only the
+            // prefix rows, so the suffix rows need not be copied on the way.
+            pos.rank += run as u64;
+            pos.entry = pos.last;
+            self.next_run(&mut pos);
+        }
+    }
+
     #[inline]
     fn for_each_child(&self, pos: &YoungPosition, mut f: impl FnMut(u64, i64)) {
         let mut bits = pos.movable;
@@ -732,8 +881,17 @@ impl Game for Young {
             let kid = pos.kids[i];
             f(pos.rank.wrapping_add(kid.delta), kid.reward);
         }
-        let base = pos.rank.wrapping_add(pos.tacc);
+        let base = self.suffix_base(pos);
         let par = pos.stones & 1;
+        let at = pos.entry as u32;
+        for range in self.head_ranges(pos) {
+            if (range.at..range.at + range.len).contains(&at) {
+                let child = base
+                    .wrapping_add(range.delta)
+                    .wrapping_add(u64::from(at - range.at));
+                f(child, range.reward[par]);
+            }
+        }
         let start = self.tpl.entries[pos.entry].kids as usize;
         let end = self.tpl.entries[pos.entry + 1].kids as usize;
         for kid in &self.tpl.kids[start..end] {
@@ -893,11 +1051,13 @@ mod tests {
                     assert_eq!(fresh.rows, pos.rows);
                     let mut a = vec![];
                     y.for_each_child(&pos, |c, w| a.push((c, w)));
-                    let b: Vec<_> = y
+                    a.sort_unstable();
+                    let mut b: Vec<_> = y
                         .moves(&pos)
                         .iter()
                         .map(|mv| (mv.child.rank, mv.reward))
                         .collect();
+                    b.sort_unstable();
                     assert_eq!(a, b, "{n}x{m} k {k} r {r} {:?}", pos.rows);
                 }
             }
