@@ -14,6 +14,7 @@
 //! on the row and the rows above only, so stepping to the successor (which changes the rows
 //! from some row down) redoes just those rows, with one table entry (`Step`) per row.
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{Game, GameSpec, Move, RunSink, check_weights, parse_integers};
@@ -140,6 +141,16 @@ struct Templates {
     kids: Vec<TplKid>,
     ranges: Vec<TplRange>,
     /// Row lengths of each suffix: n - j values.
+    rows: Vec<u8>,
+}
+
+/// One template while the templates are built: entries, kids and ranges numbered from
+/// its first entry, row lengths from its first suffix.
+#[derive(Default)]
+struct Template {
+    entries: Vec<Entry>,
+    kids: Vec<TplKid>,
+    ranges: Vec<TplRange>,
     rows: Vec<u8>,
 }
 
@@ -410,15 +421,18 @@ impl Young {
     }
 
     /// Build a template for every (j, C, R) a diagram reaches with at most TEMPLATE_MAX
-    /// completions while every row above it has more.
+    /// completions while every row above it has more. The templates are independent, so
+    /// they are built in parallel (serial, they were 6% of a two-thread 15 x 15 sweep).
     fn build_templates(&self) -> Templates {
         let (n, m) = (self.n, self.m);
         let cells = n * m;
         // P(n - j, C, R): suffixes of rows j.. under C summing to R.
         let count = |j: usize, c: usize, r: usize| self.t(n - 1 - j, c + 1, r);
-        let mut tpl = Templates {
-            index: vec![NO_TEMPLATE; n * (m + 1) * (cells + 1)],
-            ..Templates::default()
+        let mut index = vec![NO_TEMPLATE; n * (m + 1) * (cells + 1)];
+        let mut todo: Vec<(usize, usize, usize)> = Vec::new();
+        let mut add = |index: &mut Vec<u32>, j: usize, c: usize, r: usize| {
+            index[self.tpl_slot(j, c, r)] = todo.len() as u32;
+            todo.push((j, c, r));
         };
         // open[(C, R)] for the current j: reachable with more than TEMPLATE_MAX completions
         // at every row so far.
@@ -427,7 +441,7 @@ impl Young {
             if count(0, m, r) > TEMPLATE_MAX {
                 open_c[m * (cells + 1) + r] = true;
             } else {
-                self.add_template(&mut tpl, 0, m, r);
+                add(&mut index, 0, m, r);
             }
         }
         for j in 0..n - 1 {
@@ -444,8 +458,8 @@ impl Young {
                         }
                         if count(j + 1, v, rest) > TEMPLATE_MAX {
                             next[v * (cells + 1) + rest] = true;
-                        } else if tpl.index[self.tpl_slot(j + 1, v, rest)] == NO_TEMPLATE {
-                            self.add_template(&mut tpl, j + 1, v, rest);
+                        } else if index[self.tpl_slot(j + 1, v, rest)] == NO_TEMPLATE {
+                            add(&mut index, j + 1, v, rest);
                         }
                     }
                 }
@@ -453,6 +467,45 @@ impl Young {
             open_c = next;
         }
         debug_assert!(open_c.iter().all(|&o| !o));
+        let parts: Vec<Template> = todo
+            .par_iter()
+            .map(|&(j, c, r)| self.template(j, c, r))
+            .collect();
+        let total = |f: fn(&Template) -> usize| parts.iter().map(f).sum::<usize>();
+        let mut tpl = Templates {
+            index,
+            heads: Vec::with_capacity(parts.len()),
+            entries: Vec::with_capacity(total(|p| p.entries.len()) + 1),
+            kids: Vec::with_capacity(total(|p| p.kids.len())),
+            ranges: Vec::with_capacity(total(|p| p.ranges.len())),
+            rows: Vec::with_capacity(total(|p| p.rows.len())),
+        };
+        for part in parts {
+            // Local entry numbers become global ones; a delta carries its entry number.
+            let first = tpl.entries.len() as u32;
+            let (kids, rows) = (tpl.kids.len() as u32, tpl.rows.len() as u32);
+            tpl.entries.extend(part.entries.iter().map(|e| Entry {
+                kids: e.kids + kids,
+                rows: e.rows + rows,
+            }));
+            tpl.kids.extend(part.kids.iter().map(|k| TplKid {
+                delta: k.delta.wrapping_add(u64::from(first)),
+                at: k.at + first,
+                ..*k
+            }));
+            let ranges = tpl.ranges.len() as u32;
+            tpl.ranges.extend(part.ranges.iter().map(|g| TplRange {
+                delta: g.delta.wrapping_add(u64::from(first)),
+                at: g.at + first,
+                ..*g
+            }));
+            tpl.rows.extend_from_slice(&part.rows);
+            tpl.heads.push(Head {
+                first,
+                len: part.entries.len() as u32,
+                ranges: (ranges, tpl.ranges.len() as u32),
+            });
+        }
         tpl.entries.push(Entry {
             kids: tpl.kids.len() as u32,
             rows: tpl.rows.len() as u32,
@@ -460,11 +513,11 @@ impl Young {
         tpl
     }
 
-    fn add_template(&self, tpl: &mut Templates, j: usize, cap: usize, rem: usize) {
+    /// The template of suffix start j under a row of length `cap` with `rem` cells left,
+    /// numbered from entry 0.
+    fn template(&self, j: usize, cap: usize, rem: usize) -> Template {
         let n = self.n;
-        let slot = self.tpl_slot(j, cap, rem);
-        tpl.index[slot] = tpl.heads.len() as u32;
-        let first = tpl.entries.len() as u32;
+        let mut tpl = Template::default();
         // Every suffix row's move, as ranges of consecutive suffixes sharing the rows from
         // j down to it; `open[d]` is the range of depth d still growing.
         let mut moves: Vec<TplRange> = Vec::new();
@@ -482,7 +535,8 @@ impl Young {
             // Rows from `same` down differ from the previous suffix: their ranges end.
             let same = prev.iter().zip(rows).take_while(|(a, b)| a == b).count();
             moves.extend(open[same..].iter_mut().filter_map(Option::take));
-            prev = rows.to_vec();
+            prev.clear();
+            prev.extend_from_slice(rows);
             let (mut acc, mut left, mut above) = (0u64, rem, cap as u32);
             for (d, &r) in rows.iter().enumerate() {
                 let l = j + d;
@@ -507,12 +561,11 @@ impl Young {
             }
         });
         moves.extend(open.into_iter().flatten());
-        let len = tpl.entries.len() as u32 - first;
-        debug_assert_eq!(u64::from(len), self.t(n - 1 - j, cap + 1, rem));
+        let len = tpl.entries.len();
+        debug_assert_eq!(len as u64, self.t(n - 1 - j, cap + 1, rem));
         let (long, short): (Vec<TplRange>, Vec<TplRange>) =
             moves.into_iter().partition(|m| m.len >= RANGE_MIN);
-        let ranges_start = tpl.ranges.len() as u32;
-        tpl.ranges.extend(long);
+        tpl.ranges = long;
         // The short ranges move by move, sorted by entry so each entry's kids are adjacent.
         let mut kids: Vec<TplKid> = short
             .iter()
@@ -526,17 +579,13 @@ impl Young {
             .collect();
         kids.sort_by_key(|kid| kid.at);
         let mut kids = kids.into_iter().peekable();
-        for at in first..first + len {
+        for at in 0..len as u32 {
             tpl.entries[at as usize].kids = tpl.kids.len() as u32;
             while let Some(kid) = kids.next_if(|kid| kid.at == at) {
                 tpl.kids.push(kid);
             }
         }
-        tpl.heads.push(Head {
-            first,
-            len,
-            ranges: (ranges_start, tpl.ranges.len() as u32),
-        });
+        tpl
     }
 
     /// Call `f` on every non-increasing fill of `out[d..]` with entries <= cap summing to
