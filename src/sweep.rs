@@ -110,6 +110,16 @@ impl<V: Value, const MAX: bool> RunSink for Kernel<'_, V, MAX> {
     }
 
     #[inline(always)]
+    fn chain(&mut self, i: usize, child: u64, rewards: &[i64]) {
+        let len = rewards.len();
+        let children = &self.next[child as usize..][..len];
+        let run = &mut self.out[self.at + i..][..len];
+        for ((best, &value), &reward) in run.iter_mut().zip(children).zip(rewards) {
+            *best = Self::better(*best, V::from_i64(reward).plus(value));
+        }
+    }
+
+    #[inline(always)]
     fn single(&mut self, i: usize, child: u64, reward: i64) {
         let best = &mut self.out[self.at + i];
         *best = Self::better(*best, V::from_i64(reward).plus(self.next[child as usize]));

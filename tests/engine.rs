@@ -214,6 +214,17 @@ impl RunSink for Recorder {
                 .push((rank + (i + t) as u64, child + t as u64, reward));
         }
     }
+    fn chain(&mut self, i: usize, child: u64, rewards: &[i64]) {
+        let &(rank, run) = self.runs.last().unwrap();
+        assert!(
+            !rewards.is_empty() && i + rewards.len() <= run,
+            "chain outside its run"
+        );
+        for (t, &reward) in rewards.iter().enumerate() {
+            self.moves
+                .push((rank + (i + t) as u64, child + t as u64, reward));
+        }
+    }
     fn single(&mut self, i: usize, child: u64, reward: i64) {
         let &(rank, run) = self.runs.last().unwrap();
         assert!(i < run, "move of position {i} outside a run of {run}");

@@ -58,8 +58,8 @@ pub trait Game: Send + Sync + Sized {
 
     /// Report the children of positions `start..start + len` of layer `k` (`k < cells`,
     /// `len > 0`) to `sink`, in runs of consecutive positions covering the range in order.
-    /// Every move of every position must be reported exactly once, in a `range` or as a
-    /// `single` move.
+    /// Every move of every position must be reported exactly once, in a `range`, in a
+    /// `chain` or as a `single` move.
     fn visit_runs(&self, k: usize, start: u64, len: usize, sink: &mut impl RunSink) {
         let mut pos = self.unrank(k, start);
         for i in 0..len {
@@ -92,6 +92,9 @@ pub trait RunSink {
     /// A move of the run's positions `i..i + len`, with consecutive children: position
     /// `i + t` leads to rank `child + t` of the next layer.
     fn range(&mut self, i: usize, len: usize, child: u64, reward: i64);
+    /// One move each of the run's positions `i..i + rewards.len()`, with consecutive
+    /// children: position `i + t` leads to rank `child + t`, with reward `rewards[t]`.
+    fn chain(&mut self, i: usize, child: u64, rewards: &[i64]);
     /// A move of the run's `i`th position (0-based) alone.
     fn single(&mut self, i: usize, child: u64, reward: i64);
 }

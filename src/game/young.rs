@@ -114,9 +114,9 @@ pub struct Young {
 /// shared by a whole run; 128 measured 7% fewer instructions than 64 (young 13 x 13) for
 /// 12 MiB of templates at 15 x 15, and 256 gained little more for twice the memory.
 const TEMPLATE_MAX: u64 = 128;
-/// A suffix row's move shared by at least this many consecutive suffixes of a template is
-/// reported as one range (a vectorised pass in the sweep), shorter ones move by move.
-const RANGE_MIN: u32 = 3;
+/// Moves of at least this many consecutive suffixes of a template with consecutive
+/// children form a chain (a vectorised pass in the sweep); shorter runs go move by move.
+const CHAIN_MIN: usize = 3;
 const NO_TEMPLATE: u32 = u32::MAX;
 
 /// Suffix templates. The diagrams that share rows 0..j-1 form a contiguous run of ranks;
@@ -127,10 +127,10 @@ const NO_TEMPLATE: u32 = u32::MAX;
 /// movable rows' child ranks relative to rank + acc_j, so stepping inside the run is a
 /// counter increment.
 ///
-/// A suffix row's move depends on the rows from j down to it only, so the suffixes that
-/// share those rows (consecutive in lex order) have it with consecutive children: such a
-/// range of at least `RANGE_MIN` suffixes is stored once (`ranges`), the rest per suffix
-/// (`kids`).
+/// Consecutive suffixes often have a move each whose children are consecutive too: the
+/// same row's move when they share the rows above it, and often a move of another row
+/// (young 15 x 15: four in five suffix moves lie in such runs of three or more). A chain
+/// stores such a run once, with its moves' rewards side by side; the rest are `kids`.
 #[derive(Default)]
 struct Templates {
     /// Template id per (j, C, R) at `(j * (m + 1) + C) * (cells + 1) + R`, or NO_TEMPLATE.
@@ -139,38 +139,42 @@ struct Templates {
     /// Per suffix (plus a sentinel): where its kids and row lengths start.
     entries: Vec<Entry>,
     kids: Vec<TplKid>,
-    ranges: Vec<TplRange>,
+    chains: Vec<TplChain>,
+    /// The rewards of the chains' moves, per player: [0] = +a, [1] = -b.
+    chain_rewards: [Vec<i64>; 2],
     /// Row lengths of each suffix: n - j values.
     rows: Vec<u8>,
 }
 
-/// One template while the templates are built: entries, kids and ranges numbered from
-/// its first entry, row lengths from its first suffix.
+/// One template while the templates are built: entries, kids and chains numbered from
+/// its first entry, row lengths and chain rewards from its own start.
 #[derive(Default)]
 struct Template {
     entries: Vec<Entry>,
     kids: Vec<TplKid>,
-    ranges: Vec<TplRange>,
+    chains: Vec<TplChain>,
+    chain_rewards: [Vec<i64>; 2],
     rows: Vec<u8>,
 }
 
-/// A template: its first entry, its number of entries, and its ranges
-/// (`ranges[ranges.0..ranges.1]`).
+/// A template: its first entry, its number of entries, and its chains
+/// (`chains[chains.0..chains.1]`).
 #[derive(Debug, Clone, Copy)]
 struct Head {
     first: u32,
     len: u32,
-    ranges: (u32, u32),
+    chains: (u32, u32),
 }
 
-/// A suffix row's move shared by the `len` suffixes from global entry `at` on: the child of
-/// entry `at + t` is (rank - entry + acc_j) + delta + t, as for a `TplKid` of entry `at`.
+/// One move each of the `len` suffixes from global entry `at` on, with consecutive
+/// children: the child of entry `at + t` is (rank - entry + acc_j) + delta + t, as for a
+/// `TplKid` of entry `at`, and its reward is `chain_rewards[player][rewards + t]`.
 #[derive(Debug, Clone, Copy)]
-struct TplRange {
+struct TplChain {
     delta: u64,
-    reward: [i64; 2],
     at: u32,
     len: u32,
+    rewards: u32,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -398,7 +402,8 @@ impl Young {
         let t = &self.tpl;
         t.index.len() * 4
             + t.heads.len() * std::mem::size_of::<Head>()
-            + t.ranges.len() * std::mem::size_of::<TplRange>()
+            + t.chains.len() * std::mem::size_of::<TplChain>()
+            + t.chain_rewards.iter().map(|r| r.len() * 8).sum::<usize>()
             + t.entries.len() * std::mem::size_of::<Entry>()
             + t.kids.len() * std::mem::size_of::<TplKid>()
             + t.rows.len()
@@ -477,7 +482,11 @@ impl Young {
             heads: Vec::with_capacity(parts.len()),
             entries: Vec::with_capacity(total(|p| p.entries.len()) + 1),
             kids: Vec::with_capacity(total(|p| p.kids.len())),
-            ranges: Vec::with_capacity(total(|p| p.ranges.len())),
+            chains: Vec::with_capacity(total(|p| p.chains.len())),
+            chain_rewards: [
+                Vec::with_capacity(total(|p| p.chain_rewards[0].len())),
+                Vec::with_capacity(total(|p| p.chain_rewards[1].len())),
+            ],
             rows: Vec::with_capacity(total(|p| p.rows.len())),
         };
         for part in parts {
@@ -493,17 +502,21 @@ impl Young {
                 at: k.at + first,
                 ..*k
             }));
-            let ranges = tpl.ranges.len() as u32;
-            tpl.ranges.extend(part.ranges.iter().map(|g| TplRange {
-                delta: g.delta.wrapping_add(u64::from(first)),
-                at: g.at + first,
-                ..*g
+            let (chains, rewards) = (tpl.chains.len() as u32, tpl.chain_rewards[0].len() as u32);
+            tpl.chains.extend(part.chains.iter().map(|c| TplChain {
+                delta: c.delta.wrapping_add(u64::from(first)),
+                at: c.at + first,
+                rewards: c.rewards + rewards,
+                ..*c
             }));
+            for (pool, own) in tpl.chain_rewards.iter_mut().zip(&part.chain_rewards) {
+                pool.extend_from_slice(own);
+            }
             tpl.rows.extend_from_slice(&part.rows);
             tpl.heads.push(Head {
                 first,
                 len: part.entries.len() as u32,
-                ranges: (ranges, tpl.ranges.len() as u32),
+                chains: (chains, tpl.chains.len() as u32),
             });
         }
         tpl.entries.push(Entry {
@@ -518,11 +531,7 @@ impl Young {
     fn template(&self, j: usize, cap: usize, rem: usize) -> Template {
         let n = self.n;
         let mut tpl = Template::default();
-        // Every suffix row's move, as ranges of consecutive suffixes sharing the rows from
-        // j down to it; `open[d]` is the range of depth d still growing.
-        let mut moves: Vec<TplRange> = Vec::new();
-        let mut open: Vec<Option<TplRange>> = vec![None; n - j];
-        let mut prev: Vec<u32> = Vec::new();
+        let mut moves: Vec<TplKid> = Vec::new();
         let mut suffix = vec![0u32; n - j];
         self.each_suffix(&mut suffix, 0, cap, rem, &mut |rows: &[u32]| {
             let at = tpl.entries.len() as u32;
@@ -532,52 +541,47 @@ impl Young {
             });
             tpl.rows.extend(rows.iter().map(|&r| r as u8));
             tpl.rows.resize(tpl.rows.len().next_multiple_of(ROW_PAD), 0);
-            // Rows from `same` down differ from the previous suffix: their ranges end.
-            let same = prev.iter().zip(rows).take_while(|(a, b)| a == b).count();
-            moves.extend(open[same..].iter_mut().filter_map(Option::take));
-            prev.clear();
-            prev.extend_from_slice(rows);
             let (mut acc, mut left, mut above) = (0u64, rem, cap as u32);
             for (d, &r) in rows.iter().enumerate() {
                 let l = j + d;
                 let (step, _) = self.slot(l, r, left, 0);
                 if r < above {
-                    match &mut open[d] {
-                        Some(range) => range.len += 1,
-                        slot => {
-                            let cell = l * self.m + r as usize;
-                            *slot = Some(TplRange {
-                                delta: acc.wrapping_add(step.child).wrapping_add(u64::from(at)),
-                                reward: [self.spec.a[cell], -self.spec.b[cell]],
-                                at,
-                                len: 1,
-                            });
-                        }
-                    }
+                    let cell = l * self.m + r as usize;
+                    moves.push(TplKid {
+                        delta: acc.wrapping_add(step.child).wrapping_add(u64::from(at)),
+                        reward: [self.spec.a[cell], -self.spec.b[cell]],
+                        at,
+                    });
                 }
                 acc = acc.wrapping_add(step.carry);
                 left -= r as usize;
                 above = r;
             }
         });
-        moves.extend(open.into_iter().flatten());
         let len = tpl.entries.len();
         debug_assert_eq!(len as u64, self.t(n - 1 - j, cap + 1, rem));
-        let (long, short): (Vec<TplRange>, Vec<TplRange>) =
-            moves.into_iter().partition(|m| m.len >= RANGE_MIN);
-        tpl.ranges = long;
-        // The short ranges move by move, sorted by entry so each entry's kids are adjacent.
-        let mut kids: Vec<TplKid> = short
-            .iter()
-            .flat_map(|m| {
-                (0..m.len).map(move |t| TplKid {
-                    delta: m.delta.wrapping_add(u64::from(t)),
-                    reward: m.reward,
-                    at: m.at + t,
-                })
-            })
-            .collect();
-        kids.sort_by_key(|kid| kid.at);
+        // Moves with the same child offset (delta - at) on consecutive suffixes chain up.
+        // Two moves of one suffix never share an offset: their children differ.
+        let offset = |kid: &TplKid| kid.delta.wrapping_sub(u64::from(kid.at));
+        moves.sort_unstable_by_key(|kid| (offset(kid), kid.at));
+        let mut kids = Vec::new();
+        for run in moves.chunk_by(|a, b| offset(a) == offset(b) && b.at == a.at + 1) {
+            if run.len() >= CHAIN_MIN {
+                tpl.chains.push(TplChain {
+                    delta: run[0].delta,
+                    at: run[0].at,
+                    len: run.len() as u32,
+                    rewards: tpl.chain_rewards[0].len() as u32,
+                });
+                for (player, pool) in tpl.chain_rewards.iter_mut().enumerate() {
+                    pool.extend(run.iter().map(|kid| kid.reward[player]));
+                }
+            } else {
+                kids.extend_from_slice(run);
+            }
+        }
+        // The rest move by move, sorted by entry so each entry's kids are adjacent.
+        kids.sort_unstable_by_key(|kid| kid.at);
         let mut kids = kids.into_iter().peekable();
         for at in 0..len as u32 {
             tpl.entries[at as usize].kids = tpl.kids.len() as u32;
@@ -693,11 +697,11 @@ impl Young {
             .wrapping_add(pos.tacc)
     }
 
-    /// The ranges of the cursor's template.
+    /// The chains of the cursor's template.
     #[inline(always)]
-    fn head_ranges(&self, pos: &YoungPosition) -> &[TplRange] {
-        let (start, end) = self.tpl.heads[pos.head as usize].ranges;
-        &self.tpl.ranges[start as usize..end as usize]
+    fn head_chains(&self, pos: &YoungPosition) -> &[TplChain] {
+        let (start, end) = self.tpl.heads[pos.head as usize].chains;
+        &self.tpl.chains[start as usize..end as usize]
     }
 
     /// Where the current suffix's row lengths lie in `tpl.rows`.
@@ -888,17 +892,18 @@ impl Game for Young {
             }
             let base = self.suffix_base(&pos);
             let (lo, hi) = (pos.entry as u32, (pos.entry + run) as u32);
-            for range in self.head_ranges(&pos) {
+            let rewards = &self.tpl.chain_rewards[par];
+            for chain in self.head_chains(&pos) {
                 // Only the runs at a chunk's ends see part of a template.
-                let from = range.at.max(lo);
-                let to = (range.at + range.len).min(hi);
+                let from = chain.at.max(lo);
+                let to = (chain.at + chain.len).min(hi);
                 if from < to {
-                    sink.range(
+                    let skip = from - chain.at;
+                    let first = (chain.rewards + skip) as usize;
+                    sink.chain(
                         (from - lo) as usize,
-                        (to - from) as usize,
-                        base.wrapping_add(range.delta)
-                            .wrapping_add(u64::from(from - range.at)),
-                        range.reward[par],
+                        base.wrapping_add(chain.delta).wrapping_add(u64::from(skip)),
+                        &rewards[first..first + (to - from) as usize],
                     );
                 }
             }
@@ -935,12 +940,14 @@ impl Game for Young {
         let base = self.suffix_base(pos);
         let par = pos.stones & 1;
         let at = pos.entry as u32;
-        for range in self.head_ranges(pos) {
-            if (range.at..range.at + range.len).contains(&at) {
-                let child = base
-                    .wrapping_add(range.delta)
-                    .wrapping_add(u64::from(at - range.at));
-                f(child, range.reward[par]);
+        for chain in self.head_chains(pos) {
+            if (chain.at..chain.at + chain.len).contains(&at) {
+                let skip = at - chain.at;
+                let child = base.wrapping_add(chain.delta).wrapping_add(u64::from(skip));
+                f(
+                    child,
+                    self.tpl.chain_rewards[par][(chain.rewards + skip) as usize],
+                );
             }
         }
         let start = self.tpl.entries[pos.entry].kids as usize;
