@@ -16,9 +16,15 @@ cargo bench --quiet --bench contest_baseline -- twins 4 | tail -n 1
 
 echo "## thread scaling"
 $retro gen young 15x15 --seed 7 > "$out/young-15x15.txt"
+$retro gen young 16x16 --seed 7 > "$out/young-16x16.txt"
 $retro gen twins 4x4 --seed 7 --max 100 > "$out/twins-4x4.txt"
-$retro bench young "$out/young-15x15.txt" --threads 1,2 --repeat 3 --markdown --plot docs/young-15x15-speedup.svg
-$retro bench twins "$out/twins-4x4.txt" --rows 4 --cols 4 --threads 1,2 --repeat 5 --markdown --plot docs/twins-4x4-speedup.svg
+$retro bench young "$out/young-15x15.txt" --threads 1,2 --repeat 7 --markdown --plot docs/young-15x15-speedup.svg
+$retro bench young "$out/young-16x16.txt" --threads 1,2 --repeat 3 --markdown
+$retro bench twins "$out/twins-4x4.txt" --rows 4 --cols 4 --threads 1,2 --repeat 9 --markdown --plot docs/twins-4x4-speedup.svg
+
+echo "## memory bound (read and write every layer once)"
+cargo bench --quiet --bench memory_stream -- young 15
+cargo bench --quiet --bench memory_stream -- young 16 | tail -n 2
 
 echo "## twins 4x5 build, 2 threads"
 $retro gen twins 4x5 --seed 7 --max 100 > "$out/twins-4x5.txt"

@@ -158,9 +158,8 @@ fn build_game<G: Game, V: Value>(
         Start::Fresh => (None, None),
         Start::Resume { layer } => (Some((layer, writer.read_back::<V>(layer)?)), Some(layer)),
     };
-    let root_value = sweep::sweep_from::<G, V>(game, driver, progress, done, |k, values| {
-        writer.write_layer(k, values)
-    })?;
+    let mut write = |k: usize, values: &[V]| writer.write_layer(k, values);
+    let root_value = sweep::sweep_from::<G, V>(game, driver, progress, done, Some(&mut write))?;
     let value_bytes = writer.value_bytes();
     let file_bytes = writer.finish()?;
     Ok(BuildReport {

@@ -196,26 +196,30 @@ pub enum Driver {
     Parallel,
 }
 
+/// What the sweep hands each finished layer to (the table writer streams it to disk).
+pub type OnLayer<'a, V> = &'a mut (dyn FnMut(usize, &[V]) -> Result<()> + Send);
+
 /// Sweep every layer from the full board down to the empty one. `on_layer(k, values)` sees
-/// each finished layer (the table writer streams it to disk); only two layers are ever held.
-/// Returns the value of the empty board.
+/// each finished layer, in order, on a thread of its own while the layer below is computed
+/// (both only read layer k), so writing a table overlaps the sweep; only two layers are
+/// ever held. Returns the value of the empty board.
 pub fn sweep<G: Game, V: Value>(
     game: &G,
     driver: Driver,
     progress: &dyn Progress,
-    on_layer: impl FnMut(usize, &[V]) -> Result<()>,
+    mut on_layer: impl FnMut(usize, &[V]) -> Result<()> + Send,
 ) -> Result<i64> {
-    sweep_from(game, driver, progress, None, on_layer)
+    sweep_from(game, driver, progress, None, Some(&mut on_layer))
 }
 
 /// `sweep`, continuing below layer `k` when `done` is `Some((k, values of layer k))`
-/// (a resumed build).
+/// (a resumed build), and without a thread per layer when nothing watches the layers.
 pub fn sweep_from<G: Game, V: Value>(
     game: &G,
     driver: Driver,
     progress: &dyn Progress,
     done: Option<(usize, Vec<V>)>,
-    mut on_layer: impl FnMut(usize, &[V]) -> Result<()>,
+    mut on_layer: Option<OnLayer<'_, V>>,
 ) -> Result<i64> {
     let cells = game.cells();
     let max_layer = (0..=cells).map(|k| game.layer_size(k)).max().unwrap_or(1) as usize;
@@ -232,14 +236,29 @@ pub fn sweep_from<G: Game, V: Value>(
         None => (cells + 1, vec![V::default(); max_layer], 0),
     };
     let mut cur: Vec<V> = vec![V::default(); max_layer];
+    // The layer in `next` that `on_layer` has not seen yet (none for a resumed top layer,
+    // which is already on disk).
+    let mut unseen: Option<usize> = None;
     for k in (0..top).rev() {
         let size = game.layer_size(k) as usize;
         progress.layer(k, size as u64);
-        let out = &mut cur[..size];
-        compute_layer(game, k, out, &next[..next_len], driver, progress);
-        on_layer(k, out)?;
+        let (out, above) = (&mut cur[..size], &next[..next_len]);
+        match (unseen, on_layer.as_deref_mut()) {
+            (Some(j), Some(f)) => std::thread::scope(|scope| {
+                let handed = scope.spawn(move || f(j, above));
+                compute_layer(game, k, out, above, driver, progress);
+                handed
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })?,
+            _ => compute_layer(game, k, out, above, driver, progress),
+        }
+        unseen = Some(k);
         std::mem::swap(&mut cur, &mut next);
         next_len = size;
+    }
+    if let (Some(j), Some(f)) = (unseen, on_layer) {
+        f(j, &next[..next_len])?;
     }
     Ok(next[0].to_i64())
 }
@@ -265,5 +284,5 @@ pub fn compute_layer<G: Game, V: Value>(
 
 /// Value of the empty board, keeping two layers only (what `retro solve` does).
 pub fn solve<G: Game, V: Value>(game: &G, driver: Driver, progress: &dyn Progress) -> Result<i64> {
-    sweep::<G, V>(game, driver, progress, |_, _| Ok(()))
+    sweep_from::<G, V>(game, driver, progress, None, None)
 }

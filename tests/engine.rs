@@ -5,7 +5,7 @@ mod common;
 
 use std::collections::HashSet;
 
-use common::brute::{Rng, twins_value, young_value};
+use common::brute::{Rng, twins_value, young_value, young_values_memo};
 use retro::game::{Game, GameSpec, RunSink, Twins, TwinsSpec, Young, YoungSpec};
 use retro::sweep::{self, Driver, Silent};
 use retro::table::Table;
@@ -296,6 +296,34 @@ fn runs_report_every_move_exactly_once() {
     check_all(&|k| game.layer_size(k), game.cells(), &mut |k, s, l| {
         check_runs(&game, k, s, l)
     });
+}
+
+/// Boards large enough that young's layers hold more than one suffix template (so runs
+/// have shared moves, chains and single moves, and chunks cut templates), against the
+/// memoised oracle.
+#[test]
+fn young_matches_memoised_minimax_on_boards_with_many_runs() {
+    let mut rng = Rng::new(12);
+    for (n, m, max) in [
+        (8, 8, 100_000),
+        (10, 10, 50),
+        (6, 12, 9),
+        (12, 5, 1000),
+        (1, 30, 9),
+    ] {
+        let (a, b) = (rng.matrix(n, m, max), rng.matrix(n, m, max));
+        let game = young(n, m, &a, &b);
+        let values = all_values(&game, Driver::Parallel);
+        let oracle = young_values_memo(n, m, &a, &b);
+        assert_eq!(oracle.len() as u64, game.total_positions());
+        walk(&game, |k, r, pos| {
+            let rows: Vec<usize> = pos.rows.iter().map(|&x| x as usize).collect();
+            assert_eq!(
+                values[k][r as usize], oracle[&rows],
+                "{n}x{m} rows {rows:?}"
+            );
+        });
+    }
 }
 
 #[test]

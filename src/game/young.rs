@@ -111,7 +111,7 @@ pub struct Young {
 }
 
 /// Completions of at most this many suffixes get a template. Longer runs mean more moves
-/// shared by a whole run; 128 measured 7% fewer instructions than 64 (young 13 x 13) for
+/// shared by a whole run; 128 measured 4% fewer instructions than 64 (young 13 x 13) for
 /// 12 MiB of templates at 15 x 15, and 256 gained little more for twice the memory.
 const TEMPLATE_MAX: u64 = 128;
 /// Moves of at least this many consecutive suffixes of a template with consecutive

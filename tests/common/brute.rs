@@ -42,6 +42,53 @@ fn young_rec(n: usize, m: usize, a: &[Vec<i64>], b: &[Vec<i64>], rows: &mut [usi
     best.expect("a non-full diagram always has a move")
 }
 
+/// Values of every young position reachable from `rows`, by the same recursion as
+/// `young_value` with a memo keyed by the row lengths (still no ranking), for boards too
+/// large to search without one (every diagram of a 10 x 10 box).
+pub fn young_values_memo(
+    n: usize,
+    m: usize,
+    a: &[Vec<i64>],
+    b: &[Vec<i64>],
+) -> std::collections::HashMap<Vec<usize>, i64> {
+    let mut memo = std::collections::HashMap::new();
+    young_memo(n, m, a, b, &mut vec![0; n], &mut memo);
+    memo
+}
+
+fn young_memo(
+    n: usize,
+    m: usize,
+    a: &[Vec<i64>],
+    b: &[Vec<i64>],
+    rows: &mut Vec<usize>,
+    memo: &mut std::collections::HashMap<Vec<usize>, i64>,
+) -> i64 {
+    if let Some(&v) = memo.get(rows.as_slice()) {
+        return v;
+    }
+    let stones: usize = rows.iter().sum();
+    let first = stones.is_multiple_of(2);
+    let mut best: Option<i64> = None;
+    for i in 0..n {
+        if rows[i] < m && (i == 0 || rows[i - 1] > rows[i]) {
+            let j = rows[i];
+            rows[i] += 1;
+            let sub = young_memo(n, m, a, b, rows, memo);
+            rows[i] -= 1;
+            let v = if first { a[i][j] + sub } else { sub - b[i][j] };
+            best = Some(match best {
+                None => v,
+                Some(x) if first => x.max(v),
+                Some(x) => x.min(v),
+            });
+        }
+    }
+    let v = best.unwrap_or(0);
+    memo.insert(rows.clone(), v);
+    v
+}
+
 /// Value of the twins position `cells` (R*C entries row-major; 0 empty, 1 o, 2 x): the first
 /// player's final score under optimal play. The first player moves when the stone count is
 /// even. `vert` is (r-1) rows of c weights, `horiz` is r rows of c-1 weights.
