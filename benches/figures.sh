@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Re-measure the README's performance figures on this machine (run from the repository
-# root; takes about 15 minutes and needs about 30 GiB of free disk for the 18 x 18 table).
+# root; takes about 10 minutes and needs about 30 GiB of free disk for the 18 x 18 table).
 # Usage: benches/figures.sh [out-dir]   (default /tmp/retro-figures; tables are deleted)
 set -euo pipefail
 out=${1:-/tmp/retro-figures}

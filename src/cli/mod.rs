@@ -120,8 +120,8 @@ pub fn run() -> Result<i32> {
             "--threads takes one number here (a list is for `retro bench`)",
         ));
     }
-    let pool = thread_pool(cli.threads.first().copied())?;
-    pool.install(|| match cli.command {
+    thread_pool(cli.threads.first().copied())?;
+    match cli.command {
         Command::Solve(args) => solve::run(args),
         Command::Build(args) => build::run(args),
         Command::Query(args) => query::run(args),
@@ -130,7 +130,7 @@ pub fn run() -> Result<i32> {
         Command::Verify(args) => verify::run(args),
         Command::Play(args) => play::run(args),
         Command::Bench(_) => Ok(0),
-    })
+    }
 }
 
 /// Help and version go out as clap writes them; a usage error becomes one `error: ...`
@@ -161,10 +161,12 @@ fn usage_error(e: clap::Error) -> Result<i32> {
     }
 }
 
-fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
+/// Size rayon's global pool: every parallel loop of the command runs there, including the
+/// table writer's packing, which runs on the writer's own thread (outside any `install`).
+fn thread_pool(threads: Option<usize>) -> Result<()> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(0))
-        .build()
+        .build_global()
         .map_err(|e| Error::other(format!("cannot start worker threads: {e}")))
 }
 
