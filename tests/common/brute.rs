@@ -1,7 +1,10 @@
 #![allow(dead_code)]
 //! Brute-force oracles for the tests: plain recursive minimax over full move sequences, with
 //! no memo, no ranking and no shared code with the crate, so that they are obviously correct.
-//! They are exponential; keep boards tiny (young up to ~12 cells, twins up to 3x3).
+//! They are exponential; keep boards tiny (young up to ~12 cells, twins up to 3x3), or use
+//! the memoised young variant.
+
+use std::collections::HashMap;
 
 /// Value of the young position with row lengths `rows` (length `n`, non-increasing, each
 /// <= `m`): first player's minus second player's score over the stones still to be placed,
@@ -14,14 +17,35 @@ pub fn young_value(n: usize, m: usize, a: &[Vec<i64>], b: &[Vec<i64>], rows: &[u
         "rows must be non-increasing"
     );
     let mut rows = rows.to_vec();
-    young_rec(n, m, a, b, &mut rows)
+    young_rec(n, m, a, b, &mut rows, &mut None)
 }
 
-fn young_rec(n: usize, m: usize, a: &[Vec<i64>], b: &[Vec<i64>], rows: &mut [usize]) -> i64 {
-    let stones: usize = rows.iter().sum();
-    if stones == n * m {
-        return 0;
+/// Values of every young position, by the same recursion as `young_value` with a memo keyed
+/// by the row lengths (still no ranking), for boards too large to search without one
+/// (every diagram of a 10 x 10 box).
+pub fn young_values_memo(
+    n: usize,
+    m: usize,
+    a: &[Vec<i64>],
+    b: &[Vec<i64>],
+) -> HashMap<Vec<usize>, i64> {
+    let mut memo = Some(HashMap::new());
+    young_rec(n, m, a, b, &mut vec![0; n], &mut memo);
+    memo.unwrap_or_default()
+}
+
+fn young_rec(
+    n: usize,
+    m: usize,
+    a: &[Vec<i64>],
+    b: &[Vec<i64>],
+    rows: &mut [usize],
+    memo: &mut Option<HashMap<Vec<usize>, i64>>,
+) -> i64 {
+    if let Some(&v) = memo.as_ref().and_then(|memo| memo.get(&*rows)) {
+        return v;
     }
+    let stones: usize = rows.iter().sum();
     let first = stones.is_multiple_of(2);
     let mut best: Option<i64> = None;
     for i in 0..n {
@@ -29,7 +53,7 @@ fn young_rec(n: usize, m: usize, a: &[Vec<i64>], b: &[Vec<i64>], rows: &mut [usi
         if rows[i] < m && (i == 0 || rows[i - 1] > rows[i]) {
             let j = rows[i];
             rows[i] += 1;
-            let sub = young_rec(n, m, a, b, rows);
+            let sub = young_rec(n, m, a, b, rows, memo);
             rows[i] -= 1;
             let v = if first { a[i][j] + sub } else { sub - b[i][j] };
             best = Some(match best {
@@ -39,54 +63,15 @@ fn young_rec(n: usize, m: usize, a: &[Vec<i64>], b: &[Vec<i64>], rows: &mut [usi
             });
         }
     }
-    best.expect("a non-full diagram always has a move")
-}
-
-/// Values of every young position reachable from `rows`, by the same recursion as
-/// `young_value` with a memo keyed by the row lengths (still no ranking), for boards too
-/// large to search without one (every diagram of a 10 x 10 box).
-pub fn young_values_memo(
-    n: usize,
-    m: usize,
-    a: &[Vec<i64>],
-    b: &[Vec<i64>],
-) -> std::collections::HashMap<Vec<usize>, i64> {
-    let mut memo = std::collections::HashMap::new();
-    young_memo(n, m, a, b, &mut vec![0; n], &mut memo);
-    memo
-}
-
-fn young_memo(
-    n: usize,
-    m: usize,
-    a: &[Vec<i64>],
-    b: &[Vec<i64>],
-    rows: &mut Vec<usize>,
-    memo: &mut std::collections::HashMap<Vec<usize>, i64>,
-) -> i64 {
-    if let Some(&v) = memo.get(rows.as_slice()) {
-        return v;
+    let value = if stones == n * m {
+        0
+    } else {
+        best.expect("a non-full diagram always has a move")
+    };
+    if let Some(memo) = memo {
+        memo.insert(rows.to_vec(), value);
     }
-    let stones: usize = rows.iter().sum();
-    let first = stones.is_multiple_of(2);
-    let mut best: Option<i64> = None;
-    for i in 0..n {
-        if rows[i] < m && (i == 0 || rows[i - 1] > rows[i]) {
-            let j = rows[i];
-            rows[i] += 1;
-            let sub = young_memo(n, m, a, b, rows, memo);
-            rows[i] -= 1;
-            let v = if first { a[i][j] + sub } else { sub - b[i][j] };
-            best = Some(match best {
-                None => v,
-                Some(x) if first => x.max(v),
-                Some(x) => x.min(v),
-            });
-        }
-    }
-    let v = best.unwrap_or(0);
-    memo.insert(rows.clone(), v);
-    v
+    value
 }
 
 /// Value of the twins position `cells` (R*C entries row-major; 0 empty, 1 o, 2 x): the first
