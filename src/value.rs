@@ -87,6 +87,7 @@ macro_rules! impl_value {
             }
             #[inline(always)]
             fn plus(self, other: Self) -> Self {
+                debug_assert!(self.checked_add(other).is_some(), "value out of range");
                 self.wrapping_add(other)
             }
             #[inline(always)]
