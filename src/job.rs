@@ -10,6 +10,7 @@ use crate::game::{Game, GameSpec};
 use crate::sweep::{self, Driver, Progress};
 use crate::table::Encoding;
 use crate::table::blocks::{BLOCK, DIR_ENTRY, SLACK};
+use crate::table::header::{self, Header};
 use crate::table::writer::{Start, TableWriter, partial_path};
 use crate::value::Value;
 use crate::with_value_type;
@@ -70,12 +71,17 @@ impl Estimate {
             let width = vt.width() as u64;
             let positions = game.total_positions();
             let layers = game.cells() as u64 + 1;
-            let directory = if options.compact {
-                positions.div_ceil(BLOCK as u64) * DIR_ENTRY as u64 + layers * (SLACK as u64 + 8 * BLOCK as u64)
+            let (encoding, directory) = if options.compact {
+                let directory = positions.div_ceil(BLOCK as u64) * DIR_ENTRY as u64 + layers * (SLACK as u64 + 8 * BLOCK as u64);
+                (Encoding::Blocked, directory)
             } else {
-                0
+                (Encoding::Plain, 0)
             };
-            let table_bytes = (positions as u128 * width as u128 + directory as u128 + 64 * 1024) as u64;
+            let sizes: Vec<u64> = (0..=game.cells()).map(|k| game.layer_size(k)).collect();
+            let header = Header::blank(spec.clone(), vt, encoding, &sizes);
+            let values_start = header::values_start(header::encode(&header)?.len() as u64);
+            let table_bytes = (values_start as u128 + positions as u128 * width as u128 + directory as u128)
+                .min(u64::MAX as u128) as u64;
             let peak_memory = sweep::peak_bytes(&game, vt.width()).min(u64::MAX as u128) as u64;
             let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
             let free_disk = options.assume_free.or_else(|| free_bytes(dir));

@@ -61,6 +61,19 @@ fn compact_tables_hold_the_same_values_in_fewer_bytes() {
                 assert_eq!(tc.value(k, i as u64).unwrap(), v, "layer {k} entry {i}");
             }
         }
+        // The estimate is exact for plain tables and an upper bound for compact ones.
+        let spec = tp.header.game.clone();
+        let estimate = |compact: bool, path: &Path| {
+            let options = retro::job::BuildOptions {
+                compact,
+                ..Default::default()
+            };
+            retro::job::Estimate::of(&spec, path, &options)
+                .unwrap()
+                .table_bytes
+        };
+        assert_eq!(estimate(false, &plain), tp.file_len);
+        assert!(estimate(true, &compact) >= tc.file_len);
         let info = ok(&retro(&["info", c]));
         assert!(
             info.contains("compact") && info.contains("bytes per position"),

@@ -298,3 +298,67 @@ fn damaged_tables_are_refused() {
         "checksum mismatch in layer 0",
     );
 }
+
+#[test]
+fn bench_reports_rows_as_data_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("y.txt");
+    let generated = retro(&["gen", "young", "6x6", "--seed", "3"], "");
+    std::fs::write(&input, &generated.stdout).unwrap();
+    let y = input.to_str().unwrap();
+    let base = ["bench", "young", y, "--threads", "1,2", "--repeat", "1"];
+
+    let out = retro(&[&base[..], &["--json"]].concat(), "");
+    assert!(out.status.success());
+    // stderr is not a terminal here: no per-run times, no bar.
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    for (row, threads) in rows.iter().zip([1.0, 2.0]) {
+        assert_eq!(row["threads"].as_f64(), Some(threads));
+        let f = |k: &str| row[k].as_f64().unwrap_or_else(|| panic!("{k} in {row}"));
+        assert!(f("seconds") > 0.0);
+        // 6 x 6: C(12, 6) = 924 positions.
+        assert!((f("positions_per_second") * f("seconds") - 924.0).abs() < 1.0);
+        assert!((f("efficiency") - f("speedup") / threads).abs() < 1e-9);
+    }
+    assert_eq!(rows[0]["speedup"].as_f64(), Some(1.0));
+
+    let csv = retro(&[&base[..], &["--csv"]].concat(), "");
+    let csv = String::from_utf8_lossy(&csv.stdout).into_owned();
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    assert!(csv.starts_with("threads,seconds,positions_per_second,speedup,efficiency"));
+
+    let plot = dir.path().join("speedup.svg");
+    let md = retro(
+        &[&base[..], &["--markdown", "--plot", plot.to_str().unwrap()]].concat(),
+        "",
+    );
+    let md = String::from_utf8_lossy(&md.stdout).into_owned();
+    assert!(
+        md.starts_with("| threads |") && md.lines().count() == 4,
+        "{md}"
+    );
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(svg.contains("<svg") && svg.contains("ideal"), "{svg}");
+
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let many = (cores + 1).to_string();
+    let out = retro(
+        &["bench", "young", y, "--threads", &many, "--repeat", "1"],
+        "",
+    );
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("more than this machine's"));
+
+    fails(
+        &retro(&["bench", "young", y, "--repeat", "0"], ""),
+        2,
+        "--repeat",
+    );
+}

@@ -73,16 +73,34 @@ fn check_batch<G: Game>(game: &G, table: &Table, path: &Path) {
             "{text}"
         );
     }
-    // Single queries of a spread of positions agree with the batch.
-    for (text, got) in positions.iter().zip(&lines).step_by(97) {
-        assert_eq!(
-            json(&retro(
-                &["query", path.to_str().unwrap(), text, "--json"],
-                ""
-            ))["value"],
-            *got
-        );
+    // Single queries of a spread of positions (the empty and the full board among them)
+    // agree with the batch, in JSON too.
+    let batch_json = retro(
+        &["query", path.to_str().unwrap(), "--batch", "--json"],
+        &(positions.join("\n") + "\n"),
+    );
+    assert!(batch_json.status.success());
+    let objects: Vec<serde_json::Value> = String::from_utf8_lossy(&batch_json.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(objects.len(), positions.len());
+    let last = positions.len() - 1;
+    for i in (0..positions.len()).step_by(97).chain([last]) {
+        let single = json(&retro(
+            &["query", path.to_str().unwrap(), &positions[i], "--json"],
+            "",
+        ));
+        assert_eq!(single["value"], lines[i]);
+        for field in ["position", "stones", "to_move", "value"] {
+            assert_eq!(
+                objects[i][field], single[field],
+                "{field} of {}",
+                positions[i]
+            );
+        }
     }
+    assert_eq!(objects[last]["to_move"], "none");
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! `retro bench`: thread scaling of the full sweep, as a table, CSV, JSON or markdown.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use super::BoardArgs;
@@ -10,9 +11,12 @@ use crate::error::Result;
 pub struct Args {
     #[command(flatten)]
     board: BoardArgs,
-    /// Runs per thread count; the median is reported.
-    #[arg(long, default_value_t = 3)]
-    repeat: usize,
+    /// Runs per thread count (at least 1); the median is reported.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    repeat: u32,
+    /// No per-run times on stderr (they are shown only when stderr is a terminal).
+    #[arg(short, long)]
+    quiet: bool,
     /// Print the rows as a JSON array.
     #[arg(long, conflicts_with_all = ["csv", "markdown"])]
     json: bool,
@@ -39,8 +43,10 @@ pub fn run(args: Args, threads: &[usize]) -> Result<i32> {
     for &t in threads.iter().filter(|&&t| t > cores) {
         eprintln!("warning: {t} threads is more than this machine's {cores} cores");
     }
-    let rows = bench::run(&spec, threads, args.repeat, |t, s| {
-        if !args.json && !args.csv && !args.markdown {
+    // Each run's time, between runs (never inside a timed region), for a person watching.
+    let watched = !args.quiet && std::io::stderr().is_terminal();
+    let rows = bench::run(&spec, threads, args.repeat as usize, |t, s| {
+        if watched {
             eprintln!("  {t} thread(s): {s:.3} s");
         }
     })?;

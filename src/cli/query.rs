@@ -113,7 +113,7 @@ fn batch<G: Game>(game: &G, table: &Table, json: bool) -> Result<i32> {
                     "line": i + 1,
                     "position": game.format_position(&pos),
                     "stones": stones,
-                    "to_move": to_move(stones),
+                    "to_move": to_move(stones, game.cells()),
                     "value": value,
                 });
                 writeln!(out, "{obj}").map_err(io)?;
@@ -169,8 +169,11 @@ fn pv_json<G: Game>(game: &G, pv: &[Step<G::Position>]) -> serde_json::Value {
         .collect()
 }
 
-fn to_move(stones: usize) -> &'static str {
-    if stones.is_multiple_of(2) {
+/// Who moves with `stones` on a board of `cells`: "first", "second", or "none" when full.
+fn to_move(stones: usize, cells: usize) -> &'static str {
+    if stones == cells {
+        "none"
+    } else if stones.is_multiple_of(2) {
         "first"
     } else {
         "second"
@@ -199,7 +202,7 @@ pub fn to_json<G: Game>(game: &G, spec: &GameSpec, a: &Answer<G::Position>) -> s
         "game": spec.name(),
         "position": game.format_position(&a.position),
         "stones": stones,
-        "to_move": if stones == game.cells() { "none" } else { to_move(stones) },
+        "to_move": to_move(stones, game.cells()),
         "value": a.value,
         "moves": moves,
         "best": best,
@@ -222,7 +225,7 @@ pub fn to_text<G: Game>(game: &G, spec: &GameSpec, a: &Answer<G::Position>) -> S
     if stones == game.cells() {
         out.push_str("to move   nobody (the board is full)\n");
     } else {
-        out.push_str(&format!("to move   {}\n", to_move(stones)));
+        out.push_str(&format!("to move   {}\n", to_move(stones, game.cells())));
     }
     match spec {
         GameSpec::Young(_) => out.push_str(&format!(

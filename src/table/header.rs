@@ -40,6 +40,35 @@ pub struct Header {
     pub checksum: u64,
 }
 
+impl Header {
+    /// The header of a table not yet written: every layer's size, no offsets or checksums.
+    /// Its encoded length is final (integers are fixed-width), so the values' offset is
+    /// known before the first layer is written.
+    pub fn blank(
+        game: GameSpec,
+        value_type: ValueType,
+        encoding: Encoding,
+        layer_sizes: &[u64],
+    ) -> Header {
+        let layers = layer_sizes
+            .iter()
+            .map(|&positions| LayerEntry {
+                offset: 0,
+                positions,
+                bytes: 0,
+                checksum: 0,
+            })
+            .collect();
+        Header {
+            game,
+            value_type,
+            encoding,
+            layers,
+            checksum: 0,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LayerEntry {
     /// Absolute file offset of the layer's first byte.

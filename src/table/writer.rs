@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use xxhash_rust::xxh3::Xxh3;
 
 use super::blocks::{self, BLOCK, SLACK};
-use super::header::{self, Encoding, Header, LayerEntry};
+use super::header::{self, Encoding, Header};
 use super::reader::Table;
 use crate::error::{Error, Result, io_error};
 use crate::game::GameSpec;
@@ -58,22 +58,7 @@ impl TableWriter {
         layer_sizes: &[u64],
         fresh: bool,
     ) -> Result<(Self, Start)> {
-        let layers = layer_sizes
-            .iter()
-            .map(|&positions| LayerEntry {
-                offset: 0,
-                positions,
-                bytes: 0,
-                checksum: 0,
-            })
-            .collect();
-        let header = Header {
-            game,
-            value_type,
-            encoding,
-            layers,
-            checksum: 0,
-        };
+        let header = Header::blank(game, value_type, encoding, layer_sizes);
         let header_len = header::encode(&header)?.len();
         let partial = partial_path(path);
         if !fresh && partial.exists() {
