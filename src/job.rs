@@ -89,6 +89,11 @@ impl Estimate {
         })
     }
 
+    /// Refuse a board whose two largest adjacent layers do not fit in available memory.
+    pub fn check_memory(spec: &GameSpec) -> Result<()> {
+        crate::with_game!(spec, game => sweep::check_memory(&game, sweep::value_type(&game).width()))
+    }
+
     /// Refuse a build the output file system has no room for (unless forced).
     pub fn check_disk(&self, path: &Path, options: &BuildOptions) -> Result<()> {
         if options.force {

@@ -80,6 +80,8 @@ pub fn run(args: Args) -> Result<i32> {
             human_bytes(estimate.table_bytes as f64),
         );
     }
+    // Memory first: a board that cannot be swept at all is the more useful thing to hear.
+    Estimate::check_memory(&spec)?;
     estimate.check_disk(&path, &options)?;
     let total: u64 = spec.layer_sizes()?.iter().sum();
     let bar = progress_bar(total, args.quiet);
