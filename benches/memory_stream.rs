@@ -3,7 +3,7 @@
 //!
 //! cargo bench --bench memory_stream              # young 15 x 15, i32 values
 //! cargo bench --bench memory_stream -- young 16  # another young board
-//! cargo bench --bench memory_stream -- twins 4   # twins 4 x 4 (i16 values at weights <= 100)
+//! cargo bench --bench memory_stream -- twins 4   # twins 4 x 4
 //!
 //! For layer k it sums layer k + 1 (a read of every entry) and fills layer k (a write of
 //! every entry), in two buffers sized once for the largest layer, exactly like the sweep's.
@@ -13,7 +13,9 @@
 use std::time::Instant;
 
 use rayon::prelude::*;
+use retro::game::GameSpec;
 use retro::random::random_board;
+use retro::value::ValueType;
 
 /// Read all of `next`, write all of `out`.
 fn stream<V: Copy + Send + Sync + Into<i64> + From<i8>>(out: &mut [V], next: &[V]) -> i64 {
@@ -51,6 +53,10 @@ fn run<V: Copy + Send + Sync + Into<i64> + From<i8> + Default>(
     times[times.len() / 2]
 }
 
+fn value_type(spec: &GameSpec) -> retro::Result<ValueType> {
+    retro::with_game!(spec, game => Ok(retro::sweep::value_type(&game)))
+}
+
 fn main() {
     let args: Vec<String> = std::env::args()
         .skip(1)
@@ -64,17 +70,14 @@ fn main() {
     let spec = random_board(&game, n, n, 7, max).expect("board");
     let sizes = spec.layer_sizes().expect("layer sizes");
     let positions: u64 = sizes.iter().sum();
-    // The sweep's value type for these weights: i32 for young, i16 for twins.
-    let width = if game == "young" { 4 } else { 2 };
+    // The value type the sweep picks for these weights (i32 for young, i16 for twins).
+    let vt = value_type(&spec).expect("a board");
+    let width = vt.width() as u64;
     let bytes: u64 = sizes.windows(2).map(|w| (w[0] + w[1]) * width).sum();
     println!("| board | threads | seconds | bytes moved | GB/s | ns/position |");
     println!("|---|---:|---:|---:|---:|---:|");
     for threads in [1, 2] {
-        let s = if width == 4 {
-            run::<i32>(&sizes, threads)
-        } else {
-            run::<i16>(&sizes, threads)
-        };
+        let s = retro::with_value_type!(vt, V => run::<V>(&sizes, threads));
         println!(
             "| {game} {n}x{n} | {threads} | {s:.3} | {bytes} | {:.1} | {:.2} |",
             bytes as f64 / s / 1e9,

@@ -261,22 +261,6 @@ fn check_runs<G: Game>(game: &G, k: usize, start: u64, len: usize) {
 #[test]
 fn runs_report_every_move_exactly_once() {
     let mut rng = Rng::new(11);
-    let check_all =
-        |game: &dyn Fn(usize) -> u64, cells: usize, f: &mut dyn FnMut(usize, u64, usize)| {
-            for k in 0..cells {
-                let size = game(k);
-                // The whole layer, and windows that start and end inside templates.
-                f(k, 0, size as usize);
-                for len in [1u64, 2, 5, 13, 64, 100] {
-                    let mut start = 0;
-                    while start < size {
-                        let l = len.min(size - start);
-                        f(k, start, l as usize);
-                        start += l + len / 2;
-                    }
-                }
-            }
-        };
     for (n, m) in [
         (1, 5),
         (5, 1),
@@ -287,15 +271,25 @@ fn runs_report_every_move_exactly_once() {
         (8, 5),
         (9, 9),
     ] {
-        let game = young(n, m, &rng.matrix(n, m, 50), &rng.matrix(n, m, 50));
-        check_all(&|k| game.layer_size(k), game.cells(), &mut |k, s, l| {
-            check_runs(&game, k, s, l)
-        });
+        check_runs_of_every_layer(&young(n, m, &rng.matrix(n, m, 50), &rng.matrix(n, m, 50)));
     }
-    let game = twins(3, 3, &rng.matrix(2, 3, 9), &rng.matrix(3, 2, 9));
-    check_all(&|k| game.layer_size(k), game.cells(), &mut |k, s, l| {
-        check_runs(&game, k, s, l)
-    });
+    check_runs_of_every_layer(&twins(3, 3, &rng.matrix(2, 3, 9), &rng.matrix(3, 2, 9)));
+}
+
+/// `check_runs` over every whole layer, and over windows that start and end inside runs.
+fn check_runs_of_every_layer<G: Game>(game: &G) {
+    for k in 0..game.cells() {
+        let size = game.layer_size(k);
+        check_runs(game, k, 0, size as usize);
+        for len in [1u64, 2, 5, 13, 64, 100] {
+            let mut start = 0;
+            while start < size {
+                let l = len.min(size - start);
+                check_runs(game, k, start, l as usize);
+                start += l + len / 2;
+            }
+        }
+    }
 }
 
 /// Boards large enough that young's layers hold more than one suffix template (so runs
