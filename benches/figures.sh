@@ -28,7 +28,7 @@ cargo bench --quiet --bench memory_stream -- young 16 | tail -n 2
 
 echo "## twins 4x5 build, 2 threads"
 $retro gen twins 4x5 --seed 7 --max 100 > "$out/twins-4x5.txt"
-t $retro build twins "$out/twins-4x5.txt" --rows 4 --cols 5 --threads 2 -q -o "$out/twins-4x5.retro"
+t $retro build twins "$out/twins-4x5.txt" --rows 4 --cols 5 --threads 2 -q --fresh -o "$out/twins-4x5.retro"
 rm -f "$out/twins-4x5.retro"
 
 echo "## young 16x16 .. 18x18 builds, 2 threads"
@@ -36,14 +36,14 @@ for n in 16 17 18; do
   $retro gen young ${n}x${n} --seed 7 > "$out/young-$n.txt"
   for flag in "" --compact; do
     if [ "$n" -gt 16 ] && [ -z "$flag" ]; then continue; fi
-    t $retro build young "$out/young-$n.txt" --threads 2 -q $flag -o "$out/young-$n.retro"
+    t $retro build young "$out/young-$n.txt" --threads 2 -q --fresh $flag -o "$out/young-$n.retro"
     rm -f "$out/young-$n.retro"
   done
 done
 
 echo "## batch queries, young 10x10"
 $retro gen young 10x10 --seed 3 > "$out/young-10x10.txt"
-$retro build young "$out/young-10x10.txt" -q -o "$out/young-10x10.retro"
+$retro build young "$out/young-10x10.txt" -q --fresh -o "$out/young-10x10.retro"
 python3 - "$out/q.txt" <<'PY'
 import random, sys
 random.seed(1)
