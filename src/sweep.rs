@@ -39,7 +39,64 @@ impl Progress for indicatif::ProgressBar {
 
 /// Compute the values of positions `start..start + out.len()` of layer `k` from the values
 /// of layer `k + 1` (`next`; empty for the full layer).
+///
+/// On x86-64 the same code also runs compiled for AVX2 and for AVX-512, on CPUs that have
+/// them: the default target (SSE2) has no 32-bit vector min/max, and the kernel's loops
+/// are mostly those. Measured on young 15 x 15, one thread: SSE2 0.92 s, AVX2 0.88 s,
+/// AVX-512 0.85 s (`retro bench young FILE --threads 1 --repeat 7`).
 pub fn compute_chunk<G: Game, V: Value>(game: &G, k: usize, start: u64, out: &mut [V], next: &[V]) {
+    #[cfg(target_arch = "x86_64")]
+    match x86::detected() {
+        // SAFETY: the CPU has every feature `chunk_avx512` is compiled for (detected).
+        x86::Level::Avx512 => return unsafe { x86::chunk_avx512(game, k, start, out, next) },
+        // SAFETY: the CPU has every feature `chunk_avx2` is compiled for (detected).
+        x86::Level::Avx2 => return unsafe { x86::chunk_avx2(game, k, start, out, next) },
+        x86::Level::Baseline => {}
+    }
+    chunk_kernel(game, k, start, out, next);
+}
+
+/// `chunk_kernel` compiled for wider vectors, with the game's and the kernel's loops
+/// inlined into it. Each function enables exactly the features its `Level` checks.
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::is_x86_feature_detected as has;
+
+    use super::{Game, Value, chunk_kernel};
+
+    pub enum Level {
+        Avx512,
+        Avx2,
+        Baseline,
+    }
+
+    /// The widest level this CPU has (std caches the CPUID answers).
+    #[inline]
+    pub fn detected() -> Level {
+        let avx2 = has!("avx2") && has!("bmi1") && has!("bmi2") && has!("lzcnt") && has!("popcnt");
+        if avx2 && has!("avx512f") && has!("avx512bw") && has!("avx512vl") && has!("avx512dq") {
+            Level::Avx512
+        } else if avx2 {
+            Level::Avx2
+        } else {
+            Level::Baseline
+        }
+    }
+
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+    pub fn chunk_avx2<G: Game, V: Value>(g: &G, k: usize, start: u64, out: &mut [V], next: &[V]) {
+        chunk_kernel(g, k, start, out, next);
+    }
+
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512vl,avx512dq")]
+    pub fn chunk_avx512<G: Game, V: Value>(g: &G, k: usize, start: u64, out: &mut [V], next: &[V]) {
+        chunk_kernel(g, k, start, out, next);
+    }
+}
+
+/// The one kernel behind both drivers and both instruction sets.
+#[inline(always)]
+fn chunk_kernel<G: Game, V: Value>(game: &G, k: usize, start: u64, out: &mut [V], next: &[V]) {
     if out.is_empty() {
         return;
     }
@@ -100,6 +157,19 @@ impl<V: Value, const MAX: bool> RunSink for Kernel<'_, V, MAX> {
         self.at = (rank - self.start) as usize;
         let identity = if MAX { V::LOWEST } else { V::HIGHEST };
         self.out[self.at..self.at + len].fill(identity);
+    }
+
+    #[inline(always)]
+    fn run_with_range(&mut self, rank: u64, len: usize, child: u64, reward: i64) {
+        // The run's first move writes its slots outright: no identity fill and no
+        // comparison on this pass.
+        self.at = (rank - self.start) as usize;
+        let reward = V::from_i64(reward);
+        let children = &self.next[child as usize..][..len];
+        let run = &mut self.out[self.at..][..len];
+        for (best, &value) in run.iter_mut().zip(children) {
+            *best = reward.plus(value);
+        }
     }
 
     #[inline(always)]
@@ -297,4 +367,75 @@ pub fn compute_layer<G: Game, V: Value>(
 /// Value of the empty board, keeping two layers only (what `retro solve` does).
 pub fn solve<G: Game, V: Value>(game: &G, driver: Driver, progress: &dyn Progress) -> Result<i64> {
     sweep_from::<G, V>(game, driver, progress, None, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::random::random_board;
+
+    /// Every build of the kernel this CPU can run (portable, AVX2, AVX-512) against the
+    /// sweep's values, layer by layer, in chunks of awkward sizes so that runs are cut at both
+    /// ends. On a CPU without AVX2 only the portable build is checked.
+    fn builds_agree<G: Game, V: Value>(game: &G) {
+        let mut layers = vec![Vec::new(); game.cells() + 1];
+        sweep::<G, V>(game, Driver::Serial, &Silent, |k, values| {
+            layers[k] = values.to_vec();
+            Ok(())
+        })
+        .expect("sweep");
+        type Chunk<G, V> = fn(&G, usize, u64, &mut [V], &[V]);
+        let mut builds: Vec<(&str, Chunk<G, V>)> = vec![("portable", chunk_kernel::<G, V>)];
+        #[cfg(target_arch = "x86_64")]
+        {
+            let level = x86::detected();
+            if matches!(level, x86::Level::Avx2 | x86::Level::Avx512) {
+                // SAFETY: the CPU has AVX2 and the rest of `chunk_avx2`'s features.
+                builds.push(("avx2", |g, k, s, o, n| unsafe {
+                    x86::chunk_avx2(g, k, s, o, n)
+                }));
+            }
+            if matches!(level, x86::Level::Avx512) {
+                // SAFETY: the CPU has AVX-512 and the rest of `chunk_avx512`'s features.
+                builds.push(("avx512", |g, k, s, o, n| unsafe {
+                    x86::chunk_avx512(g, k, s, o, n)
+                }));
+            }
+        }
+        for (name, chunk) in builds {
+            for k in 0..game.cells() {
+                let mut out = vec![V::default(); layers[k].len()];
+                for (i, part) in out.chunks_mut(37).enumerate() {
+                    chunk(game, k, (i * 37) as u64, part, &layers[k + 1]);
+                }
+                assert!(out == layers[k], "{name} build, layer {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn kernel_builds_agree_young() -> Result<()> {
+        for (rows, cols) in [(5, 6), (7, 7), (4, 9)] {
+            let spec = random_board("young", rows, cols, 11, 1000).expect("board");
+            crate::with_game!(&spec, game => {
+                // The board's own value type (what the sweep runs) and the widest.
+                crate::with_value_type!(value_type(&game), V => builds_agree::<_, V>(&game));
+                builds_agree::<_, i64>(&game);
+            });
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn kernel_builds_agree_twins() -> Result<()> {
+        for (rows, cols) in [(3, 3), (3, 4)] {
+            let spec = random_board("twins", rows, cols, 5, 100).expect("board");
+            crate::with_game!(&spec, game => {
+                // The board's own value type (what the sweep runs) and the widest.
+                crate::with_value_type!(value_type(&game), V => builds_agree::<_, V>(&game));
+                builds_agree::<_, i64>(&game);
+            });
+        }
+        Ok(())
+    }
 }

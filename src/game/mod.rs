@@ -89,6 +89,12 @@ pub trait Game: Send + Sync + Sized {
 pub trait RunSink {
     /// Start a run: positions `rank..rank + len` of the layer.
     fn run(&mut self, rank: u64, len: usize);
+    /// Start a run whose positions all have a move with consecutive children: the same
+    /// as `run(rank, len)` then `range(0, len, child, reward)`.
+    fn run_with_range(&mut self, rank: u64, len: usize, child: u64, reward: i64) {
+        self.run(rank, len);
+        self.range(0, len, child, reward);
+    }
     /// A move of the run's positions `i..i + len`, with consecutive children: position
     /// `i + t` leads to rank `child + t` of the next layer.
     fn range(&mut self, i: usize, len: usize, child: u64, reward: i64);

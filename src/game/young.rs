@@ -876,14 +876,22 @@ impl Game for Young {
     /// rows, so each movable prefix row is one shared move (its child's rank minus the
     /// position's rank is the same for the whole run), and the template lists the suffix
     /// rows' moves of all its positions in one flat array.
+    #[inline(always)]
     fn visit_runs(&self, k: usize, start: u64, len: usize, sink: &mut impl RunSink) {
         let mut pos = self.unrank(k, start);
         let par = k & 1;
         let mut left = len;
         loop {
             let run = left.min(pos.last - pos.entry + 1);
-            sink.run(pos.rank, run);
             let mut bits = pos.movable;
+            if bits == 0 {
+                sink.run(pos.rank, run);
+            } else {
+                let i = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let kid = pos.kids[i];
+                sink.run_with_range(pos.rank, run, pos.rank.wrapping_add(kid.delta), kid.reward);
+            }
             while bits != 0 {
                 let i = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
