@@ -23,11 +23,13 @@ pub struct BenchRow {
     pub efficiency: f64,
 }
 
-/// Time the sweep of `spec` `repeat` times per thread count.
+/// Time the sweep of `spec` `repeat` times per thread count, after untimed warm-up runs in
+/// the same pool: at least one, and more until `warmup` seconds have passed.
 pub fn run(
     spec: &GameSpec,
     threads: &[usize],
     repeat: usize,
+    warmup: f64,
     mut log: impl FnMut(usize, f64),
 ) -> Result<Vec<BenchRow>> {
     let positions: u64 = spec.layer_sizes()?.iter().sum();
@@ -37,6 +39,16 @@ pub fn run(
             .num_threads(t)
             .build()
             .map_err(|e| Error::other(format!("cannot start {t} threads: {e}")))?;
+        // A fresh pool's first sweeps are slower: on this VM a newly busy core took up to
+        // three twins 4 x 4 sweeps (0.27 s) to run at full speed, enough to move a median
+        // of 9. Warming up by time rather than by count covers small and large boards alike.
+        let warm = Instant::now();
+        loop {
+            pool.install(|| job::solve(spec, Driver::Parallel, &Silent))?;
+            if warm.elapsed().as_secs_f64() >= warmup {
+                break;
+            }
+        }
         let mut times = Vec::with_capacity(repeat);
         for _ in 0..repeat.max(1) {
             let start = Instant::now();

@@ -306,7 +306,17 @@ fn bench_reports_rows_as_data_in_every_format() {
     let generated = retro(&["gen", "young", "6x6", "--seed", "3"], "");
     std::fs::write(&input, &generated.stdout).unwrap();
     let y = input.to_str().unwrap();
-    let base = ["bench", "young", y, "--threads", "1,2", "--repeat", "1"];
+    let base = [
+        "bench",
+        "young",
+        y,
+        "--threads",
+        "1,2",
+        "--repeat",
+        "1",
+        "--warmup",
+        "0",
+    ];
 
     let out = retro(&[&base[..], &["--json"]].concat(), "");
     assert!(out.status.success());
@@ -350,7 +360,17 @@ fn bench_reports_rows_as_data_in_every_format() {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let many = (cores + 1).to_string();
     let out = retro(
-        &["bench", "young", y, "--threads", &many, "--repeat", "1"],
+        &[
+            "bench",
+            "young",
+            y,
+            "--threads",
+            &many,
+            "--repeat",
+            "1",
+            "--warmup",
+            "0",
+        ],
         "",
     );
     assert!(out.status.success());
@@ -361,4 +381,11 @@ fn bench_reports_rows_as_data_in_every_format() {
         2,
         "--repeat",
     );
+    for bad in ["4000", "nan", "soon"] {
+        fails(
+            &retro(&["bench", "young", y, "--warmup", bad], ""),
+            2,
+            "--warmup",
+        );
+    }
 }

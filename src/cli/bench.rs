@@ -14,6 +14,10 @@ pub struct Args {
     /// Runs per thread count (at least 1); the median is reported.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     repeat: u32,
+    /// Untimed warm-up per thread count: at least one run, and more until this many
+    /// seconds have passed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.5, value_parser = warmup_seconds)]
+    warmup: f64,
     /// No per-run times on stderr (they are shown only when stderr is a terminal).
     #[arg(short, long)]
     quiet: bool,
@@ -45,7 +49,7 @@ pub fn run(args: Args, threads: &[usize]) -> Result<i32> {
     }
     // Each run's time, between runs (never inside a timed region), for a person watching.
     let watched = !args.quiet && std::io::stderr().is_terminal();
-    let rows = bench::run(&spec, threads, args.repeat as usize, |t, s| {
+    let rows = bench::run(&spec, threads, args.repeat as usize, args.warmup, |t, s| {
         if watched {
             eprintln!("  {t} thread(s): {s:.3} s");
         }
@@ -69,4 +73,11 @@ pub fn run(args: Args, threads: &[usize]) -> Result<i32> {
         )?;
     }
     Ok(0)
+}
+
+fn warmup_seconds(s: &str) -> std::result::Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && (0.0..=3600.0).contains(&x) => Ok(x),
+        _ => Err(format!("`{s}` is not a number of seconds from 0 to 3600")),
+    }
 }
