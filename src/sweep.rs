@@ -324,6 +324,7 @@ pub fn sweep_from<G: Game, V: Value>(
     for k in (0..top).rev() {
         let size = game.layer_size(k) as usize;
         progress.layer(k, size as u64);
+        game.prepare_layer(k);
         let (out, above) = (&mut cur[..size], &next[..next_len]);
         match (unseen, on_layer.as_deref_mut()) {
             (Some(j), Some(f)) => std::thread::scope(|scope| {

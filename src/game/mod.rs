@@ -43,6 +43,10 @@ pub trait Game: Send + Sync + Sized {
     /// Every value of every position, every reward, and every reward plus the value of its
     /// move's child lies in this range (from the weights).
     fn value_range(&self) -> (i64, i64);
+    /// Called by the sweep before it computes layer `k`, from the thread driving it, inside
+    /// its pool. A game that caches per-layer data builds it here, where every worker can
+    /// help, rather than on first use in one chunk while the other workers wait for it.
+    fn prepare_layer(&self, _k: usize) {}
 
     /// The position of rank `rank` in layer `k` (`rank < layer_size(k)`).
     fn unrank(&self, k: usize, rank: u64) -> Self::Position;
