@@ -42,9 +42,10 @@ pub fn run(
         // A fresh pool's first sweeps are slower: on this VM a newly busy core took up to
         // three twins 4 x 4 sweeps (0.27 s) to run at full speed, enough to move a median
         // of 9. Warming up by time rather than by count covers small and large boards alike.
+        let sweep = || pool.install(|| job::solve(spec, Driver::Parallel, &Silent));
         let warm = Instant::now();
         loop {
-            pool.install(|| job::solve(spec, Driver::Parallel, &Silent))?;
+            sweep()?;
             if warm.elapsed().as_secs_f64() >= warmup {
                 break;
             }
@@ -52,7 +53,7 @@ pub fn run(
         let mut times = Vec::with_capacity(repeat);
         for _ in 0..repeat.max(1) {
             let start = Instant::now();
-            pool.install(|| job::solve(spec, Driver::Parallel, &Silent))?;
+            sweep()?;
             let secs = start.elapsed().as_secs_f64();
             log(t, secs);
             times.push(secs);
