@@ -12,7 +12,7 @@ fn stdout(out: &Output) -> String {
 }
 
 fn board(name: &str) -> String {
-    format!("{}/../shared/boards/{name}", env!("CARGO_MANIFEST_DIR"))
+    format!("{}/tables/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
 /// The command fails with `code` and exactly one stderr line `error: ...` containing `needle`.
