@@ -93,6 +93,8 @@ pub fn verify_all<G: Game>(
 }
 
 /// Check `count` random entries (seeded), each with one read per child, as `query` does.
+/// At most as many entries as the table has are drawn: a larger sample would cost more
+/// than checking every entry (`verify_all`).
 pub fn verify_sample<G: Game>(
     game: &G,
     table: &Table,
@@ -100,6 +102,7 @@ pub fn verify_sample<G: Game>(
     seed: u64,
 ) -> Result<std::result::Result<u64, Mismatch>> {
     let total = game.total_positions();
+    let count = count.min(total);
     let mut rng = crate::random::SplitMix(seed);
     for _ in 0..count {
         let mut r = rng.next_u64() % total;

@@ -9,6 +9,7 @@ use crate::error::{Result, io_error};
 use crate::game::GameSpec;
 use crate::job::{self, BuildOptions, Estimate};
 use crate::sweep::{Driver, Progress, Silent, human_bytes};
+use crate::table::writer::{check_output, partial_path};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -20,6 +21,9 @@ pub struct Args {
     /// No progress bar and no estimate line.
     #[arg(short, long)]
     quiet: bool,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    json: bool,
     /// Store values compactly: blocks of 4096 with their own minimum and bit width.
     #[arg(long)]
     compact: bool,
@@ -60,6 +64,7 @@ pub fn run(args: Args) -> Result<i32> {
             path
         }
     };
+    check_output(&path)?;
     let options = BuildOptions {
         compact: args.compact,
         fresh: args.fresh,
@@ -84,6 +89,7 @@ pub fn run(args: Args) -> Result<i32> {
     Estimate::check_memory(&spec)?;
     estimate.check_disk(&path, &options)?;
     let total: u64 = spec.layer_sizes()?.iter().sum();
+    announce_resume_on_interrupt(&path, args.quiet);
     let bar = progress_bar(total, args.quiet);
     let progress: &dyn Progress = match &bar {
         Some(bar) => bar,
@@ -94,13 +100,30 @@ pub fn run(args: Args) -> Result<i32> {
         bar.finish_and_clear();
     }
     let report = report?;
-    let resumed = report
-        .resumed_below
-        .map_or(String::new(), |k| format!(" (resumed below layer {k})"));
     let peak = report
         .peak_rss
         .map_or("unknown".into(), |b| human_bytes(b as f64));
-    println!(
+    if args.json {
+        let summary = serde_json::json!({
+            "table": path.display().to_string(),
+            "game": spec.name(),
+            "board": format!("{}x{}", spec.dims().0, spec.dims().1),
+            "positions": report.positions,
+            "seconds": report.seconds,
+            "file_bytes": report.file_bytes,
+            "value_bytes": report.value_bytes,
+            "bytes_per_position": report.value_bytes as f64 / report.positions as f64,
+            "peak_rss": report.peak_rss,
+            "resumed_below": report.resumed_below,
+            "root_value": report.root_value,
+        });
+        super::outln!("{summary}")?;
+        return Ok(0);
+    }
+    let resumed = report
+        .resumed_below
+        .map_or(String::new(), |k| format!(" (resumed below layer {k})"));
+    super::outln!(
         "{}: {} positions in {:.2} s{resumed}, {} ({} bytes, {:.3} bytes per position), peak memory {peak}, root value {}",
         path.display(),
         report.positions,
@@ -109,6 +132,23 @@ pub fn run(args: Args) -> Result<i32> {
         report.file_bytes,
         report.value_bytes as f64 / report.positions as f64,
         report.root_value
-    );
+    )?;
     Ok(0)
+}
+
+/// On Ctrl-C, say how to go on before the process ends: the partial file is consistent
+/// at every moment (a layer is listed in its header only once synced), so the same
+/// command resumes below the last finished layer.
+fn announce_resume_on_interrupt(path: &Path, quiet: bool) {
+    let partial = partial_path(path);
+    // A handler may already be set (a library caller's); then it keeps its own.
+    let _ = ctrlc::set_handler(move || {
+        if !quiet {
+            eprintln!(
+                "\ninterrupted: {} keeps the finished layers; run the same command again to resume",
+                partial.display()
+            );
+        }
+        std::process::exit(130);
+    });
 }

@@ -11,6 +11,9 @@ use crate::table::Encoding;
 pub struct Args {
     /// Table file.
     table: PathBuf,
+    /// Print one JSON object (after the checksum is checked).
+    #[arg(long)]
+    json: bool,
 }
 
 pub fn run(args: Args) -> Result<i32> {
@@ -69,11 +72,32 @@ pub fn run(args: Args) -> Result<i32> {
             ),
         ),
     ];
+    if args.json {
+        table.verify_checksum()?;
+        let summary = serde_json::json!({
+            "table": table.path().display().to_string(),
+            "game": h.game.name(),
+            "board": format!("{r}x{c}"),
+            "format_version": crate::table::header::VERSION,
+            "value_type": h.value_type.name(),
+            "encoding": match h.encoding { Encoding::Plain => "plain", Encoding::Blocked => "compact" },
+            "layers": h.layers.len(),
+            "positions": positions,
+            "layer_sizes": h.layers.iter().map(|l| l.positions).collect::<Vec<_>>(),
+            "value_bytes": value_bytes,
+            "bytes_per_position": value_bytes as f64 / positions as f64,
+            "file_bytes": table.file_len,
+            "checksum": format!("{:016x}", h.checksum),
+            "checksum_ok": true,
+        });
+        super::outln!("{summary}")?;
+        return Ok(0);
+    }
     for (key, value) in rows {
-        println!("{key:<12} {value}");
+        super::outln!("{key:<12} {value}")?;
     }
     table.verify_checksum()?;
-    println!("{:<12} {:016x} ok", "checksum", h.checksum);
+    super::outln!("{:<12} {:016x} ok", "checksum", h.checksum)?;
     Ok(0)
 }
 

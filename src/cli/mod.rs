@@ -85,23 +85,55 @@ pub struct BoardArgs {
 
 impl BoardArgs {
     fn load(&self) -> Result<GameSpec> {
-        let text = match &self.file {
-            Some(path) => std::fs::read_to_string(path).map_err(|e| io_error(path, e))?,
-            None => {
-                let mut text = String::new();
-                std::io::stdin()
-                    .read_to_string(&mut text)
-                    .map_err(|e| Error::other(format!("reading stdin: {e}")))?;
-                text
-            }
-        };
         let from = self
             .file
             .as_deref()
             .map_or("stdin".into(), |p| p.display().to_string());
+        let bytes = match &self.file {
+            Some(path) => {
+                let file = std::fs::File::open(path).map_err(|e| io_error(path, e))?;
+                read_bounded(file, &from)?
+            }
+            None => {
+                let stdin = std::io::stdin();
+                if stdin.is_terminal() {
+                    eprintln!(
+                        "reading the {} board from stdin (end with Ctrl-D; `retro help games` shows the format)",
+                        self.game.as_str()
+                    );
+                }
+                read_bounded(stdin.lock(), &from)?
+            }
+        };
+        let text = String::from_utf8(bytes).map_err(|e| {
+            Error::input(format!(
+                "{from}: not a board: byte {} is not UTF-8 text",
+                e.utf8_error().valid_up_to() + 1
+            ))
+        })?;
         GameSpec::parse(self.game.as_str(), &text, self.rows, self.cols)
             .map_err(|e| e.context(from))
     }
+}
+
+/// A board file larger than this is not a board anyone can sweep (a young board of
+/// 1000 x 1000 cells is about 14 MB of text); refusing it keeps a wrong file from being
+/// read into memory whole.
+const MAX_BOARD_BYTES: u64 = 256 << 20;
+
+fn read_bounded(source: impl Read, from: &str) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    source
+        .take(MAX_BOARD_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(format!("reading {from}"), e))?;
+    if bytes.len() as u64 > MAX_BOARD_BYTES {
+        return Err(Error::input(format!(
+            "{from}: not a board: more than {} of input",
+            crate::sweep::human_bytes(MAX_BOARD_BYTES as f64)
+        )));
+    }
+    Ok(bytes)
 }
 
 pub fn run() -> Result<i32> {
@@ -109,9 +141,7 @@ pub fn run() -> Result<i32> {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
-    if cli.threads.contains(&0) {
-        return Err(Error::input("--threads must be at least 1"));
-    }
+    check_threads(&cli.threads)?;
     if let Command::Bench(args) = cli.command {
         return bench::run(args, &cli.threads);
     }
@@ -134,31 +164,88 @@ pub fn run() -> Result<i32> {
 }
 
 /// Help and version go out as clap writes them; a usage error becomes one `error: ...`
-/// line like every other error (clap's own text spans several lines).
+/// line like every other error (clap's own text spans several lines), keeping clap's
+/// "did you mean" tip and pointing at the subcommand's own help.
 fn usage_error(e: clap::Error) -> Result<i32> {
     use clap::error::ErrorKind;
     match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-            let _ = e.print();
+            e.print().map_err(|e| Error::io("writing output", e))?;
             Ok(0)
         }
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            let _ = e.print();
+            e.print().map_err(|e| Error::io("writing output", e))?;
             Ok(2)
         }
-        _ => {
-            // The first paragraph, on one line.
-            let text = e.render().to_string();
-            let first: Vec<&str> = text
-                .lines()
-                .take_while(|l| !l.trim().is_empty())
-                .map(str::trim)
-                .collect();
-            let first = first.join(" ");
-            let first = first.strip_prefix("error: ").unwrap_or(&first);
-            Err(Error::input(format!("{first} (see retro --help)")))
+        _ => Err(Error::input(one_line_usage_error(&e.render().to_string()))),
+    }
+}
+
+/// clap's paragraphs (the error, a tip, the usage line) folded into one line.
+fn one_line_usage_error(text: &str) -> String {
+    let paragraphs: Vec<String> = text
+        .split("\n\n")
+        .map(|p| p.lines().map(str::trim).collect::<Vec<_>>().join(" "))
+        .filter(|p| !p.is_empty())
+        .collect();
+    let first = paragraphs.first().map_or("bad arguments", String::as_str);
+    let mut line = first.strip_prefix("error: ").unwrap_or(first).to_string();
+    if let Some(tip) = paragraphs.iter().find(|p| p.starts_with("tip:")) {
+        line.push_str(&format!("; {tip}"));
+    }
+    // "Usage: retro query [OPTIONS] ..." names the subcommand whose help to read.
+    let sub = paragraphs
+        .iter()
+        .find_map(|p| p.strip_prefix("Usage: retro "))
+        .and_then(|u| u.split_whitespace().next())
+        .filter(|w| w.chars().all(|c| c.is_ascii_lowercase()));
+    match sub {
+        Some(sub) => line.push_str(&format!(" (see retro {sub} --help)")),
+        None => line.push_str(" (see retro --help)"),
+    }
+    line
+}
+
+/// Write to stdout, returning an error where `print!` would panic: a closed pipe (which
+/// `main` turns into a quiet exit) or a full disk.
+pub(crate) fn write_stdout(text: &str) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| Error::io("writing output", e))
+}
+
+/// `print!` that returns a `Result` (see `write_stdout`).
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::cli::write_stdout(&format!($($arg)*)) };
+}
+
+/// `println!` that returns a `Result` (see `write_stdout`).
+macro_rules! outln {
+    ($($arg:tt)*) => { $crate::cli::write_stdout(&format!("{}\n", format_args!($($arg)*))) };
+}
+pub(crate) use {out, outln};
+
+/// More worker threads than this many per core only cost start-up time (10,000 threads
+/// took 32 s to start here) and memory.
+const THREADS_PER_CORE: usize = 4;
+
+/// Refuse thread counts of 0 or far beyond the machine.
+fn check_threads(threads: &[usize]) -> Result<()> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let limit = THREADS_PER_CORE * cores;
+    for &t in threads {
+        if t == 0 {
+            return Err(Error::input("--threads must be at least 1"));
+        }
+        if t > limit {
+            return Err(Error::input(format!(
+                "--threads {t} is too many: at most {limit} ({THREADS_PER_CORE} per core, {cores} cores here)"
+            )));
         }
     }
+    Ok(())
 }
 
 /// Size rayon's global pool: every parallel loop of the command runs there, including the
@@ -176,12 +263,40 @@ fn progress_bar(total: u64, quiet: bool) -> Option<ProgressBar> {
         return None;
     }
     let bar = ProgressBar::new(total);
+    // indicatif's own {per_sec} prints every digit ("11,931,532.14826732687652/s").
     let style =
-        ProgressStyle::with_template("{msg:28} [{bar:30}] {percent:>3}% {per_sec:>14} ETA {eta}")
-            .map(|s| s.progress_chars("=> "))
+        ProgressStyle::with_template("{msg:28} [{bar:30}] {percent:>3}% {rate:>20} ETA {eta}")
+            .map(|s| {
+                s.progress_chars("=> ").with_key(
+                    "rate",
+                    |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = write!(w, "{} positions/s", human_count(state.per_sec()));
+                    },
+                )
+            })
             .unwrap_or_else(|_| ProgressStyle::default_bar());
     bar.set_style(style);
     Some(bar)
+}
+
+/// 11931532.1 -> "11.9 M": three significant figures and an SI prefix.
+pub fn human_count(x: f64) -> String {
+    const PREFIXES: [&str; 5] = ["", " k", " M", " G", " T"];
+    let mut v = x;
+    let mut p = 0;
+    while v.abs() >= 1000.0 && p + 1 < PREFIXES.len() {
+        v /= 1000.0;
+        p += 1;
+    }
+    if p == 0 {
+        format!("{v:.0}")
+    } else if v.abs() >= 100.0 {
+        format!("{v:.0}{}", PREFIXES[p])
+    } else if v.abs() >= 10.0 {
+        format!("{v:.1}{}", PREFIXES[p])
+    } else {
+        format!("{v:.2}{}", PREFIXES[p])
+    }
 }
 
 fn open_table(path: &Path) -> Result<crate::table::Table> {

@@ -5,7 +5,7 @@ use crate::error::Result;
 use crate::game::{Game, GameSpec, Move};
 use crate::table::Table;
 
-use super::query::answer;
+use super::query::answer_position;
 
 /// Running scores of both players. Young: the weights each side has collected since the
 /// start of the line. Twins: the pairs already decided on the board (both cells filled).
@@ -96,16 +96,16 @@ pub fn principal_variation<G: Game>(
     start: &G::Position,
 ) -> Result<Vec<Step<G::Position>>> {
     let mut steps = Vec::new();
-    let mut text = game.format_position(start);
+    let mut position = start.clone();
     let mut scores = Scores::at_start(game, spec, start);
     loop {
-        let a = answer(game, table, &text)?;
+        let a = answer_position(game, table, position)?;
         let Some(best) = (0..a.moves.len()).find(|&i| a.is_best(i)) else {
             break;
         };
         let mv = a.moves[best].0.clone();
         scores = scores.after(game, spec, &a.position, &mv);
-        text = game.format_position(&mv.child);
+        position = mv.child.clone();
         steps.push(Step {
             mv,
             first_to_move: game.stones(&a.position) % 2 == 0,

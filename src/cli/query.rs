@@ -8,7 +8,7 @@ use super::open_table;
 use std::io::{BufRead, Write};
 
 use super::pv::{Step, principal_variation};
-use crate::error::{Error, Result};
+use crate::error::{Error, Kind as ErrorKind, Result};
 use crate::game::{Game, GameSpec};
 use crate::table::Table;
 
@@ -19,8 +19,9 @@ pub struct Args {
     /// Position: young `3,1,0` (row lengths); twins `o.x/.o./...` (rows of o, x, .).
     #[arg(required_unless_present = "batch")]
     position: Option<String>,
-    /// Read positions from stdin, one per line, and print one value per line.
-    #[arg(long, conflicts_with_all = ["position", "pv"])]
+    /// Read positions from stdin, one per line, and print one value per line (with
+    /// --json, one object per line; --pv needs --json here).
+    #[arg(long, conflicts_with = "position")]
     batch: bool,
     /// Also print the principal variation to the end of the game.
     #[arg(long)]
@@ -48,9 +49,17 @@ impl<P> Answer<P> {
     }
 }
 
-/// Look a position and all its children up in the table.
+/// Look a position (in the game's notation) and all its children up in the table.
 pub fn answer<G: Game>(game: &G, table: &Table, text: &str) -> Result<Answer<G::Position>> {
-    let position = game.parse_position(text)?;
+    answer_position(game, table, game.parse_position(text)?)
+}
+
+/// Look a position and all its children up in the table.
+pub fn answer_position<G: Game>(
+    game: &G,
+    table: &Table,
+    position: G::Position,
+) -> Result<Answer<G::Position>> {
     let value = table.value(game.stones(&position), game.rank(&position))?;
     let mut moves = Vec::new();
     for mv in game.moves(&position) {
@@ -73,7 +82,13 @@ pub fn run(args: Args) -> Result<i32> {
     let spec = table.header.game.clone();
     crate::with_game!(&spec, game => {
         if args.batch {
-            return batch(&game, &table.with_mmap()?, args.json);
+            if args.pv && !args.json {
+                return Err(Error::input(
+                    "--batch --pv needs --json: a line of play does not fit one value per line",
+                ));
+            }
+            let style = if args.json { Batch::Json { pv: args.pv } } else { Batch::Plain };
+            return batch(&game, &spec, &table.with_mmap()?, style);
         }
         let text = args.position.as_deref().unwrap_or_default();
         let a = answer(&game, &table, text)?;
@@ -83,51 +98,142 @@ pub fn run(args: Args) -> Result<i32> {
             if let Some(pv) = &pv {
                 out["pv"] = pv_json(&game, pv);
             }
-            println!("{out}");
+            super::outln!("{out}")?;
         } else {
-            print!("{}", to_text(&game, &spec, &a));
+            super::out!("{}", to_text(&game, &spec, &a))?;
             if let Some(pv) = &pv {
-                print!("{}", pv_text(&game, &spec, pv, a.value));
+                super::out!("{}", pv_text(&game, &spec, pv, a.value))?;
             }
         }
         Ok(0)
     })
 }
 
-/// One value per input line; a bad line is reported on stderr with its number and the
-/// rest go on. Exit code 2 if any line failed.
-fn batch<G: Game>(game: &G, table: &Table, json: bool) -> Result<i32> {
-    let stdin = std::io::stdin().lock();
+/// What `--batch` prints per line.
+#[derive(Clone, Copy)]
+enum Batch {
+    /// The value alone (the fast path: one entry read per line).
+    Plain,
+    /// `query --json`'s object with the input line number (and the principal variation).
+    Json { pv: bool },
+}
+
+/// Longest input line `--batch` accepts: a position of any board we can build is far
+/// shorter, and a bound keeps one huge line from filling memory.
+const MAX_LINE: usize = 1 << 16;
+
+/// One output line per input line, so output lines up with input: a bad line (not UTF-8,
+/// too long, not a position) prints `error` (JSON: an object with `error`) in its place and
+/// a message with its number on stderr, and the rest go on; exit code 2 if any line
+/// failed. A damaged table is not a bad line: it stops the batch (exit 1).
+fn batch<G: Game>(game: &G, spec: &GameSpec, table: &Table, style: Batch) -> Result<i32> {
+    let mut stdin = std::io::stdin().lock();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let mut failed = 0u64;
-    let io = |e: std::io::Error| Error::other(format!("writing output: {e}"));
-    for (i, line) in stdin.lines().enumerate() {
-        let line = line.map_err(|e| Error::other(format!("reading stdin: {e}")))?;
-        let looked_up = game
-            .parse_position(&line)
-            .and_then(|pos| Ok((table.value(game.stones(&pos), game.rank(&pos))?, pos)));
+    let io = |e: std::io::Error| Error::io("writing output", e);
+    let mut buf = Vec::new();
+    let mut number = 0u64;
+    loop {
+        let line =
+            match read_line(&mut stdin, &mut buf).map_err(|e| Error::io("reading stdin", e))? {
+                None => break,
+                Some(Line::TooLong) => Err(Error::input(format!(
+                    "longer than {MAX_LINE} bytes, not a position"
+                ))),
+                Some(Line::Bytes(bytes)) => std::str::from_utf8(bytes).map_err(|e| {
+                    Error::input(format!("byte {} is not UTF-8 text", e.valid_up_to() + 1))
+                }),
+            };
+        number += 1;
+        let looked_up = line
+            .and_then(|text| game.parse_position(text))
+            .and_then(|pos| {
+                Ok(match style {
+                    Batch::Plain => {
+                        serde_json::Value::from(table.value(game.stones(&pos), game.rank(&pos))?)
+                    }
+                    Batch::Json { pv } => {
+                        let a = answer_position(game, table, pos)?;
+                        let mut obj = to_json(game, spec, &a);
+                        if pv {
+                            obj["pv"] = pv_json(
+                                game,
+                                &principal_variation(game, spec, table, &a.position)?,
+                            );
+                        }
+                        obj["line"] = json!(number);
+                        obj
+                    }
+                })
+            });
         match looked_up {
-            Ok((value, pos)) if json => {
-                let stones = game.stones(&pos);
-                let obj = json!({
-                    "line": i + 1,
-                    "position": game.format_position(&pos),
-                    "stones": stones,
-                    "to_move": to_move(stones, game.cells()),
-                    "value": value,
-                });
-                writeln!(out, "{obj}").map_err(io)?;
-            }
-            Ok((value, _)) => writeln!(out, "{value}").map_err(io)?,
-            Err(e) => {
+            Ok(value) => writeln!(out, "{value}").map_err(io)?,
+            Err(e) if e.kind == ErrorKind::Input => {
                 failed += 1;
+                match style {
+                    Batch::Plain => writeln!(out, "error").map_err(io)?,
+                    Batch::Json { .. } => {
+                        writeln!(out, "{}", json!({"line": number, "error": e.message}))
+                            .map_err(io)?
+                    }
+                }
                 out.flush().map_err(io)?;
-                eprintln!("error: line {}: {e}", i + 1);
+                eprintln!("error: line {number}: {e}");
             }
+            Err(e) => return Err(e),
         }
     }
     out.flush().map_err(io)?;
     Ok(if failed > 0 { 2 } else { 0 })
+}
+
+enum Line<'a> {
+    Bytes(&'a [u8]),
+    /// Longer than `MAX_LINE`; the rest of it was skipped.
+    TooLong,
+}
+
+/// The next line without its line ending, reading at most `MAX_LINE` bytes of it into
+/// memory; None at the end of input.
+fn read_line<'a>(
+    input: &mut impl BufRead,
+    buf: &'a mut Vec<u8>,
+) -> std::io::Result<Option<Line<'a>>> {
+    buf.clear();
+    let mut too_long = false;
+    let mut any = false;
+    loop {
+        let chunk = input.fill_buf()?;
+        if chunk.is_empty() {
+            break;
+        }
+        any = true;
+        let (part, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (&chunk[..i], Some(i + 1)),
+            None => (chunk, None),
+        };
+        if !too_long && buf.len() + part.len() <= MAX_LINE {
+            buf.extend_from_slice(part);
+        } else {
+            too_long = true;
+            buf.clear();
+        }
+        let used = done.unwrap_or(chunk.len());
+        input.consume(used);
+        if done.is_some() {
+            break;
+        }
+    }
+    if !any {
+        return Ok(None);
+    }
+    if too_long {
+        return Ok(Some(Line::TooLong));
+    }
+    if buf.last() == Some(&b'\r') {
+        buf.pop();
+    }
+    Ok(Some(Line::Bytes(buf)))
 }
 
 fn pv_text<G: Game>(game: &G, spec: &GameSpec, pv: &[Step<G::Position>], value: i64) -> String {
@@ -207,9 +313,12 @@ pub fn to_json<G: Game>(game: &G, spec: &GameSpec, a: &Answer<G::Position>) -> s
         "moves": moves,
         "best": best,
     });
+    // Final scores are defined for twins only: young's value is a difference over the
+    // stones to come.
     if let GameSpec::Twins(t) = spec
         && let Ok(total) = t.total_weight()
     {
+        out["first_score"] = json!(a.value);
         out["second_score"] = json!(total - a.value);
     }
     out

@@ -16,8 +16,8 @@ pub fn run(args: Args) -> Result<i32> {
     let spec = args.board.load()?;
     let value = job::solve(&spec, Driver::Parallel, &Silent)?;
     match &spec {
-        GameSpec::Young(_) => println!("{value}"),
-        GameSpec::Twins(t) => println!("{value}\n{}", t.total_weight()? - value),
+        GameSpec::Young(_) => super::outln!("{value}")?,
+        GameSpec::Twins(t) => super::outln!("{value}\n{}", t.total_weight()? - value)?,
     }
     Ok(0)
 }

@@ -11,7 +11,8 @@ use crate::verify;
 pub struct Args {
     /// Table file.
     table: PathBuf,
-    /// Check this many random positions instead of all of them.
+    /// Check this many random positions instead of all of them (at most the table's
+    /// positions).
     #[arg(long, value_name = "N")]
     sample: Option<u64>,
     /// Seed for --sample.
@@ -20,6 +21,9 @@ pub struct Args {
     /// No progress bar.
     #[arg(short, long)]
     quiet: bool,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    json: bool,
 }
 
 pub fn run(args: Args) -> Result<i32> {
@@ -44,11 +48,23 @@ pub fn run(args: Args) -> Result<i32> {
         }
     });
     match outcome {
+        Ok(checked) if args.json => {
+            let summary = serde_json::json!({
+                "table": args.table.display().to_string(),
+                "positions": table.header.total_positions(),
+                "checked": checked,
+                "sampled": args.sample.is_some(),
+                "checksum": "ok",
+                "ok": true,
+            });
+            super::outln!("{summary}")?;
+            Ok(0)
+        }
         Ok(checked) => {
-            println!(
+            super::outln!(
                 "{}: {checked} positions checked, checksum ok",
                 args.table.display()
-            );
+            )?;
             Ok(0)
         }
         Err(m) => Err(Error::other(format!(

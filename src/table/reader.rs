@@ -4,6 +4,7 @@
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use xxhash_rust::xxh3::{Xxh3, xxh3_64};
@@ -71,8 +72,12 @@ impl Table {
     fn open_unchecked(path: &Path) -> Result<(Table, u64)> {
         let fail = |why: String| Error::other(format!("{}: {why}", path.display()));
         let meta = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
-        if meta.is_dir() {
-            return Err(fail("is a directory, not a table".into()));
+        // A FIFO would block the open below forever; a directory or device is no table.
+        if !meta.is_file() {
+            return Err(fail(format!(
+                "is {}, not a table",
+                file_kind(&meta.file_type())
+            )));
         }
         let file = File::open(path).map_err(|e| io_error(path, e))?;
         let file_len = meta.len();
@@ -325,5 +330,20 @@ impl Table {
             )));
         }
         Ok(())
+    }
+}
+
+/// "a directory", "a device", ...: what a path that is not a regular file is.
+pub(crate) fn file_kind(t: &std::fs::FileType) -> &'static str {
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
     }
 }

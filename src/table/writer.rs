@@ -3,9 +3,15 @@
 //! synced, so an interrupted build resumes from the last finished layer. When the last
 //! layer is in, the file is renamed: a table is only ever visible under its final name
 //! once it is whole.
+//!
+//! A build holds an exclusive lock (`flock`) on its partial file from before it reads or
+//! truncates it until the rename: a second build of the same table stops at once, naming
+//! the first, instead of resuming from a file that is still being appended to. The OS
+//! drops the lock when the process dies, so a killed build still resumes.
 
 use std::fs::{File, OpenOptions};
-use std::os::unix::fs::FileExt;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -13,7 +19,7 @@ use xxhash_rust::xxh3::Xxh3;
 
 use super::blocks::{self, BLOCK, SLACK};
 use super::header::{self, Encoding, Header};
-use super::reader::Table;
+use super::reader::{Table, file_kind};
 use crate::error::{Error, Result, io_error};
 use crate::game::GameSpec;
 use crate::value::{Value, ValueType};
@@ -60,11 +66,14 @@ impl TableWriter {
     ) -> Result<(Self, Start)> {
         let header = Header::blank(game, value_type, encoding, layer_sizes);
         let header_len = header::encode(&header)?.len();
+        check_output(path)?;
         let partial = partial_path(path);
-        if !fresh && partial.exists() {
-            return Self::resume(path, partial, header, header_len);
+        let file = lock_partial(&partial)?;
+        let held = file.metadata().map_err(|e| io_error(&partial, e))?.len();
+        if !fresh && held > 0 {
+            return Self::resume(path, file, partial, header, header_len);
         }
-        let file = File::create(&partial).map_err(|e| io_error(&partial, e))?;
+        file.set_len(0).map_err(|e| io_error(&partial, e))?;
         let mut writer = TableWriter {
             file,
             partial,
@@ -80,6 +89,7 @@ impl TableWriter {
 
     fn resume(
         path: &Path,
+        file: File,
         partial: PathBuf,
         wanted: Header,
         header_len: usize,
@@ -90,7 +100,11 @@ impl TableWriter {
                 partial.display()
             ))
         };
-        let table = Table::open_partial(&partial).map_err(|e| refuse(&e.message))?;
+        // The reader's messages start with the path, which `refuse` already names.
+        let table = Table::open_partial(&partial).map_err(|e| {
+            let prefix = format!("{}: ", partial.display());
+            refuse(e.message.strip_prefix(&prefix).unwrap_or(&e.message))
+        })?;
         let found = &table.header;
         if found.game != wanted.game
             || found.value_type != wanted.value_type
@@ -121,10 +135,6 @@ impl TableWriter {
         };
         let header = found.clone();
         drop(table);
-        let file = OpenOptions::new()
-            .write(true)
-            .open(&partial)
-            .map_err(|e| io_error(&partial, e))?;
         // Anything past the last finished layer is a layer cut off mid-write.
         file.set_len(end).map_err(|e| io_error(&partial, e))?;
         let writer = TableWriter {
@@ -259,4 +269,104 @@ impl TableWriter {
         std::fs::rename(&self.partial, &self.path).map_err(|e| io_error(&self.path, e))?;
         Ok(self.end)
     }
+}
+
+/// Refuse, before any work, an output path that cannot end up holding the table: one that
+/// exists and is not a regular file (a directory, a device such as /dev/null, a FIFO, a
+/// socket), one that names a directory, or one whose directory is missing or not writable.
+pub fn check_output(path: &Path) -> Result<()> {
+    let refuse = |why: &str| Error::input(format!("{}: {why}", path.display()));
+    if path.as_os_str().is_empty() || path.as_os_str().as_bytes().ends_with(b"/") {
+        return Err(refuse("names a directory, not a table file"));
+    }
+    for p in [path.to_path_buf(), partial_path(path)] {
+        if let Ok(meta) = std::fs::metadata(&p)
+            && !meta.is_file()
+        {
+            let kind = file_kind(&meta.file_type());
+            return Err(Error::input(format!(
+                "{}: is {kind}, not a table file",
+                p.display()
+            )));
+        }
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => return Err(refuse(&format!("{} is not a directory", dir.display()))),
+        Err(e) => {
+            return Err(Error::io(
+                format!("{}: directory {}", path.display(), dir.display()),
+                e,
+            ));
+        }
+    }
+    rustix::fs::access(dir, rustix::fs::Access::WRITE_OK).map_err(|e| {
+        Error::io(
+            format!("{}: cannot write in {}", path.display(), dir.display()),
+            e.into(),
+        )
+    })
+}
+
+/// Open (creating if need be, never truncating) and exclusively lock the partial file.
+fn lock_partial(partial: &Path) -> Result<File> {
+    loop {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(partial)
+            .map_err(|e| io_error(partial, e))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(Error::other(format!(
+                    "{}: another build of this table is running ({}); wait for it to finish or stop it",
+                    partial.display(),
+                    lock_holder(&file).unwrap_or_else(|| "another process".into())
+                )));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(io_error(partial, e)),
+        }
+        // Between our open and our lock, the build that held the lock may have finished
+        // and renamed this very file to the table's name: then the lock we hold is on the
+        // finished table, and the partial file to work on is a new one.
+        let locked = file.metadata().map_err(|e| io_error(partial, e))?;
+        match std::fs::metadata(partial) {
+            Ok(now) if now.dev() == locked.dev() && now.ino() == locked.ino() => return Ok(file),
+            _ => continue,
+        }
+    }
+}
+
+/// "pid 1234 (retro build ...)": the process holding a flock on `file`, from
+/// /proc/locks (Linux); None where that cannot be read.
+fn lock_holder(file: &File) -> Option<String> {
+    let ino = file.metadata().ok()?.ino();
+    let locks = std::fs::read_to_string("/proc/locks").ok()?;
+    // "1: FLOCK  ADVISORY  WRITE 1234 fd:01:56789 0 EOF": pid, then major:minor:inode.
+    let pid = locks.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let inode = fields.get(5)?.rsplit(':').next()?.parse::<u64>().ok()?;
+        (fields.get(1) == Some(&"FLOCK") && inode == ino).then(|| fields.get(4).copied())?
+    })?;
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    let cmd: Vec<String> = cmdline
+        .split(|&b| b == 0)
+        .filter(|a| !a.is_empty())
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    Some(if cmd.is_empty() {
+        format!("pid {pid}")
+    } else {
+        let cmd = cmd.join(" ");
+        let short: String = cmd.chars().take(100).collect();
+        let more = if short.len() < cmd.len() { "..." } else { "" };
+        format!("pid {pid}: {short}{more}")
+    })
 }
