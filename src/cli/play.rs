@@ -1,5 +1,5 @@
 //! `retro play`: a game in the terminal against the table's perfect player. Moves are read
-//! from stdin as `row col`, so a script can drive it.
+//! from stdin as `row col`, so a script can drive it; everything is written to stdout.
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -8,7 +8,7 @@ use clap::ValueEnum;
 
 use super::open_table;
 use super::pv::Scores;
-use super::query::answer;
+use super::query::{Answer, answer};
 use crate::error::{Error, Result};
 use crate::game::{Game, GameSpec};
 use crate::table::Table;
@@ -31,23 +31,57 @@ pub struct Args {
     from: Option<String>,
 }
 
+const HELP: &str = "\
+moves: `row col`, 1-based (row 1 is the top row, column 1 the leftmost), e.g. `1 2`
+commands:
+  help   this list
+  hint   the best move(s) here and their value, without playing
+  undo   take back your last move and the reply to it
+  quit   end the game";
+
+/// What `value` means, for the help text: the two games count it differently.
+fn value_meaning(spec: &GameSpec) -> &'static str {
+    match spec {
+        GameSpec::Young(_) => {
+            "value: first's minus second's score over the stones still to come, with perfect play"
+        }
+        GameSpec::Twins(_) => "value: first's final score, with perfect play",
+    }
+}
+
 pub fn run(args: Args) -> Result<i32> {
     let table = open_table(&args.table)?;
     let spec = table.header.game.clone();
     crate::with_game!(&spec, game => play(&game, &spec, &table, &args))
 }
 
+/// What the player asked for at the prompt, once it is something the game loop must act on.
+enum Action {
+    Move(usize),
+    Undo,
+    Quit,
+}
+
+/// The state at one of the player's turns, so `undo` can return to it.
+struct Saved {
+    text: String,
+    scores: Scores,
+    played: usize,
+}
+
 fn play<G: Game>(game: &G, spec: &GameSpec, table: &Table, args: &Args) -> Result<i32> {
     let mut input = std::io::stdin().lock().lines();
     let mut out = std::io::stdout().lock();
-    let io = |e: std::io::Error| Error::other(format!("writing output: {e}"));
     let empty = game.format_position(&game.unrank(0, 0));
     let mut text = args.from.clone().unwrap_or(empty);
     let mut scores = Scores::at_start(game, spec, &game.parse_position(&text)?);
+    let mut history: Vec<Saved> = Vec::new();
+    // Every move since the start, as `undo` reports them: (who, row, col), 1-based.
+    let mut played: Vec<(&str, usize, usize)> = Vec::new();
     loop {
         let a = answer(game, table, &text)?;
         let stones = game.stones(&a.position);
-        write!(out, "\n{}", game.draw(&a.position)).map_err(io)?;
+        write!(out, "\n{}", labelled(&game.draw(&a.position))).map_err(io)?;
         if a.moves.is_empty() {
             writeln!(
                 out,
@@ -59,45 +93,49 @@ fn play<G: Game>(game: &G, spec: &GameSpec, table: &Table, args: &Args) -> Resul
             .map_err(io)?;
             return Ok(0);
         }
-        let first = stones % 2 == 0;
-        let who = if first { "first" } else { "second" };
-        writeln!(out, "value {} ({who} to move)", a.value).map_err(io)?;
+        let first = stones.is_multiple_of(2);
         let human = (args.side == Side::First) == first;
+        writeln!(
+            out,
+            "scores: first {}, second {}; value {}; {} to move ({})",
+            scores.first,
+            scores.second,
+            a.value,
+            if first { "first" } else { "second" },
+            if human { "you" } else { "retro" }
+        )
+        .map_err(io)?;
         let chosen = if human {
-            loop {
-                write!(out, "your move (row col): ").map_err(io)?;
-                out.flush().map_err(io)?;
-                let line = match input.next() {
-                    Some(line) => line.map_err(|e| Error::other(format!("reading stdin: {e}")))?,
-                    None => return Err(Error::input("input ended before the game did")),
-                };
-                let cell: Vec<usize> = line
-                    .split_whitespace()
-                    .filter_map(|t| t.parse().ok())
-                    .collect();
-                let found = match cell.as_slice() {
-                    [r, c] => a
-                        .moves
-                        .iter()
-                        .position(|(mv, _)| mv.row + 1 == *r && mv.col + 1 == *c),
-                    _ => None,
-                };
-                match found {
-                    Some(i) => break i,
-                    None => {
-                        let legal: Vec<String> = a
-                            .moves
-                            .iter()
-                            .map(|(mv, _)| format!("{} {}", mv.row + 1, mv.col + 1))
+            match ask(&mut input, &mut out, &a, spec, !history.is_empty())? {
+                Action::Move(i) => {
+                    history.push(Saved {
+                        text: text.clone(),
+                        scores,
+                        played: played.len(),
+                    });
+                    i
+                }
+                Action::Quit => {
+                    writeln!(
+                        out,
+                        "quit: first {}, second {}; value {}",
+                        scores.first, scores.second, a.value
+                    )
+                    .map_err(io)?;
+                    return Ok(0);
+                }
+                Action::Undo => {
+                    // `ask` offers undo only when there is a saved turn.
+                    if let Some(saved) = history.pop() {
+                        let back: Vec<String> = played
+                            .drain(saved.played..)
+                            .map(|(who, r, c)| format!("{who} {r} {c}"))
                             .collect();
-                        writeln!(
-                            out,
-                            "illegal move {:?}; legal: {}",
-                            line.trim(),
-                            legal.join(", ")
-                        )
-                        .map_err(io)?;
+                        writeln!(out, "undo: took back {}", back.join(" and ")).map_err(io)?;
+                        text = saved.text;
+                        scores = saved.scores;
                     }
+                    continue;
                 }
             }
         } else {
@@ -106,7 +144,126 @@ fn play<G: Game>(game: &G, spec: &GameSpec, table: &Table, args: &Args) -> Resul
         let (mv, value) = &a.moves[chosen];
         let by = if human { "you play" } else { "retro plays" };
         writeln!(out, "{by} {} {} (value {value})", mv.row + 1, mv.col + 1).map_err(io)?;
+        played.push((
+            if human { "your" } else { "retro's" },
+            mv.row + 1,
+            mv.col + 1,
+        ));
         scores = scores.after(game, spec, &a.position, mv);
         text = game.format_position(&mv.child);
+    }
+}
+
+fn io(e: std::io::Error) -> Error {
+    Error::other(format!("writing output: {e}"))
+}
+
+/// Prompt until the player names a legal move or a command the game loop handles; help,
+/// hints and refusals are answered here so the board is not redrawn for them.
+fn ask<P>(
+    input: &mut impl Iterator<Item = std::io::Result<String>>,
+    out: &mut impl Write,
+    a: &Answer<P>,
+    spec: &GameSpec,
+    can_undo: bool,
+) -> Result<Action> {
+    let cell = |i: usize| format!("{} {}", a.moves[i].0.row + 1, a.moves[i].0.col + 1);
+    loop {
+        write!(out, "your move (row col, or help): ").map_err(io)?;
+        out.flush().map_err(io)?;
+        let line = match input.next() {
+            Some(line) => line.map_err(|e| Error::other(format!("reading stdin: {e}")))?,
+            None => return Err(Error::input("input ended before the game did")),
+        };
+        let line = line.trim();
+        match line.to_ascii_lowercase().as_str() {
+            "help" => {
+                writeln!(out, "{HELP}\n{}", value_meaning(spec)).map_err(io)?;
+                continue;
+            }
+            "hint" => {
+                let best: Vec<String> = (0..a.moves.len())
+                    .filter(|&i| a.is_best(i))
+                    .map(cell)
+                    .collect();
+                let s = if best.len() == 1 { "" } else { "s" };
+                writeln!(
+                    out,
+                    "hint: best move{s} {} (value {})",
+                    best.join(", "),
+                    a.value
+                )
+                .map_err(io)?;
+                continue;
+            }
+            "undo" if can_undo => return Ok(Action::Undo),
+            "undo" => {
+                writeln!(out, "nothing to undo: you have not moved yet").map_err(io)?;
+                continue;
+            }
+            "quit" => return Ok(Action::Quit),
+            _ => {}
+        }
+        let numbers: Option<Vec<usize>> = line.split_whitespace().map(|t| t.parse().ok()).collect();
+        let what = match numbers.as_deref() {
+            Some(&[r, c]) => {
+                let found = a
+                    .moves
+                    .iter()
+                    .position(|(mv, _)| mv.row + 1 == r && mv.col + 1 == c);
+                if let Some(i) = found {
+                    return Ok(Action::Move(i));
+                }
+                format!("illegal move {line:?}")
+            }
+            _ => format!("unknown input {line:?} (type help for commands)"),
+        };
+        let legal: Vec<String> = (0..a.moves.len()).map(cell).collect();
+        writeln!(out, "{what}; legal moves: {}", legal.join(", ")).map_err(io)?;
+    }
+}
+
+/// The board under column numbers and beside row numbers. `Game::draw` puts spaces between
+/// cells for some games and not for others; every cell is one char, so dropping the spaces
+/// and laying the cells out here gives both games the same look, and room for two-digit
+/// labels.
+fn labelled(drawing: &str) -> String {
+    let rows: Vec<Vec<char>> = drawing
+        .lines()
+        .map(|l| l.chars().filter(|c| !c.is_whitespace()).collect())
+        .collect();
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let rw = rows.len().to_string().len();
+    let cw = cols.to_string().len();
+    let header: Vec<String> = (1..=cols).map(|j| format!("{j:>cw$}")).collect();
+    let mut out = format!("{:rw$}  {}\n", "", header.join(" "));
+    for (i, row) in rows.iter().enumerate() {
+        let cells: Vec<String> = row.iter().map(|c| format!("{c:>cw$}")).collect();
+        out.push_str(&format!("{:>rw$}  {}\n", i + 1, cells.join(" ")));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::labelled;
+
+    #[test]
+    fn spaced_and_unspaced_drawings_look_the_same() {
+        let want = "   1 2 3\n1  # + .\n2  + . .\n";
+        assert_eq!(labelled("#+.\n+..\n"), want);
+        assert_eq!(labelled("# + .\n+ . .\n"), want);
+    }
+
+    #[test]
+    fn two_digit_labels_stay_aligned() {
+        let row = "o".repeat(10);
+        let drawing = format!("{row}\n").repeat(10);
+        let text = labelled(&drawing);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "     1  2  3  4  5  6  7  8  9 10");
+        assert_eq!(lines[1], " 1   o  o  o  o  o  o  o  o  o  o");
+        assert_eq!(lines[10], "10   o  o  o  o  o  o  o  o  o  o");
+        assert!(lines.iter().all(|l| l.len() == lines[0].len()));
     }
 }

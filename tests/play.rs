@@ -1,0 +1,335 @@
+//! `retro play` driven through stdin as a script would: the labelled board, running scores,
+//! and the prompt's commands (help, hint, undo, quit), for both games and both sides.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+mod common;
+use common::retro;
+
+fn board(name: &str) -> String {
+    format!("{}/tables/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn build(dir: &Path, game: &str, file: &str) -> PathBuf {
+    let path = dir.join(format!("{game}.retro"));
+    let out = retro(
+        &[
+            "build",
+            game,
+            &board(file),
+            "-o",
+            path.to_str().unwrap(),
+            "-q",
+        ],
+        "",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    path
+}
+
+/// Run `retro play TABLE extra...` on `script`; it must succeed. Returns stdout.
+fn play(table: &Path, extra: &[&str], script: &str) -> String {
+    let out = play_raw(table, extra, script);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+fn play_raw(table: &Path, extra: &[&str], script: &str) -> Output {
+    let mut args = vec!["play", table.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    retro(&args, script)
+}
+
+/// Every board drawn, in order: each turn starts with a blank line, then the column
+/// labels and `rows` labelled rows.
+fn boards(text: &str, rows: usize) -> Vec<String> {
+    text.split("\n\n")
+        .map(|turn| {
+            let turn = turn.trim_start_matches('\n');
+            turn.lines().take(rows + 1).collect::<Vec<_>>().join("\n")
+        })
+        .collect()
+}
+
+/// The `scores: ...` lines, in order.
+fn score_lines(text: &str) -> Vec<&str> {
+    text.lines().filter(|l| l.starts_with("scores: ")).collect()
+}
+
+/// The principal variation from the empty board as `row col` lines, and the root value.
+fn principal_variation(table: &Path, empty: &str) -> (Vec<String>, i64) {
+    let out = retro(
+        &["query", table.to_str().unwrap(), empty, "--pv", "--json"],
+        "",
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cells = v["pv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| format!("{} {}\n", s["cell"][0], s["cell"][1]))
+        .collect();
+    (cells, v["value"].as_i64().unwrap())
+}
+
+/// `first N, second M; result R` from the game-over line.
+fn final_scores(text: &str) -> (i64, i64, i64) {
+    let last = text.lines().last().unwrap();
+    let rest = last
+        .strip_prefix("game over: first ")
+        .unwrap_or_else(|| panic!("not a game-over line: {last}"));
+    let nums: Vec<i64> = rest
+        .split(|c: char| !c.is_ascii_digit() && c != '-')
+        .filter_map(|t| t.parse().ok())
+        .collect();
+    assert_eq!(nums.len(), 3, "{last}");
+    (nums[0], nums[1], nums[2])
+}
+
+/// Our moves from the principal variation: the first side's or the second's.
+fn our_moves(pv: &[String], parity: usize) -> String {
+    pv.iter().skip(parity).step_by(2).cloned().collect()
+}
+
+#[test]
+fn a_full_young_game_ends_with_scores_that_make_the_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = build(dir.path(), "young", "young-sample.txt");
+    let (pv, value) = principal_variation(&t, "0,0");
+    assert_eq!(value, 2);
+    let text = play(&t, &[], &our_moves(&pv, 0));
+    // The spec's optimal line: first collects 2+9+1, second 7+2+1.
+    assert_eq!(final_scores(&text), (12, 10, 2), "{text}");
+    let drawn = boards(&text, 2);
+    assert_eq!(drawn.len(), 7, "{text}");
+    assert_eq!(drawn[0], "   1 2 3\n1  + . .\n2  . . .");
+    assert_eq!(drawn[6], "   1 2 3\n1  # # #\n2  # # #");
+    // Scores after every move, with the value and who is to move.
+    assert_eq!(
+        score_lines(&text),
+        [
+            "scores: first 0, second 0; value 2; first to move (you)",
+            "scores: first 2, second 0; value 0; second to move (retro)",
+            "scores: first 2, second 7; value 7; first to move (you)",
+            "scores: first 11, second 7; value -2; second to move (retro)",
+            "scores: first 11, second 9; value 0; first to move (you)",
+            "scores: first 12, second 9; value -1; second to move (retro)",
+        ]
+    );
+    assert!(text.contains("retro plays 1 2 (value 0)"), "{text}");
+
+    // A weaker line still ends with scores whose difference is the result.
+    let text = play(&t, &[], "1 1\n2 1\n2 2\n");
+    let (first, second, result) = final_scores(&text);
+    assert_eq!(first - second, result, "{text}");
+}
+
+#[test]
+fn playing_second_the_table_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = build(dir.path(), "young", "young-sample.txt");
+    let (pv, _) = principal_variation(&t, "0,0");
+    let text = play(&t, &["--as", "second"], &our_moves(&pv, 1));
+    let first_prompt = text.find("your move").unwrap();
+    assert!(
+        text[..first_prompt].contains("retro plays 1 1 (value 2)"),
+        "{text}"
+    );
+    assert!(text.contains("first to move (retro)") && text.contains("second to move (you)"));
+    assert_eq!(final_scores(&text), (12, 10, 2), "{text}");
+
+    // From a given position, second to move: the human moves at once.
+    let text = play(&t, &["--as", "second", "--from", "1,0"], "quit\n");
+    assert!(
+        text.contains("second to move (you)") && !text.contains("retro plays"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_full_twins_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = build(dir.path(), "twins", "twins-sample1.txt");
+    let (pv, value) = principal_variation(&t, ".../.../...");
+    assert_eq!(value, 15);
+    let text = play(&t, &[], &our_moves(&pv, 0));
+    let (first, second, result) = final_scores(&text);
+    // Every pair is scored by one side; the spec's answer is 15 and 80.
+    assert_eq!((first, second, result), (15, 80, 15), "{text}");
+    let drawn = boards(&text, 3);
+    assert_eq!(drawn.len(), 10, "{text}");
+    assert_eq!(drawn[0], "   1 2 3\n1  . . .\n2  . . .\n3  . . .");
+    assert!(
+        drawn[9]
+            .lines()
+            .skip(1)
+            .all(|l| l.len() == 8 && !l.contains('.')),
+        "{}",
+        drawn[9]
+    );
+    // Running scores are the pairs already decided: none until two neighbours are filled.
+    assert_eq!(
+        score_lines(&text)[0],
+        "scores: first 0, second 0; value 15; first to move (you)"
+    );
+    assert!(
+        score_lines(&text)
+            .last()
+            .unwrap()
+            .starts_with("scores: first 15, second 55;")
+    );
+}
+
+#[test]
+fn hint_names_a_best_move_without_playing_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = build(dir.path(), "young", "young-sample.txt");
+    let text = play(&t, &[], "hint\nquit\n");
+    assert!(text.contains("hint: best move 1 1 (value 2)\n"), "{text}");
+    assert!(!text.contains("you play"), "{text}");
+
+    // Twins opening: several cells keep the value; all of them are named.
+    let t = build(dir.path(), "twins", "twins-sample1.txt");
+    let text = play(&t, &[], "hint\nquit\n");
+    assert!(
+        text.contains("hint: best moves 1 2, 1 3, 2 1, 2 3, 3 1, 3 2, 3 3 (value 15)\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn undo_restores_the_position_before_your_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = build(dir.path(), "young", "young-sample.txt");
+    let text = play(&t, &[], "undo\n1 1\n2 1\nundo\nundo\nundo\n1 1\nquit\n");
+    assert!(
+        text.contains("nothing to undo: you have not moved yet"),
+        "{text}"
+    );
+    assert!(
+        text.contains("undo: took back your 2 1 and retro's 1 3\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("undo: took back your 1 1 and retro's 1 2\n"),
+        "{text}"
+    );
+    // Boards: start, 1 1, reply, 2 1, reply, undo, undo, 1 1, reply.
+    let drawn = boards(&text, 2);
+    assert_eq!(drawn.len(), 9, "{text}");
+    assert_eq!(drawn[5], drawn[2]);
+    assert_eq!(drawn[6], drawn[0]);
+    assert_eq!(drawn[7], drawn[1]);
+    let scores = score_lines(&text);
+    assert_eq!(scores[5], scores[2]);
+    assert_eq!(scores[6], scores[0]);
+    // The third undo was at the start again.
+    assert_eq!(text.matches("nothing to undo").count(), 2, "{text}");
+
+    // Twins, playing second: undo goes back to the table's opening, not before it.
+    let t = build(dir.path(), "twins", "twins-sample1.txt");
+    let text = play(&t, &["--as", "second"], "2 2\nundo\nundo\nquit\n");
+    let drawn = boards(&text, 3);
+    assert_eq!(drawn[4], drawn[1], "{text}");
+    assert!(text.contains("nothing to undo"), "{text}");
+    assert_eq!(text.matches("retro plays").count(), 2, "{text}");
+}
+
+#[test]
+fn quit_ends_the_game_with_exit_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = build(dir.path(), "young", "young-sample.txt");
+    // Input after quit is never read.
+    let text = play(&t, &[], "1 1\nquit\n2 1\n");
+    assert!(
+        text.ends_with("quit: first 2, second 7; value 7\n"),
+        "{text}"
+    );
+    assert!(!text.contains("game over"), "{text}");
+}
+
+#[test]
+fn help_lists_the_commands_and_the_move_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = build(dir.path(), "young", "young-sample.txt");
+    let text = play(&t, &[], "help\nquit\n");
+    for needle in [
+        "moves: `row col`, 1-based",
+        "\n  help ",
+        "\n  hint ",
+        "\n  undo ",
+        "\n  quit ",
+        "\nvalue: first's minus second's score",
+    ] {
+        assert!(text.contains(needle), "{needle:?} missing from {text}");
+    }
+    // Help does not redraw the board or move.
+    assert_eq!(boards(&text, 2).len(), 1, "{text}");
+}
+
+#[test]
+fn illegal_moves_and_unknown_input_list_the_legal_moves() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = build(dir.path(), "young", "young-sample.txt");
+    let text = play(&t, &[], "3 3\n1 2\nfoo\n\n1 1\n1 1\nquit\n");
+    assert!(
+        text.contains("illegal move \"3 3\"; legal moves: 1 1\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("illegal move \"1 2\"; legal moves: 1 1\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("unknown input \"foo\" (type help for commands); legal moves: 1 1\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("unknown input \"\" (type help for commands); legal moves: 1 1\n"),
+        "{text}"
+    );
+    // After the table's reply (1 2), the filled cell is illegal and both frontier cells are listed.
+    assert!(
+        text.contains("illegal move \"1 1\"; legal moves: 1 3, 2 1\n"),
+        "{text}"
+    );
+    // Each refusal prompts again: one prompt per input line.
+    assert_eq!(text.matches("your move (row col, or help): ").count(), 7);
+}
+
+#[test]
+fn input_ending_early_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = build(dir.path(), "young", "young-sample.txt");
+    let out = play_raw(&t, &[], "1 1\n");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err, "error: input ended before the game did\n");
+}
+
+#[test]
+fn two_digit_labels_line_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = build(dir.path(), "young", "young-10x10.txt");
+    let text = play(&t, &[], "quit\n");
+    let drawn = boards(&text, 10);
+    let lines: Vec<&str> = drawn[0].lines().collect();
+    assert_eq!(lines[0], "     1  2  3  4  5  6  7  8  9 10");
+    assert_eq!(lines[1], " 1   +  .  .  .  .  .  .  .  .  .");
+    assert_eq!(lines[10], "10   .  .  .  .  .  .  .  .  .  .");
+}
