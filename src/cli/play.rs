@@ -155,7 +155,7 @@ fn play<G: Game>(game: &G, spec: &GameSpec, table: &Table, args: &Args) -> Resul
 }
 
 fn io(e: std::io::Error) -> Error {
-    Error::other(format!("writing output: {e}"))
+    Error::io("writing output", e)
 }
 
 /// Prompt until the player names a legal move or a command the game loop handles; help,
@@ -172,7 +172,7 @@ fn ask<P>(
         write!(out, "your move (row col, or help): ").map_err(io)?;
         out.flush().map_err(io)?;
         let line = match input.next() {
-            Some(line) => line.map_err(|e| Error::other(format!("reading stdin: {e}")))?,
+            Some(line) => line.map_err(|e| Error::io("reading stdin", e))?,
             None => return Err(Error::input("input ended before the game did")),
         };
         let line = line.trim();

@@ -1,0 +1,425 @@
+//! A careful user and a hostile environment: concurrent builds of one table, output paths
+//! that are not files, closed and full output, bytes that are not text, absurd arguments,
+//! and a disk that fills up mid-build.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use retro::table::Table;
+
+mod common;
+use common::retro;
+
+fn repo(name: &str) -> String {
+    format!("{}/tables/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The command fails with `code` and exactly one stderr line `error: ...` containing `needle`.
+fn fails(out: &Output, code: i32, needle: &str) {
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "stderr: {err}");
+    assert!(!err.contains("panicked"), "panic: {err}");
+    assert_eq!(err.lines().count(), 1, "not one line: {err}");
+    assert!(err.starts_with("error: "), "{err}");
+    assert!(err.contains(needle), "{err:?} lacks {needle:?}");
+}
+
+fn succeeds(out: &Output) -> String {
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+/// A young board of `size` written into `dir`.
+fn young_board(dir: &Path, size: &str) -> String {
+    let out = retro(&["gen", "young", size, "--seed", "3"], "");
+    let path = dir.join(format!("young-{size}.txt"));
+    std::fs::write(&path, &out.stdout).expect("write board");
+    path.to_str().expect("utf-8 path").to_owned()
+}
+
+fn build_table(dir: &Path, board: &str, name: &str, extra: &[&str]) -> PathBuf {
+    let path = dir.join(name);
+    let p = path.to_str().expect("utf-8 path");
+    let mut args = vec!["build", "young", board, "-o", p, "-q"];
+    args.extend_from_slice(extra);
+    succeeds(&retro(&args, ""));
+    path
+}
+
+#[test]
+fn a_second_build_of_a_locked_table_stops_naming_the_first() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let table = dir.path().join("t.retro");
+    let t = table.to_str().expect("utf-8 path");
+    // This test process holds the lock a running build holds.
+    let partial = File::create(dir.path().join("t.retro.partial")).expect("partial");
+    partial.lock().expect("lock");
+    let out = retro(&["build", "young", &repo("young-sample.txt"), "-o", t, "-q"], "");
+    fails(&out, 1, "another build of this table is running");
+    assert!(
+        text(&out.stderr).contains(&format!("pid {}", std::process::id())),
+        "{}",
+        text(&out.stderr)
+    );
+    // --fresh does not get past the lock either, and nothing was written.
+    let out = retro(
+        &["build", "young", &repo("young-sample.txt"), "-o", t, "--fresh"],
+        "",
+    );
+    fails(&out, 1, "another build");
+    assert!(!table.exists());
+    assert_eq!(
+        std::fs::metadata(dir.path().join("t.retro.partial"))
+            .expect("partial")
+            .len(),
+        0
+    );
+    // Once the lock goes (the holder ended), the build proceeds.
+    drop(partial);
+    succeeds(&retro(&["build", "young", &repo("young-sample.txt"), "-o", t, "-q"], ""));
+    Table::open(&table).expect("open").verify_checksum().expect("checksum");
+}
+
+#[test]
+fn concurrent_builds_never_leave_a_bad_table() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let board = young_board(dir.path(), "12x12");
+    let table = dir.path().join("cc.retro");
+    let t = table.to_str().expect("utf-8 path");
+    let start = || {
+        Command::new(env!("CARGO_BIN_EXE_retro"))
+            .args(["build", "young", &board, "-o", t, "-q", "--threads", "1"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn")
+    };
+    let mut both_ran = 0;
+    for _ in 0..4 {
+        let _ = std::fs::remove_file(&table);
+        let first = start();
+        let second = start();
+        let (a, b) = (
+            first.wait_with_output().expect("wait"),
+            second.wait_with_output().expect("wait"),
+        );
+        for out in [&a, &b] {
+            let err = text(&out.stderr);
+            assert!(
+                out.status.success() || err.contains("another build of this table is running"),
+                "{err}"
+            );
+            assert!(!err.contains("panicked"), "{err}");
+        }
+        assert!(a.status.success() || b.status.success());
+        if !(a.status.success() && b.status.success()) {
+            both_ran += 1;
+        }
+        // Whatever interleaving happened, the file under the table's name is whole.
+        let t = Table::open(&table).expect("open");
+        t.verify_checksum().expect("checksum");
+        succeeds(&retro(&["verify", t.path().to_str().expect("path"), "-q"], ""));
+    }
+    // Both started together: at least once the second met the first's lock (the
+    // builds take far longer than a process start).
+    assert!(both_ran > 0, "the two builds never overlapped");
+}
+
+#[test]
+fn output_paths_that_are_not_files_are_refused_before_any_work() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let board = repo("young-sample.txt");
+    let fifo = dir.path().join("fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo")
+            .success()
+    );
+    let missing = dir.path().join("no/such/dir/t.retro");
+    let cases: [(&str, &str); 6] = [
+        ("/dev/null", "is a device"),
+        (".", "is a directory"),
+        ("/", "names a directory"),
+        (dir.path().to_str().expect("path"), "is a directory"),
+        (fifo.to_str().expect("path"), "is a FIFO"),
+        (missing.to_str().expect("path"), "No such file or directory"),
+    ];
+    for (path, needle) in cases {
+        let started = Instant::now();
+        let out = retro(&["build", "young", &board, "-o", path], "");
+        fails(&out, if needle.contains("No such") { 1 } else { 2 }, needle);
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+    let meta = std::fs::metadata("/dev/null").expect("/dev/null");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(meta.file_type().is_char_device(), "/dev/null was replaced");
+}
+
+/// Run `args` with stdout the read end of a pipe that is closed at once.
+fn with_closed_stdout(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retro"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    drop(child.stdout.take());
+    let mut input = child.stdin.take().expect("stdin");
+    let _ = input.write_all(stdin);
+    drop(input);
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut err)
+        .expect("read stderr");
+    let status = child.wait().expect("wait");
+    Output {
+        status,
+        stdout: Vec::new(),
+        stderr: err.into_bytes(),
+    }
+}
+
+/// Run `args` with stdout on /dev/full.
+fn with_full_stdout(args: &[&str], stdin: &[u8]) -> Output {
+    let full = File::options().write(true).open("/dev/full").expect("/dev/full");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retro"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(full)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut input = child.stdin.take().expect("stdin");
+    let _ = input.write_all(stdin);
+    drop(input);
+    child.wait_with_output().expect("wait")
+}
+
+#[test]
+fn closed_output_ends_quietly_and_full_output_is_an_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let board = repo("young-sample.txt");
+    let table = build_table(dir.path(), &board, "t.retro", &[]);
+    let t = table.to_str().expect("path");
+    let out2 = dir.path().join("u.retro");
+    let u = out2.to_str().expect("path");
+    let many: String = "0,0\n".repeat(200_000);
+    let commands: Vec<(Vec<&str>, &[u8])> = vec![
+        (vec!["info", t], b""),
+        (vec!["info", t, "--json"], b""),
+        (vec!["query", t, "0,0"], b""),
+        (vec!["query", t, "--batch"], many.as_bytes()),
+        (vec!["gen", "young", "30x30"], b""),
+        (vec!["solve", "young", &board], b""),
+        (vec!["verify", t, "-q"], b""),
+        (vec!["build", "young", &board, "-o", u, "-q", "--fresh"], b""),
+        (
+            vec!["bench", "young", &board, "--threads", "1", "--repeat", "1", "--json", "--quiet"],
+            b"",
+        ),
+    ];
+    for (args, stdin) in &commands {
+        let out = with_closed_stdout(args, stdin);
+        let err = text(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(err.is_empty(), "{args:?} not quiet: {err}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+
+        let out = with_full_stdout(args, stdin);
+        fails(&out, 1, "writing output: No space left on device");
+    }
+}
+
+#[test]
+fn bytes_that_are_not_text() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let table = build_table(dir.path(), &repo("young-sample.txt"), "t.retro", &[]);
+    let t = table.to_str().expect("path");
+    // Batch: a line that is not UTF-8 is a bad line in its place; the rest go on.
+    let out = Command::new(env!("CARGO_BIN_EXE_retro"))
+        .args(["query", t, "--batch"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin
+                .take()
+                .expect("stdin")
+                .write_all(b"0,0\n1,\xff\n1,0\n2,1\n")?;
+            c.wait_with_output()
+        })
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(text(&out.stdout), "2\nerror\n0\n7\n");
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: line 2: byte 3 is not UTF-8"), "{err}");
+
+    // A board file with invalid bytes is bad input.
+    let bad = dir.path().join("bad.txt");
+    std::fs::write(&bad, b"2 3\n2 7 \xfe 3").expect("write");
+    let out = retro(&["solve", "young", bad.to_str().expect("path")], "");
+    fails(&out, 2, "not UTF-8");
+}
+
+#[test]
+fn thread_counts_beyond_the_machine_are_refused_at_once() {
+    let started = Instant::now();
+    let out = retro(
+        &["solve", "young", &repo("young-sample.txt"), "--threads", "100000"],
+        "",
+    );
+    fails(&out, 2, "--threads 100000 is too many");
+    let out = retro(
+        &["bench", "young", &repo("young-sample.txt"), "--threads", "1,100000"],
+        "",
+    );
+    fails(&out, 2, "--threads 100000 is too many");
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn huge_input_lines_are_not_echoed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let table = build_table(dir.path(), &repo("young-sample.txt"), "t.retro", &[]);
+    let t = table.to_str().expect("path");
+    let mut input = "9".repeat(10 << 20);
+    input.push('\n');
+    let long_position = format!("{}\n", ",".repeat(5000));
+    input.push_str(&long_position);
+    input.push_str("1,0\n");
+    let out = retro(&["query", t, "--batch"], &input);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(text(&out.stdout), "error\nerror\n0\n");
+    let err = text(&out.stderr);
+    assert!(err.len() < 1000, "stderr echoes the input: {} bytes", err.len());
+    assert!(err.contains("line 1: longer than 65536 bytes"), "{err}");
+    assert!(err.contains("line 2: "), "{err}");
+}
+
+#[test]
+fn smaller_hostile_cases() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let board = repo("young-sample.txt");
+    let table = build_table(dir.path(), &board, "t.retro", &[]);
+    let t = table.to_str().expect("path");
+
+    // info on a FIFO does not block.
+    let fifo = dir.path().join("fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo")
+            .success()
+    );
+    fails(
+        &retro(&["info", fifo.to_str().expect("path")], ""),
+        1,
+        "is a FIFO, not a table",
+    );
+
+    // A huge sample is bounded by the table's positions.
+    let started = Instant::now();
+    let out = succeeds(&retro(&["verify", t, "--sample", "18446744073709551615"], ""));
+    assert!(out.contains("10 positions checked"), "{out}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+
+    // A partial file that cannot be resumed is named once.
+    let u = dir.path().join("u.retro");
+    std::fs::write(dir.path().join("u.retro.partial"), b"not a table at all, but long enough")
+        .expect("write");
+    let out = retro(
+        &["build", "young", &board, "-o", u.to_str().expect("path"), "-q"],
+        "",
+    );
+    fails(&out, 1, "--fresh");
+    let err = text(&out.stderr);
+    assert_eq!(err.matches("u.retro.partial").count(), 1, "{err}");
+
+    // A damaged compact directory stops a batch as a damaged table (exit 1), not as a
+    // bad line (exit 2).
+    let compact = build_table(dir.path(), &young_board(dir.path(), "6x7"), "c.retro", &["--compact"]);
+    let header = Table::open(&compact).expect("open").header;
+    let layer = &header.layers[6];
+    let mut bytes = std::fs::read(&compact).expect("read");
+    // The directory is the last part of the layer: break its first entry's width.
+    let dir_entry_at = (layer.offset + layer.bytes) as usize
+        - layer.positions.div_ceil(4096) as usize * retro::table::blocks::DIR_ENTRY;
+    for b in &mut bytes[dir_entry_at..dir_entry_at + retro::table::blocks::DIR_ENTRY] {
+        *b = 0xff;
+    }
+    std::fs::write(&compact, &bytes).expect("write");
+    let positions: String = (0..20).map(|_| "1,1,1,1,1,1\n").collect();
+    let out = retro(&["query", compact.to_str().expect("path"), "--batch"], &positions);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).starts_with("error: "), "{}", text(&out.stderr));
+}
+
+/// Mount a tmpfs of `size` at `dir`; false where mounting is refused (not root, no
+/// privilege in this container), so the test can skip.
+fn mount_tmpfs(dir: &Path, size: &str) -> bool {
+    Command::new("mount")
+        .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+        .arg(dir)
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+#[test]
+fn a_full_disk_stops_the_build_and_the_rerun_resumes_byte_identical() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let board = young_board(dir.path(), "9x10");
+    let reference = build_table(dir.path(), &board, "ref.retro", &[]);
+    let size = std::fs::metadata(&reference).expect("ref").len();
+    let mnt = dir.path().join("mnt");
+    std::fs::create_dir(&mnt).expect("mkdir");
+    // Room for about half the table.
+    if !mount_tmpfs(&mnt, &format!("{}k", size / 2 / 1024)) {
+        eprintln!("skipped: cannot mount a tmpfs here");
+        return;
+    }
+    struct Unmount<'a>(&'a Path);
+    impl Drop for Unmount<'_> {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg(self.0).status();
+        }
+    }
+    let _guard = Unmount(&mnt);
+    let table = mnt.join("t.retro");
+    let t = table.to_str().expect("path");
+    let out = retro(&["build", "young", &board, "-o", t, "-q", "--force"], "");
+    fails(&out, 1, "No space left on device");
+    assert!(!table.exists(), "a table appeared although the disk was full");
+    assert!(mnt.join("t.retro.partial").exists());
+    // More room, the same command: it resumes and ends with the same bytes.
+    assert!(
+        Command::new("mount")
+            .args(["-o", &format!("remount,size={}k", size * 2 / 1024 + 64)])
+            .arg(&mnt)
+            .status()
+            .expect("remount")
+            .success()
+    );
+    let out = succeeds(&retro(&["build", "young", &board, "-o", t, "--force"], ""));
+    assert!(out.contains("resumed below layer"), "{out}");
+    assert_eq!(
+        std::fs::read(&table).expect("table"),
+        std::fs::read(&reference).expect("reference")
+    );
+}
