@@ -1,11 +1,11 @@
 //! `retro bench`: thread scaling of the full sweep, as a table, CSV, JSON or markdown.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::BoardArgs;
 use crate::bench::{self, Progress};
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -38,6 +38,11 @@ pub struct Args {
 
 pub fn run(args: Args, threads: &[usize]) -> Result<i32> {
     let spec = args.board.load()?;
+    // Runs take tens of seconds on large boards; a plot that cannot be written should fail
+    // before them, not after.
+    if let Some(path) = &args.plot {
+        check_writable(path)?;
+    }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let default: Vec<usize> = (1..=cores).collect();
     let threads = if threads.is_empty() {
@@ -129,6 +134,28 @@ impl Drop for ProgressLine {
             let _ = err.flush();
         }
     }
+}
+
+/// Whether the plot can be written, without leaving a file behind: an existing file must
+/// open for writing (untouched), a new one must be creatable (and is removed again).
+fn check_writable(path: &Path) -> Result<()> {
+    let fail = |why: String| Error::other(format!("--plot {}: {why}", path.display()));
+    if path.is_dir() {
+        return Err(fail("is a directory".into()));
+    }
+    let mut open = std::fs::OpenOptions::new();
+    if path.exists() {
+        open.write(true)
+            .open(path)
+            .map_err(|e| fail(e.to_string()))?;
+    } else {
+        open.write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|e| fail(e.to_string()))?;
+        std::fs::remove_file(path).map_err(|e| fail(e.to_string()))?;
+    }
+    Ok(())
 }
 
 fn warmup_seconds(s: &str) -> std::result::Result<f64, String> {
