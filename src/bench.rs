@@ -11,16 +11,56 @@ use crate::game::GameSpec;
 use crate::job;
 use crate::sweep::{Driver, Silent};
 
+/// Everything one `retro bench` measured: the board, so that an exported file stands on its
+/// own, and one result per thread count.
+#[derive(Debug, Clone, Serialize)]
+pub struct Bench {
+    /// "young" or "twins".
+    pub game: &'static str,
+    /// Rows x columns, as `retro gen` takes it: "15x15".
+    pub board: String,
+    /// Positions the sweep solves (every layer).
+    pub positions: u64,
+    pub results: Vec<BenchRow>,
+}
+
+/// One thread count's timed runs, in seconds. The median is the headline figure:
+/// `positions_per_second`, `speedup` and `efficiency` are all computed from it, since on a
+/// shared machine one slow run moves the mean but not the median. Mean ± standard deviation
+/// and min … max show the spread, as hyperfine reports them.
 #[derive(Debug, Clone, Serialize)]
 pub struct BenchRow {
     pub threads: usize,
-    /// Median wall time of the repeats.
-    pub seconds: f64,
+    /// The middle run (of an even count, the slower of the two middle runs): always a time
+    /// that was measured.
+    pub median: f64,
+    pub mean: f64,
+    /// Sample standard deviation; `None` (JSON `null`) for a single run, which has no spread.
+    pub stddev: Option<f64>,
+    pub min: f64,
+    pub max: f64,
+    /// Positions over the median time.
     pub positions_per_second: f64,
-    /// Against the one-thread row (or the smallest thread count measured, scaled).
+    /// Median against the one-thread median (or the smallest thread count measured, scaled).
     pub speedup: f64,
     /// speedup / threads.
     pub efficiency: f64,
+    /// Every timed run, in the order run.
+    pub times: Vec<f64>,
+}
+
+/// Where a run of `retro bench` has got to, reported between sweeps (never inside one).
+#[derive(Debug, Clone, Copy)]
+pub enum Progress {
+    /// The untimed warm-up of this thread count's pool is starting.
+    WarmUp { threads: usize },
+    /// Timed run `run` of `of` is about to start; `last` is the previous run's time.
+    Run {
+        threads: usize,
+        run: usize,
+        of: usize,
+        last: Option<f64>,
+    },
 }
 
 /// Time the sweep of `spec` `repeat` times per thread count, after untimed warm-up runs in
@@ -30,10 +70,11 @@ pub fn run(
     threads: &[usize],
     repeat: usize,
     warmup: f64,
-    mut log: impl FnMut(usize, f64),
-) -> Result<Vec<BenchRow>> {
+    mut progress: impl FnMut(Progress),
+) -> Result<Bench> {
     let positions: u64 = spec.layer_sizes()?.iter().sum();
-    let mut medians = Vec::new();
+    let repeat = repeat.max(1);
+    let mut runs = Vec::new();
     for &t in threads {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(t)
@@ -43,6 +84,7 @@ pub fn run(
         // three twins 4 x 4 sweeps (0.27 s) to run at full speed, enough to move a median
         // of 9. Warming up by time rather than by count covers small and large boards alike.
         let sweep = || pool.install(|| job::solve(spec, Driver::Parallel, &Silent));
+        progress(Progress::WarmUp { threads: t });
         let warm = Instant::now();
         loop {
             sweep()?;
@@ -51,83 +93,197 @@ pub fn run(
             }
         }
         let mut times = Vec::with_capacity(repeat);
-        for _ in 0..repeat.max(1) {
+        for run in 1..=repeat {
+            progress(Progress::Run {
+                threads: t,
+                run,
+                of: repeat,
+                last: times.last().copied(),
+            });
             let start = Instant::now();
             sweep()?;
-            let secs = start.elapsed().as_secs_f64();
-            log(t, secs);
-            times.push(secs);
+            times.push(start.elapsed().as_secs_f64());
         }
-        times.sort_by(f64::total_cmp);
-        medians.push((t, times[times.len() / 2]));
+        runs.push((t, times));
     }
+    let (r, c) = spec.dims();
+    Ok(Bench {
+        game: spec.name(),
+        board: format!("{r}x{c}"),
+        positions,
+        results: rows(positions, runs),
+    })
+}
+
+/// Statistics of each thread count's times; `runs` holds at least one time per count.
+fn rows(positions: u64, runs: Vec<(usize, Vec<f64>)>) -> Vec<BenchRow> {
+    let median = |times: &[f64]| {
+        let mut sorted = times.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        sorted[sorted.len() / 2]
+    };
     // Speedup is relative to one thread; without a one-thread run, to the smallest count
     // measured, assuming it scaled perfectly up to there.
-    let (base_t, base_s) = medians
+    let one_thread = runs
         .iter()
-        .copied()
-        .min_by_key(|&(t, _)| t)
-        .unwrap_or((1, 1.0));
-    let one_thread = base_s * base_t as f64;
-    Ok(medians
-        .into_iter()
-        .map(|(t, s)| BenchRow {
-            threads: t,
-            seconds: s,
-            positions_per_second: positions as f64 / s,
-            speedup: one_thread / s,
-            efficiency: one_thread / s / t as f64,
+        .min_by_key(|(t, _)| *t)
+        .map_or(1.0, |(t, times)| median(times) * *t as f64);
+    runs.into_iter()
+        .map(|(t, times)| {
+            let n = times.len() as f64;
+            let min = times.iter().copied().fold(f64::INFINITY, f64::min);
+            let max = times.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            // Rounding in the sum can put the mean of equal times an ulp outside them.
+            let mean = (times.iter().sum::<f64>() / n).clamp(min, max);
+            let stddev = (times.len() > 1).then(|| {
+                let squares: f64 = times.iter().map(|x| (x - mean).powi(2)).sum();
+                (squares / (n - 1.0)).sqrt()
+            });
+            let s = median(&times);
+            BenchRow {
+                threads: t,
+                median: s,
+                mean,
+                stddev,
+                min,
+                max,
+                positions_per_second: positions as f64 / s,
+                speedup: one_thread / s,
+                efficiency: one_thread / s / t as f64,
+                times,
+            }
         })
-        .collect())
+        .collect()
 }
 
-const COLUMNS: [&str; 5] = ["threads", "seconds", "positions/s", "speedup", "efficiency"];
-
-/// A row's cells as every human-readable format shows them.
-fn cells(r: &BenchRow) -> [String; 5] {
-    [
-        r.threads.to_string(),
-        format!("{:.3}", r.seconds),
-        format!("{:.0}", r.positions_per_second),
-        format!("{:.2}", r.speedup),
-        format!("{:.0}%", r.efficiency * 100.0),
-    ]
+/// One unit for every time in a table, so that columns compare at a glance: the largest of
+/// s, ms and µs in which the fastest run is at least 1.
+fn unit(bench: &Bench) -> (&'static str, f64) {
+    let fastest = bench
+        .results
+        .iter()
+        .map(|r| r.min)
+        .fold(f64::INFINITY, f64::min);
+    if fastest >= 1.0 {
+        ("s", 1.0)
+    } else if fastest >= 1e-3 {
+        ("ms", 1e3)
+    } else {
+        ("µs", 1e6)
+    }
 }
 
-pub fn to_text(rows: &[BenchRow]) -> String {
-    let line = |c: &[String]| {
-        format!(
-            "{:>7}  {:>10}  {:>14}  {:>7}  {:>10}\n",
-            c[0], c[1], c[2], c[3], c[4]
-        )
+/// The header and each row's cells as the human-readable formats show them.
+fn table(bench: &Bench) -> (Vec<String>, Vec<Vec<String>>) {
+    let (name, scale) = unit(bench);
+    let time = |s: f64| format!("{:.3}", s * scale);
+    let header = [
+        "threads".to_string(),
+        format!("median ({name})"),
+        format!("mean ± σ ({name})"),
+        format!("min … max ({name})"),
+        "positions/s".to_string(),
+        "speedup".to_string(),
+        "efficiency".to_string(),
+    ];
+    let rows = bench
+        .results
+        .iter()
+        .map(|r| {
+            vec![
+                r.threads.to_string(),
+                time(r.median),
+                match r.stddev {
+                    Some(sd) => format!("{} ± {}", time(r.mean), time(sd)),
+                    None => time(r.mean),
+                },
+                format!("{} … {}", time(r.min), time(r.max)),
+                format!("{:.0}", r.positions_per_second),
+                format!("{:.2}", r.speedup),
+                format!("{:.0}%", r.efficiency * 100.0),
+            ]
+        })
+        .collect();
+    (header.to_vec(), rows)
+}
+
+/// What was measured, above the table in text and markdown.
+fn title(bench: &Bench) -> String {
+    let runs = bench.results.first().map_or(0, |r| r.times.len());
+    format!(
+        "{} {}: {} positions, {runs} timed run{} per thread count",
+        bench.game,
+        bench.board,
+        bench.positions,
+        if runs == 1 { "" } else { "s" }
+    )
+}
+
+pub fn to_text(bench: &Bench) -> String {
+    let (header, rows) = table(bench);
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            rows.iter()
+                .map(|r| &r[i])
+                .chain([&header[i]])
+                .map(|c| c.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: &[String]| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, &w)| format!("{c:>w$}"))
+            .collect();
+        padded.join("  ") + "\n"
     };
-    let header: Vec<String> = COLUMNS.iter().map(|c| c.to_string()).collect();
-    let mut out = line(&header);
-    rows.iter().for_each(|r| out.push_str(&line(&cells(r))));
+    let mut out = title(bench) + "\n";
+    out.push_str(&line(&header));
+    rows.iter().for_each(|r| out.push_str(&line(r)));
     out
 }
 
-pub fn to_markdown(rows: &[BenchRow]) -> String {
-    let mut out = format!("| {} |\n|---:|---:|---:|---:|---:|\n", COLUMNS.join(" | "));
+pub fn to_markdown(bench: &Bench) -> String {
+    let (header, rows) = table(bench);
+    let mut out = format!("{}\n\n| {} |\n|", title(bench), header.join(" | "));
+    out.push_str(&"---:|".repeat(header.len()));
+    out.push('\n');
     rows.iter()
-        .for_each(|r| out.push_str(&format!("| {} |\n", cells(r).join(" | "))));
+        .for_each(|r| out.push_str(&format!("| {} |\n", r.join(" | "))));
     out
 }
 
-/// Machine-readable: full precision, no units.
-pub fn to_csv(rows: &[BenchRow]) -> String {
-    let mut out = String::from("threads,seconds,positions_per_second,speedup,efficiency\n");
-    for r in rows {
+/// Machine-readable: every row carries the board, times in seconds at full precision, no
+/// units; a single run's standard deviation is an empty cell.
+pub fn to_csv(bench: &Bench) -> String {
+    let mut out = String::from(
+        "game,board,positions,threads,median,mean,stddev,min,max,positions_per_second,speedup,efficiency\n",
+    );
+    for r in &bench.results {
+        let stddev = r.stddev.map_or(String::new(), |sd| sd.to_string());
         out.push_str(&format!(
-            "{},{:.6},{:.1},{:.4},{:.4}\n",
-            r.threads, r.seconds, r.positions_per_second, r.speedup, r.efficiency
+            "{},{},{},{},{},{},{stddev},{},{},{:.1},{:.4},{:.4}\n",
+            bench.game,
+            bench.board,
+            bench.positions,
+            r.threads,
+            r.median,
+            r.mean,
+            r.min,
+            r.max,
+            r.positions_per_second,
+            r.speedup,
+            r.efficiency
         ));
     }
     out
 }
 
-pub fn to_json(rows: &[BenchRow]) -> String {
-    serde_json::to_string_pretty(rows).unwrap_or_else(|_| "[]".into())
+pub fn to_json(bench: &Bench) -> Result<String> {
+    serde_json::to_string_pretty(bench)
+        .map_err(|e| Error::other(format!("cannot write the results as JSON: {e}")))
 }
 
 /// Speedup against threads, with the ideal line and each point's efficiency labelled.

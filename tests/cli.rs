@@ -326,15 +326,15 @@ fn bench_reports_rows_as_data_in_every_format() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let rows = rows.as_array().unwrap();
+    let bench: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = bench["results"].as_array().unwrap();
     assert_eq!(rows.len(), 2);
     for (row, threads) in rows.iter().zip([1.0, 2.0]) {
         assert_eq!(row["threads"].as_f64(), Some(threads));
         let f = |k: &str| row[k].as_f64().unwrap_or_else(|| panic!("{k} in {row}"));
-        assert!(f("seconds") > 0.0);
+        assert!(f("median") > 0.0);
         // 6 x 6: C(12, 6) = 924 positions.
-        assert!((f("positions_per_second") * f("seconds") - 924.0).abs() < 1.0);
+        assert!((f("positions_per_second") * f("median") - 924.0).abs() < 1.0);
         assert!((f("efficiency") - f("speedup") / threads).abs() < 1e-9);
     }
     assert_eq!(rows[0]["speedup"].as_f64(), Some(1.0));
@@ -342,7 +342,10 @@ fn bench_reports_rows_as_data_in_every_format() {
     let csv = retro(&[&base[..], &["--csv"]].concat(), "");
     let csv = String::from_utf8_lossy(&csv.stdout).into_owned();
     assert_eq!(csv.lines().count(), 3, "{csv}");
-    assert!(csv.starts_with("threads,seconds,positions_per_second,speedup,efficiency"));
+    assert!(
+        csv.starts_with("game,board,positions,threads,median,"),
+        "{csv}"
+    );
 
     let plot = dir.path().join("speedup.svg");
     let md = retro(
@@ -351,7 +354,7 @@ fn bench_reports_rows_as_data_in_every_format() {
     );
     let md = String::from_utf8_lossy(&md.stdout).into_owned();
     assert!(
-        md.starts_with("| threads |") && md.lines().count() == 4,
+        md.contains("\n\n| threads |") && md.lines().count() == 6,
         "{md}"
     );
     let svg = std::fs::read_to_string(&plot).unwrap();

@@ -1,33 +1,34 @@
 //! `retro bench`: thread scaling of the full sweep, as a table, CSV, JSON or markdown.
 
-use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 
 use super::BoardArgs;
-use crate::bench;
-use crate::error::Result;
+use crate::bench::{self, Progress};
+use crate::error::{Error, Result};
 
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
     board: BoardArgs,
-    /// Runs per thread count (at least 1); the median is reported.
+    /// Runs per thread count (at least 1); speedup is from the median, and the mean ± σ and
+    /// min … max are shown beside it.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     repeat: u32,
     /// Untimed warm-up per thread count: at least one run, and more until this many
     /// seconds have passed.
     #[arg(long, value_name = "SECONDS", default_value_t = 0.5, value_parser = warmup_seconds)]
     warmup: f64,
-    /// No per-run times on stderr (they are shown only when stderr is a terminal).
+    /// No progress line on stderr (it is shown only when stderr is a terminal).
     #[arg(short, long)]
     quiet: bool,
-    /// Print the rows as a JSON array.
+    /// Print a JSON object: game, board, positions and the results with every run's time.
     #[arg(long, conflicts_with_all = ["csv", "markdown"])]
     json: bool,
-    /// Print the rows as CSV.
+    /// Print the rows as CSV, each with the game, board and positions.
     #[arg(long, conflicts_with = "markdown")]
     csv: bool,
-    /// Print the rows as a markdown table.
+    /// Print the rows as a markdown table under a line naming the board.
     #[arg(long)]
     markdown: bool,
     /// Draw the speedup curve against the ideal line into an SVG file.
@@ -37,6 +38,11 @@ pub struct Args {
 
 pub fn run(args: Args, threads: &[usize]) -> Result<i32> {
     let spec = args.board.load()?;
+    // Runs take tens of seconds on large boards; a plot that cannot be written should fail
+    // before them, not after.
+    if let Some(path) = &args.plot {
+        check_writable(path)?;
+    }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let default: Vec<usize> = (1..=cores).collect();
     let threads = if threads.is_empty() {
@@ -47,32 +53,109 @@ pub fn run(args: Args, threads: &[usize]) -> Result<i32> {
     for &t in threads.iter().filter(|&&t| t > cores) {
         eprintln!("warning: {t} threads is more than this machine's {cores} cores");
     }
-    // Each run's time, between runs (never inside a timed region), for a person watching.
-    let watched = !args.quiet && std::io::stderr().is_terminal();
-    let rows = bench::run(&spec, threads, args.repeat as usize, args.warmup, |t, s| {
-        if watched {
-            eprintln!("  {t} thread(s): {s:.3} s");
-        }
-    })?;
+    let mut line = ProgressLine {
+        shown: false,
+        enabled: !args.quiet && std::io::stderr().is_terminal(),
+    };
+    let result = bench::run(
+        &spec,
+        threads,
+        args.repeat as usize,
+        args.warmup,
+        |p| match p {
+            Progress::WarmUp { threads } => line.show(&format!("threads {threads}: warm-up")),
+            Progress::Run {
+                threads,
+                run,
+                of,
+                last,
+            } => line.show(&match last {
+                Some(s) => format!("threads {threads}: run {run}/{of} (last {})", seconds(s)),
+                None => format!("threads {threads}: run {run}/{of}"),
+            }),
+        },
+    )?;
+    drop(line);
     let out = if args.json {
-        bench::to_json(&rows) + "\n"
+        bench::to_json(&result)? + "\n"
     } else if args.csv {
-        bench::to_csv(&rows)
+        bench::to_csv(&result)
     } else if args.markdown {
-        bench::to_markdown(&rows)
+        bench::to_markdown(&result)
     } else {
-        bench::to_text(&rows)
+        bench::to_text(&result)
     };
     print!("{out}");
     if let Some(path) = &args.plot {
-        let (r, c) = spec.dims();
         bench::plot_svg(
-            &rows,
-            &format!("retro {} {r} x {c}: speedup", spec.name()),
+            &result.results,
+            &format!("retro {} {}: speedup", result.game, result.board),
             path,
         )?;
     }
     Ok(0)
+}
+
+/// A time for a person, in the unit that gives it a few significant digits.
+fn seconds(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.3} s")
+    } else if s >= 1e-3 {
+        format!("{:.1} ms", s * 1e3)
+    } else {
+        format!("{:.0} µs", s * 1e6)
+    }
+}
+
+/// The one progress line on stderr, redrawn in place between runs. Dropping it clears it, so
+/// the results, or an error, start on a clean line.
+struct ProgressLine {
+    shown: bool,
+    enabled: bool,
+}
+
+impl ProgressLine {
+    fn show(&mut self, text: &str) {
+        if self.enabled {
+            let mut err = std::io::stderr().lock();
+            // A progress line that cannot be drawn is no reason to stop the runs.
+            let _ = write!(err, "\r\x1b[2K{text}");
+            let _ = err.flush();
+            self.shown = true;
+        }
+    }
+}
+
+impl Drop for ProgressLine {
+    fn drop(&mut self) {
+        if self.shown {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r\x1b[2K");
+            let _ = err.flush();
+        }
+    }
+}
+
+/// Whether the plot can be written, without leaving a file behind: an existing file must
+/// open for writing (untouched), a new one must be creatable (and is removed again).
+fn check_writable(path: &Path) -> Result<()> {
+    let fail = |why: String| Error::other(format!("--plot {}: {why}", path.display()));
+    if path.is_dir() {
+        return Err(fail("is a directory".into()));
+    }
+    let mut open = std::fs::OpenOptions::new();
+    if path.exists() {
+        open.write(true)
+            .open(path)
+            .map_err(|e| fail(e.to_string()))?;
+    } else {
+        open.write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|e| fail(e.to_string()))?;
+        std::fs::remove_file(path).map_err(|e| fail(e.to_string()))?;
+    }
+    Ok(())
 }
 
 fn warmup_seconds(s: &str) -> std::result::Result<f64, String> {
