@@ -61,7 +61,10 @@ fn a_second_build_of_a_locked_table_stops_naming_the_first() {
     // This test process holds the lock a running build holds.
     let partial = File::create(dir.path().join("t.retro.partial")).expect("partial");
     partial.lock().expect("lock");
-    let out = retro(&["build", "young", &repo("young-sample.txt"), "-o", t, "-q"], "");
+    let out = retro(
+        &["build", "young", &repo("young-sample.txt"), "-o", t, "-q"],
+        "",
+    );
     fails(&out, 1, "another build of this table is running");
     assert!(
         text(&out.stderr).contains(&format!("pid {}", std::process::id())),
@@ -70,7 +73,14 @@ fn a_second_build_of_a_locked_table_stops_naming_the_first() {
     );
     // --fresh does not get past the lock either, and nothing was written.
     let out = retro(
-        &["build", "young", &repo("young-sample.txt"), "-o", t, "--fresh"],
+        &[
+            "build",
+            "young",
+            &repo("young-sample.txt"),
+            "-o",
+            t,
+            "--fresh",
+        ],
         "",
     );
     fails(&out, 1, "another build");
@@ -83,8 +93,14 @@ fn a_second_build_of_a_locked_table_stops_naming_the_first() {
     );
     // Once the lock goes (the holder ended), the build proceeds.
     drop(partial);
-    succeeds(&retro(&["build", "young", &repo("young-sample.txt"), "-o", t, "-q"], ""));
-    Table::open(&table).expect("open").verify_checksum().expect("checksum");
+    succeeds(&retro(
+        &["build", "young", &repo("young-sample.txt"), "-o", t, "-q"],
+        "",
+    ));
+    Table::open(&table)
+        .expect("open")
+        .verify_checksum()
+        .expect("checksum");
 }
 
 #[test]
@@ -125,7 +141,10 @@ fn concurrent_builds_never_leave_a_bad_table() {
         // Whatever interleaving happened, the file under the table's name is whole.
         let t = Table::open(&table).expect("open");
         t.verify_checksum().expect("checksum");
-        succeeds(&retro(&["verify", t.path().to_str().expect("path"), "-q"], ""));
+        succeeds(&retro(
+            &["verify", t.path().to_str().expect("path"), "-q"],
+            "",
+        ));
     }
     // Both started together: at least once the second met the first's lock (the
     // builds take far longer than a process start).
@@ -194,7 +213,10 @@ fn with_closed_stdout(args: &[&str], stdin: &[u8]) -> Output {
 
 /// Run `args` with stdout on /dev/full.
 fn with_full_stdout(args: &[&str], stdin: &[u8]) -> Output {
-    let full = File::options().write(true).open("/dev/full").expect("/dev/full");
+    let full = File::options()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
     let mut child = Command::new(env!("CARGO_BIN_EXE_retro"))
         .args(args)
         .stdin(Stdio::piped())
@@ -225,9 +247,22 @@ fn closed_output_ends_quietly_and_full_output_is_an_error() {
         (vec!["gen", "young", "30x30"], b""),
         (vec!["solve", "young", &board], b""),
         (vec!["verify", t, "-q"], b""),
-        (vec!["build", "young", &board, "-o", u, "-q", "--fresh"], b""),
         (
-            vec!["bench", "young", &board, "--threads", "1", "--repeat", "1", "--json", "--quiet"],
+            vec!["build", "young", &board, "-o", u, "-q", "--fresh"],
+            b"",
+        ),
+        (
+            vec![
+                "bench",
+                "young",
+                &board,
+                "--threads",
+                "1",
+                "--repeat",
+                "1",
+                "--json",
+                "--quiet",
+            ],
             b"",
         ),
     ];
@@ -264,10 +299,13 @@ fn bytes_that_are_not_text() {
         })
         .expect("run");
     assert_eq!(out.status.code(), Some(2));
-    assert_eq!(text(&out.stdout), "2\nerror\n0\n7\n");
+    assert_eq!(text(&out.stdout), "2\nerror\n0\n-2\n");
     let err = text(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("error: line 2: byte 3 is not UTF-8"), "{err}");
+    assert!(
+        err.starts_with("error: line 2: byte 3 is not UTF-8"),
+        "{err}"
+    );
 
     // A board file with invalid bytes is bad input.
     let bad = dir.path().join("bad.txt");
@@ -280,12 +318,24 @@ fn bytes_that_are_not_text() {
 fn thread_counts_beyond_the_machine_are_refused_at_once() {
     let started = Instant::now();
     let out = retro(
-        &["solve", "young", &repo("young-sample.txt"), "--threads", "100000"],
+        &[
+            "solve",
+            "young",
+            &repo("young-sample.txt"),
+            "--threads",
+            "100000",
+        ],
         "",
     );
     fails(&out, 2, "--threads 100000 is too many");
     let out = retro(
-        &["bench", "young", &repo("young-sample.txt"), "--threads", "1,100000"],
+        &[
+            "bench",
+            "young",
+            &repo("young-sample.txt"),
+            "--threads",
+            "1,100000",
+        ],
         "",
     );
     fails(&out, 2, "--threads 100000 is too many");
@@ -306,7 +356,11 @@ fn huge_input_lines_are_not_echoed() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(text(&out.stdout), "error\nerror\n0\n");
     let err = text(&out.stderr);
-    assert!(err.len() < 1000, "stderr echoes the input: {} bytes", err.len());
+    assert!(
+        err.len() < 1000,
+        "stderr echoes the input: {} bytes",
+        err.len()
+    );
     assert!(err.contains("line 1: longer than 65536 bytes"), "{err}");
     assert!(err.contains("line 2: "), "{err}");
 }
@@ -335,16 +389,29 @@ fn smaller_hostile_cases() {
 
     // A huge sample is bounded by the table's positions.
     let started = Instant::now();
-    let out = succeeds(&retro(&["verify", t, "--sample", "18446744073709551615"], ""));
+    let out = succeeds(&retro(
+        &["verify", t, "--sample", "18446744073709551615"],
+        "",
+    ));
     assert!(out.contains("10 positions checked"), "{out}");
     assert!(started.elapsed() < Duration::from_secs(10));
 
     // A partial file that cannot be resumed is named once.
     let u = dir.path().join("u.retro");
-    std::fs::write(dir.path().join("u.retro.partial"), b"not a table at all, but long enough")
-        .expect("write");
+    std::fs::write(
+        dir.path().join("u.retro.partial"),
+        b"not a table at all, but long enough",
+    )
+    .expect("write");
     let out = retro(
-        &["build", "young", &board, "-o", u.to_str().expect("path"), "-q"],
+        &[
+            "build",
+            "young",
+            &board,
+            "-o",
+            u.to_str().expect("path"),
+            "-q",
+        ],
         "",
     );
     fails(&out, 1, "--fresh");
@@ -353,7 +420,12 @@ fn smaller_hostile_cases() {
 
     // A damaged compact directory stops a batch as a damaged table (exit 1), not as a
     // bad line (exit 2).
-    let compact = build_table(dir.path(), &young_board(dir.path(), "6x7"), "c.retro", &["--compact"]);
+    let compact = build_table(
+        dir.path(),
+        &young_board(dir.path(), "6x7"),
+        "c.retro",
+        &["--compact"],
+    );
     let header = Table::open(&compact).expect("open").header;
     let layer = &header.layers[6];
     let mut bytes = std::fs::read(&compact).expect("read");
@@ -365,9 +437,16 @@ fn smaller_hostile_cases() {
     }
     std::fs::write(&compact, &bytes).expect("write");
     let positions: String = (0..20).map(|_| "1,1,1,1,1,1\n").collect();
-    let out = retro(&["query", compact.to_str().expect("path"), "--batch"], &positions);
+    let out = retro(
+        &["query", compact.to_str().expect("path"), "--batch"],
+        &positions,
+    );
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).starts_with("error: "), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).starts_with("error: "),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 /// Mount a tmpfs of `size` at `dir`; false where mounting is refused (not root, no
@@ -405,7 +484,10 @@ fn a_full_disk_stops_the_build_and_the_rerun_resumes_byte_identical() {
     let t = table.to_str().expect("path");
     let out = retro(&["build", "young", &board, "-o", t, "-q", "--force"], "");
     fails(&out, 1, "No space left on device");
-    assert!(!table.exists(), "a table appeared although the disk was full");
+    assert!(
+        !table.exists(),
+        "a table appeared although the disk was full"
+    );
     assert!(mnt.join("t.retro.partial").exists());
     // More room, the same command: it resumes and ends with the same bytes.
     assert!(

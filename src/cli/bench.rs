@@ -85,7 +85,7 @@ pub fn run(args: Args, threads: &[usize]) -> Result<i32> {
     } else {
         bench::to_text(&result)
     };
-    print!("{out}");
+    super::out!("{out}")?;
     if let Some(path) = &args.plot {
         bench::plot_svg(
             &result.results,

@@ -9,7 +9,7 @@ use crate::error::{Result, io_error};
 use crate::game::GameSpec;
 use crate::job::{self, BuildOptions, Estimate};
 use crate::sweep::{Driver, Progress, Silent, human_bytes};
-use crate::table::writer::{check_output, partial_path};
+use crate::table::writer::{check_output, check_unlocked, partial_path};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -65,6 +65,7 @@ pub fn run(args: Args) -> Result<i32> {
         }
     };
     check_output(&path)?;
+    check_unlocked(&path)?;
     let options = BuildOptions {
         compact: args.compact,
         fresh: args.fresh,

@@ -39,6 +39,6 @@ pub fn parse_size(text: &str) -> Result<(usize, usize)> {
 pub fn run(args: Args) -> Result<i32> {
     let (rows, cols) = parse_size(&args.size)?;
     let spec = random_board(args.game.as_str(), rows, cols, args.seed, args.max)?;
-    print!("{}", spec.to_input());
+    super::out!("{}", spec.to_input())?;
     Ok(0)
 }

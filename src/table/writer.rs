@@ -312,6 +312,28 @@ pub fn check_output(path: &Path) -> Result<()> {
     })
 }
 
+/// Fail at once if another build holds the lock on `path`'s partial file, so that the
+/// refusal comes before estimates and checks; the lock itself is taken by `open`.
+pub fn check_unlocked(path: &Path) -> Result<()> {
+    let partial = partial_path(path);
+    let Ok(file) = OpenOptions::new().read(true).open(&partial) else {
+        return Ok(());
+    };
+    match file.try_lock() {
+        Err(std::fs::TryLockError::WouldBlock) => Err(locked_by_another(&partial, &file)),
+        // Released when `file` closes.
+        _ => Ok(()),
+    }
+}
+
+fn locked_by_another(partial: &Path, file: &File) -> Error {
+    Error::other(format!(
+        "{}: another build of this table is running ({}); wait for it to finish or stop it",
+        partial.display(),
+        lock_holder(file).unwrap_or_else(|| "another process".into())
+    ))
+}
+
 /// Open (creating if need be, never truncating) and exclusively lock the partial file.
 fn lock_partial(partial: &Path) -> Result<File> {
     loop {
@@ -325,11 +347,7 @@ fn lock_partial(partial: &Path) -> Result<File> {
         match file.try_lock() {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(Error::other(format!(
-                    "{}: another build of this table is running ({}); wait for it to finish or stop it",
-                    partial.display(),
-                    lock_holder(&file).unwrap_or_else(|| "another process".into())
-                )));
+                return Err(locked_by_another(partial, &file));
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(io_error(partial, e)),
         }
