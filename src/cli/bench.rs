@@ -8,9 +8,16 @@ use crate::bench::{self, Progress};
 use crate::error::{Error, Result};
 
 #[derive(clap::Args)]
+#[command(after_help = "\
+Examples:
+  retro gen young 14x14 | retro bench young --threads 1,2 --repeat 5
+  retro bench young tables/young-10x10.txt --json > bench.json")]
 pub struct Args {
     #[command(flatten)]
     board: BoardArgs,
+    /// Thread counts to time, each in its own pool [default: 1 up to the cores].
+    #[arg(long, value_name = "N,...", value_delimiter = ',')]
+    threads: Vec<usize>,
     /// Runs per thread count (at least 1); speedup is from the median, and the mean ± σ and
     /// min … max are shown beside it.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
@@ -36,7 +43,9 @@ pub struct Args {
     plot: Option<PathBuf>,
 }
 
-pub fn run(args: Args, threads: &[usize]) -> Result<i32> {
+pub fn run(args: Args) -> Result<i32> {
+    super::check_threads(&args.threads)?;
+    let threads = &args.threads[..];
     let spec = args.board.load()?;
     // Runs take tens of seconds on large boards; a plot that cannot be written should fail
     // before them, not after.

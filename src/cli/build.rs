@@ -12,10 +12,18 @@ use crate::sweep::{Driver, Progress, Silent, human_bytes};
 use crate::table::writer::{check_output, check_unlocked, partial_path};
 
 #[derive(clap::Args)]
+#[command(after_help = "\
+Examples:
+  retro build young tables/young-sample.txt          writes tables/young-sample.retro
+  retro build young tables/young-10x10.txt --compact -o y10.retro
+  retro gen young 14x14 | retro build young -o y14.retro --threads 2")]
 pub struct Args {
     #[command(flatten)]
+    threads: super::Threads,
+    #[command(flatten)]
     board: BoardArgs,
-    /// Table file to write (default: tables/<board>.retro).
+    /// Table file to write [default: tables/<input file stem>.retro, or from stdin
+    /// tables/<game>-<R>x<C>-<hash>.retro].
     #[arg(short, long, value_name = "TABLE")]
     output: Option<PathBuf>,
     /// No progress bar and no estimate line.
@@ -55,6 +63,7 @@ fn default_path(spec: &GameSpec, file: Option<&Path>) -> PathBuf {
 }
 
 pub fn run(args: Args) -> Result<i32> {
+    args.threads.start()?;
     let spec = args.board.load()?;
     let path = match &args.output {
         Some(path) => path.clone(),

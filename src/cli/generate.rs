@@ -5,6 +5,10 @@ use crate::error::{Error, Result};
 use crate::random::random_board;
 
 #[derive(clap::Args)]
+#[command(after_help = "\
+Examples:
+  retro gen young 15x15 --seed 7 > y15.txt
+  retro gen twins 4x5 --max 100 | retro solve twins")]
 pub struct Args {
     /// The game: young or twins.
     game: GameName,

@@ -8,6 +8,10 @@ use crate::sweep::human_bytes;
 use crate::table::Encoding;
 
 #[derive(clap::Args)]
+#[command(after_help = "\
+Examples:
+  retro info tables/young-sample.retro
+  retro info tables/young-sample.retro --json")]
 pub struct Args {
     /// Table file.
     table: PathBuf,

@@ -2,8 +2,10 @@
 
 mod bench;
 mod build;
+mod completions;
 mod generate;
 mod info;
+mod man;
 mod play;
 mod pv;
 mod query;
@@ -13,7 +15,7 @@ mod verify;
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::error::{Error, Result, io_error};
@@ -25,10 +27,14 @@ use crate::game::GameSpec;
     version,
     about = "Exact retrograde tables for placement games"
 )]
+#[command(after_help = "\
+Examples:
+  retro build young tables/young-sample.txt      build tables/young-sample.retro
+  retro query tables/young-sample.retro 1,0      a position's value and every move's
+  retro help games                               rules, input formats, position notation
+
+Each command has its own help: retro build --help.")]
 struct Cli {
-    /// Worker threads (default: all cores); `bench` takes a list such as 1,2,4.
-    #[arg(long, global = true, value_name = "N", value_delimiter = ',')]
-    threads: Vec<usize>,
     #[command(subcommand)]
     command: Command,
 }
@@ -51,6 +57,26 @@ enum Command {
     Bench(bench::Args),
     /// Print a random board in the contest input format.
     Gen(generate::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(completions::Args),
+    /// Print the manual page (roff) to stdout.
+    Man(man::Args),
+}
+
+/// `--threads` for the commands whose work runs on rayon's pool.
+#[derive(clap::Args)]
+pub struct Threads {
+    /// Worker threads [default: all cores].
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+}
+
+impl Threads {
+    /// Check the count and size rayon's global pool with it.
+    fn start(&self) -> Result<()> {
+        check_threads(self.threads.as_slice())?;
+        thread_pool(self.threads)
+    }
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -75,10 +101,10 @@ pub struct BoardArgs {
     game: GameName,
     /// Contest input file (stdin when absent).
     file: Option<PathBuf>,
-    /// Rows of a twins board (default 3).
+    /// Rows of a twins board [default: inferred from the input].
     #[arg(long, value_name = "R")]
     rows: Option<usize>,
-    /// Columns of a twins board (default 3).
+    /// Columns of a twins board [default: inferred from the input].
     #[arg(long, value_name = "C")]
     cols: Option<usize>,
 }
@@ -136,21 +162,20 @@ fn read_bounded(source: impl Read, from: &str) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// Text of `retro help games`.
+const GAMES: &str = include_str!("../../docs/games.md");
+
 pub fn run() -> Result<i32> {
-    let cli = match Cli::try_parse() {
+    // `help games` is a topic, not a subcommand; clap's own `help` handles the rest.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.len() == 3 && args[1] == "help" && args[2] == "games" {
+        write_stdout(GAMES)?;
+        return Ok(0);
+    }
+    let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
-    check_threads(&cli.threads)?;
-    if let Command::Bench(args) = cli.command {
-        return bench::run(args, &cli.threads);
-    }
-    if cli.threads.len() > 1 {
-        return Err(Error::input(
-            "--threads takes one number here (a list is for `retro bench`)",
-        ));
-    }
-    thread_pool(cli.threads.first().copied())?;
     match cli.command {
         Command::Solve(args) => solve::run(args),
         Command::Build(args) => build::run(args),
@@ -159,7 +184,9 @@ pub fn run() -> Result<i32> {
         Command::Gen(args) => generate::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Play(args) => play::run(args),
-        Command::Bench(_) => Ok(0),
+        Command::Bench(args) => bench::run(args),
+        Command::Completions(args) => completions::run(args, Cli::command()),
+        Command::Man(args) => man::run(args, Cli::command()),
     }
 }
 

@@ -20,6 +20,10 @@ pub enum Side {
 }
 
 #[derive(clap::Args)]
+#[command(after_help = "\
+Examples:
+  retro play tables/young-sample.retro
+  retro play tables/twins-sample1.retro --as second")]
 pub struct Args {
     /// Table file.
     table: PathBuf,

@@ -13,6 +13,11 @@ use crate::game::{Game, GameSpec};
 use crate::table::Table;
 
 #[derive(clap::Args)]
+#[command(after_help = "\
+Examples:
+  retro query tables/young-sample.retro 1,0
+  retro query tables/young-sample.retro empty --pv --json
+  printf '0,0\\n1,0\\n' | retro query tables/young-sample.retro --batch")]
 pub struct Args {
     /// Table file.
     table: PathBuf,

@@ -7,12 +7,19 @@ use crate::job;
 use crate::sweep::{Driver, Silent};
 
 #[derive(clap::Args)]
+#[command(after_help = "\
+Examples:
+  retro solve young tables/young-sample.txt
+  retro gen twins 4x5 | retro solve twins")]
 pub struct Args {
+    #[command(flatten)]
+    threads: super::Threads,
     #[command(flatten)]
     board: BoardArgs,
 }
 
 pub fn run(args: Args) -> Result<i32> {
+    args.threads.start()?;
     let spec = args.board.load()?;
     let value = job::solve(&spec, Driver::Parallel, &Silent)?;
     match &spec {

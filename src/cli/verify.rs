@@ -8,7 +8,13 @@ use crate::sweep::{Progress, Silent};
 use crate::verify;
 
 #[derive(clap::Args)]
+#[command(after_help = "\
+Examples:
+  retro verify tables/young-sample.retro
+  retro verify big.retro --sample 100000")]
 pub struct Args {
+    #[command(flatten)]
+    threads: super::Threads,
     /// Table file.
     table: PathBuf,
     /// Check this many random positions instead of all of them (at most the table's
@@ -27,6 +33,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<i32> {
+    args.threads.start()?;
     let table = open_table(&args.table)?;
     table.verify_checksum()?;
     let spec = table.header.game.clone();
