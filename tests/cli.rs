@@ -169,7 +169,11 @@ fn bad_boards_are_refused_with_one_line() {
         full.extend_from_slice(args);
         retro(&full, input)
     };
-    fails(&t(&[], "1 2 3 4 5 6 7 8 9 10 11"), 2, "needs 12 weights");
+    fails(
+        &t(&["--rows", "3", "--cols", "3"], "1 2 3 4 5 6 7 8 9 10 11"),
+        2,
+        "needs 12 weights",
+    );
     fails(
         &t(&["--rows", "2", "--cols", "2"], "1 2 3 4 5 6"),
         2,

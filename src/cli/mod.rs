@@ -75,10 +75,10 @@ pub struct BoardArgs {
     game: GameName,
     /// Contest input file (stdin when absent).
     file: Option<PathBuf>,
-    /// Rows of a twins board (default 3).
+    /// Rows of a twins board (default: read from the input's layout).
     #[arg(long, value_name = "R")]
     rows: Option<usize>,
-    /// Columns of a twins board (default 3).
+    /// Columns of a twins board (default: read from the input's layout).
     #[arg(long, value_name = "C")]
     cols: Option<usize>,
 }

@@ -37,6 +37,13 @@ impl YoungSpec {
             return Err(Error::input("missing board size: expected `n m` first"));
         }
         let (n, m) = (nums[0], nums[1]);
+        let found = nums.len() - 2;
+        let fits = (1..=64).contains(&n)
+            && (1..=64).contains(&m)
+            && found as u64 == 2 * n as u64 * m as u64;
+        if !fits && let Some(hint) = twins_hint(text, &nums) {
+            return Err(Error::input(hint));
+        }
         if n < 1 || m < 1 {
             return Err(Error::input(format!(
                 "board size {n} x {m}: n and m must be at least 1"
@@ -49,7 +56,6 @@ impl YoungSpec {
         }
         let (n, m) = (n as usize, m as usize);
         let cells = n * m;
-        let found = nums.len() - 2;
         if found != 2 * cells {
             let kind = if found < 2 * cells {
                 "missing"
@@ -84,6 +90,27 @@ impl YoungSpec {
         }
         out
     }
+}
+
+/// For input that is not a young board: if its lines are laid out like a twins board
+/// (which has no size line, so its first two weights were read as `n m`), say so, since
+/// "board size 0 x 15" would send the reader looking in the wrong place. One line of
+/// numbers fits a one-row twins board whatever it holds, so it proves nothing.
+fn twins_hint(text: &str, nums: &[i64]) -> Option<String> {
+    let non_blank = text.lines().filter(|l| !l.trim().is_empty()).count();
+    if non_blank < 2 {
+        return None;
+    }
+    let (r, c) = *super::twins::sizes_by_layout(text, nums.len()).first()?;
+    Some(format!(
+        "expected `n m` then 2*n*m weights, but `{} {}` is followed by {} numbers; \
+         this looks like a twins board ({} numbers in the rows of a {r} x {c} board, \
+         without a size line)",
+        nums[0],
+        nums[1],
+        nums.len() - 2,
+        nums.len()
+    ))
 }
 
 pub struct Young {
