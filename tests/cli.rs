@@ -234,7 +234,7 @@ fn bad_positions_are_refused() {
     );
     let q = |table: &Path, pos: &str| retro(&["query", table.to_str().unwrap(), pos], "");
     fails(&q(&y, "1,2"), 2, "longer than the row above");
-    fails(&q(&y, "1"), 2, "expected 2 comma-separated");
+    fails(&q(&y, "1,0,0"), 2, "at most 2 comma-separated");
     fails(&q(&y, "4,0"), 2, "above the width");
     fails(&q(&y, "a,0"), 2, "not a row length");
     fails(&q(&tw, "oo./.../..."), 2, "o must equal x");

@@ -219,6 +219,15 @@ fn infer_size(
     }
 }
 
+/// Whether `text` reads as a twins position (only o, x, . and /), which no young
+/// position does: lets a young table name the game the text belongs to.
+pub(crate) fn looks_like_position(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .chars()
+            .all(|ch| matches!(ch, 'o' | 'x' | 'O' | 'X' | '.' | '/'))
+}
+
 pub struct Twins {
     spec: TwinsSpec,
     cells: usize,
@@ -318,6 +327,43 @@ impl Twins {
 
     pub fn total_weight(&self) -> i64 {
         self.total
+    }
+
+    /// What a position of this board looks like, with an example, for error messages.
+    fn position_form(&self) -> String {
+        let (r, c) = (self.spec.rows, self.spec.cols);
+        // The 3 x 3 example cut (or padded with empty cells) to the board, then thinned
+        // so it stays legal (o = x or x + 1) where the cut dropped the x.
+        const PATTERN: [&[u8]; 3] = [b"o.x", b".o.", b"..."];
+        let mut marks: Vec<u8> = (0..r * c)
+            .map(|cell| {
+                let (i, j) = (cell / c, cell % c);
+                PATTERN
+                    .get(i)
+                    .and_then(|row| row.get(j))
+                    .copied()
+                    .unwrap_or(b'.')
+            })
+            .collect();
+        let xs = marks.iter().filter(|&&m| m == b'x').count();
+        let mut os = marks.iter().filter(|&&m| m == b'o').count();
+        for m in marks.iter_mut().rev() {
+            if os <= xs + 1 {
+                break;
+            }
+            if *m == b'o' {
+                *m = b'.';
+                os -= 1;
+            }
+        }
+        let rows: Vec<String> = marks
+            .chunks(c)
+            .map(|row| String::from_utf8_lossy(row).into_owned())
+            .collect();
+        format!(
+            "twins {r} x {c} positions look like {} (rows of o, x, . separated by /)",
+            rows.join("/")
+        )
     }
 
     /// Marks per cell, row-major: 0 empty, 1 o, 2 x.
@@ -618,9 +664,31 @@ impl Game for Twins {
     }
 
     fn parse_position(&self, text: &str) -> Result<TwinsPosition> {
-        let bad = |why: String| Error::input(format!("bad twins position {text:?}: {why}"));
+        let bad = |why: String| {
+            Error::input(format!(
+                "bad twins position {text:?}: {why}; {}",
+                self.position_form()
+            ))
+        };
         let (r, c) = (self.spec.rows, self.spec.cols);
-        let lines: Vec<&str> = text.trim().split('/').collect();
+        let trimmed = text.trim();
+        if trimmed.eq_ignore_ascii_case("empty") {
+            return Ok(self.position_from_marks(&vec![0; self.cells]));
+        }
+        if trimmed.is_empty() {
+            return Err(bad("no position given".into()));
+        }
+        // Young positions are digits and commas, which no twins position holds.
+        if trimmed.chars().any(|ch| ch.is_ascii_digit())
+            && trimmed
+                .chars()
+                .all(|ch| ch.is_ascii_digit() || ch == ',' || ch.is_whitespace())
+        {
+            return Err(bad(format!(
+                "this is a twins table; `{trimmed}` looks like a young position"
+            )));
+        }
+        let lines: Vec<&str> = trimmed.split('/').collect();
         if lines.len() != r {
             return Err(bad(format!(
                 "expected {r} rows separated by '/', found {}",

@@ -718,6 +718,24 @@ impl Young {
 
     /// What a template kid's `delta` is relative to: rank - entry + acc_j (wrapping).
     #[inline(always)]
+    /// What a position of this board looks like, with an example, for error messages.
+    fn position_form(&self) -> String {
+        let example: Vec<String> = [3, 1]
+            .into_iter()
+            .chain(std::iter::repeat(0))
+            .take(self.n)
+            .map(|r: usize| r.min(self.m).to_string())
+            .collect();
+        format!(
+            "young {} x {} positions look like {} (row lengths, non-increasing, each at most {}; \
+             zeros at the end may be left off)",
+            self.n,
+            self.m,
+            example.join(","),
+            self.m
+        )
+    }
+
     fn suffix_base(&self, pos: &YoungPosition) -> u64 {
         pos.rank
             .wrapping_sub(pos.entry as u64)
@@ -1035,11 +1053,28 @@ impl Game for Young {
     }
 
     fn parse_position(&self, text: &str) -> Result<YoungPosition> {
-        let bad = |why: String| Error::input(format!("bad young position {text:?}: {why}"));
-        let parts: Vec<&str> = text.trim().split(',').map(str::trim).collect();
-        if parts.len() != self.n {
+        let bad = |why: String| {
+            Error::input(format!(
+                "bad young position {text:?}: {why}; {}",
+                self.position_form()
+            ))
+        };
+        let trimmed = text.trim();
+        if trimmed.eq_ignore_ascii_case("empty") {
+            return Ok(self.position_from_rows(vec![0; self.n]));
+        }
+        if trimmed.is_empty() {
+            return Err(bad("no position given".into()));
+        }
+        if super::twins::looks_like_position(trimmed) {
             return Err(bad(format!(
-                "expected {} comma-separated row lengths, found {}",
+                "this is a young table; `{trimmed}` looks like a twins position"
+            )));
+        }
+        let parts: Vec<&str> = trimmed.split(',').map(str::trim).collect();
+        if parts.len() > self.n {
+            return Err(bad(format!(
+                "expected at most {} comma-separated row lengths, found {}",
                 self.n,
                 parts.len()
             )));
@@ -1066,6 +1101,8 @@ impl Game for Young {
             }
             rows.push(r);
         }
+        // Rows left off are empty, so `3,1` on a 4-row board is `3,1,0,0`.
+        rows.resize(self.n, 0);
         Ok(self.position_from_rows(rows))
     }
 
@@ -1083,7 +1120,11 @@ impl Game for Young {
             } else {
                 pos.rows[i - 1] as usize
             };
+            // Spaced like twins' drawing, so both games read alike.
             for j in 0..self.m {
+                if j > 0 {
+                    out.push(' ');
+                }
                 out.push(if j < r {
                     '#'
                 } else if j == r && r < cap {
