@@ -101,14 +101,15 @@ fn twins_hint(text: &str, nums: &[i64]) -> Option<String> {
     if non_blank < 2 {
         return None;
     }
+    let [n, m, rest @ ..] = nums else {
+        return None;
+    };
     let (r, c) = *super::twins::sizes_by_layout(text, nums.len()).first()?;
     Some(format!(
-        "expected `n m` then 2*n*m weights, but `{} {}` is followed by {} numbers; \
+        "expected `n m` then 2*n*m weights, but `{n} {m}` is followed by {} numbers; \
          this looks like a twins board ({} numbers in the rows of a {r} x {c} board, \
          without a size line)",
-        nums[0],
-        nums[1],
-        nums.len() - 2,
+        rest.len(),
         nums.len()
     ))
 }
@@ -716,8 +717,6 @@ impl Young {
         pos
     }
 
-    /// What a template kid's `delta` is relative to: rank - entry + acc_j (wrapping).
-    #[inline(always)]
     /// What a position of this board looks like, with an example, for error messages.
     fn position_form(&self) -> String {
         let example: Vec<String> = [3, 1]
@@ -736,6 +735,8 @@ impl Young {
         )
     }
 
+    /// What a template kid's `delta` is relative to: rank - entry + acc_j (wrapping).
+    #[inline(always)]
     fn suffix_base(&self, pos: &YoungPosition) -> u64 {
         pos.rank
             .wrapping_sub(pos.entry as u64)
