@@ -22,8 +22,14 @@ impl SplitMix {
     }
 }
 
-/// A random board of the given game and size.
+/// A random board of the given game and size. `to_input` writes a twins board one row of
+/// weights per line, which is what lets `retro solve twins` infer its size.
 pub fn random_board(game: &str, rows: usize, cols: usize, seed: u64, max: u64) -> Result<GameSpec> {
+    if rows == 0 || cols == 0 {
+        return Err(Error::input(format!(
+            "board size {rows}x{cols}: rows and columns must be at least 1"
+        )));
+    }
     if max > i64::MAX as u64 / 4096 {
         return Err(Error::input(format!("--max {max} is too large")));
     }

@@ -169,7 +169,11 @@ fn bad_boards_are_refused_with_one_line() {
         full.extend_from_slice(args);
         retro(&full, input)
     };
-    fails(&t(&[], "1 2 3 4 5 6 7 8 9 10 11"), 2, "needs 12 weights");
+    fails(
+        &t(&["--rows", "3", "--cols", "3"], "1 2 3 4 5 6 7 8 9 10 11"),
+        2,
+        "needs 12 weights",
+    );
     fails(
         &t(&["--rows", "2", "--cols", "2"], "1 2 3 4 5 6"),
         2,
@@ -230,7 +234,7 @@ fn bad_positions_are_refused() {
     );
     let q = |table: &Path, pos: &str| retro(&["query", table.to_str().unwrap(), pos], "");
     fails(&q(&y, "1,2"), 2, "longer than the row above");
-    fails(&q(&y, "1"), 2, "expected 2 comma-separated");
+    fails(&q(&y, "1,0,0"), 2, "at most 2 comma-separated");
     fails(&q(&y, "4,0"), 2, "above the width");
     fails(&q(&y, "a,0"), 2, "not a row length");
     fails(&q(&tw, "oo./.../..."), 2, "o must equal x");

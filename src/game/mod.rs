@@ -125,7 +125,7 @@ impl GameSpec {
     }
 
     /// Parse a board from contest input. Young boards carry their size; twins boards take
-    /// it from the command line (3 x 3 by default).
+    /// it from `rows`/`cols` where given, else from the input's layout or count.
     pub fn parse(game: &str, text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Self> {
         match game {
             "young" => {
@@ -136,10 +136,8 @@ impl GameSpec {
                 }
                 Ok(GameSpec::Young(YoungSpec::parse(text)?))
             }
-            "twins" => Ok(GameSpec::Twins(TwinsSpec::parse(
-                text,
-                rows.unwrap_or(3),
-                cols.unwrap_or(3),
+            "twins" => Ok(GameSpec::Twins(TwinsSpec::parse_inferred(
+                text, rows, cols,
             )?)),
             other => Err(Error::input(format!(
                 "unknown game {other:?}: expected young or twins"

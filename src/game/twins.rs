@@ -50,17 +50,19 @@ pub struct TwinsSpec {
 impl TwinsSpec {
     /// Parse the contest input for an R x C board (the file carries no size).
     pub fn parse(text: &str, rows: usize, cols: usize) -> Result<Self> {
-        if rows == 0 || cols == 0 {
-            return Err(Error::input(format!(
-                "board size {rows} x {cols}: rows and columns must be at least 1"
-            )));
-        }
-        if rows.saturating_mul(cols) > MAX_CELLS {
-            return Err(Error::input(format!(
-                "board size {rows} x {cols} is too large: at most {MAX_CELLS} cells"
-            )));
-        }
+        Self::from_numbers(parse_integers(text)?, rows, cols)
+    }
+
+    /// Parse the contest input, taking the size from `rows`/`cols` where given and from
+    /// the input otherwise (see `infer_size`).
+    pub fn parse_inferred(text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Self> {
         let nums = parse_integers(text)?;
+        let (rows, cols) = infer_size(text, nums.len(), rows, cols)?;
+        Self::from_numbers(nums, rows, cols)
+    }
+
+    fn from_numbers(nums: Vec<i64>, rows: usize, cols: usize) -> Result<Self> {
+        check_size(rows, cols)?;
         let (nv, nh) = ((rows - 1) * cols, rows * (cols - 1));
         if nums.len() != nv + nh {
             let kind = if nums.len() < nv + nh {
@@ -95,7 +97,8 @@ impl TwinsSpec {
             .ok_or_else(|| Error::input("the weights sum past 64-bit values"))
     }
 
-    /// The contest input for this board (used by `retro gen`).
+    /// The contest input for this board (used by `retro gen`): one row of weights per
+    /// line, rows without weights left out, so `infer_size` reads the size back from it.
     pub fn to_input(&self) -> String {
         let mut out = String::new();
         for (w, width) in [(&self.vert, self.cols), (&self.horiz, self.cols - 1)] {
@@ -110,6 +113,125 @@ impl TwinsSpec {
         }
         out
     }
+}
+
+fn check_size(rows: usize, cols: usize) -> Result<()> {
+    if rows == 0 || cols == 0 {
+        return Err(Error::input(format!(
+            "board size {rows} x {cols}: rows and columns must be at least 1"
+        )));
+    }
+    if rows.saturating_mul(cols) > MAX_CELLS {
+        return Err(Error::input(format!(
+            "board size {rows} x {cols} is too large: at most {MAX_CELLS} cells"
+        )));
+    }
+    Ok(())
+}
+
+/// The boards of at most `MAX_CELLS` cells that hold exactly `n` weights, squarest first.
+/// (R-1)C + R(C-1) = n is (2R-1)(2C-1) = 2n+1, so they come from the divisors of 2n+1;
+/// 1 x (n+1) and (n+1) x 1 always qualify when small enough, so a count alone rarely
+/// settles the size.
+pub fn sizes_for_count(n: usize) -> Vec<(usize, usize)> {
+    let odd = 2 * n + 1;
+    let mut sizes: Vec<(usize, usize)> = (1..=MAX_CELLS)
+        .filter(|&r| odd.is_multiple_of(2 * r - 1))
+        .map(|r| (r, (odd / (2 * r - 1)).div_ceil(2)))
+        .filter(|&(r, c)| r * c <= MAX_CELLS)
+        .collect();
+    sizes.sort_by_key(|&(r, c)| (r.abs_diff(c), r));
+    sizes
+}
+
+/// Numbers per non-blank line. A row of zero weights (C = 1, or R = 1's vertical part)
+/// has no line at all, which is how `to_input` writes it.
+fn line_lengths(text: &str) -> Vec<usize> {
+    text.lines()
+        .map(|l| l.split_whitespace().count())
+        .filter(|&n| n > 0)
+        .collect()
+}
+
+fn layout_matches(lines: &[usize], rows: usize, cols: usize) -> bool {
+    let expected = std::iter::repeat_n(cols, rows - 1)
+        .chain(std::iter::repeat_n(cols - 1, rows))
+        .filter(|&n| n > 0);
+    lines.iter().copied().eq(expected)
+}
+
+/// The boards holding `n` weights whose row layout is exactly the one of `text`.
+pub(crate) fn sizes_by_layout(text: &str, n: usize) -> Vec<(usize, usize)> {
+    let lines = line_lengths(text);
+    sizes_for_count(n)
+        .into_iter()
+        .filter(|&(r, c)| layout_matches(&lines, r, c))
+        .collect()
+}
+
+/// The size of a twins board of `n` weights written as `text`: the command line's where
+/// given (a missing one follows from the count), else the only size whose row layout the
+/// lines follow, else the only size the count allows.
+fn infer_size(
+    text: &str,
+    n: usize,
+    rows: Option<usize>,
+    cols: Option<usize>,
+) -> Result<(usize, usize)> {
+    // (2R-1)(2C-1) = 2n+1 with one side known gives the other, if it is whole.
+    let other_side = |known: usize, flag: &str, other: &str| -> Result<usize> {
+        if known == 0 {
+            return Err(Error::input(format!("{flag} must be at least 1")));
+        }
+        let odd = 2 * n + 1;
+        let d = 2 * known - 1;
+        if odd.is_multiple_of(d) {
+            Ok((odd / d).div_ceil(2))
+        } else {
+            Err(Error::input(format!(
+                "{n} twins weights fit no board with {flag} {known}; give {other} too, \
+                 or check the input ((R-1) rows of C weights, then R rows of C-1)"
+            )))
+        }
+    };
+    match (rows, cols) {
+        (Some(r), Some(c)) => return Ok((r, c)),
+        (Some(r), None) => return Ok((r, other_side(r, "--rows", "--cols")?)),
+        (None, Some(c)) => return Ok((other_side(c, "--cols", "--rows")?, c)),
+        (None, None) => {}
+    }
+    // One line of weights says nothing about the rows: every count fits a one-row board,
+    // and reading a contest board written on one line as 1 x (n+1) would be a quiet
+    // wrong answer. Such input goes by the count, which names the sizes that fit.
+    let lines = text.lines().filter(|l| !l.trim().is_empty()).count();
+    if lines > 1
+        && let [size] = sizes_by_layout(text, n)[..]
+    {
+        return Ok(size);
+    }
+    let sizes = sizes_for_count(n);
+    if let [size] = sizes[..] {
+        return Ok(size);
+    }
+    let names: Vec<String> = sizes.iter().map(|(r, c)| format!("{r} x {c}")).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => Err(Error::input(format!(
+            "{n} twins weights fit {} and {last} boards; say which with --rows R --cols C",
+            rest.join(", ")
+        ))),
+        _ => Err(Error::input(format!(
+            "{n} twins weights fit no board of at most {MAX_CELLS} cells"
+        ))),
+    }
+}
+
+/// Whether `text` reads as a twins position (only o, x, . and /), which no young
+/// position does: lets a young table name the game the text belongs to.
+pub(crate) fn looks_like_position(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .chars()
+            .all(|ch| matches!(ch, 'o' | 'x' | 'O' | 'X' | '.' | '/'))
 }
 
 pub struct Twins {
@@ -211,6 +333,43 @@ impl Twins {
 
     pub fn total_weight(&self) -> i64 {
         self.total
+    }
+
+    /// What a position of this board looks like, with an example, for error messages.
+    fn position_form(&self) -> String {
+        let (r, c) = (self.spec.rows, self.spec.cols);
+        // The 3 x 3 example cut (or padded with empty cells) to the board, then thinned
+        // so it stays legal (o = x or x + 1) where the cut dropped the x.
+        const PATTERN: [&[u8]; 3] = [b"o.x", b".o.", b"..."];
+        let mut marks: Vec<u8> = (0..r * c)
+            .map(|cell| {
+                let (i, j) = (cell / c, cell % c);
+                PATTERN
+                    .get(i)
+                    .and_then(|row| row.get(j))
+                    .copied()
+                    .unwrap_or(b'.')
+            })
+            .collect();
+        let xs = marks.iter().filter(|&&m| m == b'x').count();
+        let mut os = marks.iter().filter(|&&m| m == b'o').count();
+        for m in marks.iter_mut().rev() {
+            if os <= xs + 1 {
+                break;
+            }
+            if *m == b'o' {
+                *m = b'.';
+                os -= 1;
+            }
+        }
+        let rows: Vec<String> = marks
+            .chunks(c)
+            .map(|row| String::from_utf8_lossy(row).into_owned())
+            .collect();
+        format!(
+            "twins {r} x {c} positions look like {} (rows of o, x, . separated by /)",
+            rows.join("/")
+        )
     }
 
     /// Marks per cell, row-major: 0 empty, 1 o, 2 x.
@@ -511,9 +670,31 @@ impl Game for Twins {
     }
 
     fn parse_position(&self, text: &str) -> Result<TwinsPosition> {
-        let bad = |why: String| Error::input(format!("bad twins position {text:?}: {why}"));
+        let bad = |why: String| {
+            Error::input(format!(
+                "bad twins position {text:?}: {why}; {}",
+                self.position_form()
+            ))
+        };
         let (r, c) = (self.spec.rows, self.spec.cols);
-        let lines: Vec<&str> = text.trim().split('/').collect();
+        let trimmed = text.trim();
+        if trimmed.eq_ignore_ascii_case("empty") {
+            return Ok(self.position_from_marks(&vec![0; self.cells]));
+        }
+        if trimmed.is_empty() {
+            return Err(bad("no position given".into()));
+        }
+        // Young positions are digits and commas, which no twins position holds.
+        if trimmed.chars().any(|ch| ch.is_ascii_digit())
+            && trimmed
+                .chars()
+                .all(|ch| ch.is_ascii_digit() || ch == ',' || ch.is_whitespace())
+        {
+            return Err(bad(format!(
+                "this is a twins table; `{trimmed}` looks like a young position"
+            )));
+        }
+        let lines: Vec<&str> = trimmed.split('/').collect();
         if lines.len() != r {
             return Err(bad(format!(
                 "expected {r} rows separated by '/', found {}",

@@ -37,6 +37,13 @@ impl YoungSpec {
             return Err(Error::input("missing board size: expected `n m` first"));
         }
         let (n, m) = (nums[0], nums[1]);
+        let found = nums.len() - 2;
+        let fits = (1..=64).contains(&n)
+            && (1..=64).contains(&m)
+            && found as u64 == 2 * n as u64 * m as u64;
+        if !fits && let Some(hint) = twins_hint(text, &nums) {
+            return Err(Error::input(hint));
+        }
         if n < 1 || m < 1 {
             return Err(Error::input(format!(
                 "board size {n} x {m}: n and m must be at least 1"
@@ -49,7 +56,6 @@ impl YoungSpec {
         }
         let (n, m) = (n as usize, m as usize);
         let cells = n * m;
-        let found = nums.len() - 2;
         if found != 2 * cells {
             let kind = if found < 2 * cells {
                 "missing"
@@ -84,6 +90,28 @@ impl YoungSpec {
         }
         out
     }
+}
+
+/// For input that is not a young board: if its lines are laid out like a twins board
+/// (which has no size line, so its first two weights were read as `n m`), say so, since
+/// "board size 0 x 15" would send the reader looking in the wrong place. One line of
+/// numbers fits a one-row twins board whatever it holds, so it proves nothing.
+fn twins_hint(text: &str, nums: &[i64]) -> Option<String> {
+    let non_blank = text.lines().filter(|l| !l.trim().is_empty()).count();
+    if non_blank < 2 {
+        return None;
+    }
+    let [n, m, rest @ ..] = nums else {
+        return None;
+    };
+    let (r, c) = *super::twins::sizes_by_layout(text, nums.len()).first()?;
+    Some(format!(
+        "expected `n m` then 2*n*m weights, but `{n} {m}` is followed by {} numbers; \
+         this looks like a twins board ({} numbers in the rows of a {r} x {c} board, \
+         without a size line)",
+        rest.len(),
+        nums.len()
+    ))
 }
 
 pub struct Young {
@@ -689,6 +717,24 @@ impl Young {
         pos
     }
 
+    /// What a position of this board looks like, with an example, for error messages.
+    fn position_form(&self) -> String {
+        let example: Vec<String> = [3, 1]
+            .into_iter()
+            .chain(std::iter::repeat(0))
+            .take(self.n)
+            .map(|r: usize| r.min(self.m).to_string())
+            .collect();
+        format!(
+            "young {} x {} positions look like {} (row lengths, non-increasing, each at most {}; \
+             zeros at the end may be left off)",
+            self.n,
+            self.m,
+            example.join(","),
+            self.m
+        )
+    }
+
     /// What a template kid's `delta` is relative to: rank - entry + acc_j (wrapping).
     #[inline(always)]
     fn suffix_base(&self, pos: &YoungPosition) -> u64 {
@@ -1008,11 +1054,28 @@ impl Game for Young {
     }
 
     fn parse_position(&self, text: &str) -> Result<YoungPosition> {
-        let bad = |why: String| Error::input(format!("bad young position {text:?}: {why}"));
-        let parts: Vec<&str> = text.trim().split(',').map(str::trim).collect();
-        if parts.len() != self.n {
+        let bad = |why: String| {
+            Error::input(format!(
+                "bad young position {text:?}: {why}; {}",
+                self.position_form()
+            ))
+        };
+        let trimmed = text.trim();
+        if trimmed.eq_ignore_ascii_case("empty") {
+            return Ok(self.position_from_rows(vec![0; self.n]));
+        }
+        if trimmed.is_empty() {
+            return Err(bad("no position given".into()));
+        }
+        if super::twins::looks_like_position(trimmed) {
             return Err(bad(format!(
-                "expected {} comma-separated row lengths, found {}",
+                "this is a young table; `{trimmed}` looks like a twins position"
+            )));
+        }
+        let parts: Vec<&str> = trimmed.split(',').map(str::trim).collect();
+        if parts.len() > self.n {
+            return Err(bad(format!(
+                "expected at most {} comma-separated row lengths, found {}",
                 self.n,
                 parts.len()
             )));
@@ -1039,6 +1102,8 @@ impl Game for Young {
             }
             rows.push(r);
         }
+        // Rows left off are empty, so `3,1` on a 4-row board is `3,1,0,0`.
+        rows.resize(self.n, 0);
         Ok(self.position_from_rows(rows))
     }
 
@@ -1056,7 +1121,11 @@ impl Game for Young {
             } else {
                 pos.rows[i - 1] as usize
             };
+            // Spaced like twins' drawing, so both games read alike.
             for j in 0..self.m {
+                if j > 0 {
+                    out.push(' ');
+                }
                 out.push(if j < r {
                     '#'
                 } else if j == r && r < cap {
