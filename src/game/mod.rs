@@ -189,8 +189,13 @@ pub(crate) fn parse_integers(text: &str) -> Result<Vec<i64>> {
     text.split_whitespace()
         .enumerate()
         .map(|(i, tok)| {
-            tok.parse::<i64>()
-                .map_err(|_| Error::input(format!("token {} ({tok:?}) is not an integer", i + 1)))
+            tok.parse::<i64>().map_err(|_| {
+                Error::input(format!(
+                    "token {} ({}) is not an integer",
+                    i + 1,
+                    crate::error::excerpt(tok)
+                ))
+            })
         })
         .collect()
 }

@@ -672,7 +672,8 @@ impl Game for Twins {
     fn parse_position(&self, text: &str) -> Result<TwinsPosition> {
         let bad = |why: String| {
             Error::input(format!(
-                "bad twins position {text:?}: {why}; {}",
+                "bad twins position {}: {why}; {}",
+                crate::error::excerpt(text),
                 self.position_form()
             ))
         };
@@ -691,7 +692,8 @@ impl Game for Twins {
                 .all(|ch| ch.is_ascii_digit() || ch == ',' || ch.is_whitespace())
         {
             return Err(bad(format!(
-                "this is a twins table; `{trimmed}` looks like a young position"
+                "this is a twins table; {} looks like a young position",
+                crate::error::excerpt(trimmed)
             )));
         }
         let lines: Vec<&str> = trimmed.split('/').collect();

@@ -1056,7 +1056,8 @@ impl Game for Young {
     fn parse_position(&self, text: &str) -> Result<YoungPosition> {
         let bad = |why: String| {
             Error::input(format!(
-                "bad young position {text:?}: {why}; {}",
+                "bad young position {}: {why}; {}",
+                crate::error::excerpt(text),
                 self.position_form()
             ))
         };
@@ -1069,7 +1070,8 @@ impl Game for Young {
         }
         if super::twins::looks_like_position(trimmed) {
             return Err(bad(format!(
-                "this is a young table; `{trimmed}` looks like a twins position"
+                "this is a young table; {} looks like a twins position",
+                crate::error::excerpt(trimmed)
             )));
         }
         let parts: Vec<&str> = trimmed.split(',').map(str::trim).collect();
