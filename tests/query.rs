@@ -133,10 +133,17 @@ fn batch_reports_bad_lines_and_goes_on() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(values.len(), 2);
+    // One output line per input line: the bad ones hold an error in their place.
+    assert_eq!(values.len(), 4);
     assert_eq!(values[0]["line"], 1);
-    assert_eq!(values[1]["position"], "4,4,4");
-    assert_eq!(values[1]["value"], 0);
+    for (bad, line) in [(&values[1], 2), (&values[2], 3)] {
+        assert_eq!(bad["line"], line);
+        assert!(bad["error"].as_str().is_some_and(|e| e.contains("bad young position")));
+        assert!(bad.get("value").is_none());
+    }
+    assert_eq!(values[3]["line"], 4);
+    assert_eq!(values[3]["position"], "4,4,4");
+    assert_eq!(values[3]["value"], 0);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("line 2:") && stderr.contains("line 3:") && !stderr.contains("panicked"),
