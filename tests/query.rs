@@ -138,7 +138,11 @@ fn batch_reports_bad_lines_and_goes_on() {
     assert_eq!(values[0]["line"], 1);
     for (bad, line) in [(&values[1], 2), (&values[2], 3)] {
         assert_eq!(bad["line"], line);
-        assert!(bad["error"].as_str().is_some_and(|e| e.contains("bad young position")));
+        assert!(
+            bad["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("bad young position"))
+        );
         assert!(bad.get("value").is_none());
     }
     assert_eq!(values[3]["line"], 4);

@@ -92,7 +92,11 @@ fn every_readme_example_prints_what_the_readme_shows() {
     let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
         .expect("README.md");
     let examples = examples(&readme);
-    assert!(examples.len() >= 10, "only {} examples found", examples.len());
+    assert!(
+        examples.len() >= 10,
+        "only {} examples found",
+        examples.len()
+    );
     let dir = tempfile::tempdir().expect("tempdir");
     copy_tables(dir.path());
     let bin = Path::new(env!("CARGO_BIN_EXE_retro"))
@@ -134,7 +138,10 @@ fn the_matcher_elides_only_where_told() {
     assert!(lines_match(&p(&["a", "...", "d"]), &["a", "b", "c", "d"]));
     assert!(lines_match(&p(&["a", "...", "d"]), &["a", "d"]));
     assert!(!lines_match(&p(&["a", "...", "d"]), &["a", "b"]));
-    assert!(lines_match(&p(&["took [..] s, peak [..]"]), &["took 0.01 s, peak 3 MiB"]));
+    assert!(lines_match(
+        &p(&["took [..] s, peak [..]"]),
+        &["took 0.01 s, peak 3 MiB"]
+    ));
     assert!(!lines_match(&p(&["took [..] s"]), &["took 0.01 ms"]));
     assert!(!lines_match(&p(&["x"]), &["x", "y"]));
 }
