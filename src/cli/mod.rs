@@ -2,6 +2,7 @@
 
 mod bench;
 mod build;
+mod export;
 mod generate;
 mod info;
 mod play;
@@ -47,6 +48,8 @@ enum Command {
     Play(play::Args),
     /// Re-derive every entry of a table from its children and check its checksum.
     Verify(verify::Args),
+    /// Write a table's positions, values and best moves to a CSV or Parquet file.
+    Export(export::Args),
     /// Time the sweep per thread count (thread scaling).
     Bench(bench::Args),
     /// Print a random board in the contest input format.
@@ -129,6 +132,7 @@ pub fn run() -> Result<i32> {
         Command::Gen(args) => generate::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Play(args) => play::run(args),
+        Command::Export(args) => export::run(args),
         Command::Bench(_) => Ok(0),
     }
 }

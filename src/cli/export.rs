@@ -1,0 +1,477 @@
+//! `retro export`: a table's positions with their values and a best move, streamed to CSV
+//! or Parquet for study in pandas or polars.
+//!
+//! Memory stays bounded whatever the table's size: a layer is walked in rank order one
+//! chunk of values at a time, and Parquet buffers one row group (at most `ROW_GROUP` rows)
+//! because its writer takes a row group column by column.
+
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::ops::RangeInclusive;
+use std::path::{Path, PathBuf};
+
+use clap::ArgGroup;
+
+use super::{open_table, progress_bar};
+use crate::error::{Error, Result, io_error};
+use crate::game::Game;
+use crate::sweep::{Progress, Silent};
+use crate::table::Table;
+
+/// Rows per read of the table and per progress update: large enough that the bar and the
+/// positioned reads cost nothing per row, small enough to keep the values read in cache.
+const CHUNK: usize = 1 << 13;
+
+/// Rows per Parquet row group. Readers parallelise and skip by row group, so groups should
+/// be large, but the writer holds a whole group before writing it.
+const ROW_GROUP: u64 = 1 << 20;
+
+#[derive(clap::Args)]
+#[command(group(ArgGroup::new("format").required(true).args(["csv", "parquet"])))]
+pub struct Args {
+    /// Table file.
+    table: PathBuf,
+    /// Export only layer K (the positions with K stones); default: every layer, 0 first.
+    #[arg(long, value_name = "K")]
+    layer: Option<usize>,
+    /// Write CSV with a header line.
+    #[arg(long)]
+    csv: bool,
+    /// Write Parquet (snappy-compressed row groups of up to 1M rows).
+    #[arg(long)]
+    parquet: bool,
+    /// Output file; an existing regular file is replaced once the export is complete.
+    #[arg(short, long, value_name = "FILE")]
+    output: PathBuf,
+    /// No progress bar.
+    #[arg(short, long)]
+    quiet: bool,
+    /// Rows per Parquet row group; hidden, it lets the tests cross group boundaries on
+    /// small tables.
+    #[arg(long, hide = true, value_name = "N", default_value_t = ROW_GROUP,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    #[cfg_attr(not(feature = "parquet"), allow(dead_code))]
+    row_group: u64,
+}
+
+/// One exported position; `best` is the first best move as 1-based (row, col), None on a
+/// full board.
+struct Row<'a> {
+    position: &'a str,
+    stones: usize,
+    to_move: &'static str,
+    value: i64,
+    best: Option<(usize, usize)>,
+}
+
+/// Where rows go; `finish` returns the written file so that it can be synced before the
+/// rename makes it look complete.
+trait RowSink {
+    fn push(&mut self, row: &Row<'_>) -> Result<()>;
+    fn finish(self) -> Result<File>;
+}
+
+pub fn run(args: Args) -> Result<i32> {
+    let table = open_table(&args.table)?.with_mmap()?;
+    check_output(&args.output, &args.table)?;
+    let spec = table.header.game.clone();
+    let last = table.header.layers.len().saturating_sub(1);
+    let layers = match args.layer {
+        Some(k) if k > last => {
+            return Err(Error::input(format!(
+                "--layer {k} is out of range: {} has layers 0..={last}",
+                args.table.display()
+            )));
+        }
+        Some(k) => k..=k,
+        None => 0..=last,
+    };
+    let (first, last) = (*layers.start(), *layers.end());
+    let started = std::time::Instant::now();
+    #[cfg(not(feature = "parquet"))]
+    if args.parquet {
+        return Err(Error::input(
+            "--parquet: this retro was built without Parquet support (cargo feature `parquet`)",
+        ));
+    }
+    let partial = partial_path(&args.output);
+    let file = File::create(&partial).map_err(|e| io_error(&partial, e))?;
+    let written = crate::with_game!(&spec, game => {
+        match args.parquet {
+            #[cfg(feature = "parquet")]
+            true => parquet_sink::ParquetSink::new(file, &spec, &partial, args.row_group)
+                .and_then(|sink| export(&game, &table, layers, sink, args.quiet)),
+            _ => export(&game, &table, layers, CsvSink::new(file, &partial), args.quiet),
+        }
+    });
+    let finished = written.and_then(|(file, rows)| {
+        file.sync_all().map_err(|e| io_error(&partial, e))?;
+        std::fs::rename(&partial, &args.output).map_err(|e| io_error(&args.output, e))?;
+        Ok(rows)
+    });
+    match finished {
+        Ok(rows) => {
+            let seconds = started.elapsed().as_secs_f64();
+            println!(
+                "{}: {rows} rows (layers {}..={}) in {seconds:.2} s, {:.0} rows/s",
+                args.output.display(),
+                first,
+                last,
+                rows as f64 / seconds.max(1e-9)
+            );
+            Ok(0)
+        }
+        Err(e) => {
+            // A half-written export is of no use, and its name already says so; removing
+            // it is a courtesy, so its own failure would only hide the real error.
+            let _ = std::fs::remove_file(&partial);
+            Err(e)
+        }
+    }
+}
+
+/// `-o` may name a new file or a regular file to replace, never a directory or a device,
+/// and never the table being read (the rename would destroy it).
+fn check_output(output: &Path, table: &Path) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = match std::fs::metadata(output) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io_error(output, e)),
+    };
+    if !meta.is_file() {
+        return Err(Error::input(format!(
+            "{}: exists and is not a regular file",
+            output.display()
+        )));
+    }
+    let table_meta = std::fs::metadata(table).map_err(|e| io_error(table, e))?;
+    if (meta.dev(), meta.ino()) == (table_meta.dev(), table_meta.ino()) {
+        return Err(Error::input(format!(
+            "{}: is the table being exported",
+            output.display()
+        )));
+    }
+    Ok(())
+}
+
+/// `FILE.partial`, next to FILE so that the final rename stays on one file system.
+fn partial_path(output: &Path) -> PathBuf {
+    let mut name = output.as_os_str().to_os_string();
+    name.push(".partial");
+    PathBuf::from(name)
+}
+
+/// Stream `layers` of the table to `sink`; returns the finished file and the row count.
+fn export<G: Game>(
+    game: &G,
+    table: &Table,
+    layers: RangeInclusive<usize>,
+    mut sink: impl RowSink,
+    quiet: bool,
+) -> Result<(File, u64)> {
+    let total = layers.clone().map(|k| game.layer_size(k)).sum();
+    let bar = progress_bar(total, quiet);
+    let progress: &dyn Progress = match &bar {
+        Some(b) => b,
+        None => &Silent,
+    };
+    for k in layers {
+        let size = game.layer_size(k);
+        progress.layer(k, size);
+        let to_move = to_move(k, game.cells());
+        let mut pos = None;
+        let mut start = 0u64;
+        while start < size {
+            let count = (CHUNK as u64).min(size - start) as usize;
+            let values = table.read_range(k, start, count)?;
+            for &value in &values {
+                let pos = match &mut pos {
+                    None => pos.insert(game.unrank(k, 0)),
+                    Some(p) => {
+                        game.advance(p);
+                        p
+                    }
+                };
+                let position = game.format_position(pos);
+                let best = best_move(game, table, pos, value, &position)?;
+                sink.push(&Row {
+                    position: &position,
+                    stones: k,
+                    to_move,
+                    value,
+                    best,
+                })?;
+            }
+            progress.advance(count as u64);
+            start += count as u64;
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    Ok((sink.finish()?, total))
+}
+
+/// The first move (in `Game::moves` order, as `retro query` lists them) whose reward plus
+/// its child's value is the position's value; None on a full board.
+fn best_move<G: Game>(
+    game: &G,
+    table: &Table,
+    pos: &G::Position,
+    value: i64,
+    position: &str,
+) -> Result<Option<(usize, usize)>> {
+    let moves = game.moves(pos);
+    if moves.is_empty() {
+        return Ok(None);
+    }
+    for mv in moves {
+        let child = table.value(game.stones(&mv.child), game.rank(&mv.child))?;
+        // A damaged table may hold anything; an overflow is just not a match.
+        if mv.reward.checked_add(child) == Some(value) {
+            return Ok(Some((mv.row + 1, mv.col + 1)));
+        }
+    }
+    Err(Error::other(format!(
+        "{}: no move of position {position} reaches its value {value}: the table is damaged (see retro verify)",
+        table.path().display()
+    )))
+}
+
+/// Who moves with `stones` on a board of `cells`, as `retro query --json` says it.
+fn to_move(stones: usize, cells: usize) -> &'static str {
+    if stones == cells {
+        "none"
+    } else if stones.is_multiple_of(2) {
+        "first"
+    } else {
+        "second"
+    }
+}
+
+struct CsvSink {
+    out: BufWriter<File>,
+    path: PathBuf,
+    line: String,
+}
+
+impl CsvSink {
+    fn new(file: File, path: &Path) -> CsvSink {
+        CsvSink {
+            out: BufWriter::with_capacity(1 << 20, file),
+            path: path.to_path_buf(),
+            line: "position,stones,to_move,value,best_move\n".into(),
+        }
+    }
+}
+
+/// A CSV field, quoted when it holds a separator (young positions and moves hold commas).
+fn push_field(line: &mut String, field: &str) {
+    if field.contains([',', '"', '\n', '\r']) {
+        line.push('"');
+        line.push_str(&field.replace('"', "\"\""));
+        line.push('"');
+    } else {
+        line.push_str(field);
+    }
+}
+
+impl RowSink for CsvSink {
+    fn push(&mut self, row: &Row<'_>) -> Result<()> {
+        push_field(&mut self.line, row.position);
+        // Writing to a String cannot fail.
+        let _ = write!(self.line, ",{},{},{},", row.stones, row.to_move, row.value);
+        if let Some((r, c)) = row.best {
+            let _ = write!(self.line, "\"{r},{c}\"");
+        }
+        self.line.push('\n');
+        // One write per line keeps the header (in `line` from the start) and the rows on
+        // the same path; the BufWriter makes it cheap.
+        let written = self.out.write_all(self.line.as_bytes());
+        self.line.clear();
+        written.map_err(|e| io_error(&self.path, e))
+    }
+
+    fn finish(mut self) -> Result<File> {
+        if !self.line.is_empty() {
+            // No rows at all: the header alone.
+            self.out
+                .write_all(self.line.as_bytes())
+                .map_err(|e| io_error(&self.path, e))?;
+        }
+        self.out
+            .into_inner()
+            .map_err(|e| io_error(&self.path, e.into_error()))
+    }
+}
+
+#[cfg(feature = "parquet")]
+mod parquet_sink {
+    use std::fs::File;
+    use std::path::{Path, PathBuf};
+    use std::sync::Arc;
+
+    use parquet::basic::Compression;
+    use parquet::column::writer::ColumnWriter;
+    use parquet::data_type::ByteArray;
+    use parquet::file::metadata::KeyValue;
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::parser::parse_message_type;
+    use parquet::schema::types::ColumnPath;
+
+    use super::{CHUNK, Row, RowSink};
+    use crate::error::{Error, Result};
+    use crate::game::GameSpec;
+
+    const SCHEMA: &str = "
+        message retro_export {
+            REQUIRED BYTE_ARRAY position (UTF8);
+            REQUIRED INT32 stones;
+            REQUIRED BYTE_ARRAY to_move (UTF8);
+            REQUIRED INT64 value;
+            OPTIONAL BYTE_ARRAY best_move (UTF8);
+        }
+    ";
+
+    /// One row group's columns. Positions are kept as one string and its row ends rather
+    /// than a `ByteArray` each, a tenth of the memory for short positions; the `ByteArray`s
+    /// the writer wants are made a chunk at a time when the group is written.
+    #[derive(Default)]
+    struct Group {
+        text: String,
+        ends: Vec<usize>,
+        stones: Vec<i32>,
+        to_move: Vec<&'static str>,
+        values: Vec<i64>,
+        best: Vec<Option<(usize, usize)>>,
+    }
+
+    pub struct ParquetSink {
+        writer: SerializedFileWriter<File>,
+        path: PathBuf,
+        group: Group,
+        group_rows: u64,
+    }
+
+    impl ParquetSink {
+        pub fn new(
+            file: File,
+            spec: &GameSpec,
+            path: &Path,
+            group_rows: u64,
+        ) -> Result<ParquetSink> {
+            let fail =
+                |e: parquet::errors::ParquetError| Error::other(format!("{}: {e}", path.display()));
+            let schema = Arc::new(parse_message_type(SCHEMA).map_err(fail)?);
+            // Which board the values belong to, for whoever finds the file later.
+            let metadata = vec![
+                KeyValue::new("retro.game".into(), spec.name().to_string()),
+                KeyValue::new("retro.board".into(), spec.to_input()),
+            ];
+            let props = WriterProperties::builder()
+                .set_compression(Compression::SNAPPY)
+                .set_created_by(format!("retro {}", env!("CARGO_PKG_VERSION")))
+                .set_key_value_metadata(Some(metadata))
+                // Every position is distinct: a dictionary would only be built and dropped.
+                .set_column_dictionary_enabled(ColumnPath::from("position"), false)
+                .build();
+            let writer = SerializedFileWriter::new(file, schema, Arc::new(props)).map_err(fail)?;
+            Ok(ParquetSink {
+                writer,
+                path: path.to_path_buf(),
+                group: Group::default(),
+                group_rows,
+            })
+        }
+
+        fn write_group(&mut self) -> Result<()> {
+            let g = std::mem::take(&mut self.group);
+            let path = &self.path;
+            let fail =
+                |e: parquet::errors::ParquetError| Error::other(format!("{}: {e}", path.display()));
+            let mut rg = self.writer.next_row_group().map_err(fail)?;
+            let mut column = 0;
+            while let Some(mut col) = rg.next_column().map_err(fail)? {
+                let written = match (column, col.untyped()) {
+                    (0, ColumnWriter::ByteArrayColumnWriter(w)) => {
+                        let mut from = 0;
+                        g.ends.chunks(CHUNK).try_for_each(|ends| {
+                            let batch: Vec<ByteArray> = ends
+                                .iter()
+                                .map(|&end| {
+                                    let bytes = g.text.as_bytes()[from..end].to_vec();
+                                    from = end;
+                                    ByteArray::from(bytes)
+                                })
+                                .collect();
+                            w.write_batch(&batch, None, None).map(drop)
+                        })
+                    }
+                    (1, ColumnWriter::Int32ColumnWriter(w)) => {
+                        w.write_batch(&g.stones, None, None).map(drop)
+                    }
+                    (2, ColumnWriter::ByteArrayColumnWriter(w)) => {
+                        g.to_move.chunks(CHUNK).try_for_each(|chunk| {
+                            let batch: Vec<ByteArray> =
+                                chunk.iter().map(|s| ByteArray::from(*s)).collect();
+                            w.write_batch(&batch, None, None).map(drop)
+                        })
+                    }
+                    (3, ColumnWriter::Int64ColumnWriter(w)) => {
+                        w.write_batch(&g.values, None, None).map(drop)
+                    }
+                    (4, ColumnWriter::ByteArrayColumnWriter(w)) => {
+                        g.best.chunks(CHUNK).try_for_each(|chunk| {
+                            let levels: Vec<i16> =
+                                chunk.iter().map(|b| i16::from(b.is_some())).collect();
+                            let batch: Vec<ByteArray> = chunk
+                                .iter()
+                                .flatten()
+                                .map(|(r, c)| ByteArray::from(format!("{r},{c}").into_bytes()))
+                                .collect();
+                            w.write_batch(&batch, Some(&levels), None).map(drop)
+                        })
+                    }
+                    _ => {
+                        return Err(Error::other(format!(
+                            "parquet column {column} does not have the schema's type"
+                        )));
+                    }
+                };
+                written.map_err(fail)?;
+                col.close().map_err(fail)?;
+                column += 1;
+            }
+            rg.close().map_err(fail)?;
+            Ok(())
+        }
+    }
+
+    impl RowSink for ParquetSink {
+        fn push(&mut self, row: &Row<'_>) -> Result<()> {
+            let g = &mut self.group;
+            g.text.push_str(row.position);
+            g.ends.push(g.text.len());
+            g.stones.push(i32::try_from(row.stones).unwrap_or(i32::MAX));
+            g.to_move.push(row.to_move);
+            g.values.push(row.value);
+            g.best.push(row.best);
+            if g.ends.len() as u64 >= self.group_rows {
+                self.write_group()?;
+            }
+            Ok(())
+        }
+
+        fn finish(mut self) -> Result<File> {
+            if !self.group.ends.is_empty() {
+                self.write_group()?;
+            }
+            self.writer
+                .into_inner()
+                .map_err(|e| Error::other(format!("{}: {e}", self.path.display())))
+        }
+    }
+}
