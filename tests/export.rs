@@ -269,6 +269,10 @@ fn rows_across_read_chunks_and_row_groups() {
     export(&table, &csv, &["--csv", "-q"]);
     let rows = read_csv(&csv);
     game_check(&table, &rows, &all_layers(&table));
+    // One worker makes and writes the batches in turn; the rows are the same.
+    let serial = dir.path().join("serial.csv");
+    export(&table, &serial, &["--csv", "-q", "--threads", "1"]);
+    assert_eq!(read_csv(&serial), rows);
 
     #[cfg(feature = "parquet")]
     {

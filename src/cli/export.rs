@@ -1,8 +1,8 @@
 //! `retro export`: a table's positions with their values and a best move, streamed to CSV
 //! or Parquet for study in pandas or polars.
 //!
-//! Memory stays bounded whatever the table's size: a layer is walked in rank order one
-//! chunk of values at a time, and Parquet buffers one row group (at most `ROW_GROUP` rows)
+//! Memory stays bounded whatever the table's size: layers are walked in rank order a few
+//! chunks of values at a time, and Parquet buffers one row group (at most `ROW_GROUP` rows)
 //! because its writer takes a row group column by column.
 
 use std::fmt::Write as _;
@@ -12,6 +12,7 @@ use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 
 use clap::ArgGroup;
+use rayon::prelude::*;
 
 use super::{open_table, progress_bar};
 use crate::error::{Error, Result, io_error};
@@ -163,12 +164,32 @@ fn partial_path(output: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// Chunks computed at once: enough to keep every worker busy while the previous batch is
+/// written, few enough that two batches in memory stay small on a many-core machine.
+fn batch_chunks() -> usize {
+    (rayon::current_num_threads() * 2).min(64)
+}
+
+/// The rows of one chunk of layer `k`, made by a worker: positions are one string and its
+/// row ends, so a chunk costs a handful of allocations rather than one per row.
+struct Chunk {
+    k: usize,
+    text: String,
+    ends: Vec<usize>,
+    values: Vec<i64>,
+    best: Vec<Option<(usize, usize)>>,
+}
+
 /// Stream `layers` of the table to `sink`; returns the finished file and the row count.
+///
+/// Making a row (the game's notation, every move's child and its value) costs far more
+/// than writing it, so workers make a batch of chunks while the previous batch is written
+/// in order.
 fn export<G: Game>(
     game: &G,
     table: &Table,
     layers: RangeInclusive<usize>,
-    mut sink: impl RowSink,
+    mut sink: impl RowSink + Send,
     quiet: bool,
 ) -> Result<(File, u64)> {
     let total = layers.clone().map(|k| game.layer_size(k)).sum();
@@ -177,41 +198,95 @@ fn export<G: Game>(
         Some(b) => b,
         None => &Silent,
     };
-    for k in layers {
+    let mut work = layers.flat_map(|k| {
         let size = game.layer_size(k);
-        progress.layer(k, size);
-        let to_move = to_move(k, game.cells());
-        let mut pos = None;
-        let mut start = 0u64;
-        while start < size {
-            let count = (CHUNK as u64).min(size - start) as usize;
-            let values = table.read_range(k, start, count)?;
-            for &value in &values {
-                let pos = match &mut pos {
-                    None => pos.insert(game.unrank(k, 0)),
-                    Some(p) => {
-                        game.advance(p);
-                        p
-                    }
-                };
-                let position = game.format_position(pos);
-                let best = best_move(game, table, pos, value, &position)?;
-                sink.push(&Row {
-                    position: &position,
-                    stones: k,
-                    to_move,
-                    value,
-                    best,
-                })?;
-            }
-            progress.advance(count as u64);
-            start += count as u64;
+        (0..size.div_ceil(CHUNK as u64)).map(move |c| {
+            let start = c * CHUNK as u64;
+            (k, start, (CHUNK as u64).min(size - start) as usize)
+        })
+    });
+    let batch = batch_chunks();
+    let mut shown = None;
+    let mut made: Vec<Chunk> = Vec::new();
+    loop {
+        let next: Vec<(usize, u64, usize)> = work.by_ref().take(batch).collect();
+        if next.is_empty() && made.is_empty() {
+            break;
         }
+        let (written, computed) = rayon::join(
+            || write_chunks(game, &mut sink, &made, progress, &mut shown),
+            || {
+                next.par_iter()
+                    .map(|&(k, start, count)| make_chunk(game, table, k, start, count))
+                    .collect::<Result<Vec<Chunk>>>()
+            },
+        );
+        written?;
+        made = computed?;
     }
     if let Some(b) = bar {
         b.finish_and_clear();
     }
     Ok((sink.finish()?, total))
+}
+
+/// Positions `start..start + count` of layer `k` with their values and best moves.
+fn make_chunk<G: Game>(
+    game: &G,
+    table: &Table,
+    k: usize,
+    start: u64,
+    count: usize,
+) -> Result<Chunk> {
+    let values = table.read_range(k, start, count)?;
+    let mut chunk = Chunk {
+        k,
+        text: String::new(),
+        ends: Vec::with_capacity(count),
+        best: Vec::with_capacity(count),
+        values,
+    };
+    let mut pos = game.unrank(k, start);
+    for (i, &value) in chunk.values.iter().enumerate() {
+        if i > 0 {
+            game.advance(&mut pos);
+        }
+        let from = chunk.text.len();
+        chunk.text.push_str(&game.format_position(&pos));
+        let best = best_move(game, table, &pos, value, &chunk.text[from..])?;
+        chunk.ends.push(chunk.text.len());
+        chunk.best.push(best);
+    }
+    Ok(chunk)
+}
+
+fn write_chunks<G: Game>(
+    game: &G,
+    sink: &mut impl RowSink,
+    chunks: &[Chunk],
+    progress: &dyn Progress,
+    shown: &mut Option<usize>,
+) -> Result<()> {
+    for c in chunks {
+        if *shown != Some(c.k) {
+            progress.layer(c.k, game.layer_size(c.k));
+            *shown = Some(c.k);
+        }
+        let to_move = to_move(c.k, game.cells());
+        let mut from = 0;
+        for ((&end, &value), &best) in c.ends.iter().zip(&c.values).zip(&c.best) {
+            sink.push(&Row {
+                position: &c.text[from..end],
+                stones: c.k,
+                to_move,
+                value,
+                best,
+            })?;
+            from = end;
+        }
+        progress.advance(c.ends.len() as u64);
+    }
+    Ok(())
 }
 
 /// The first move (in `Game::moves` order, as `retro query` lists them) whose reward plus
@@ -344,10 +419,13 @@ mod parquet_sink {
         text: String,
         ends: Vec<usize>,
         stones: Vec<i32>,
-        to_move: Vec<&'static str>,
+        /// Index in `TO_MOVE`: a byte, not a 16-byte `&str`, per row.
+        to_move: Vec<u8>,
         values: Vec<i64>,
-        best: Vec<Option<(usize, usize)>>,
+        best: Vec<Option<(u16, u16)>>,
     }
+
+    const TO_MOVE: [&str; 3] = ["first", "second", "none"];
 
     pub struct ParquetSink {
         writer: SerializedFileWriter<File>,
@@ -414,9 +492,10 @@ mod parquet_sink {
                         w.write_batch(&g.stones, None, None).map(drop)
                     }
                     (2, ColumnWriter::ByteArrayColumnWriter(w)) => {
+                        let names = TO_MOVE.map(ByteArray::from);
                         g.to_move.chunks(CHUNK).try_for_each(|chunk| {
                             let batch: Vec<ByteArray> =
-                                chunk.iter().map(|s| ByteArray::from(*s)).collect();
+                                chunk.iter().map(|&i| names[i as usize].clone()).collect();
                             w.write_batch(&batch, None, None).map(drop)
                         })
                     }
@@ -456,9 +535,12 @@ mod parquet_sink {
             g.text.push_str(row.position);
             g.ends.push(g.text.len());
             g.stones.push(i32::try_from(row.stones).unwrap_or(i32::MAX));
-            g.to_move.push(row.to_move);
+            let to_move = TO_MOVE.iter().position(|&t| t == row.to_move);
+            g.to_move.push(to_move.unwrap_or(0) as u8);
             g.values.push(row.value);
-            g.best.push(row.best);
+            // No board has 65536 rows or columns (the layer counts would overflow first).
+            let small = |x: usize| u16::try_from(x).unwrap_or(u16::MAX);
+            g.best.push(row.best.map(|(r, c)| (small(r), small(c))));
             if g.ends.len() as u64 >= self.group_rows {
                 self.write_group()?;
             }
