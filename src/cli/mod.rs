@@ -3,6 +3,7 @@
 mod bench;
 mod build;
 mod completions;
+mod export;
 mod generate;
 mod info;
 mod man;
@@ -53,6 +54,8 @@ enum Command {
     Play(play::Args),
     /// Re-derive every entry of a table from its children and check its checksum.
     Verify(verify::Args),
+    /// Write a table's positions, values and best moves to a CSV or Parquet file.
+    Export(export::Args),
     /// Time the sweep per thread count (thread scaling).
     Bench(bench::Args),
     /// Print a random board in the contest input format.
@@ -185,6 +188,7 @@ pub fn run() -> Result<i32> {
         Command::Verify(args) => verify::run(args),
         Command::Play(args) => play::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Export(args) => export::run(args),
         Command::Completions(args) => completions::run(args, Cli::command()),
         Command::Man(args) => man::run(args, Cli::command()),
     }

@@ -1,0 +1,551 @@
+//! `retro export`: a table's positions with their values and a best move, streamed to CSV
+//! or Parquet for study in pandas or polars.
+//!
+//! Memory stays bounded whatever the table's size: layers are walked in rank order a few
+//! chunks of values at a time, and Parquet buffers one row group (at most `ROW_GROUP` rows)
+//! because its writer takes a row group column by column.
+
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::ops::RangeInclusive;
+use std::path::{Path, PathBuf};
+
+use clap::ArgGroup;
+use rayon::prelude::*;
+
+use super::{open_table, progress_bar};
+use crate::error::{Error, Result, io_error};
+use crate::game::Game;
+use crate::sweep::{Progress, Silent};
+use crate::table::Table;
+
+/// Rows per read of the table and per progress update: large enough that the bar and the
+/// positioned reads cost nothing per row, small enough to keep the values read in cache.
+const CHUNK: usize = 1 << 13;
+
+/// Rows per Parquet row group. Readers parallelise and skip by row group, so groups should
+/// be large, but the writer holds a whole group before writing it.
+const ROW_GROUP: u64 = 1 << 20;
+
+#[derive(clap::Args)]
+#[command(group(ArgGroup::new("format").required(true).args(["csv", "parquet"])))]
+#[command(after_help = "\
+Examples:
+  retro export tables/twins-sample1.retro --csv -o twins.csv
+  retro export tables/young-10x10.retro --layer 50 --parquet -o layer50.parquet")]
+pub struct Args {
+    #[command(flatten)]
+    threads: super::Threads,
+    /// Table file.
+    table: PathBuf,
+    /// Export only layer K (the positions with K stones) [default: every layer, 0 first].
+    #[arg(long, value_name = "K")]
+    layer: Option<usize>,
+    /// Write CSV with a header line.
+    #[arg(long)]
+    csv: bool,
+    /// Write Parquet (snappy-compressed row groups of up to 1M rows).
+    #[arg(long)]
+    parquet: bool,
+    /// Output file; an existing regular file is replaced once the export is complete.
+    #[arg(short, long, value_name = "FILE")]
+    output: PathBuf,
+    /// No progress bar.
+    #[arg(short, long)]
+    quiet: bool,
+    /// Rows per Parquet row group; hidden, it lets the tests cross group boundaries on
+    /// small tables.
+    #[arg(long, hide = true, value_name = "N", default_value_t = ROW_GROUP,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    #[cfg_attr(not(feature = "parquet"), allow(dead_code))]
+    row_group: u64,
+}
+
+/// One exported position; `best` is the first best move as 1-based (row, col), None on a
+/// full board.
+struct Row<'a> {
+    position: &'a str,
+    stones: usize,
+    to_move: &'static str,
+    value: i64,
+    best: Option<(usize, usize)>,
+}
+
+/// Where rows go; `finish` returns the written file so that it can be synced before the
+/// rename makes it look complete.
+trait RowSink {
+    fn push(&mut self, row: &Row<'_>) -> Result<()>;
+    fn finish(self) -> Result<File>;
+}
+
+pub fn run(args: Args) -> Result<i32> {
+    args.threads.start()?;
+    let table = open_table(&args.table)?.with_mmap()?;
+    check_output(&args.output, &args.table)?;
+    let spec = table.header.game.clone();
+    let last = table.header.layers.len().saturating_sub(1);
+    let layers = match args.layer {
+        Some(k) if k > last => {
+            return Err(Error::input(format!(
+                "--layer {k} is out of range: {} has layers 0..={last}",
+                args.table.display()
+            )));
+        }
+        Some(k) => k..=k,
+        None => 0..=last,
+    };
+    let (first, last) = (*layers.start(), *layers.end());
+    let started = std::time::Instant::now();
+    #[cfg(not(feature = "parquet"))]
+    if args.parquet {
+        return Err(Error::input(
+            "--parquet: this retro was built without Parquet support (cargo feature `parquet`)",
+        ));
+    }
+    let partial = crate::table::writer::partial_path(&args.output);
+    let file = File::create(&partial).map_err(|e| io_error(&partial, e))?;
+    let written = crate::with_game!(&spec, game => {
+        match args.parquet {
+            #[cfg(feature = "parquet")]
+            true => parquet_sink::ParquetSink::new(file, &spec, &partial, args.row_group)
+                .and_then(|sink| export(&game, &table, layers, sink, args.quiet)),
+            _ => export(&game, &table, layers, CsvSink::new(file, &partial), args.quiet),
+        }
+    });
+    let finished = written.and_then(|(file, rows)| {
+        file.sync_all().map_err(|e| io_error(&partial, e))?;
+        std::fs::rename(&partial, &args.output).map_err(|e| io_error(&args.output, e))?;
+        Ok(rows)
+    });
+    match finished {
+        Ok(rows) => {
+            let seconds = started.elapsed().as_secs_f64();
+            super::outln!(
+                "{}: {rows} rows (layers {}..={}) in {seconds:.2} s, {:.0} rows/s",
+                args.output.display(),
+                first,
+                last,
+                rows as f64 / seconds.max(1e-9)
+            )?;
+            Ok(0)
+        }
+        Err(e) => {
+            // A half-written export is of no use, and its name already says so; removing
+            // it is a courtesy, so its own failure would only hide the real error.
+            let _ = std::fs::remove_file(&partial);
+            Err(e)
+        }
+    }
+}
+
+/// `-o` may name a new file or a regular file to replace, never a directory or a device,
+/// and never the table being read (the rename would destroy it).
+fn check_output(output: &Path, table: &Path) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    crate::table::writer::check_output(output)?;
+    let (Ok(meta), Ok(table_meta)) = (std::fs::metadata(output), std::fs::metadata(table)) else {
+        return Ok(());
+    };
+    if (meta.dev(), meta.ino()) == (table_meta.dev(), table_meta.ino()) {
+        return Err(Error::input(format!(
+            "{}: is the table being exported",
+            output.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Chunks computed at once: enough to keep every worker busy while the previous batch is
+/// written, few enough that two batches in memory stay small on a many-core machine.
+fn batch_chunks() -> usize {
+    (rayon::current_num_threads() * 2).min(64)
+}
+
+/// The rows of one chunk of layer `k`, made by a worker: positions are one string and its
+/// row ends, so a chunk costs a handful of allocations rather than one per row.
+struct Chunk {
+    k: usize,
+    text: String,
+    ends: Vec<usize>,
+    values: Vec<i64>,
+    best: Vec<Option<(usize, usize)>>,
+}
+
+/// Stream `layers` of the table to `sink`; returns the finished file and the row count.
+///
+/// Making a row (the game's notation, every move's child and its value) costs far more
+/// than writing it, so workers make a batch of chunks while the previous batch is written
+/// in order.
+fn export<G: Game>(
+    game: &G,
+    table: &Table,
+    layers: RangeInclusive<usize>,
+    mut sink: impl RowSink + Send,
+    quiet: bool,
+) -> Result<(File, u64)> {
+    let total = layers.clone().map(|k| game.layer_size(k)).sum();
+    let bar = progress_bar(total, quiet);
+    let progress: &dyn Progress = match &bar {
+        Some(b) => b,
+        None => &Silent,
+    };
+    let mut work = layers.flat_map(|k| {
+        let size = game.layer_size(k);
+        (0..size.div_ceil(CHUNK as u64)).map(move |c| {
+            let start = c * CHUNK as u64;
+            (k, start, (CHUNK as u64).min(size - start) as usize)
+        })
+    });
+    let batch = batch_chunks();
+    let mut shown = None;
+    let mut made: Vec<Chunk> = Vec::new();
+    loop {
+        let next: Vec<(usize, u64, usize)> = work.by_ref().take(batch).collect();
+        if next.is_empty() && made.is_empty() {
+            break;
+        }
+        let (written, computed) = rayon::join(
+            || write_chunks(game, &mut sink, &made, progress, &mut shown),
+            || {
+                next.par_iter()
+                    .map(|&(k, start, count)| make_chunk(game, table, k, start, count))
+                    .collect::<Result<Vec<Chunk>>>()
+            },
+        );
+        written?;
+        made = computed?;
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    Ok((sink.finish()?, total))
+}
+
+/// Positions `start..start + count` of layer `k` with their values and best moves.
+fn make_chunk<G: Game>(
+    game: &G,
+    table: &Table,
+    k: usize,
+    start: u64,
+    count: usize,
+) -> Result<Chunk> {
+    let values = table.read_range(k, start, count)?;
+    let mut chunk = Chunk {
+        k,
+        text: String::new(),
+        ends: Vec::with_capacity(count),
+        best: Vec::with_capacity(count),
+        values,
+    };
+    let mut pos = game.unrank(k, start);
+    for (i, &value) in chunk.values.iter().enumerate() {
+        if i > 0 {
+            game.advance(&mut pos);
+        }
+        let from = chunk.text.len();
+        chunk.text.push_str(&game.format_position(&pos));
+        let best = best_move(game, table, &pos, value, &chunk.text[from..])?;
+        chunk.ends.push(chunk.text.len());
+        chunk.best.push(best);
+    }
+    Ok(chunk)
+}
+
+fn write_chunks<G: Game>(
+    game: &G,
+    sink: &mut impl RowSink,
+    chunks: &[Chunk],
+    progress: &dyn Progress,
+    shown: &mut Option<usize>,
+) -> Result<()> {
+    for c in chunks {
+        if *shown != Some(c.k) {
+            progress.layer(c.k, game.layer_size(c.k));
+            *shown = Some(c.k);
+        }
+        let to_move = to_move(c.k, game.cells());
+        let mut from = 0;
+        for ((&end, &value), &best) in c.ends.iter().zip(&c.values).zip(&c.best) {
+            sink.push(&Row {
+                position: &c.text[from..end],
+                stones: c.k,
+                to_move,
+                value,
+                best,
+            })?;
+            from = end;
+        }
+        progress.advance(c.ends.len() as u64);
+    }
+    Ok(())
+}
+
+/// The first move (in `Game::moves` order, as `retro query` lists them) whose reward plus
+/// its child's value is the position's value; None on a full board.
+fn best_move<G: Game>(
+    game: &G,
+    table: &Table,
+    pos: &G::Position,
+    value: i64,
+    position: &str,
+) -> Result<Option<(usize, usize)>> {
+    let moves = game.moves(pos);
+    if moves.is_empty() {
+        return Ok(None);
+    }
+    for mv in moves {
+        let child = table.value(game.stones(&mv.child), game.rank(&mv.child))?;
+        // A damaged table may hold anything; an overflow is just not a match.
+        if mv.reward.checked_add(child) == Some(value) {
+            return Ok(Some((mv.row + 1, mv.col + 1)));
+        }
+    }
+    Err(Error::other(format!(
+        "{}: no move of position {position} reaches its value {value}: the table is damaged (see retro verify)",
+        table.path().display()
+    )))
+}
+
+/// Who moves with `stones` on a board of `cells`, as `retro query --json` says it.
+fn to_move(stones: usize, cells: usize) -> &'static str {
+    if stones == cells {
+        "none"
+    } else if stones.is_multiple_of(2) {
+        "first"
+    } else {
+        "second"
+    }
+}
+
+struct CsvSink {
+    out: BufWriter<File>,
+    path: PathBuf,
+    line: String,
+}
+
+impl CsvSink {
+    fn new(file: File, path: &Path) -> CsvSink {
+        CsvSink {
+            out: BufWriter::with_capacity(1 << 20, file),
+            path: path.to_path_buf(),
+            line: "position,stones,to_move,value,best_move\n".into(),
+        }
+    }
+}
+
+/// A CSV field, quoted when it holds a separator (young positions and moves hold commas).
+fn push_field(line: &mut String, field: &str) {
+    if field.contains([',', '"', '\n', '\r']) {
+        line.push('"');
+        line.push_str(&field.replace('"', "\"\""));
+        line.push('"');
+    } else {
+        line.push_str(field);
+    }
+}
+
+impl RowSink for CsvSink {
+    fn push(&mut self, row: &Row<'_>) -> Result<()> {
+        push_field(&mut self.line, row.position);
+        // Writing to a String cannot fail.
+        let _ = write!(self.line, ",{},{},{},", row.stones, row.to_move, row.value);
+        if let Some((r, c)) = row.best {
+            let _ = write!(self.line, "\"{r},{c}\"");
+        }
+        self.line.push('\n');
+        // One write per line keeps the header (in `line` from the start) and the rows on
+        // the same path; the BufWriter makes it cheap.
+        let written = self.out.write_all(self.line.as_bytes());
+        self.line.clear();
+        written.map_err(|e| io_error(&self.path, e))
+    }
+
+    fn finish(mut self) -> Result<File> {
+        if !self.line.is_empty() {
+            // No rows at all: the header alone.
+            self.out
+                .write_all(self.line.as_bytes())
+                .map_err(|e| io_error(&self.path, e))?;
+        }
+        self.out
+            .into_inner()
+            .map_err(|e| io_error(&self.path, e.into_error()))
+    }
+}
+
+#[cfg(feature = "parquet")]
+mod parquet_sink {
+    use std::fs::File;
+    use std::path::{Path, PathBuf};
+    use std::sync::Arc;
+
+    use parquet::basic::Compression;
+    use parquet::column::writer::ColumnWriter;
+    use parquet::data_type::ByteArray;
+    use parquet::file::metadata::KeyValue;
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::parser::parse_message_type;
+    use parquet::schema::types::ColumnPath;
+
+    use super::{CHUNK, Row, RowSink};
+    use crate::error::{Error, Result};
+    use crate::game::GameSpec;
+
+    const SCHEMA: &str = "
+        message retro_export {
+            REQUIRED BYTE_ARRAY position (UTF8);
+            REQUIRED INT32 stones;
+            REQUIRED BYTE_ARRAY to_move (UTF8);
+            REQUIRED INT64 value;
+            OPTIONAL BYTE_ARRAY best_move (UTF8);
+        }
+    ";
+
+    /// One row group's columns. Positions are kept as one string and its row ends rather
+    /// than a `ByteArray` each, a tenth of the memory for short positions; the `ByteArray`s
+    /// the writer wants are made a chunk at a time when the group is written.
+    #[derive(Default)]
+    struct Group {
+        text: String,
+        ends: Vec<usize>,
+        stones: Vec<i32>,
+        /// Index in `TO_MOVE`: a byte, not a 16-byte `&str`, per row.
+        to_move: Vec<u8>,
+        values: Vec<i64>,
+        best: Vec<Option<(u16, u16)>>,
+    }
+
+    const TO_MOVE: [&str; 3] = ["first", "second", "none"];
+
+    pub struct ParquetSink {
+        writer: SerializedFileWriter<File>,
+        path: PathBuf,
+        group: Group,
+        group_rows: u64,
+    }
+
+    impl ParquetSink {
+        pub fn new(
+            file: File,
+            spec: &GameSpec,
+            path: &Path,
+            group_rows: u64,
+        ) -> Result<ParquetSink> {
+            let fail =
+                |e: parquet::errors::ParquetError| Error::other(format!("{}: {e}", path.display()));
+            let schema = Arc::new(parse_message_type(SCHEMA).map_err(fail)?);
+            // Which board the values belong to, for whoever finds the file later.
+            let metadata = vec![
+                KeyValue::new("retro.game".into(), spec.name().to_string()),
+                KeyValue::new("retro.board".into(), spec.to_input()),
+            ];
+            let props = WriterProperties::builder()
+                .set_compression(Compression::SNAPPY)
+                .set_created_by(format!("retro {}", env!("CARGO_PKG_VERSION")))
+                .set_key_value_metadata(Some(metadata))
+                // Every position is distinct: a dictionary would only be built and dropped.
+                .set_column_dictionary_enabled(ColumnPath::from("position"), false)
+                .build();
+            let writer = SerializedFileWriter::new(file, schema, Arc::new(props)).map_err(fail)?;
+            Ok(ParquetSink {
+                writer,
+                path: path.to_path_buf(),
+                group: Group::default(),
+                group_rows,
+            })
+        }
+
+        fn write_group(&mut self) -> Result<()> {
+            let g = std::mem::take(&mut self.group);
+            let path = &self.path;
+            let fail =
+                |e: parquet::errors::ParquetError| Error::other(format!("{}: {e}", path.display()));
+            let mut rg = self.writer.next_row_group().map_err(fail)?;
+            let mut column = 0;
+            while let Some(mut col) = rg.next_column().map_err(fail)? {
+                let written = match (column, col.untyped()) {
+                    (0, ColumnWriter::ByteArrayColumnWriter(w)) => {
+                        let mut from = 0;
+                        g.ends.chunks(CHUNK).try_for_each(|ends| {
+                            let batch: Vec<ByteArray> = ends
+                                .iter()
+                                .map(|&end| {
+                                    let bytes = g.text.as_bytes()[from..end].to_vec();
+                                    from = end;
+                                    ByteArray::from(bytes)
+                                })
+                                .collect();
+                            w.write_batch(&batch, None, None).map(drop)
+                        })
+                    }
+                    (1, ColumnWriter::Int32ColumnWriter(w)) => {
+                        w.write_batch(&g.stones, None, None).map(drop)
+                    }
+                    (2, ColumnWriter::ByteArrayColumnWriter(w)) => {
+                        let names = TO_MOVE.map(ByteArray::from);
+                        g.to_move.chunks(CHUNK).try_for_each(|chunk| {
+                            let batch: Vec<ByteArray> =
+                                chunk.iter().map(|&i| names[i as usize].clone()).collect();
+                            w.write_batch(&batch, None, None).map(drop)
+                        })
+                    }
+                    (3, ColumnWriter::Int64ColumnWriter(w)) => {
+                        w.write_batch(&g.values, None, None).map(drop)
+                    }
+                    (4, ColumnWriter::ByteArrayColumnWriter(w)) => {
+                        g.best.chunks(CHUNK).try_for_each(|chunk| {
+                            let levels: Vec<i16> =
+                                chunk.iter().map(|b| i16::from(b.is_some())).collect();
+                            let batch: Vec<ByteArray> = chunk
+                                .iter()
+                                .flatten()
+                                .map(|(r, c)| ByteArray::from(format!("{r},{c}").into_bytes()))
+                                .collect();
+                            w.write_batch(&batch, Some(&levels), None).map(drop)
+                        })
+                    }
+                    _ => {
+                        return Err(Error::other(format!(
+                            "parquet column {column} does not have the schema's type"
+                        )));
+                    }
+                };
+                written.map_err(fail)?;
+                col.close().map_err(fail)?;
+                column += 1;
+            }
+            rg.close().map_err(fail)?;
+            Ok(())
+        }
+    }
+
+    impl RowSink for ParquetSink {
+        fn push(&mut self, row: &Row<'_>) -> Result<()> {
+            let g = &mut self.group;
+            g.text.push_str(row.position);
+            g.ends.push(g.text.len());
+            g.stones.push(i32::try_from(row.stones).unwrap_or(i32::MAX));
+            let to_move = TO_MOVE.iter().position(|&t| t == row.to_move);
+            g.to_move.push(to_move.unwrap_or(0) as u8);
+            g.values.push(row.value);
+            // No board has 65536 rows or columns (the layer counts would overflow first).
+            let small = |x: usize| u16::try_from(x).unwrap_or(u16::MAX);
+            g.best.push(row.best.map(|(r, c)| (small(r), small(c))));
+            if g.ends.len() as u64 >= self.group_rows {
+                self.write_group()?;
+            }
+            Ok(())
+        }
+
+        fn finish(mut self) -> Result<File> {
+            if !self.group.ends.is_empty() {
+                self.write_group()?;
+            }
+            self.writer
+                .into_inner()
+                .map_err(|e| Error::other(format!("{}: {e}", self.path.display())))
+        }
+    }
+}

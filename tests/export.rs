@@ -1,0 +1,407 @@
+//! `retro export`: every row agrees with the table and with `retro query`, best moves are
+//! legal and best, Parquet holds the same rows as CSV, and bad arguments fail cleanly.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+mod common;
+use common::retro;
+
+use retro::game::{Game, GameSpec, Twins, TwinsSpec, Young};
+use retro::sweep::{Driver, Silent};
+use retro::table::Table;
+
+/// One CSV row: position, stones, to_move, value, best_move ("" on a full board).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Row {
+    position: String,
+    stones: usize,
+    to_move: String,
+    value: i64,
+    best: String,
+}
+
+fn board(name: &str) -> String {
+    format!("{}/tables/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The command fails with `code` and exactly one stderr line `error: ...` containing `needle`.
+fn fails(out: &Output, code: i32, needle: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "stderr: {err}");
+    assert!(!err.contains("panicked"), "panic: {err}");
+    assert_eq!(err.lines().count(), 1, "not one line: {err}");
+    assert!(err.starts_with("error: "), "{err}");
+    assert!(err.contains(needle), "{err:?} lacks {needle:?}");
+}
+
+/// Build a table with the CLI from one of the repository's boards.
+fn build_cli(dir: &Path, args: &[&str], name: &str) -> PathBuf {
+    let path = dir.join(name);
+    let mut full = vec!["build"];
+    full.extend_from_slice(args);
+    full.extend_from_slice(&["-o", path.to_str().unwrap(), "--quiet"]);
+    ok(&retro(&full, ""));
+    path
+}
+
+fn build_lib(spec: &GameSpec, path: &Path) -> PathBuf {
+    retro::job::build(spec, path, &Default::default(), Driver::Parallel, &Silent).unwrap();
+    path.to_path_buf()
+}
+
+fn export(table: &Path, out: &Path, extra: &[&str]) -> String {
+    let mut args = vec![
+        "export",
+        table.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    ok(&retro(&args, ""))
+}
+
+/// Split one CSV line; fields with commas come quoted, and none holds a quote.
+fn split_csv(line: &str) -> Vec<String> {
+    let mut fields = vec![String::new()];
+    let mut quoted = false;
+    for ch in line.chars() {
+        match ch {
+            '"' => quoted = !quoted,
+            ',' if !quoted => fields.push(String::new()),
+            _ => fields.last_mut().unwrap().push(ch),
+        }
+    }
+    assert!(!quoted, "unbalanced quotes in {line:?}");
+    fields
+}
+
+fn read_csv(path: &Path) -> Vec<Row> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("position,stones,to_move,value,best_move")
+    );
+    lines
+        .map(|line| {
+            let f = split_csv(line);
+            assert_eq!(f.len(), 5, "{line:?}");
+            Row {
+                position: f[0].clone(),
+                stones: f[1].parse().unwrap(),
+                to_move: f[2].clone(),
+                value: f[3].parse().unwrap(),
+                best: f[4].clone(),
+            }
+        })
+        .collect()
+}
+
+#[cfg(feature = "parquet")]
+fn read_parquet(path: &Path) -> (Vec<Row>, usize) {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::RowAccessor;
+    let reader = SerializedFileReader::new(std::fs::File::open(path).unwrap()).unwrap();
+    let groups = reader.metadata().num_row_groups();
+    let rows = reader
+        .get_row_iter(None)
+        .unwrap()
+        .map(|row| {
+            let row = row.unwrap();
+            Row {
+                position: row.get_string(0).unwrap().clone(),
+                stones: row.get_int(1).unwrap() as usize,
+                to_move: row.get_string(2).unwrap().clone(),
+                value: row.get_long(3).unwrap(),
+                best: row.get_string(4).cloned().unwrap_or_default(),
+            }
+        })
+        .collect();
+    (rows, groups)
+}
+
+/// Every row is the table's entry for its position, in layer and rank order, with the
+/// first best move of `Game::moves` (legal, and its reward plus its child's value is the
+/// position's value, as no earlier move's is).
+fn check_rows<G: Game>(game: &G, table: &Table, rows: &[Row], layers: &[usize]) {
+    let expected: u64 = layers.iter().map(|&k| game.layer_size(k)).sum();
+    assert_eq!(rows.len() as u64, expected);
+    let mut at = 0;
+    for &k in layers {
+        for rank in 0..game.layer_size(k) {
+            let row = &rows[at];
+            at += 1;
+            let pos = game.parse_position(&row.position).unwrap();
+            assert_eq!((game.stones(&pos), game.rank(&pos)), (k, rank), "{row:?}");
+            assert_eq!(row.stones, k);
+            assert_eq!(row.value, table.value(k, rank).unwrap(), "{row:?}");
+            let want_to_move = if k == game.cells() {
+                "none"
+            } else if k % 2 == 0 {
+                "first"
+            } else {
+                "second"
+            };
+            assert_eq!(row.to_move, want_to_move);
+            let moves = game.moves(&pos);
+            if moves.is_empty() {
+                assert_eq!(row.best, "", "{row:?}");
+                continue;
+            }
+            let keeps = |mv: &retro::game::Move<G::Position>| {
+                let child = table
+                    .value(game.stones(&mv.child), game.rank(&mv.child))
+                    .unwrap();
+                mv.reward + child == row.value
+            };
+            let first_best = moves.iter().position(keeps).expect("some move is best");
+            let mv = &moves[first_best];
+            assert_eq!(
+                row.best,
+                format!("{},{}", mv.row + 1, mv.col + 1),
+                "{row:?}"
+            );
+        }
+    }
+}
+
+/// A few rows against `retro query --json`: same value, and best_move is its first best.
+fn check_against_query(table: &Path, rows: &[Row]) {
+    let step = (rows.len() / 12).max(1);
+    for row in rows.iter().step_by(step).chain(rows.last()) {
+        let out = ok(&retro(
+            &["query", table.to_str().unwrap(), &row.position, "--json"],
+            "",
+        ));
+        let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(json["value"].as_i64(), Some(row.value), "{row:?}");
+        assert_eq!(json["stones"].as_u64(), Some(row.stones as u64));
+        assert_eq!(json["to_move"].as_str(), Some(row.to_move.as_str()));
+        let best = json["best"]
+            .get(0)
+            .map(|b| format!("{},{}", b[0], b[1]))
+            .unwrap_or_default();
+        assert_eq!(best, row.best, "{row:?}");
+    }
+}
+
+fn game_check(table_path: &Path, rows: &[Row], layers: &[usize]) {
+    let table = Table::open(table_path).unwrap();
+    match &table.header.game {
+        GameSpec::Young(s) => check_rows(&Young::new(s.clone()).unwrap(), &table, rows, layers),
+        GameSpec::Twins(s) => check_rows(&Twins::new(s.clone()).unwrap(), &table, rows, layers),
+    }
+}
+
+fn all_layers(table: &Path) -> Vec<usize> {
+    let layers = Table::open(table).unwrap().header.layers.len();
+    (0..layers).collect()
+}
+
+#[test]
+fn csv_of_the_sample_boards_matches_table_and_query() {
+    let dir = tempfile::tempdir().unwrap();
+    let young = build_cli(
+        dir.path(),
+        &["young", &board("young-sample.txt")],
+        "y.retro",
+    );
+    let twins = build_cli(
+        dir.path(),
+        &["twins", &board("twins-sample1.txt")],
+        "t.retro",
+    );
+    for table in [&young, &twins] {
+        let csv = dir.path().join("out.csv");
+        let said = export(table, &csv, &["--csv", "-q"]);
+        let rows = read_csv(&csv);
+        assert!(said.contains(&format!("{} rows", rows.len())), "{said}");
+        game_check(table, &rows, &all_layers(table));
+        check_against_query(table, &rows);
+        assert!(!dir.path().join("out.csv.partial").exists());
+    }
+}
+
+#[test]
+fn layer_option_exports_exactly_that_layer() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = build_cli(
+        dir.path(),
+        &["twins", &board("twins-sample1.txt")],
+        "t.retro",
+    );
+    let layers = all_layers(&table);
+    for k in [0, 4, layers.len() - 1] {
+        let csv = dir.path().join(format!("layer{k}.csv"));
+        export(&table, &csv, &["--csv", "--layer", &k.to_string()]);
+        let rows = read_csv(&csv);
+        assert!(rows.iter().all(|r| r.stones == k));
+        game_check(&table, &rows, &[k]);
+    }
+}
+
+/// A twins 3 x 4 board has layers of more than one read chunk (8192 rows), and a small
+/// row group size puts several groups in the Parquet file, with boundaries mid-layer.
+#[test]
+fn rows_across_read_chunks_and_row_groups() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = TwinsSpec {
+        rows: 3,
+        cols: 4,
+        vert: (1..=8).map(|x| x * 7 % 11).collect(),
+        horiz: (1..=9).map(|x| x * 5 % 13).collect(),
+    };
+    let game = Twins::new(spec.clone()).unwrap();
+    assert!((0..=game.cells()).any(|k| game.layer_size(k) > 8192));
+    let table = build_lib(&GameSpec::Twins(spec), &dir.path().join("t34.retro"));
+    let csv = dir.path().join("all.csv");
+    export(&table, &csv, &["--csv", "-q"]);
+    let rows = read_csv(&csv);
+    game_check(&table, &rows, &all_layers(&table));
+    // One worker makes and writes the batches in turn; the rows are the same.
+    let serial = dir.path().join("serial.csv");
+    export(&table, &serial, &["--csv", "-q", "--threads", "1"]);
+    assert_eq!(read_csv(&serial), rows);
+
+    #[cfg(feature = "parquet")]
+    {
+        let pq = dir.path().join("all.parquet");
+        export(&table, &pq, &["--parquet", "-q", "--row-group", "10000"]);
+        let (from_parquet, groups) = read_parquet(&pq);
+        assert_eq!(groups, rows.len().div_ceil(10000));
+        assert_eq!(from_parquet, rows);
+
+        // The default row group holds this whole table.
+        export(&table, &pq, &["--parquet", "-q"]);
+        let (from_parquet, groups) = read_parquet(&pq);
+        assert_eq!(groups, 1);
+        assert_eq!(from_parquet, rows);
+    }
+}
+
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_of_young_matches_csv_and_one_layer() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = build_cli(
+        dir.path(),
+        &["young", &board("young-sample.txt")],
+        "y.retro",
+    );
+    let csv = dir.path().join("y.csv");
+    let pq = dir.path().join("y.parquet");
+    export(&table, &csv, &["--csv"]);
+    export(&table, &pq, &["--parquet"]);
+    let rows = read_csv(&csv);
+    assert_eq!(read_parquet(&pq).0, rows);
+
+    export(&table, &pq, &["--parquet", "--layer", "3"]);
+    let layer: Vec<Row> = rows.iter().filter(|r| r.stones == 3).cloned().collect();
+    assert_eq!(read_parquet(&pq).0, layer);
+}
+
+#[test]
+fn an_existing_regular_file_is_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = build_cli(
+        dir.path(),
+        &["young", &board("young-sample.txt")],
+        "y.retro",
+    );
+    let csv = dir.path().join("old.csv");
+    std::fs::write(&csv, "stale\n").unwrap();
+    export(&table, &csv, &["--csv"]);
+    assert!(!read_csv(&csv).is_empty());
+}
+
+#[test]
+fn bad_arguments_fail_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = build_cli(
+        dir.path(),
+        &["young", &board("young-sample.txt")],
+        "y.retro",
+    );
+    let t = table.to_str().unwrap();
+    let out = dir.path().join("out.csv");
+    let o = out.to_str().unwrap();
+    let layers = all_layers(&table).len();
+
+    let bad_layer = (layers).to_string();
+    fails(
+        &retro(&["export", t, "--csv", "-o", o, "--layer", &bad_layer], ""),
+        2,
+        &format!("layers 0..={}", layers - 1),
+    );
+    let d = dir.path().to_str().unwrap();
+    fails(
+        &retro(&["export", t, "--csv", "-o", d], ""),
+        2,
+        "is a directory",
+    );
+    fails(
+        &retro(&["export", t, "--csv", "-o", t], ""),
+        2,
+        "is the table being exported",
+    );
+    let missing = dir.path().join("missing.retro");
+    fails(
+        &retro(&["export", missing.to_str().unwrap(), "--csv", "-o", o], ""),
+        1,
+        "missing.retro",
+    );
+    fails(&retro(&["export", t, "-o", o], ""), 2, "--csv");
+    fails(
+        &retro(&["export", t, "--csv", "--parquet", "-o", o], ""),
+        2,
+        "cannot be used with",
+    );
+    let nowhere = dir.path().join("no/such/dir/out.csv");
+    fails(
+        &retro(&["export", t, "--csv", "-o", nowhere.to_str().unwrap()], ""),
+        1,
+        "No such file or directory",
+    );
+    // Nothing was written by any of them, and the table is intact.
+    assert!(!out.exists());
+    assert!(!dir.path().join("out.csv.partial").exists());
+    ok(&retro(&["info", t], ""));
+}
+
+#[cfg(not(feature = "parquet"))]
+#[test]
+fn parquet_without_the_feature_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = build_cli(
+        dir.path(),
+        &["young", &board("young-sample.txt")],
+        "y.retro",
+    );
+    let out = dir.path().join("y.parquet");
+    fails(
+        &retro(
+            &[
+                "export",
+                table.to_str().unwrap(),
+                "--parquet",
+                "-o",
+                out.to_str().unwrap(),
+            ],
+            "",
+        ),
+        2,
+        "without Parquet support",
+    );
+    assert!(!out.exists());
+}
