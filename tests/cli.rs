@@ -385,3 +385,55 @@ fn bench_reports_rows_as_data_in_every_format() {
         );
     }
 }
+
+#[test]
+fn help_topics_completions_and_manual() {
+    let games = retro(&["help", "games"], "");
+    assert_eq!(games.status.code(), Some(0));
+    let text = stdout(&games);
+    let doc = std::fs::read_to_string(format!("{}/docs/games.md", env!("CARGO_MANIFEST_DIR")))
+        .expect("docs/games.md");
+    assert_eq!(text, doc);
+    for shell in ["bash", "zsh", "fish"] {
+        let out = retro(&["completions", shell], "");
+        assert_eq!(out.status.code(), Some(0));
+        let script = stdout(&out);
+        assert!(
+            script.contains("retro") && script.contains("export"),
+            "{shell}"
+        );
+    }
+    let man = stdout(&retro(&["man"], ""));
+    assert!(man.starts_with(".ie") || man.contains(".TH retro"), "{man}");
+    for sub in [
+        "solve", "build", "query", "info", "play", "verify", "bench", "gen", "export",
+    ] {
+        let help = stdout(&retro(&[sub, "--help"], ""));
+        assert!(
+            help.contains("Examples:\n  retro "),
+            "{sub} --help lacks examples"
+        );
+        let threads = help.contains("--threads");
+        let runs_on_threads = matches!(sub, "solve" | "build" | "verify" | "bench" | "export");
+        assert_eq!(threads, runs_on_threads, "{sub} --help and --threads");
+    }
+}
+
+#[test]
+fn usage_errors_keep_the_tip_and_name_the_subcommand_help() {
+    fails(
+        &retro(&["qurey"], ""),
+        2,
+        "unrecognized subcommand 'qurey'; tip: a similar subcommand exists: 'query' (see retro --help)",
+    );
+    fails(
+        &retro(&["build", "young", "--thread", "2"], ""),
+        2,
+        "tip: a similar argument exists: '--threads' (see retro build --help)",
+    );
+    fails(
+        &retro(&["query", "t.retro", "0,0", "--threads", "2"], ""),
+        2,
+        "(see retro query --help)",
+    );
+}
