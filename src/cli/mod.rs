@@ -4,6 +4,7 @@ mod bench;
 mod build;
 mod generate;
 mod info;
+mod plan;
 mod play;
 mod pv;
 mod query;
@@ -51,6 +52,8 @@ enum Command {
     Bench(bench::Args),
     /// Print a random board in the contest input format.
     Gen(generate::Args),
+    /// Estimate a build over MPI ranks: per-rank positions, memory, traffic and time.
+    Plan(plan::Args),
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -129,6 +132,7 @@ pub fn run() -> Result<i32> {
         Command::Gen(args) => generate::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Play(args) => play::run(args),
+        Command::Plan(args) => plan::run(args, cli.threads.first().copied()),
         Command::Bench(_) => Ok(0),
     }
 }
