@@ -33,7 +33,11 @@ pub fn all_to_all_v<T: Equivalence + Copy + Default>(
     let mut recv_counts = vec![0u64; size];
     world.all_to_all_into(counts, &mut recv_counts[..]);
     let total: u64 = recv_counts.iter().sum();
-    let mut recv = vec![T::default(); total as usize];
+    // Never an empty buffer: an empty Vec of bytes points at address 1, which Open MPI
+    // takes for MPI_IN_PLACE (MPI_ERR_ARG).
+    let pad = [T::default()];
+    let send = if send.is_empty() { &pad[..] } else { send };
+    let mut recv = vec![T::default(); (total as usize).max(1)];
     let offsets = |c: &[u64]| -> Vec<u64> {
         c.iter()
             .scan(0, |acc, &x| {
@@ -54,6 +58,7 @@ pub fn all_to_all_v<T: Equivalence + Copy + Default>(
         let partition = Partition::new(send, to_count(counts), to_count(&send_at));
         let mut into = PartitionMut::new(&mut recv[..], to_count(&recv_counts), to_count(&recv_at));
         world.all_to_all_varcount_into(&partition, &mut into);
+        recv.truncate(total as usize);
         return recv;
     }
     // Rounds: each pair moves at most `cap` elements per round, through staging buffers.
@@ -70,12 +75,13 @@ pub fn all_to_all_v<T: Equivalence + Copy + Default>(
         let take = |c: u64| c.saturating_sub(round * cap).min(cap);
         let sc: Vec<u64> = counts.iter().map(|&c| take(c)).collect();
         let rc: Vec<u64> = recv_counts.iter().map(|&c| take(c)).collect();
-        let mut staged = Vec::with_capacity(sc.iter().sum::<u64>() as usize);
+        let mut staged = Vec::with_capacity(sc.iter().sum::<u64>() as usize + 1);
         for d in 0..size {
             let from = (send_at[d] + round * cap) as usize;
             staged.extend_from_slice(&send[from.min(send.len())..][..sc[d] as usize]);
         }
-        let mut landed = vec![T::default(); rc.iter().sum::<u64>() as usize];
+        staged.push(T::default());
+        let mut landed = vec![T::default(); rc.iter().sum::<u64>() as usize + 1];
         {
             let partition = Partition::new(&staged[..], to_count(&sc), to_count(&offsets(&sc)));
             let mut into =
@@ -89,6 +95,7 @@ pub fn all_to_all_v<T: Equivalence + Copy + Default>(
             at += rc[s] as usize;
         }
     }
+    recv.truncate(total as usize);
     recv
 }
 
