@@ -136,7 +136,7 @@ fn an_interrupted_distributed_build_resumes_to_the_same_bytes() {
         ok(single(
             &[&["build", "-q", "-o", want_s][..], &b, flag].concat(),
         ));
-        let got = dir.path().join("resumed.tbl");
+        let got = dir.path().join(format!("resumed-{compact}.tbl"));
         let got_s = got.to_str().expect("utf-8");
         let stopped = mpirun(
             2,

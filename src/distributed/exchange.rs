@@ -76,9 +76,9 @@ pub fn all_to_all_v<T: Equivalence + Copy + Default>(
         let sc: Vec<u64> = counts.iter().map(|&c| take(c)).collect();
         let rc: Vec<u64> = recv_counts.iter().map(|&c| take(c)).collect();
         let mut staged = Vec::with_capacity(sc.iter().sum::<u64>() as usize + 1);
-        for d in 0..size {
+        for d in (0..size).filter(|&d| sc[d] > 0) {
             let from = (send_at[d] + round * cap) as usize;
-            staged.extend_from_slice(&send[from.min(send.len())..][..sc[d] as usize]);
+            staged.extend_from_slice(&send[from..][..sc[d] as usize]);
         }
         staged.push(T::default());
         let mut landed = vec![T::default(); rc.iter().sum::<u64>() as usize + 1];
@@ -89,7 +89,7 @@ pub fn all_to_all_v<T: Equivalence + Copy + Default>(
             world.all_to_all_varcount_into(&partition, &mut into);
         }
         let mut at = 0;
-        for s in 0..size {
+        for s in (0..size).filter(|&s| rc[s] > 0) {
             let to = (recv_at[s] + round * cap) as usize;
             recv[to..][..rc[s] as usize].copy_from_slice(&landed[at..][..rc[s] as usize]);
             at += rc[s] as usize;
