@@ -77,8 +77,8 @@ mod tests {
                 for part in 0..parts {
                     let s = slice(positions, parts, part);
                     assert_eq!(s.start, next);
-                    assert!(s.start % BLOCK as u64 == 0 && s.end >= s.start);
-                    assert!(s.end % BLOCK as u64 == 0 || s.end == positions);
+                    assert!(s.start.is_multiple_of(BLOCK as u64) && s.end >= s.start);
+                    assert!(s.end.is_multiple_of(BLOCK as u64) || s.end == positions);
                     next = s.end;
                 }
                 assert_eq!(next, positions);
