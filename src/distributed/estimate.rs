@@ -8,13 +8,13 @@ use crate::table::blocks::{BLOCK, DIR_ENTRY, SLACK};
 use super::plan::plan_slice;
 use super::split;
 
-/// Sweep cost per position on one thread of this box (2-core x86-64 container, shared
-/// with other builds), from `retro bench GAME FILE --threads 1 --repeat 5` (release):
-/// young 15 x 15 `--seed 7`: 155.1 M positions in 2.88 s = 18.6 ns;
-/// twins 4 x 5 `--seed 7`: see `TWINS_NS_PER_POSITION`.
-pub const YOUNG_NS_PER_POSITION: f64 = 18.6;
-/// twins 4 x 5 `--seed 7` (`--rows 4 --cols 5`), same command and box.
-pub const TWINS_NS_PER_POSITION: f64 = 60.0;
+/// Sweep cost per position on one thread of this box (2-core x86-64 container), release:
+/// young 15 x 15 `--seed 7`, `retro bench young FILE --threads 1 --repeat 5`: 155.1 M
+/// positions in 1.07 s = 6.9 ns (18.6 ns while other builds shared the cores).
+pub const YOUNG_NS_PER_POSITION: f64 = 6.9;
+/// twins 4 x 5 `--seed 7` (`--rows 4 --cols 5`), `retro --threads 1 build`: 741.4 M
+/// positions in 14.0 s including the table write = 18.9 ns.
+pub const TWINS_NS_PER_POSITION: f64 = 18.9;
 
 /// Child intervals closer than this are fetched as one (as the distributed sweep does).
 pub const GAP: u64 = 8;
