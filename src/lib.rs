@@ -8,6 +8,7 @@
 
 pub mod bench;
 pub mod cli;
+pub mod distributed;
 pub mod error;
 pub mod game;
 pub mod job;

@@ -37,6 +37,23 @@ impl Progress for indicatif::ProgressBar {
     }
 }
 
+/// Where the kernel reads child values: the whole next layer (`[V]`, indexed by child rank),
+/// or, in a distributed sweep, the intervals of it a rank fetched
+/// (`distributed::Fetched`). Generic rather than dynamic so the whole-layer kernel
+/// compiles to the same loops as a plain slice.
+pub trait ChildValues<V>: Sync {
+    /// Values of children `child..child + len` of the next layer; `hint` is the caller's
+    /// scratch (starts at 0) for remembering where the last lookup landed.
+    fn values(&self, child: u64, len: usize, hint: &mut usize) -> &[V];
+}
+
+impl<V: Sync> ChildValues<V> for [V] {
+    #[inline(always)]
+    fn values(&self, child: u64, len: usize, _hint: &mut usize) -> &[V] {
+        &self[child as usize..][..len]
+    }
+}
+
 /// Compute the values of positions `start..start + out.len()` of layer `k` from the values
 /// of layer `k + 1` (`next`; empty for the full layer).
 ///
@@ -44,7 +61,13 @@ impl Progress for indicatif::ProgressBar {
 /// them: the default target (SSE2) has no 32-bit vector min/max, and the kernel's loops
 /// are mostly those. Measured on young 15 x 15, one thread: SSE2 0.92 s, AVX2 0.88 s,
 /// AVX-512 0.85 s (`retro bench young FILE --threads 1 --repeat 7`).
-pub fn compute_chunk<G: Game, V: Value>(game: &G, k: usize, start: u64, out: &mut [V], next: &[V]) {
+pub fn compute_chunk<G: Game, V: Value, C: ChildValues<V> + ?Sized>(
+    game: &G,
+    k: usize,
+    start: u64,
+    out: &mut [V],
+    next: &C,
+) {
     #[cfg(target_arch = "x86_64")]
     match x86::detected() {
         // SAFETY: the CPU has every feature `chunk_avx512` is compiled for (detected).
@@ -62,7 +85,7 @@ pub fn compute_chunk<G: Game, V: Value>(game: &G, k: usize, start: u64, out: &mu
 mod x86 {
     use std::arch::is_x86_feature_detected as has;
 
-    use super::{Game, Value, chunk_kernel};
+    use super::{ChildValues, Game, Value, chunk_kernel};
 
     pub enum Level {
         Avx512,
@@ -84,19 +107,37 @@ mod x86 {
     }
 
     #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-    pub fn chunk_avx2<G: Game, V: Value>(g: &G, k: usize, start: u64, out: &mut [V], next: &[V]) {
+    pub fn chunk_avx2<G: Game, V: Value, C: ChildValues<V> + ?Sized>(
+        g: &G,
+        k: usize,
+        start: u64,
+        out: &mut [V],
+        next: &C,
+    ) {
         chunk_kernel(g, k, start, out, next);
     }
 
     #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512vl,avx512dq")]
-    pub fn chunk_avx512<G: Game, V: Value>(g: &G, k: usize, start: u64, out: &mut [V], next: &[V]) {
+    pub fn chunk_avx512<G: Game, V: Value, C: ChildValues<V> + ?Sized>(
+        g: &G,
+        k: usize,
+        start: u64,
+        out: &mut [V],
+        next: &C,
+    ) {
         chunk_kernel(g, k, start, out, next);
     }
 }
 
 /// The one kernel behind both drivers and both instruction sets.
 #[inline(always)]
-fn chunk_kernel<G: Game, V: Value>(game: &G, k: usize, start: u64, out: &mut [V], next: &[V]) {
+fn chunk_kernel<G: Game, V: Value, C: ChildValues<V> + ?Sized>(
+    game: &G,
+    k: usize,
+    start: u64,
+    out: &mut [V],
+    next: &C,
+) {
     if out.is_empty() {
         return;
     }
@@ -112,36 +153,44 @@ fn chunk_kernel<G: Game, V: Value>(game: &G, k: usize, start: u64, out: &mut [V]
         // The first player maximises, the second minimises: one kernel for each, so the
         // innermost loops carry no sign.
         let len = out.len();
-        game.visit_runs(k, start, len, &mut Kernel::<V, true>::new(out, next, start));
+        game.visit_runs(
+            k,
+            start,
+            len,
+            &mut Kernel::<V, C, true>::new(out, next, start),
+        );
     } else {
         let len = out.len();
         game.visit_runs(
             k,
             start,
             len,
-            &mut Kernel::<V, false>::new(out, next, start),
+            &mut Kernel::<V, C, false>::new(out, next, start),
         );
     }
 }
 
 /// The innermost loops of the program: every position of a run starts at the identity of
 /// its player's choice and keeps the better of it and each move's reward plus child value.
-struct Kernel<'a, V, const MAX: bool> {
+struct Kernel<'a, V, C: ?Sized, const MAX: bool> {
     out: &'a mut [V],
-    next: &'a [V],
+    next: &'a C,
     /// Rank of `out[0]`.
     start: u64,
     /// Where the current run starts in `out`.
     at: usize,
+    /// `ChildValues::values`'s memory between calls.
+    hint: usize,
 }
 
-impl<'a, V: Value, const MAX: bool> Kernel<'a, V, MAX> {
-    fn new(out: &'a mut [V], next: &'a [V], start: u64) -> Self {
+impl<'a, V: Value, C: ChildValues<V> + ?Sized, const MAX: bool> Kernel<'a, V, C, MAX> {
+    fn new(out: &'a mut [V], next: &'a C, start: u64) -> Self {
         Kernel {
             out,
             next,
             start,
             at: 0,
+            hint: 0,
         }
     }
 
@@ -151,7 +200,7 @@ impl<'a, V: Value, const MAX: bool> Kernel<'a, V, MAX> {
     }
 }
 
-impl<V: Value, const MAX: bool> RunSink for Kernel<'_, V, MAX> {
+impl<V: Value, C: ChildValues<V> + ?Sized, const MAX: bool> RunSink for Kernel<'_, V, C, MAX> {
     #[inline(always)]
     fn run(&mut self, rank: u64, len: usize) {
         self.at = (rank - self.start) as usize;
@@ -165,7 +214,7 @@ impl<V: Value, const MAX: bool> RunSink for Kernel<'_, V, MAX> {
         // comparison on this pass.
         self.at = (rank - self.start) as usize;
         let reward = V::from_i64(reward);
-        let children = &self.next[child as usize..][..len];
+        let children = self.next.values(child, len, &mut self.hint);
         let run = &mut self.out[self.at..][..len];
         for (best, &value) in run.iter_mut().zip(children) {
             *best = reward.plus(value);
@@ -175,7 +224,7 @@ impl<V: Value, const MAX: bool> RunSink for Kernel<'_, V, MAX> {
     #[inline(always)]
     fn range(&mut self, i: usize, len: usize, child: u64, reward: i64) {
         let reward = V::from_i64(reward);
-        let children = &self.next[child as usize..][..len];
+        let children = self.next.values(child, len, &mut self.hint);
         let run = &mut self.out[self.at + i..][..len];
         for (best, &value) in run.iter_mut().zip(children) {
             *best = Self::better(*best, reward.plus(value));
@@ -185,7 +234,7 @@ impl<V: Value, const MAX: bool> RunSink for Kernel<'_, V, MAX> {
     #[inline(always)]
     fn chain(&mut self, i: usize, child: u64, rewards: &[i64]) {
         let len = rewards.len();
-        let children = &self.next[child as usize..][..len];
+        let children = self.next.values(child, len, &mut self.hint);
         let run = &mut self.out[self.at + i..][..len];
         if len <= SHORT_CHAIN {
             // Most chains are this short (young 15 x 15: nine in ten, three to eight
@@ -204,7 +253,8 @@ impl<V: Value, const MAX: bool> RunSink for Kernel<'_, V, MAX> {
     #[inline(always)]
     fn single(&mut self, i: usize, child: u64, reward: i64) {
         let best = &mut self.out[self.at + i];
-        *best = Self::better(*best, V::from_i64(reward).plus(self.next[child as usize]));
+        let value = self.next.values(child, 1, &mut self.hint)[0];
+        *best = Self::better(*best, V::from_i64(reward).plus(value));
     }
 }
 
@@ -386,7 +436,7 @@ mod tests {
         })
         .expect("sweep");
         type Chunk<G, V> = fn(&G, usize, u64, &mut [V], &[V]);
-        let mut builds: Vec<(&str, Chunk<G, V>)> = vec![("portable", chunk_kernel::<G, V>)];
+        let mut builds: Vec<(&str, Chunk<G, V>)> = vec![("portable", chunk_kernel::<G, V, [V]>)];
         #[cfg(target_arch = "x86_64")]
         {
             let level = x86::detected();

@@ -82,6 +82,11 @@ pub fn run(args: Args) -> Result<i32> {
         stop_after: args.stop_after_layer,
         assume_free: args.assume_free_bytes,
     };
+    // MPI: every rank builds its slices of the one table (see `distributed`).
+    #[cfg(feature = "mpi")]
+    if crate::distributed::under_mpi() {
+        return crate::distributed::build(&spec, &path, &options, args.quiet);
+    }
     let estimate = Estimate::of(&spec, &path, &options)?;
     if !args.quiet {
         let free = estimate

@@ -7,6 +7,7 @@ mod export;
 mod generate;
 mod info;
 mod man;
+mod plan;
 mod play;
 mod pv;
 mod query;
@@ -60,6 +61,8 @@ enum Command {
     Bench(bench::Args),
     /// Print a random board in the contest input format.
     Gen(generate::Args),
+    /// Estimate a build over MPI ranks: per-rank positions, memory, traffic and time.
+    Plan(plan::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(completions::Args),
     /// Print the manual page (roff) to stdout.
@@ -189,6 +192,7 @@ pub fn run() -> Result<i32> {
         Command::Play(args) => play::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Export(args) => export::run(args),
+        Command::Plan(args) => plan::run(args),
         Command::Completions(args) => completions::run(args, Cli::command()),
         Command::Man(args) => man::run(args, Cli::command()),
     }

@@ -21,6 +21,11 @@ pub struct Args {
 pub fn run(args: Args) -> Result<i32> {
     args.threads.start()?;
     let spec = args.board.load()?;
+    // MPI: the ranks sweep together and rank 0 prints (see `distributed`).
+    #[cfg(feature = "mpi")]
+    if crate::distributed::under_mpi() {
+        return crate::distributed::solve(&spec);
+    }
     let value = job::solve(&spec, Driver::Parallel, &Silent)?;
     match &spec {
         GameSpec::Young(_) => super::outln!("{value}")?,

@@ -1,0 +1,103 @@
+//! `retro plan`: what a build over MPI ranks will take, per layer and in total, worked out
+//! without MPI.
+
+use super::GameName;
+use crate::distributed::estimate::{self, LayerPlan};
+use crate::error::{Error, Result};
+use crate::game::Game;
+use crate::random::random_board;
+use crate::sweep::{self, human_bytes};
+
+#[derive(clap::Args)]
+#[command(after_help = "\
+Examples:
+  retro plan young 20x20 --ranks 16 --threads 32
+  retro plan twins 5x5 --ranks 64 --bytes-per-second 1.25e10 --total")]
+pub struct Args {
+    /// The game: young or twins.
+    game: GameName,
+    /// Board size, rows x columns (e.g. 20x20).
+    #[arg(value_name = "RxC")]
+    size: String,
+    /// Worker threads per rank.
+    #[arg(long, value_name = "T", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    threads: u32,
+    /// MPI ranks.
+    #[arg(long, value_name = "P", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    ranks: u32,
+    /// Network bandwidth per rank, bytes per second.
+    #[arg(long, value_name = "B", default_value_t = 1e9)]
+    bytes_per_second: f64,
+    /// Largest weight of the boards to plan for (the value type follows); sizes do not
+    /// depend on weights.
+    #[arg(long, value_name = "W", default_value_t = 0)]
+    max_weight: u64,
+    /// Plan a compact table (its size on disk is then an upper bound).
+    #[arg(long)]
+    compact: bool,
+    /// Print the total only.
+    #[arg(long)]
+    total: bool,
+}
+
+pub fn run(args: Args) -> Result<i32> {
+    if !(args.bytes_per_second.is_finite() && args.bytes_per_second > 0.0) {
+        return Err(Error::input("--bytes-per-second must be a positive number"));
+    }
+    let threads = args.threads as usize;
+    let (rows, cols) = super::generate::parse_size(&args.size)?;
+    let spec = random_board(args.game.as_str(), rows, cols, 0, args.max_weight)?;
+    let ranks = args.ranks as usize;
+    crate::with_game!(&spec, game => {
+        let vt = sweep::value_type(&game);
+        let ns = match args.game {
+            GameName::Young => estimate::YOUNG_NS_PER_POSITION,
+            GameName::Twins => estimate::TWINS_NS_PER_POSITION,
+        };
+        let width = vt.width() as u64;
+        let layers = estimate::plan(&game, ranks, threads, width, args.compact, ns, args.bytes_per_second);
+        println!(
+            "plan: {} {rows}x{cols}, {} positions, {ranks} ranks x {threads} threads, {} values, {ns} ns per position per thread, {} per second per rank",
+            args.game.as_str(),
+            game.total_positions(),
+            vt.name(),
+            human_bytes(args.bytes_per_second)
+        );
+        if !args.total {
+            println!("{:>5} {:>15} {:>14} {:>14} {:>14} {:>11} {:>11} {:>10}", "layer", "positions", "per rank", "recv/rank", "sent/rank", "peak/rank", "disk", "seconds");
+            for l in &layers {
+                print_layer(l, width);
+            }
+        }
+        let sum = |f: fn(&LayerPlan) -> u64| layers.iter().map(f).sum::<u64>();
+        let peak = layers.iter().map(|l| l.peak_bytes).max().unwrap_or(0);
+        let seconds: f64 = layers.iter().map(|l| l.seconds).sum();
+        println!(
+            "total: {} positions per rank, recv {} and sent {} per rank (largest rank each layer{}), peak layer memory per rank {}, table {}{}, estimated {:.0} s",
+            sum(|l| l.per_rank),
+            human_bytes((sum(|l| l.received) * width) as f64),
+            human_bytes((sum(|l| l.sent) * width) as f64),
+            if layers.iter().any(|l| l.sampled) { "; large slices sampled" } else { "" },
+            human_bytes(peak as f64),
+            if args.compact { "at most " } else { "" },
+            human_bytes(sum(|l| l.disk_bytes) as f64),
+            seconds
+        );
+        Ok(0)
+    })
+}
+
+fn print_layer(l: &LayerPlan, width: u64) {
+    let mark = if l.sampled { "~" } else { "" };
+    println!(
+        "{:>5} {:>15} {:>14} {:>14} {:>14} {:>11} {:>11} {:>10.3}",
+        l.k,
+        l.positions,
+        l.per_rank,
+        format!("{mark}{}", human_bytes((l.received * width) as f64)),
+        format!("{mark}{}", human_bytes((l.sent * width) as f64)),
+        human_bytes(l.peak_bytes as f64),
+        human_bytes(l.disk_bytes as f64),
+        l.seconds
+    );
+}

@@ -1,0 +1,166 @@
+//! What a distributed build will cost, worked out without MPI (`retro plan`): per layer,
+//! each rank's positions, the values it fetches from and serves to other ranks, its layer
+//! buffers at their peak, the layer's bytes on disk, and a time estimate.
+
+use crate::game::Game;
+use crate::table::blocks::{BLOCK, DIR_ENTRY, SLACK};
+
+use super::plan::plan_slice;
+use super::split;
+
+/// Sweep cost per position on one thread of this box (2-core x86-64 container), release:
+/// young 15 x 15 `--seed 7`, `retro bench young FILE --threads 1 --repeat 5`: 155.1 M
+/// positions in 1.07 s = 6.9 ns (18.6 ns while other builds shared the cores).
+pub const YOUNG_NS_PER_POSITION: f64 = 6.9;
+/// twins 4 x 5 `--seed 7` (`--rows 4 --cols 5`), `retro --threads 1 build`: 741.4 M
+/// positions in 14.0 s including the table write = 18.9 ns.
+pub const TWINS_NS_PER_POSITION: f64 = 18.9;
+
+/// Child intervals closer than this are fetched as one (as the distributed sweep does).
+pub const GAP: u64 = 8;
+
+/// Slices longer than this are sampled rather than planned position by position.
+const EXACT_LIMIT: u64 = 1 << 22;
+/// Windows of `CHUNK` positions planned per sampled slice.
+const WINDOWS: u64 = 4;
+
+/// One layer's figures; per-rank figures are the largest over ranks.
+#[derive(Debug, Clone, Default)]
+pub struct LayerPlan {
+    pub k: usize,
+    pub positions: u64,
+    pub per_rank: u64,
+    /// Values a rank fetches from other ranks and sends to them (largest rank).
+    pub received: u64,
+    pub sent: u64,
+    /// Bytes of layer buffers a rank holds at its peak while computing this layer.
+    pub peak_bytes: u64,
+    /// Bytes of the layer on disk (compact: at most this).
+    pub disk_bytes: u64,
+    pub seconds: f64,
+    /// Whether the exchange figures are extrapolated from samples.
+    pub sampled: bool,
+}
+
+/// Figures for building `game` on `ranks` ranks of `threads` threads each.
+pub fn plan<G: Game>(
+    game: &G,
+    ranks: usize,
+    threads: usize,
+    width: u64,
+    compact: bool,
+    ns_per_position: f64,
+    bytes_per_second: f64,
+) -> Vec<LayerPlan> {
+    let cells = game.cells();
+    let mut layers = Vec::with_capacity(cells + 1);
+    for k in (0..=cells).rev() {
+        let n = game.layer_size(k);
+        let slices: Vec<_> = (0..ranks).map(|r| split::slice(n, ranks, r)).collect();
+        let per_rank = slices.iter().map(|s| s.end - s.start).max().unwrap_or(0);
+        let disk_bytes = if compact {
+            n * width + SLACK as u64 + n.div_ceil(BLOCK as u64) * DIR_ENTRY as u64
+        } else {
+            n * width
+        };
+        let mut layer = LayerPlan {
+            k,
+            positions: n,
+            per_rank,
+            disk_bytes,
+            peak_bytes: per_rank * width,
+            ..LayerPlan::default()
+        };
+        if k < cells {
+            game.prepare_layer(k);
+            let next = game.layer_size(k + 1);
+            let mut fetched = vec![0u64; ranks];
+            let mut received = vec![0u64; ranks];
+            let mut sent = vec![0u64; ranks];
+            let mut served = vec![0u64; ranks];
+            for (r, slice) in slices.iter().enumerate() {
+                let len = slice.end - slice.start;
+                let (spans, scale) = if len <= EXACT_LIMIT {
+                    (plan_slice(game, k, slice.clone(), GAP), 1.0)
+                } else {
+                    layer.sampled = true;
+                    let step = len / WINDOWS;
+                    let mut spans = Vec::new();
+                    for w in 0..WINDOWS {
+                        let at = slice.start + w * step;
+                        spans.extend(plan_slice(
+                            game,
+                            k,
+                            at..at + crate::sweep::CHUNK as u64,
+                            GAP,
+                        ));
+                    }
+                    (
+                        spans,
+                        len as f64 / (WINDOWS * crate::sweep::CHUNK as u64) as f64,
+                    )
+                };
+                let mut pieces = Vec::new();
+                for &(s, e) in &spans {
+                    split::pieces(next, ranks, s, e, &mut pieces);
+                }
+                let scaled = |x: u64| ((x as f64 * scale) as u64).min(next);
+                let mut per_owner = vec![0u64; ranks];
+                for &(q, s, e) in &pieces {
+                    per_owner[q] += e - s;
+                }
+                for (q, &c) in per_owner.iter().enumerate() {
+                    let c = scaled(c);
+                    fetched[r] += c;
+                    served[q] += c;
+                    if q != r {
+                        received[r] += c;
+                        sent[q] += c;
+                    }
+                }
+                fetched[r] = fetched[r].min(next);
+            }
+            for r in 0..ranks {
+                let own_next = {
+                    let s = split::slice(next, ranks, r);
+                    s.end - s.start
+                };
+                let own = slices[r].end - slices[r].start;
+                let exchanging = (own_next + fetched[r] + served[r]) * width;
+                let computing = (fetched[r] + own) * width;
+                layer.peak_bytes = layer.peak_bytes.max(exchanging).max(computing);
+            }
+            layer.received = received.iter().copied().max().unwrap_or(0);
+            layer.sent = sent.iter().copied().max().unwrap_or(0);
+        }
+        let moved = layer.received.max(layer.sent) * width;
+        layer.seconds = per_rank as f64 * ns_per_position * 1e-9 / threads as f64
+            + moved as f64 / bytes_per_second;
+        layers.push(layer);
+    }
+    layers
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::random::random_board;
+
+    #[test]
+    fn one_rank_fetches_only_from_itself() -> crate::Result<()> {
+        let spec = random_board("young", 5, 6, 1, 0)?;
+        crate::with_game!(&spec, game => {
+            let layers = plan(&game, 1, 1, 1, false, 1.0, 1e9);
+            assert_eq!(layers.len(), 31);
+            assert!(layers.iter().all(|l| l.received == 0 && l.sent == 0 && l.per_rank == l.positions));
+        });
+        // Twins 3 x 4 layers span several blocks, so two ranks exchange values.
+        let spec = random_board("twins", 3, 4, 1, 0)?;
+        crate::with_game!(&spec, game => {
+            let two = plan(&game, 2, 1, 1, false, 1.0, 1e9);
+            assert!(two.iter().any(|l| l.received > 0 && l.sent > 0));
+            assert_eq!(two.iter().map(|l| l.disk_bytes).sum::<u64>(), game.total_positions());
+        });
+        Ok(())
+    }
+}

@@ -1,0 +1,28 @@
+//! Building and solving over several MPI ranks (`--features mpi`, launched by `mpirun` or
+//! `srun`).
+//!
+//! Every layer is cut into one contiguous slice per rank (`split`, the same on every rank,
+//! never sent). Before computing its slice of layer k, a rank lists the intervals of layer
+//! k + 1 its positions' children lie in (`plan`), asks their owners for them, and serves
+//! the other ranks' requests from its own slice of layer k + 1 (`exchange`: all-to-all of
+//! counts, then all-to-all-v of requests and of values). Then it computes its slice with
+//! the single-process kernel reading the fetched intervals, and writes it in place into
+//! the shared partial file (`writer`). Only the main thread of a rank calls MPI.
+//!
+//! `split`, `plan` and `estimate` (what `retro plan` prints) need no MPI and are always
+//! built.
+
+pub mod estimate;
+pub mod plan;
+pub mod split;
+
+#[cfg(feature = "mpi")]
+mod exchange;
+#[cfg(feature = "mpi")]
+mod run;
+#[cfg(feature = "mpi")]
+mod writer;
+
+pub use plan::Fetched;
+#[cfg(feature = "mpi")]
+pub use run::{build, solve, under_mpi};

@@ -1,0 +1,193 @@
+//! Every rank writes its slices of each layer into the one partial file, in place, at
+//! offsets every rank computes the same way; rank 0 alone owns the header. The file is
+//! byte for byte what `TableWriter` writes for the same board.
+
+use std::fs::{File, OpenOptions};
+use std::ops::Range;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use xxhash_rust::xxh3::Xxh3;
+
+use crate::error::{Error, Result, io_error};
+use crate::table::blocks::{self, BLOCK, SLACK};
+use crate::table::header::{self, Header};
+use crate::table::reader::Table;
+use crate::table::writer::partial_path;
+use crate::value::Value;
+
+/// Rank 0's side of a build: the partial file's header.
+pub struct HeaderOwner {
+    pub header: Header,
+    header_len: usize,
+}
+
+/// Create `path.partial` (or resume it unless `fresh`): the header to keep, where the
+/// next layer goes, and the lowest finished layer when resuming. Rank 0 only.
+pub fn create_or_resume(
+    path: &Path,
+    wanted: Header,
+    fresh: bool,
+) -> Result<(HeaderOwner, u64, Option<usize>)> {
+    let header_len = header::encode(&wanted)?.len();
+    let partial = partial_path(path);
+    let blank_end = header::values_start(header_len as u64);
+    if fresh || !partial.exists() {
+        let file = File::create(&partial).map_err(|e| io_error(&partial, e))?;
+        let owner = HeaderOwner {
+            header: wanted,
+            header_len,
+        };
+        owner.write(&file, &partial)?;
+        return Ok((owner, blank_end, None));
+    }
+    let refuse = |why: &str| {
+        Error::other(format!(
+            "{}: {why}; remove it or run again with --fresh to start over",
+            partial.display()
+        ))
+    };
+    let table = Table::open_partial(&partial).map_err(|e| refuse(&e.message))?;
+    let found = table.header.clone();
+    if found.game != wanted.game
+        || found.value_type != wanted.value_type
+        || found.encoding != wanted.encoding
+    {
+        return Err(refuse(
+            "this interrupted build is of another board or format",
+        ));
+    }
+    let mut lowest = found.layers.len();
+    for k in (0..found.layers.len()).rev() {
+        if !found.finished(k) {
+            break;
+        }
+        if table.layer_checksum(k)? != found.layers[k].checksum {
+            return Err(refuse(&format!("finished layer {k} is damaged")));
+        }
+        lowest = k;
+    }
+    drop(table);
+    let (end, resume) = match lowest {
+        l if l < found.layers.len() => (found.layers[l].offset + found.layers[l].bytes, Some(l)),
+        _ => (blank_end, None),
+    };
+    let file = OpenOptions::new()
+        .write(true)
+        .open(&partial)
+        .map_err(|e| io_error(&partial, e))?;
+    // Anything past the last finished layer is a layer cut off mid-write.
+    file.set_len(end).map_err(|e| io_error(&partial, e))?;
+    let owner = HeaderOwner {
+        header: found,
+        header_len,
+    };
+    Ok((owner, end, resume))
+}
+
+impl HeaderOwner {
+    pub fn write(&self, file: &File, partial: &Path) -> Result<()> {
+        let encoded = header::encode(&self.header)?;
+        if encoded.len() != self.header_len {
+            return Err(Error::other("table header changed size while building"));
+        }
+        let mut bytes = header::prefix(&encoded).to_vec();
+        bytes.extend_from_slice(&encoded);
+        file.write_all_at(&bytes, 0)
+            .map_err(|e| io_error(partial, e))
+    }
+}
+
+/// A rank's open partial file.
+pub struct Shared {
+    pub file: File,
+    pub partial: PathBuf,
+}
+
+impl Shared {
+    pub fn open(path: &Path) -> Result<Shared> {
+        let partial = partial_path(path);
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&partial)
+            .map_err(|e| io_error(&partial, e))?;
+        Ok(Shared { file, partial })
+    }
+
+    pub fn write_at(&self, bytes: &[u8], offset: u64) -> Result<()> {
+        self.file
+            .write_all_at(bytes, offset)
+            .map_err(|e| io_error(&self.partial, e))
+    }
+
+    /// A plain slice: values at `layer_offset + start * width`.
+    pub fn write_plain<V: Value>(
+        &self,
+        layer_offset: u64,
+        slice: &Range<u64>,
+        values: &[V],
+    ) -> Result<()> {
+        let width = V::TYPE.width() as u64;
+        let mut at = layer_offset + slice.start * width;
+        let mut buf = Vec::new();
+        for chunk in values.chunks(1 << 18) {
+            buf.clear();
+            chunk.iter().for_each(|&v| v.write_le(&mut buf));
+            self.write_at(&buf, at)?;
+            at += buf.len() as u64;
+        }
+        Ok(())
+    }
+
+    /// xxh3-64 of `len` bytes at `offset`, read back (the layer checksum is over the
+    /// bytes in file order, which no rank holds alone).
+    pub fn checksum(&self, offset: u64, len: u64) -> Result<u64> {
+        let mut hasher = Xxh3::new();
+        let mut buf = vec![0u8; 1 << 22];
+        let mut at = 0;
+        while at < len {
+            let n = (len - at).min(buf.len() as u64) as usize;
+            self.file
+                .read_exact_at(&mut buf[..n], offset + at)
+                .map_err(|e| io_error(&self.partial, e))?;
+            hasher.update(&buf[..n]);
+            at += n as u64;
+        }
+        Ok(hasher.digest())
+    }
+
+    pub fn sync(&self) -> Result<()> {
+        self.file
+            .sync_data()
+            .map_err(|e| io_error(&self.partial, e))
+    }
+}
+
+/// A compact slice's blocks packed: the data bytes and, per block, (min, offset in the
+/// slice's data, width). The slice starts on a block boundary, so these are exactly the
+/// blocks a single process packs.
+pub fn pack_blocks<V: Value>(values: &[V]) -> (Vec<u8>, Vec<(i64, u64, u8)>) {
+    let packed: Vec<(Vec<u8>, i64, u8)> = values
+        .par_chunks(BLOCK)
+        .map(|block| {
+            let wide: Vec<i64> = block.iter().map(|v| v.to_i64()).collect();
+            let mut data = Vec::new();
+            let (min, _, width) = blocks::encode_block(&wide, &mut data);
+            (data, min, width)
+        })
+        .collect();
+    let mut data = Vec::with_capacity(packed.iter().map(|p| p.0.len()).sum());
+    let mut dir = Vec::with_capacity(packed.len());
+    for (bytes, min, width) in packed {
+        dir.push((min, data.len() as u64, width));
+        data.extend_from_slice(&bytes);
+    }
+    (data, dir)
+}
+
+/// Bytes of a compact layer of `positions` values whose blocks' data take `data` bytes.
+pub fn compact_layer_bytes(positions: u64, data: u64) -> u64 {
+    data + SLACK as u64 + positions.div_ceil(BLOCK as u64) * blocks::DIR_ENTRY as u64
+}
