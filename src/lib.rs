@@ -12,6 +12,7 @@ pub mod distributed;
 pub mod error;
 pub mod game;
 pub mod job;
+pub mod probe;
 pub mod random;
 pub mod rank;
 pub mod sweep;

@@ -1,7 +1,7 @@
 //! Seeded random boards (`retro gen`, benchmarks) and the generator behind them.
 
 use crate::error::{Error, Result};
-use crate::game::{GameSpec, TwinsSpec, YoungSpec};
+use crate::game::GameSpec;
 
 /// splitmix64: tiny, seedable, and good enough for weights.
 pub struct SplitMix(pub u64);
@@ -22,8 +22,8 @@ impl SplitMix {
     }
 }
 
-/// A random board of the given game and size. `to_input` writes a twins board one row of
-/// weights per line, which is what lets `retro solve twins` infer its size.
+/// A random board of the given game and size. Twins boards are written one row of weights
+/// per line, which is what lets `retro solve twins` infer their size.
 pub fn random_board(game: &str, rows: usize, cols: usize, seed: u64, max: u64) -> Result<GameSpec> {
     if rows == 0 || cols == 0 {
         return Err(Error::input(format!(
@@ -33,28 +33,8 @@ pub fn random_board(game: &str, rows: usize, cols: usize, seed: u64, max: u64) -
     if max > i64::MAX as u64 / 4096 {
         return Err(Error::input(format!("--max {max} is too large")));
     }
-    let mut rng = SplitMix(seed);
-    let cells = rows
-        .checked_mul(cols)
+    rows.checked_mul(cols)
         .filter(|&c| c <= 4096)
         .ok_or_else(|| Error::input(format!("board size {rows}x{cols} is too large")))?;
-    Ok(match game {
-        "young" => GameSpec::Young(YoungSpec {
-            rows,
-            cols,
-            a: rng.weights(cells, max),
-            b: rng.weights(cells, max),
-        }),
-        "twins" => GameSpec::Twins(TwinsSpec {
-            rows,
-            cols,
-            vert: rng.weights((rows - 1) * cols, max),
-            horiz: rng.weights(rows * (cols - 1), max),
-        }),
-        other => {
-            return Err(Error::input(format!(
-                "unknown game {other:?}: expected young or twins"
-            )));
-        }
-    })
+    GameSpec::random(game, rows, cols, &mut SplitMix(seed), max)
 }

@@ -10,7 +10,7 @@ Examples:
   retro gen young 15x15 --seed 7 > y15.txt
   retro gen twins 4x5 --max 100 | retro solve twins")]
 pub struct Args {
-    /// The game: young or twins.
+    /// The game (`retro help games` describes each).
     game: GameName,
     /// Board size, e.g. 15x15.
     size: String,

@@ -9,7 +9,6 @@ mod info;
 mod man;
 mod plan;
 mod play;
-mod pv;
 mod query;
 mod solve;
 mod verify;
@@ -17,7 +16,7 @@ mod verify;
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
-use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::error::{Error, Result, io_error};
@@ -85,25 +84,31 @@ impl Threads {
     }
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum GameName {
-    Young,
-    Twins,
-}
+/// A game named on the command line: one of `crate::game::GAMES`.
+#[derive(Clone, Debug)]
+pub struct GameName(String);
 
 impl GameName {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GameName::Young => "young",
-            GameName::Twins => "twins",
-        }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl clap::builder::ValueParserFactory for GameName {
+    type Parser =
+        clap::builder::MapValueParser<clap::builder::PossibleValuesParser, fn(String) -> GameName>;
+    fn value_parser() -> Self::Parser {
+        clap::builder::TypedValueParser::map(
+            clap::builder::PossibleValuesParser::new(crate::game::GAMES),
+            GameName,
+        )
     }
 }
 
 /// Where a board comes from: the game, a file or stdin, and (twins) its size.
 #[derive(clap::Args)]
 pub struct BoardArgs {
-    /// The game: young or twins.
+    /// The game (`retro help games` describes each).
     game: GameName,
     /// Contest input file (stdin when absent).
     file: Option<PathBuf>,
@@ -178,9 +183,9 @@ pub fn run() -> Result<i32> {
         write_stdout(GAMES)?;
         return Ok(0);
     }
-    let cli = match Cli::try_parse_from(args) {
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
-        Err(e) => return usage_error(e),
+        Err(e) => return usage_error(e, &args),
     };
     match cli.command {
         Command::Solve(args) => solve::run(args),
@@ -201,7 +206,7 @@ pub fn run() -> Result<i32> {
 /// Help and version go out as clap writes them; a usage error becomes one `error: ...`
 /// line like every other error (clap's own text spans several lines), keeping clap's
 /// "did you mean" tip and pointing at the subcommand's own help.
-fn usage_error(e: clap::Error) -> Result<i32> {
+fn usage_error(e: clap::Error, args: &[std::ffi::OsString]) -> Result<i32> {
     use clap::error::ErrorKind;
     match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
@@ -212,12 +217,23 @@ fn usage_error(e: clap::Error) -> Result<i32> {
             e.print().map_err(|e| Error::io("writing output", e))?;
             Ok(2)
         }
-        _ => Err(Error::input(one_line_usage_error(&e.render().to_string()))),
+        _ => {
+            // The subcommand whose help to point at: clap names it in its usage line
+            // when it prints one, else it is the first argument, if that is one.
+            let named = args
+                .get(1)
+                .and_then(|a| a.to_str())
+                .filter(|a| Cli::command().get_subcommands().any(|c| c.get_name() == *a));
+            Err(Error::input(one_line_usage_error(
+                &e.render().to_string(),
+                named,
+            )))
+        }
     }
 }
 
 /// clap's paragraphs (the error, a tip, the usage line) folded into one line.
-fn one_line_usage_error(text: &str) -> String {
+fn one_line_usage_error(text: &str, named: Option<&str>) -> String {
     let paragraphs: Vec<String> = text
         .split("\n\n")
         .map(|p| p.lines().map(str::trim).collect::<Vec<_>>().join(" "))
@@ -233,7 +249,8 @@ fn one_line_usage_error(text: &str) -> String {
         .iter()
         .find_map(|p| p.strip_prefix("Usage: retro "))
         .and_then(|u| u.split_whitespace().next())
-        .filter(|w| w.chars().all(|c| c.is_ascii_lowercase()));
+        .filter(|w| w.chars().all(|c| c.is_ascii_lowercase()))
+        .or(named);
     match sub {
         Some(sub) => line.push_str(&format!(" (see retro {sub} --help)")),
         None => line.push_str(" (see retro --help)"),

@@ -14,7 +14,7 @@ Examples:
   retro plan young 20x20 --ranks 16 --threads 32
   retro plan twins 5x5 --ranks 64 --bytes-per-second 1.25e10 --total")]
 pub struct Args {
-    /// The game: young or twins.
+    /// The game (`retro help games` describes each).
     game: GameName,
     /// Board size, rows x columns (e.g. 20x20).
     #[arg(value_name = "RxC")]
@@ -50,9 +50,9 @@ pub fn run(args: Args) -> Result<i32> {
     let ranks = args.ranks as usize;
     crate::with_game!(&spec, game => {
         let vt = sweep::value_type(&game);
-        let ns = match args.game {
-            GameName::Young => estimate::YOUNG_NS_PER_POSITION,
-            GameName::Twins => estimate::TWINS_NS_PER_POSITION,
+        let ns = match args.game.as_str() {
+            "twins" => estimate::TWINS_NS_PER_POSITION,
+            _ => estimate::YOUNG_NS_PER_POSITION,
         };
         let width = vt.width() as u64;
         let layers = estimate::plan(&game, ranks, threads, width, args.compact, ns, args.bytes_per_second);

@@ -7,10 +7,9 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 
 use super::open_table;
-use super::pv::Scores;
-use super::query::{Answer, answer};
 use crate::error::{Error, Result};
-use crate::game::{Game, GameSpec};
+use crate::game::{Game, Scores};
+use crate::probe::{Answer, answer_text, scores_after, start_scores};
 use crate::table::Table;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -43,20 +42,10 @@ commands:
   undo   take back your last move and the reply to it
   quit   end the game";
 
-/// What `value` means, for the help text: the two games count it differently.
-fn value_meaning(spec: &GameSpec) -> &'static str {
-    match spec {
-        GameSpec::Young(_) => {
-            "value: first's minus second's score over the stones still to come, with perfect play"
-        }
-        GameSpec::Twins(_) => "value: first's final score, with perfect play",
-    }
-}
-
 pub fn run(args: Args) -> Result<i32> {
     let table = open_table(&args.table)?;
     let spec = table.header.game.clone();
-    crate::with_game!(&spec, game => play(&game, &spec, &table, &args))
+    crate::with_game!(&spec, game => play(&game, &table, &args))
 }
 
 /// What the player asked for at the prompt, once it is something the game loop must act on.
@@ -73,17 +62,17 @@ struct Saved {
     played: usize,
 }
 
-fn play<G: Game>(game: &G, spec: &GameSpec, table: &Table, args: &Args) -> Result<i32> {
+fn play<G: Game>(game: &G, table: &Table, args: &Args) -> Result<i32> {
     let mut input = std::io::stdin().lock().lines();
     let mut out = std::io::stdout().lock();
     let empty = game.format_position(&game.unrank(0, 0));
     let mut text = args.from.clone().unwrap_or(empty);
-    let mut scores = Scores::at_start(game, spec, &game.parse_position(&text)?);
+    let mut scores = start_scores(game, &game.parse_position(&text)?);
     let mut history: Vec<Saved> = Vec::new();
     // Every move since the start, as `undo` reports them: (who, row, col), 1-based.
     let mut played: Vec<(&str, usize, usize)> = Vec::new();
     loop {
-        let a = answer(game, table, &text)?;
+        let a = answer_text(game, table, &text)?;
         let stones = game.stones(&a.position);
         write!(out, "\n{}", labelled(&game.draw(&a.position))).map_err(io)?;
         if a.moves.is_empty() {
@@ -92,7 +81,7 @@ fn play<G: Game>(game: &G, spec: &GameSpec, table: &Table, args: &Args) -> Resul
                 "game over: first {}, second {}; result {}",
                 scores.first,
                 scores.second,
-                scores.result(spec)
+                game.line_result(scores)
             )
             .map_err(io)?;
             return Ok(0);
@@ -110,7 +99,13 @@ fn play<G: Game>(game: &G, spec: &GameSpec, table: &Table, args: &Args) -> Resul
         )
         .map_err(io)?;
         let chosen = if human {
-            match ask(&mut input, &mut out, &a, spec, !history.is_empty())? {
+            match ask(
+                &mut input,
+                &mut out,
+                &a,
+                game.value_meaning(),
+                !history.is_empty(),
+            )? {
                 Action::Move(i) => {
                     history.push(Saved {
                         text: text.clone(),
@@ -143,7 +138,7 @@ fn play<G: Game>(game: &G, spec: &GameSpec, table: &Table, args: &Args) -> Resul
                 }
             }
         } else {
-            (0..a.moves.len()).find(|&i| a.is_best(i)).unwrap_or(0)
+            a.first_best().unwrap_or(0)
         };
         let (mv, value) = &a.moves[chosen];
         let by = if human { "you play" } else { "retro plays" };
@@ -153,7 +148,7 @@ fn play<G: Game>(game: &G, spec: &GameSpec, table: &Table, args: &Args) -> Resul
             mv.row + 1,
             mv.col + 1,
         ));
-        scores = scores.after(game, spec, &a.position, mv);
+        scores = scores_after(game, scores, &a.position, mv);
         text = game.format_position(&mv.child);
     }
 }
@@ -168,7 +163,7 @@ fn ask<P>(
     input: &mut impl Iterator<Item = std::io::Result<String>>,
     out: &mut impl Write,
     a: &Answer<P>,
-    spec: &GameSpec,
+    value_meaning: &str,
     can_undo: bool,
 ) -> Result<Action> {
     let cell = |i: usize| format!("{} {}", a.moves[i].0.row + 1, a.moves[i].0.col + 1);
@@ -182,7 +177,7 @@ fn ask<P>(
         let line = line.trim();
         match line.to_ascii_lowercase().as_str() {
             "help" => {
-                writeln!(out, "{HELP}\n{}", value_meaning(spec)).map_err(io)?;
+                writeln!(out, "{HELP}\n{value_meaning}").map_err(io)?;
                 continue;
             }
             "hint" => {

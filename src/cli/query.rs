@@ -7,9 +7,11 @@ use serde_json::json;
 use super::open_table;
 use std::io::{BufRead, Write};
 
-use super::pv::{Step, principal_variation};
 use crate::error::{Error, Kind as ErrorKind, Result};
-use crate::game::{Game, GameSpec};
+use crate::game::Game;
+use crate::probe::{
+    Answer, Step, answer, answer_text, principal_variation, pv_json, to_json, to_move,
+};
 use crate::table::Table;
 
 #[derive(clap::Args)]
@@ -39,46 +41,6 @@ pub struct Args {
     check: bool,
 }
 
-/// A position's answer, read from the table.
-pub struct Answer<P> {
-    pub position: P,
-    pub value: i64,
-    /// (move, value of the move: reward + child's value).
-    pub moves: Vec<(crate::game::Move<P>, i64)>,
-}
-
-impl<P> Answer<P> {
-    /// Whether move `i` keeps the position's value (a best move).
-    pub fn is_best(&self, i: usize) -> bool {
-        self.moves[i].1 == self.value
-    }
-}
-
-/// Look a position (in the game's notation) and all its children up in the table.
-pub fn answer<G: Game>(game: &G, table: &Table, text: &str) -> Result<Answer<G::Position>> {
-    answer_position(game, table, game.parse_position(text)?)
-}
-
-/// Look a position and all its children up in the table.
-pub fn answer_position<G: Game>(
-    game: &G,
-    table: &Table,
-    position: G::Position,
-) -> Result<Answer<G::Position>> {
-    let value = table.value(game.stones(&position), game.rank(&position))?;
-    let mut moves = Vec::new();
-    for mv in game.moves(&position) {
-        let child = table.value(game.stones(&mv.child), game.rank(&mv.child))?;
-        let v = mv.reward + child;
-        moves.push((mv, v));
-    }
-    Ok(Answer {
-        position,
-        value,
-        moves,
-    })
-}
-
 pub fn run(args: Args) -> Result<i32> {
     let table = open_table(&args.table)?;
     if args.check {
@@ -93,21 +55,21 @@ pub fn run(args: Args) -> Result<i32> {
                 ));
             }
             let style = if args.json { Batch::Json { pv: args.pv } } else { Batch::Plain };
-            return batch(&game, &spec, &table.with_mmap()?, style);
+            return batch(&game, &table.with_mmap()?, style);
         }
         let text = args.position.as_deref().unwrap_or_default();
-        let a = answer(&game, &table, text)?;
-        let pv = if args.pv { Some(principal_variation(&game, &spec, &table, &a.position)?) } else { None };
+        let a = answer_text(&game, &table, text)?;
+        let pv = if args.pv { Some(principal_variation(&game, &table, &a.position)?) } else { None };
         if args.json {
-            let mut out = to_json(&game, &spec, &a);
+            let mut out = to_json(&game, &a);
             if let Some(pv) = &pv {
                 out["pv"] = pv_json(&game, pv);
             }
             super::outln!("{out}")?;
         } else {
-            super::out!("{}", to_text(&game, &spec, &a))?;
+            super::out!("{}", to_text(&game, &a))?;
             if let Some(pv) = &pv {
-                super::out!("{}", pv_text(&game, &spec, pv, a.value))?;
+                super::out!("{}", pv_text(&game, pv, a.value))?;
             }
         }
         Ok(0)
@@ -131,7 +93,7 @@ const MAX_LINE: usize = 1 << 16;
 /// too long, not a position) prints `error` (JSON: an object with `error`) in its place and
 /// a message with its number on stderr, and the rest go on; exit code 2 if any line
 /// failed. A damaged table is not a bad line: it stops the batch (exit 1).
-fn batch<G: Game>(game: &G, spec: &GameSpec, table: &Table, style: Batch) -> Result<i32> {
+fn batch<G: Game>(game: &G, table: &Table, style: Batch) -> Result<i32> {
     let mut stdin = std::io::stdin().lock();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let mut failed = 0u64;
@@ -158,13 +120,11 @@ fn batch<G: Game>(game: &G, spec: &GameSpec, table: &Table, style: Batch) -> Res
                         serde_json::Value::from(table.value(game.stones(&pos), game.rank(&pos))?)
                     }
                     Batch::Json { pv } => {
-                        let a = answer_position(game, table, pos)?;
-                        let mut obj = to_json(game, spec, &a);
+                        let a = answer(game, table, pos)?;
+                        let mut obj = to_json(game, &a);
                         if pv {
-                            obj["pv"] = pv_json(
-                                game,
-                                &principal_variation(game, spec, table, &a.position)?,
-                            );
+                            obj["pv"] =
+                                pv_json(game, &principal_variation(game, table, &a.position)?);
                         }
                         obj["line"] = json!(number);
                         obj
@@ -241,7 +201,7 @@ fn read_line<'a>(
     Ok(Some(Line::Bytes(buf)))
 }
 
-fn pv_text<G: Game>(game: &G, spec: &GameSpec, pv: &[Step<G::Position>], value: i64) -> String {
+fn pv_text<G: Game>(game: &G, pv: &[Step<G::Position>], value: i64) -> String {
     let mut out = String::from(
         "principal variation
 ",
@@ -261,75 +221,12 @@ fn pv_text<G: Game>(game: &G, spec: &GameSpec, pv: &[Step<G::Position>], value: 
     let end = pv.last().map(|s| s.scores).unwrap_or_default();
     out.push_str(&format!(
         "  result {} (the position's value is {value})\n",
-        end.result(spec)
+        game.line_result(end)
     ));
     out
 }
 
-fn pv_json<G: Game>(game: &G, pv: &[Step<G::Position>]) -> serde_json::Value {
-    pv.iter()
-        .map(|s| {
-            json!({
-                "player": if s.first_to_move { "first" } else { "second" },
-                "cell": [s.mv.row + 1, s.mv.col + 1],
-                "position": game.format_position(&s.mv.child),
-                "first_score": s.scores.first,
-                "second_score": s.scores.second,
-            })
-        })
-        .collect()
-}
-
-/// Who moves with `stones` on a board of `cells`: "first", "second", or "none" when full.
-fn to_move(stones: usize, cells: usize) -> &'static str {
-    if stones == cells {
-        "none"
-    } else if stones.is_multiple_of(2) {
-        "first"
-    } else {
-        "second"
-    }
-}
-
-pub fn to_json<G: Game>(game: &G, spec: &GameSpec, a: &Answer<G::Position>) -> serde_json::Value {
-    let stones = game.stones(&a.position);
-    let moves: Vec<_> = a
-        .moves
-        .iter()
-        .map(|(mv, v)| {
-            json!({
-                "cell": [mv.row + 1, mv.col + 1],
-                "position": game.format_position(&mv.child),
-                "value": v,
-                "reward": mv.reward,
-            })
-        })
-        .collect();
-    let best: Vec<_> = (0..a.moves.len())
-        .filter(|&i| a.is_best(i))
-        .map(|i| json!([a.moves[i].0.row + 1, a.moves[i].0.col + 1]))
-        .collect();
-    let mut out = json!({
-        "game": spec.name(),
-        "position": game.format_position(&a.position),
-        "stones": stones,
-        "to_move": to_move(stones, game.cells()),
-        "value": a.value,
-        "moves": moves,
-        "best": best,
-    });
-    // Final scores are defined for twins only: young's value is a difference over the
-    // stones to come.
-    if let GameSpec::Twins(t) = spec
-        && let Ok(total) = t.total_weight()
-    {
-        out["first_score"] = json!(a.value);
-        out["second_score"] = json!(total - a.value);
-    }
-    out
-}
-
-pub fn to_text<G: Game>(game: &G, spec: &GameSpec, a: &Answer<G::Position>) -> String {
+fn to_text<G: Game>(game: &G, a: &Answer<G::Position>) -> String {
     let stones = game.stones(&a.position);
     let mut out = format!("position  {}\n", game.format_position(&a.position));
     for line in game.draw(&a.position).lines() {
@@ -341,19 +238,7 @@ pub fn to_text<G: Game>(game: &G, spec: &GameSpec, a: &Answer<G::Position>) -> S
     } else {
         out.push_str(&format!("to move   {}\n", to_move(stones, game.cells())));
     }
-    match spec {
-        GameSpec::Young(_) => out.push_str(&format!(
-            "value     {} (first minus second, over the stones to come)\n",
-            a.value
-        )),
-        GameSpec::Twins(t) => {
-            let second = t.total_weight().map(|w| w - a.value).unwrap_or(0);
-            out.push_str(&format!(
-                "value     {} (final scores: first {}, second {second})\n",
-                a.value, a.value
-            ))
-        }
-    }
+    out.push_str(&format!("value     {}\n", game.describe_value(a.value)));
     if !a.moves.is_empty() {
         out.push_str("moves     cell     position              value\n");
     }

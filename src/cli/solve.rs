@@ -2,7 +2,7 @@
 
 use super::BoardArgs;
 use crate::error::Result;
-use crate::game::GameSpec;
+use crate::game::Game;
 use crate::job;
 use crate::sweep::{Driver, Silent};
 
@@ -27,9 +27,7 @@ pub fn run(args: Args) -> Result<i32> {
         return crate::distributed::solve(&spec);
     }
     let value = job::solve(&spec, Driver::Parallel, &Silent)?;
-    match &spec {
-        GameSpec::Young(_) => super::outln!("{value}")?,
-        GameSpec::Twins(t) => super::outln!("{value}\n{}", t.total_weight()? - value)?,
-    }
+    let answer = crate::with_game!(&spec, game => Ok(game.contest_answer(value)))?;
+    super::outln!("{answer}")?;
     Ok(0)
 }

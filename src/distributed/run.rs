@@ -206,10 +206,9 @@ pub fn solve(spec: &GameSpec) -> Result<i32> {
         crate::with_value_type!(vt, V => sweep::<_, V>(&ctx, &game, game.cells() + 1, Vec::new(), &Silent, &mut Stats::default(), |_, _, _, _| Ok(())))
     })?;
     if ctx.rank == 0 {
-        match spec {
-            GameSpec::Young(_) => println!("{value}"),
-            GameSpec::Twins(t) => println!("{value}\n{}", t.total_weight()? - value),
-        }
+        let answer =
+            crate::with_game!(spec, game => Ok(crate::game::Game::contest_answer(&game, value)))?;
+        println!("{answer}");
     }
     Ok(0)
 }

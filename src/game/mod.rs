@@ -18,6 +18,15 @@ use crate::error::{Error, Result};
 pub use twins::{Twins, TwinsSpec};
 pub use young::{Young, YoungSpec};
 
+/// Both players' scores: along a line of play, or on a board (see `Game::board_scores`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Scores {
+    /// The first player's score.
+    pub first: i64,
+    /// The second player's score.
+    pub second: i64,
+}
+
 /// One legal move of a position, for humans (query, play); the sweep uses
 /// `for_each_child` instead.
 #[derive(Debug, Clone)]
@@ -82,6 +91,33 @@ pub trait Game: Send + Sync + Sized {
     /// A drawing of the board, one line per row.
     fn draw(&self, pos: &Self::Position) -> String;
 
+    /// The game's name, as on the command line and in `GameSpec::name`.
+    fn name(&self) -> &'static str;
+    /// A value in words, for `query` ("0 (first minus second, over the stones to come)").
+    fn describe_value(&self, value: i64) -> String;
+    /// What a value means, in one line for `play`'s help.
+    fn value_meaning(&self) -> &'static str;
+    /// Both players' final scores with best play from a position of this value, where the
+    /// game defines them (twins); None where a value is only a difference (young).
+    fn final_scores(&self, _value: i64) -> Option<Scores> {
+        None
+    }
+    /// Both players' scores on the board as it stands, for a game that scores the board
+    /// (twins: the pairs already decided). None for a game whose moves score (young):
+    /// a line's running scores then add up its moves' rewards.
+    fn board_scores(&self, _pos: &Self::Position) -> Option<Scores> {
+        None
+    }
+    /// The number a line's final scores come to, to compare with the value it started
+    /// from: first minus second, unless the value is something else (twins: first's score).
+    fn line_result(&self, scores: Scores) -> i64 {
+        scores.first - scores.second
+    }
+    /// The contest's output for a board whose empty position has value `root`.
+    fn contest_answer(&self, root: i64) -> String {
+        root.to_string()
+    }
+
     /// Total number of positions over all layers.
     fn total_positions(&self) -> u64 {
         (0..=self.cells()).map(|k| self.layer_size(k)).sum()
@@ -109,61 +145,122 @@ pub trait RunSink {
     fn single(&mut self, i: usize, child: u64, reward: i64);
 }
 
-/// The board a table was built for: the game and all its weights.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum GameSpec {
-    Young(YoungSpec),
-    Twins(TwinsSpec),
+/// The one list of games. Adding a game is a folder under `src/game/` (its `Game` and its
+/// `Board`) and one line in the first rule here; everything else (the `GameSpec` enum the
+/// table header stores, the names commands accept, `with_game!`, `gen`) is derived from
+/// it. Each entry: the `GameSpec` variant, the module, the game type, its board type and
+/// the name used on the command line. Keep the order: a variant's index is part of the
+/// table format.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __games {
+    ($action:ident { $($args:tt)* }) => {
+        $crate::__games! {
+            @$action { $($args)* }
+            Young young Young YoungSpec "young",
+            Twins twins Twins TwinsSpec "twins"
+        }
+    };
+    (@with_game { $spec:expr, $g:ident => $body:expr }
+     $($variant:ident $module:ident $game:ident $board:ident $name:literal),*) => {
+        match $spec {
+            $(
+                $crate::game::GameSpec::$variant(s) => {
+                    let $g = $crate::game::$module::$game::new(s.clone())?;
+                    $body
+                }
+            )*
+        }
+    };
+    (@define {} $($variant:ident $module:ident $game:ident $board:ident $name:literal),*) => {
+        /// The board a table was built for: the game and all its weights (what a table's
+        /// header records, so its variants and their order are part of the format).
+        #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+        pub enum GameSpec {
+            $(
+                #[doc = concat!("A `", $name, "` board.")]
+                $variant($module::$board),
+            )*
+        }
+
+        /// Every game's name, as commands take it.
+        pub const GAMES: &[&str] = &[$($name),*];
+
+        impl GameSpec {
+            /// The game's name (`young`, `twins`, ...).
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(GameSpec::$variant(_) => $name,)*
+                }
+            }
+
+            /// Parse a board of game `game` from its input format (see `docs/games.md`);
+            /// `rows`/`cols` are `--rows/--cols` for games whose input does not carry its
+            /// size.
+            pub fn parse(game: &str, text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Self> {
+                match game {
+                    $($name => Ok(GameSpec::$variant(<$module::$board as Board>::parse(text, rows, cols)?)),)*
+                    other => Err(unknown_game(other)),
+                }
+            }
+
+            /// A board of game `game` with random weights in `0..=max` (`retro gen`).
+            pub fn random(game: &str, rows: usize, cols: usize, rng: &mut crate::random::SplitMix, max: u64) -> Result<Self> {
+                match game {
+                    $($name => Ok(GameSpec::$variant(<$module::$board as Board>::random(rows, cols, rng, max)?)),)*
+                    other => Err(unknown_game(other)),
+                }
+            }
+
+            /// The board's input, as `parse` reads it back.
+            pub fn to_input(&self) -> String {
+                match self {
+                    $(GameSpec::$variant(s) => s.to_input(),)*
+                }
+            }
+
+            /// Rows and columns.
+            pub fn dims(&self) -> (usize, usize) {
+                match self {
+                    $(GameSpec::$variant(s) => s.dims(),)*
+                }
+            }
+        }
+    };
+}
+
+__games!(define {});
+
+fn unknown_game(name: &str) -> Error {
+    Error::input(format!(
+        "unknown game {name:?}: expected one of {}",
+        GAMES.join(", ")
+    ))
 }
 
 impl GameSpec {
-    pub fn name(&self) -> &'static str {
-        match self {
-            GameSpec::Young(_) => "young",
-            GameSpec::Twins(_) => "twins",
-        }
-    }
-
-    /// Parse a board from contest input. Young boards carry their size; twins boards take
-    /// it from `rows`/`cols` where given, else from the input's layout or count.
-    pub fn parse(game: &str, text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Self> {
-        match game {
-            "young" => {
-                if rows.is_some() || cols.is_some() {
-                    return Err(Error::input(
-                        "--rows/--cols are for twins; a young board gives its size in the input",
-                    ));
-                }
-                Ok(GameSpec::Young(YoungSpec::parse(text)?))
-            }
-            "twins" => Ok(GameSpec::Twins(TwinsSpec::parse_inferred(
-                text, rows, cols,
-            )?)),
-            other => Err(Error::input(format!(
-                "unknown game {other:?}: expected young or twins"
-            ))),
-        }
-    }
-
     /// Positions per layer, 0..=cells; fails for a board too large to count.
     pub fn layer_sizes(&self) -> Result<Vec<u64>> {
         crate::with_game!(self, g => Ok((0..=g.cells()).map(|k| g.layer_size(k)).collect()))
     }
+}
 
-    /// The contest input for this board.
-    pub fn to_input(&self) -> String {
-        match self {
-            GameSpec::Young(s) => s.to_input(),
-            GameSpec::Twins(s) => s.to_input(),
-        }
-    }
-
-    pub fn dims(&self) -> (usize, usize) {
-        match self {
-            GameSpec::Young(s) => (s.rows, s.cols),
-            GameSpec::Twins(s) => (s.rows, s.cols),
-        }
-    }
+/// A game's board description: what its input holds and how to write it back.
+pub trait Board: Sized {
+    /// Parse the game's input format. `rows`/`cols` come from `--rows/--cols`; a game
+    /// whose input carries its size refuses them.
+    fn parse(text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Self>;
+    /// A board of the given size with weights uniform in `0..=max`.
+    fn random(
+        rows: usize,
+        cols: usize,
+        rng: &mut crate::random::SplitMix,
+        max: u64,
+    ) -> Result<Self>;
+    /// The input text that `parse` reads back to this board.
+    fn to_input(&self) -> String;
+    /// Rows and columns.
+    fn dims(&self) -> (usize, usize);
 }
 
 /// Run `$body` with `$g` bound to the concrete game built from `$spec` (a `&GameSpec`),
@@ -171,16 +268,7 @@ impl GameSpec {
 #[macro_export]
 macro_rules! with_game {
     ($spec:expr, $g:ident => $body:expr) => {
-        match $spec {
-            $crate::game::GameSpec::Young(s) => {
-                let $g = $crate::game::Young::new(s.clone())?;
-                $body
-            }
-            $crate::game::GameSpec::Twins(s) => {
-                let $g = $crate::game::Twins::new(s.clone())?;
-                $body
-            }
-        }
+        $crate::__games!(with_game { $spec, $g => $body })
     };
 }
 

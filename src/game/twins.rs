@@ -22,8 +22,9 @@ use rayon::prelude::*;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Game, GameSpec, Move, check_weights, parse_integers};
+use super::{Board, Game, GameSpec, Move, Scores, check_weights, parse_integers};
 use crate::error::{Error, Result};
+use crate::random::SplitMix;
 use crate::rank::{Binomial, colex_next_mask, colex_rank_mask, colex_unrank_mask};
 
 /// Boards up to this many cells: a cell set fits a u64 mask and any layer count fits u64.
@@ -45,6 +46,44 @@ pub struct TwinsSpec {
     pub cols: usize,
     pub vert: Vec<i64>,
     pub horiz: Vec<i64>,
+}
+
+impl Board for TwinsSpec {
+    /// The contest input, whose size comes from `rows`/`cols` where given and from the
+    /// input's layout or count otherwise (see `infer_size`).
+    fn parse(text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Self> {
+        Self::parse_inferred(text, rows, cols)
+    }
+
+    fn random(rows: usize, cols: usize, rng: &mut SplitMix, max: u64) -> Result<Self> {
+        Ok(TwinsSpec {
+            rows,
+            cols,
+            vert: rng.weights((rows - 1) * cols, max),
+            horiz: rng.weights(rows * (cols - 1), max),
+        })
+    }
+
+    /// One row of weights per line, rows without weights left out, so `infer_size` reads
+    /// the size back from it.
+    fn to_input(&self) -> String {
+        let mut out = String::new();
+        for (w, width) in [(&self.vert, self.cols), (&self.horiz, self.cols - 1)] {
+            if width == 0 {
+                continue;
+            }
+            for row in w.chunks(width) {
+                let line: Vec<String> = row.iter().map(|x| x.to_string()).collect();
+                out.push_str(&line.join(" "));
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    fn dims(&self) -> (usize, usize) {
+        (self.rows, self.cols)
+    }
 }
 
 impl TwinsSpec {
@@ -95,23 +134,6 @@ impl TwinsSpec {
         let h = check_weights("horizontal", &self.horiz)?;
         v.checked_add(h)
             .ok_or_else(|| Error::input("the weights sum past 64-bit values"))
-    }
-
-    /// The contest input for this board (used by `retro gen`): one row of weights per
-    /// line, rows without weights left out, so `infer_size` reads the size back from it.
-    pub fn to_input(&self) -> String {
-        let mut out = String::new();
-        for (w, width) in [(&self.vert, self.cols), (&self.horiz, self.cols - 1)] {
-            if width == 0 {
-                continue;
-            }
-            for row in w.chunks(width) {
-                let line: Vec<String> = row.iter().map(|x| x.to_string()).collect();
-                out.push_str(&line.join(" "));
-                out.push('\n');
-            }
-        }
-        out
     }
 }
 
@@ -546,6 +568,52 @@ impl Twins {
 }
 
 impl Game for Twins {
+    fn name(&self) -> &'static str {
+        "twins"
+    }
+
+    fn describe_value(&self, value: i64) -> String {
+        let second = self.total_weight() - value;
+        format!("{value} (final scores: first {value}, second {second})")
+    }
+
+    fn value_meaning(&self) -> &'static str {
+        "value: first's final score, with perfect play"
+    }
+
+    fn final_scores(&self, value: i64) -> Option<Scores> {
+        Some(Scores {
+            first: value,
+            second: self.total_weight() - value,
+        })
+    }
+
+    /// The pairs already decided (both cells filled): same marks score for first,
+    /// different marks for second.
+    fn board_scores(&self, pos: &TwinsPosition) -> Option<Scores> {
+        let marks = self.marks(pos);
+        let mut s = Scores::default();
+        for &(a, b, w) in &self.pairs {
+            let (a, b) = (marks[a as usize], marks[b as usize]);
+            if a != 0 && b != 0 {
+                if a == b {
+                    s.first += w;
+                } else {
+                    s.second += w;
+                }
+            }
+        }
+        Some(s)
+    }
+
+    fn line_result(&self, scores: Scores) -> i64 {
+        scores.first
+    }
+
+    fn contest_answer(&self, root: i64) -> String {
+        format!("{root}\n{}", self.total_weight() - root)
+    }
+
     type Position = TwinsPosition;
 
     fn spec(&self) -> GameSpec {

@@ -17,8 +17,9 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::{Game, GameSpec, Move, RunSink, check_weights, parse_integers};
+use super::{Board, Game, GameSpec, Move, RunSink, check_weights, parse_integers};
 use crate::error::{Error, Result};
+use crate::random::SplitMix;
 
 /// A young board: n rows, m columns, weights a (first player) and b (second), row-major.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,9 +30,49 @@ pub struct YoungSpec {
     pub b: Vec<i64>,
 }
 
+impl Board for YoungSpec {
+    /// The contest input: `n m`, then n rows of a, then n rows of b. A young board carries
+    /// its size, so `--rows/--cols` are refused.
+    fn parse(text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Self> {
+        if rows.is_some() || cols.is_some() {
+            return Err(Error::input(
+                "--rows/--cols are for twins; a young board gives its size in the input",
+            ));
+        }
+        Self::parse_contest(text)
+    }
+
+    fn random(rows: usize, cols: usize, rng: &mut SplitMix, max: u64) -> Result<Self> {
+        let cells = rows * cols;
+        Ok(YoungSpec {
+            rows,
+            cols,
+            a: rng.weights(cells, max),
+            b: rng.weights(cells, max),
+        })
+    }
+
+    /// The contest input for this board (used by `retro gen`).
+    fn to_input(&self) -> String {
+        let mut out = format!("{} {}\n", self.rows, self.cols);
+        for w in [&self.a, &self.b] {
+            for row in w.chunks(self.cols) {
+                let line: Vec<String> = row.iter().map(|x| x.to_string()).collect();
+                out.push_str(&line.join(" "));
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    fn dims(&self) -> (usize, usize) {
+        (self.rows, self.cols)
+    }
+}
+
 impl YoungSpec {
     /// Parse the contest input: `n m`, then n rows of a, then n rows of b.
-    pub fn parse(text: &str) -> Result<Self> {
+    pub fn parse_contest(text: &str) -> Result<Self> {
         let nums = parse_integers(text)?;
         if nums.len() < 2 {
             return Err(Error::input("missing board size: expected `n m` first"));
@@ -76,19 +117,6 @@ impl YoungSpec {
         check_weights("a", &spec.a)?;
         check_weights("b", &spec.b)?;
         Ok(spec)
-    }
-
-    /// The contest input for this board (used by `retro gen`).
-    pub fn to_input(&self) -> String {
-        let mut out = format!("{} {}\n", self.rows, self.cols);
-        for w in [&self.a, &self.b] {
-            for row in w.chunks(self.cols) {
-                let line: Vec<String> = row.iter().map(|x| x.to_string()).collect();
-                out.push_str(&line.join(" "));
-                out.push('\n');
-            }
-        }
-        out
     }
 }
 
@@ -841,6 +869,18 @@ impl Young {
 }
 
 impl Game for Young {
+    fn name(&self) -> &'static str {
+        "young"
+    }
+
+    fn describe_value(&self, value: i64) -> String {
+        format!("{value} (first minus second, over the stones to come)")
+    }
+
+    fn value_meaning(&self) -> &'static str {
+        "value: first's minus second's score over the stones still to come, with perfect play"
+    }
+
     type Position = YoungPosition;
 
     fn spec(&self) -> GameSpec {

@@ -1,0 +1,187 @@
+//! Probing a table: a position's value, every move's value, the principal variation and
+//! both players' running scores, as `query`, `play`, `export` and `serve` show them. Works
+//! on positions (not text) and on any `Game`; the game supplies its own wording and scores
+//! (`Game::describe_value`, `Game::final_scores`, `Game::board_scores`).
+
+use serde_json::json;
+
+use crate::error::Result;
+use crate::game::{Game, Move, Scores};
+use crate::table::Table;
+
+/// A position's answer, read from the table.
+pub struct Answer<P> {
+    /// The position asked about.
+    pub position: P,
+    /// Its value (see `docs/games.md` for what it means per game).
+    pub value: i64,
+    /// Every legal move, in `Game::moves` order, with its value seen from the position:
+    /// the move's reward plus its child's value.
+    pub moves: Vec<(Move<P>, i64)>,
+}
+
+impl<P> Answer<P> {
+    /// Whether move `i` keeps the position's value (a best move).
+    pub fn is_best(&self, i: usize) -> bool {
+        self.moves[i].1 == self.value
+    }
+
+    /// The first best move in `Game::moves` order (None on a full board).
+    pub fn first_best(&self) -> Option<usize> {
+        (0..self.moves.len()).find(|&i| self.is_best(i))
+    }
+}
+
+/// Look a position and all its children up in the table.
+pub fn answer<G: Game>(
+    game: &G,
+    table: &Table,
+    position: G::Position,
+) -> Result<Answer<G::Position>> {
+    let value = table.value(game.stones(&position), game.rank(&position))?;
+    let mut moves = Vec::new();
+    for mv in game.moves(&position) {
+        let child = table.value(game.stones(&mv.child), game.rank(&mv.child))?;
+        let v = mv.reward + child;
+        moves.push((mv, v));
+    }
+    Ok(Answer {
+        position,
+        value,
+        moves,
+    })
+}
+
+/// Parse a position in the game's notation, then `answer` it.
+pub fn answer_text<G: Game>(game: &G, table: &Table, text: &str) -> Result<Answer<G::Position>> {
+    answer(game, table, game.parse_position(text)?)
+}
+
+/// Running scores at `pos`: the board's own scores for a game that scores the board,
+/// else zero (a line's moves add up from here).
+pub fn start_scores<G: Game>(game: &G, pos: &G::Position) -> Scores {
+    game.board_scores(pos).unwrap_or_default()
+}
+
+/// Running scores after `mv` is played from `pos` by the side to move.
+pub fn scores_after<G: Game>(
+    game: &G,
+    scores: Scores,
+    pos: &G::Position,
+    mv: &Move<G::Position>,
+) -> Scores {
+    if let Some(board) = game.board_scores(&mv.child) {
+        return board;
+    }
+    let mut s = scores;
+    if first_to_move(game, pos) {
+        s.first += mv.reward;
+    } else {
+        s.second -= mv.reward;
+    }
+    s
+}
+
+/// Whether the first player is to move at `pos` (the stone count is even).
+pub fn first_to_move<G: Game>(game: &G, pos: &G::Position) -> bool {
+    game.stones(pos).is_multiple_of(2)
+}
+
+/// Who moves with `stones` on a board of `cells`: "first", "second", or "none" when full.
+pub fn to_move(stones: usize, cells: usize) -> &'static str {
+    if stones == cells {
+        "none"
+    } else if stones.is_multiple_of(2) {
+        "first"
+    } else {
+        "second"
+    }
+}
+
+/// One move of a principal variation.
+pub struct Step<P> {
+    /// The move played.
+    pub mv: Move<P>,
+    /// Whether the first player played it.
+    pub first_to_move: bool,
+    /// Both players' running scores after it.
+    pub scores: Scores,
+}
+
+/// Follow the first best move until the board is full.
+pub fn principal_variation<G: Game>(
+    game: &G,
+    table: &Table,
+    start: &G::Position,
+) -> Result<Vec<Step<G::Position>>> {
+    let mut steps = Vec::new();
+    let mut position = start.clone();
+    let mut scores = start_scores(game, start);
+    loop {
+        let a = answer(game, table, position)?;
+        let Some(best) = a.first_best() else {
+            break;
+        };
+        let mv = a.moves[best].0.clone();
+        scores = scores_after(game, scores, &a.position, &mv);
+        position = mv.child.clone();
+        steps.push(Step {
+            mv,
+            first_to_move: first_to_move(game, &a.position),
+            scores,
+        });
+    }
+    Ok(steps)
+}
+
+/// The JSON object of `query --json` (and of each `--batch --json` line and `serve`'s
+/// answers): game, position, stones, to_move, value, moves, best, and both final scores
+/// where the game defines them.
+pub fn to_json<G: Game>(game: &G, a: &Answer<G::Position>) -> serde_json::Value {
+    let stones = game.stones(&a.position);
+    let moves: Vec<_> = a
+        .moves
+        .iter()
+        .map(|(mv, v)| {
+            json!({
+                "cell": [mv.row + 1, mv.col + 1],
+                "position": game.format_position(&mv.child),
+                "value": v,
+                "reward": mv.reward,
+            })
+        })
+        .collect();
+    let best: Vec<_> = (0..a.moves.len())
+        .filter(|&i| a.is_best(i))
+        .map(|i| json!([a.moves[i].0.row + 1, a.moves[i].0.col + 1]))
+        .collect();
+    let mut out = json!({
+        "game": game.name(),
+        "position": game.format_position(&a.position),
+        "stones": stones,
+        "to_move": to_move(stones, game.cells()),
+        "value": a.value,
+        "moves": moves,
+        "best": best,
+    });
+    if let Some(s) = game.final_scores(a.value) {
+        out["first_score"] = json!(s.first);
+        out["second_score"] = json!(s.second);
+    }
+    out
+}
+
+/// A principal variation as JSON: one object per move.
+pub fn pv_json<G: Game>(game: &G, pv: &[Step<G::Position>]) -> serde_json::Value {
+    pv.iter()
+        .map(|s| {
+            json!({
+                "player": if s.first_to_move { "first" } else { "second" },
+                "cell": [s.mv.row + 1, s.mv.col + 1],
+                "position": game.format_position(&s.mv.child),
+                "first_score": s.scores.first,
+                "second_score": s.scores.second,
+            })
+        })
+        .collect()
+}
