@@ -205,7 +205,7 @@ macro_rules! __games {
             }
 
             /// A board of game `game` with random weights in `0..=max` (`retro gen`).
-            pub fn random(game: &str, rows: usize, cols: usize, rng: &mut crate::random::SplitMix, max: u64) -> Result<Self> {
+            pub fn random(game: &str, rows: usize, cols: usize, rng: &mut $crate::random::SplitMix, max: u64) -> Result<Self> {
                 match game {
                     $($name => Ok(GameSpec::$variant(<$module::$board as Board>::random(rows, cols, rng, max)?)),)*
                     other => Err(unknown_game(other)),
