@@ -17,6 +17,7 @@ pub mod random;
 pub mod rank;
 pub mod sweep;
 pub mod table;
+pub mod testing;
 pub mod value;
 pub mod verify;
 

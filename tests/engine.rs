@@ -3,23 +3,13 @@
 
 mod common;
 
-use std::collections::HashSet;
-
 use common::brute::{Rng, twins_value, young_value, young_values_memo};
-use retro::game::{Game, GameSpec, RunSink, Twins, TwinsSpec, Young, YoungSpec};
-use retro::sweep::{self, Driver, Silent};
+use retro::game::{Game, GameSpec, Twins, TwinsSpec, Young, YoungSpec};
+use retro::sweep::{Driver, Silent};
 use retro::table::Table;
-
-/// Every value of every layer, computed in memory (i64 values, whatever the board).
-fn all_values<G: Game>(game: &G, driver: Driver) -> Vec<Vec<i64>> {
-    let mut layers = vec![Vec::new(); game.cells() + 1];
-    sweep::sweep::<G, i64>(game, driver, &Silent, |k, values| {
-        layers[k] = values.to_vec();
-        Ok(())
-    })
-    .unwrap();
-    layers
-}
+use retro::testing::{
+    all_values, check_parallel_equals_serial, check_ranking, check_runs, check_values, walk,
+};
 
 fn flat(m: &[Vec<i64>]) -> Vec<i64> {
     m.iter().flatten().copied().collect()
@@ -45,19 +35,6 @@ fn twins(r: usize, c: usize, vert: &[Vec<i64>], horiz: &[Vec<i64>]) -> Twins {
     .unwrap()
 }
 
-/// Every position of every layer, in rank order, by successor stepping.
-fn walk<G: Game>(game: &G, mut f: impl FnMut(usize, u64, &G::Position)) {
-    for k in 0..=game.cells() {
-        let mut pos = game.unrank(k, 0);
-        for r in 0..game.layer_size(k) {
-            if r > 0 {
-                game.advance(&mut pos);
-            }
-            f(k, r, &pos);
-        }
-    }
-}
-
 #[test]
 fn young_matches_brute_force_on_every_position_of_small_boards() {
     let mut rng = Rng::new(2);
@@ -69,12 +46,9 @@ fn young_matches_brute_force_on_every_position_of_small_boards() {
         for max in [3, 20, 100_000] {
             let (a, b) = (rng.matrix(n, m, max), rng.matrix(n, m, max));
             let game = young(n, m, &a, &b);
-            let values = all_values(&game, Driver::Parallel);
-            walk(&game, |k, r, pos| {
+            checked += check_values(&game, |pos| {
                 let rows: Vec<usize> = pos.rows.iter().map(|&x| x as usize).collect();
-                let expected = young_value(n, m, &a, &b, &rows);
-                assert_eq!(values[k][r as usize], expected, "{n}x{m} rows {rows:?}");
-                checked += 1;
+                young_value(n, m, &a, &b, &rows)
             });
         }
     }
@@ -90,17 +64,8 @@ fn twins_matches_brute_force_on_every_position_up_to_nine_cells() {
             for max in [2, 100] {
                 let (vert, horiz) = (rng.matrix(r - 1, c, max), rng.matrix(r, c - 1, max));
                 let game = twins(r, c, &vert, &horiz);
-                let values = all_values(&game, Driver::Parallel);
-                walk(&game, |k, i, pos| {
-                    let cells = game.marks(pos);
-                    let expected = twins_value(r, c, &vert, &horiz, &cells);
-                    assert_eq!(
-                        values[k][i as usize],
-                        expected,
-                        "{r}x{c} {}",
-                        game.format_position(pos)
-                    );
-                    checked += 1;
+                checked += check_values(&game, |pos| {
+                    twins_value(r, c, &vert, &horiz, &game.marks(pos))
                 });
             }
         }
@@ -133,42 +98,6 @@ fn contest_samples() {
     assert_eq!(all_values(&game, Driver::Serial)[0][0], 72);
 }
 
-/// Rank/unrank is a bijection on every layer, successor stepping visits ranks in order,
-/// the text notation round-trips, and every child's incrementally computed rank equals the
-/// rank of the child built from scratch.
-fn check_ranking<G: Game>(game: &G) {
-    let mut seen = HashSet::new();
-    walk(game, |k, r, pos| {
-        assert_eq!(game.stones(pos), k);
-        assert_eq!(game.rank(pos), r);
-        let direct = game.unrank(k, r);
-        let text = game.format_position(pos);
-        assert_eq!(game.format_position(&direct), text);
-        assert!(seen.insert(text.clone()), "position {text} ranked twice");
-        let parsed = game.parse_position(&text).unwrap();
-        assert_eq!(game.rank(&parsed), r);
-        let mut fast = Vec::new();
-        game.for_each_child(pos, |child, reward| fast.push((child, reward)));
-        fast.sort_unstable();
-        let mut slow: Vec<(u64, i64)> = game
-            .moves(pos)
-            .iter()
-            .map(|mv| {
-                let rebuilt = game
-                    .parse_position(&game.format_position(&mv.child))
-                    .unwrap();
-                (game.rank(&rebuilt), mv.reward)
-            })
-            .collect();
-        slow.sort_unstable();
-        assert_eq!(fast, slow, "children of {text}");
-        for &(child, _) in &fast {
-            assert!(child < game.layer_size(k + 1));
-        }
-    });
-    assert_eq!(seen.len() as u64, game.total_positions());
-}
-
 #[test]
 fn young_ranking_is_a_bijection_up_to_6x6() {
     let mut rng = Rng::new(5);
@@ -191,73 +120,6 @@ fn twins_ranking_is_a_bijection_up_to_12_cells() {
     }
 }
 
-/// Records what `Game::visit_runs` reports: (rank, child, reward) per move, and the runs.
-#[derive(Default)]
-struct Recorder {
-    runs: Vec<(u64, usize)>,
-    moves: Vec<(u64, u64, i64)>,
-}
-
-impl RunSink for Recorder {
-    fn run(&mut self, rank: u64, len: usize) {
-        assert!(len > 0);
-        self.runs.push((rank, len));
-    }
-    fn range(&mut self, i: usize, len: usize, child: u64, reward: i64) {
-        let &(rank, run) = self.runs.last().unwrap();
-        assert!(
-            len > 0 && i + len <= run,
-            "range {i}+{len} outside a run of {run}"
-        );
-        for t in 0..len {
-            self.moves
-                .push((rank + (i + t) as u64, child + t as u64, reward));
-        }
-    }
-    fn chain(&mut self, i: usize, child: u64, rewards: &[i64]) {
-        let &(rank, run) = self.runs.last().unwrap();
-        assert!(
-            !rewards.is_empty() && i + rewards.len() <= run,
-            "chain outside its run"
-        );
-        for (t, &reward) in rewards.iter().enumerate() {
-            self.moves
-                .push((rank + (i + t) as u64, child + t as u64, reward));
-        }
-    }
-    fn single(&mut self, i: usize, child: u64, reward: i64) {
-        let &(rank, run) = self.runs.last().unwrap();
-        assert!(i < run, "move of position {i} outside a run of {run}");
-        self.moves.push((rank + i as u64, child, reward));
-    }
-}
-
-/// `visit_runs` over `start..start + len` reports exactly the moves `for_each_child` gives,
-/// in runs that tile the range in order.
-fn check_runs<G: Game>(game: &G, k: usize, start: u64, len: usize) {
-    let mut seen = Recorder::default();
-    game.visit_runs(k, start, len, &mut seen);
-    let mut at = start;
-    for &(rank, run) in &seen.runs {
-        assert_eq!(rank, at, "layer {k}: runs must tile {start}+{len} in order");
-        at += run as u64;
-    }
-    assert_eq!(at, start + len as u64);
-    let mut expected = Vec::new();
-    let mut pos = game.unrank(k, start);
-    for i in 0..len as u64 {
-        if i > 0 {
-            game.advance(&mut pos);
-        }
-        game.for_each_child(&pos, |child, reward| {
-            expected.push((start + i, child, reward))
-        });
-    }
-    seen.moves.sort_unstable();
-    expected.sort_unstable();
-    assert_eq!(seen.moves, expected, "layer {k}, positions {start}+{len}");
-}
-
 #[test]
 fn runs_report_every_move_exactly_once() {
     let mut rng = Rng::new(11);
@@ -271,25 +133,9 @@ fn runs_report_every_move_exactly_once() {
         (8, 5),
         (9, 9),
     ] {
-        check_runs_of_every_layer(&young(n, m, &rng.matrix(n, m, 50), &rng.matrix(n, m, 50)));
+        check_runs(&young(n, m, &rng.matrix(n, m, 50), &rng.matrix(n, m, 50)));
     }
-    check_runs_of_every_layer(&twins(3, 3, &rng.matrix(2, 3, 9), &rng.matrix(3, 2, 9)));
-}
-
-/// `check_runs` over every whole layer, and over windows that start and end inside runs.
-fn check_runs_of_every_layer<G: Game>(game: &G) {
-    for k in 0..game.cells() {
-        let size = game.layer_size(k);
-        check_runs(game, k, 0, size as usize);
-        for len in [1u64, 2, 5, 13, 64, 100] {
-            let mut start = 0;
-            while start < size {
-                let l = len.min(size - start);
-                check_runs(game, k, start, l as usize);
-                start += l + len / 2;
-            }
-        }
-    }
+    check_runs(&twins(3, 3, &rng.matrix(2, 3, 9), &rng.matrix(3, 2, 9)));
 }
 
 /// Boards large enough that young's layers hold more than one suffix template (so runs
@@ -323,16 +169,39 @@ fn young_matches_memoised_minimax_on_boards_with_many_runs() {
 #[test]
 fn parallel_sweep_equals_serial_sweep() {
     let mut rng = Rng::new(8);
-    let game = young(7, 8, &rng.matrix(7, 8, 1000), &rng.matrix(7, 8, 1000));
-    assert_eq!(
-        all_values(&game, Driver::Serial),
-        all_values(&game, Driver::Parallel)
-    );
-    let game = twins(3, 4, &rng.matrix(2, 4, 100), &rng.matrix(3, 3, 100));
-    assert_eq!(
-        all_values(&game, Driver::Serial),
-        all_values(&game, Driver::Parallel)
-    );
+    check_parallel_equals_serial(&young(
+        7,
+        8,
+        &rng.matrix(7, 8, 1000),
+        &rng.matrix(7, 8, 1000),
+    ));
+    check_parallel_equals_serial(&twins(3, 4, &rng.matrix(2, 4, 100), &rng.matrix(3, 3, 100)));
+}
+
+/// Every registered game passes the conformance checks on small random boards; a new
+/// game is covered by adding its name and sizes here.
+#[test]
+fn every_game_passes_the_conformance_checks() {
+    let boards: &[(&str, &[(usize, usize)])] = &[
+        ("young", &[(1, 1), (2, 5), (4, 4), (5, 3)]),
+        ("twins", &[(1, 1), (1, 4), (2, 3), (3, 3)]),
+    ];
+    for name in retro::game::GAMES {
+        let (_, sizes) = boards
+            .iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("game {name} has no boards in this test"));
+        for &(rows, cols) in *sizes {
+            let spec = retro::random::random_board(name, rows, cols, 3, 50).unwrap();
+            let check = || -> retro::Result<()> {
+                retro::with_game!(&spec, game => {
+                    retro::testing::check_game(&game);
+                    Ok(())
+                })
+            };
+            check().unwrap();
+        }
+    }
 }
 
 fn round_trip(spec: GameSpec) -> retro::Result<()> {
