@@ -1,77 +1,140 @@
-//! One error type for the whole crate: a message that reads as a single line after
-//! `error: `, and a kind that decides the exit code (documented in the README).
+//! One error type for the whole crate. Each variant says what kind of thing went wrong,
+//! which decides the exit code (documented in the README); its text reads as a single line
+//! after `error: `, and an I/O error keeps the OS error as its `source()`, so callers can
+//! tell a broken pipe from a full disk.
 
 use std::fmt;
 
-/// What went wrong, as far as the exit code is concerned.
+/// Everything that can go wrong in `retro`.
+#[derive(Debug)]
+pub enum Error {
+    /// The user's input (a board, a position, an argument, a path) is not acceptable:
+    /// exit 2.
+    Input(String),
+    /// The operating system refused an I/O operation: what was being done (usually a
+    /// path), and the OS error.
+    Io {
+        /// What was being done: a path, "writing output", "reading stdin".
+        context: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// A table file that is damaged, truncated, foreign or of another version.
+    Corrupt(String),
+    /// A board too large for this machine's memory or disk, or for 64-bit counts.
+    TooLarge(String),
+    /// Anything else.
+    Other(String),
+}
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// What went wrong, as far as the exit code is concerned (see [`Error::kind`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    /// The user's input (a board, a position, an argument) is not acceptable: exit 2.
+    /// Bad input: exit 2.
     Input,
-    /// An operating-system I/O error of this kind (the message names the path): exit 1.
+    /// An I/O error of this kind: exit 1.
     Io(std::io::ErrorKind),
-    /// Anything else: a damaged table, not enough memory or disk: exit 1.
+    /// A damaged or foreign table: exit 1.
+    Corrupt,
+    /// Too large for memory, disk or counts: exit 1.
+    TooLarge,
+    /// Anything else: exit 1.
     Other,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Error {
-    pub kind: Kind,
-    pub message: String,
-}
-
-pub type Result<T> = std::result::Result<T, Error>;
-
 impl Error {
+    /// Bad input, with a message that names it.
     pub fn input(message: impl Into<String>) -> Self {
-        Error {
-            kind: Kind::Input,
-            message: message.into(),
-        }
+        Error::Input(message.into())
     }
 
+    /// Anything not covered by the other kinds.
     pub fn other(message: impl Into<String>) -> Self {
-        Error {
-            kind: Kind::Other,
-            message: message.into(),
-        }
+        Error::Other(message.into())
     }
 
-    /// Prefix the message with where it happened ("reading foo.tbl: ...").
-    pub fn context(mut self, what: impl fmt::Display) -> Self {
-        self.message = format!("{what}: {}", self.message);
-        self
+    /// A damaged or foreign table.
+    pub fn corrupt(message: impl Into<String>) -> Self {
+        Error::Corrupt(message.into())
+    }
+
+    /// Too large for memory, disk or 64-bit counts.
+    pub fn too_large(message: impl Into<String>) -> Self {
+        Error::TooLarge(message.into())
     }
 
     /// An I/O error with what was being done ("writing output", a path).
-    pub fn io(what: impl fmt::Display, err: std::io::Error) -> Self {
-        Error {
-            kind: Kind::Io(err.kind()),
-            message: format!("{what}: {err}"),
+    pub fn io(what: impl fmt::Display, source: std::io::Error) -> Self {
+        Error::Io {
+            context: what.to_string(),
+            source,
         }
     }
 
-    pub fn exit_code(&self) -> i32 {
-        match self.kind {
-            Kind::Input => 2,
-            Kind::Io(_) | Kind::Other => 1,
+    /// The kind of error, without its text.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Error::Input(_) => Kind::Input,
+            Error::Io { source, .. } => Kind::Io(source.kind()),
+            Error::Corrupt(_) => Kind::Corrupt,
+            Error::TooLarge(_) => Kind::TooLarge,
+            Error::Other(_) => Kind::Other,
         }
+    }
+
+    /// Whether this is bad input (exit 2) rather than a failure (exit 1).
+    pub fn is_input(&self) -> bool {
+        matches!(self, Error::Input(_))
+    }
+
+    /// Prefix the message with where it happened ("reading foo.tbl: ...").
+    pub fn context(self, what: impl fmt::Display) -> Self {
+        match self {
+            Error::Input(m) => Error::Input(format!("{what}: {m}")),
+            Error::Io { context, source } => Error::Io {
+                context: format!("{what}: {context}"),
+                source,
+            },
+            Error::Corrupt(m) => Error::Corrupt(format!("{what}: {m}")),
+            Error::TooLarge(m) => Error::TooLarge(format!("{what}: {m}")),
+            Error::Other(m) => Error::Other(format!("{what}: {m}")),
+        }
+    }
+
+    /// The process exit code for this error.
+    pub fn exit_code(&self) -> i32 {
+        if self.is_input() { 2 } else { 1 }
     }
 
     /// The reader of our output went away (`retro info t.retro | head -1`): not a failure
     /// of ours, so the command ends quietly, as Unix tools do.
     pub fn is_broken_pipe(&self) -> bool {
-        self.kind == Kind::Io(std::io::ErrorKind::BrokenPipe)
+        self.kind() == Kind::Io(std::io::ErrorKind::BrokenPipe)
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        match self {
+            Error::Input(m) | Error::Corrupt(m) | Error::TooLarge(m) | Error::Other(m) => {
+                f.write_str(m)
+            }
+            Error::Io { context, source } => write!(f, "{context}: {source}"),
+        }
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
 
 /// Attach a path to an I/O error; the OS message alone ("No such file or directory")
 /// does not say which file.

@@ -107,7 +107,7 @@ impl Estimate {
             .table_bytes
             .saturating_sub(if options.fresh { 0 } else { held });
         match self.free_disk {
-            Some(free) if free < need => Err(Error::other(format!(
+            Some(free) if free < need => Err(Error::too_large(format!(
                 "not enough disk for {}: the table needs about {}, the file system has {} free (--force skips this check)",
                 path.display(),
                 sweep::human_bytes(need as f64),

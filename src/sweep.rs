@@ -281,14 +281,14 @@ pub fn check_memory<G: Game>(game: &G, width: usize) -> Result<()> {
         .max()
         .unwrap_or(0);
     if usize::try_from(max_layer).is_err() {
-        return Err(Error::other(
+        return Err(Error::too_large(
             "board too large: a layer does not fit in this address space",
         ));
     }
     if let Some(avail) = available_memory()
         && need > avail as u128
     {
-        return Err(Error::other(format!(
+        return Err(Error::too_large(format!(
             "board too large for memory: the sweep needs about {} (two adjacent layers), {} available",
             human_bytes(need as f64),
             human_bytes(avail as f64)

@@ -31,7 +31,7 @@ fn fails(out: &Output, code: i32, needle: &str) -> String {
 fn parse_error(game: &str, text: &str, rows: Option<usize>, cols: Option<usize>) -> String {
     match GameSpec::parse(game, text, rows, cols) {
         Ok(spec) => panic!("{text:?} parsed as {:?}", spec.dims()),
-        Err(e) => e.message,
+        Err(e) => e.to_string(),
     }
 }
 
@@ -60,7 +60,7 @@ fn twins_size_comes_back_from_gen_output_for_every_board_up_to_5x5() {
                     assert_eq!(given, spec);
                 } else {
                     let parsed = GameSpec::parse("twins", input, None, None)
-                        .unwrap_or_else(|e| panic!("{r} x {c}: {}", e.message));
+                        .unwrap_or_else(|e| panic!("{r} x {c}: {}", e));
                     assert_eq!(parsed, spec, "{r} x {c}");
                 }
             }
@@ -198,7 +198,7 @@ fn twins(text: &str) -> Twins {
 fn position_error<G: Game>(game: &G, text: &str) -> String {
     match game.parse_position(text) {
         Ok(pos) => panic!("{text:?} parsed as {}", game.format_position(&pos)),
-        Err(e) => e.message,
+        Err(e) => e.to_string(),
     }
 }
 

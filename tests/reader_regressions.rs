@@ -66,7 +66,7 @@ fn young_cols_that_wrap_the_cell_count() {
     });
     let err = open_with(game).err().unwrap();
     assert!(
-        err.message.contains("disagree") || err.message.contains("too large"),
+        err.to_string().contains("disagree") || err.to_string().contains("too large"),
         "{err}"
     );
 }
@@ -81,7 +81,7 @@ fn a_very_wide_young_board_is_refused_before_sizing_tables() {
         b: vec![0; n],
     });
     let err = open_with(game).err().unwrap();
-    assert!(err.message.contains("too large"), "{err}");
+    assert!(err.to_string().contains("too large"), "{err}");
 }
 
 #[test]
@@ -95,6 +95,36 @@ fn a_header_that_does_not_decode_is_refused() {
     let path = dir.path().join("junk.retro");
     std::fs::write(&path, bytes).unwrap();
     let err = Table::open(&path).err().unwrap();
-    assert!(err.message.contains("header does not decode"), "{err}");
-    assert_eq!(err.message.lines().count(), 1);
+    assert!(err.to_string().contains("header does not decode"), "{err}");
+    assert_eq!(err.to_string().lines().count(), 1);
+}
+
+/// Errors are typed: tests (and library users) match the variant, not the text, and an
+/// I/O error keeps the OS error as its source.
+#[test]
+fn errors_are_typed_and_keep_their_source() {
+    use retro::error::{Error, Kind};
+    use std::error::Error as _;
+    let dir = tempfile::tempdir().unwrap();
+    let missing = Table::open(&dir.path().join("missing.retro"))
+        .err()
+        .unwrap();
+    assert!(matches!(&missing, Error::Io { .. }), "{missing:?}");
+    assert_eq!(missing.kind(), Kind::Io(std::io::ErrorKind::NotFound));
+    assert!(missing.source().is_some());
+    assert_eq!(missing.exit_code(), 1);
+
+    let foreign = dir.path().join("foreign.retro");
+    std::fs::write(&foreign, vec![7u8; 100]).unwrap();
+    let err = Table::open(&foreign).err().unwrap();
+    assert!(matches!(err, Error::Corrupt(_)), "{err:?}");
+
+    let bad = GameSpec::parse("young", "2 3 1 2", None, None)
+        .err()
+        .unwrap();
+    assert!(bad.is_input() && bad.exit_code() == 2, "{bad:?}");
+    // Young 24 x 24: two adjacent layers of about 2.5 TB.
+    let huge = retro::random::random_board("young", 24, 24, 1, 9).unwrap();
+    let err = retro::job::Estimate::check_memory(&huge).err().unwrap();
+    assert!(matches!(err, Error::TooLarge(_)), "{err:?}");
 }

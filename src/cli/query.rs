@@ -7,7 +7,7 @@ use serde_json::json;
 use super::open_table;
 use std::io::{BufRead, Write};
 
-use crate::error::{Error, Kind as ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::game::Game;
 use crate::probe::{
     Answer, Step, answer, answer_text, principal_variation, pv_json, to_json, to_move,
@@ -133,12 +133,12 @@ fn batch<G: Game>(game: &G, table: &Table, style: Batch) -> Result<i32> {
             });
         match looked_up {
             Ok(value) => writeln!(out, "{value}").map_err(io)?,
-            Err(e) if e.kind == ErrorKind::Input => {
+            Err(e) if e.is_input() => {
                 failed += 1;
                 match style {
                     Batch::Plain => writeln!(out, "error").map_err(io)?,
                     Batch::Json { .. } => {
-                        writeln!(out, "{}", json!({"line": number, "error": e.message}))
+                        writeln!(out, "{}", json!({"line": number, "error": e.to_string()}))
                             .map_err(io)?
                     }
                 }

@@ -66,7 +66,7 @@ pub fn parse_dir_entry(e: &[u8], data_len: u64, count: usize) -> Result<(i64, u6
     let (offset, width) = (packed >> 8, (packed & 0xff) as u8);
     let bytes = (count as u64 * width as u64).div_ceil(8);
     if width > 64 || offset.checked_add(bytes).is_none_or(|end| end > data_len) {
-        return Err(Error::other("corrupt block directory"));
+        return Err(Error::corrupt("corrupt block directory"));
     }
     Ok((min, offset, width))
 }

@@ -121,9 +121,9 @@ pub fn encode(header: &Header) -> Result<Vec<u8>> {
 
 pub fn decode(bytes: &[u8]) -> Result<Header> {
     let (header, used): (Header, usize) = bincode::serde::decode_from_slice(bytes, config())
-        .map_err(|e| Error::other(format!("header does not decode ({e})")))?;
+        .map_err(|e| Error::corrupt(format!("header does not decode ({e})")))?;
     if used != bytes.len() {
-        return Err(Error::other("header has trailing bytes"));
+        return Err(Error::corrupt("header has trailing bytes"));
     }
     Ok(header)
 }

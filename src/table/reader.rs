@@ -64,13 +64,13 @@ impl Table {
         let (table, values_start) = Table::open_unchecked(path)?;
         table
             .check_layout(values_start, partial)
-            .map_err(|why| Error::other(format!("{}: {why}", path.display())))?;
+            .map_err(|why| Error::corrupt(format!("{}: {why}", path.display())))?;
         Ok(table)
     }
 
     /// Prefix and header checked; returns the table and where its value region starts.
     fn open_unchecked(path: &Path) -> Result<(Table, u64)> {
-        let fail = |why: String| Error::other(format!("{}: {why}", path.display()));
+        let fail = |why: String| Error::corrupt(format!("{}: {why}", path.display()));
         let meta = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
         // A FIFO would block the open below forever; a directory or device is no table.
         if !meta.is_file() {
@@ -317,14 +317,14 @@ impl Table {
     pub fn verify_checksum(&self) -> Result<()> {
         for (k, entry) in self.header.layers.iter().enumerate() {
             if self.layer_checksum(k)? != entry.checksum {
-                return Err(Error::other(format!(
+                return Err(Error::corrupt(format!(
                     "{}: checksum mismatch in layer {k}: the values are damaged",
                     self.path.display()
                 )));
             }
         }
         if Header::combined_checksum(&self.header.layers) != self.header.checksum {
-            return Err(Error::other(format!(
+            return Err(Error::corrupt(format!(
                 "{}: table checksum mismatch",
                 self.path.display()
             )));

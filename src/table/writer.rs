@@ -103,7 +103,8 @@ impl TableWriter {
         // The reader's messages start with the path, which `refuse` already names.
         let table = Table::open_partial(&partial).map_err(|e| {
             let prefix = format!("{}: ", partial.display());
-            refuse(e.message.strip_prefix(&prefix).unwrap_or(&e.message))
+            let message = e.to_string();
+            refuse(message.strip_prefix(&prefix).unwrap_or(&message))
         })?;
         let found = &table.header;
         if found.game != wanted.game
