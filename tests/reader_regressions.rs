@@ -128,3 +128,34 @@ fn errors_are_typed_and_keep_their_source() {
     let err = retro::job::Estimate::check_memory(&huge).err().unwrap();
     assert!(matches!(err, Error::TooLarge(_)), "{err:?}");
 }
+
+/// A table read from memory answers as the file does; damage is found the same way.
+#[test]
+fn tables_read_from_memory_through_the_positioned_reader() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.retro");
+    let spec = retro::random::random_board("twins", 3, 3, 4, 100).unwrap();
+    retro::job::build(
+        &spec,
+        &path,
+        &Default::default(),
+        retro::sweep::Driver::Serial,
+        &retro::sweep::Silent,
+    )
+    .unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let file = Table::open(&path).unwrap();
+    let memory = Table::from_reader(bytes.clone(), "in memory").unwrap();
+    memory.verify_checksum().unwrap();
+    for (k, layer) in file.header.layers.iter().enumerate() {
+        let n = layer.positions as usize;
+        assert_eq!(
+            memory.read_range(k, 0, n).unwrap(),
+            file.read_range(k, 0, n).unwrap()
+        );
+    }
+    let cut = bytes[..bytes.len() - 1].to_vec();
+    let err = Table::from_reader(cut, "cut").err().unwrap();
+    assert!(matches!(err, retro::Error::Corrupt(_)), "{err:?}");
+    assert!(err.to_string().starts_with("cut: truncated"), "{err}");
+}

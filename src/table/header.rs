@@ -11,6 +11,12 @@ use crate::value::ValueType;
 pub const MAGIC: [u8; 8] = *b"RETROTBL";
 /// Bumped whenever the layout or the meaning of a field changes.
 pub const VERSION: u32 = 1;
+/// Where the format version (u32 LE) sits in the prefix, after the magic.
+pub const VERSION_AT: usize = 8;
+/// Where the header's length (u32 LE) sits in the prefix.
+pub const HEADER_LEN_AT: usize = 12;
+/// Where the header's xxh3-64 (u64 LE) sits in the prefix.
+pub const HEADER_CHECKSUM_AT: usize = 16;
 /// magic (8) + version (4) + header length (4) + header checksum (8).
 pub const PREFIX_LEN: u64 = 24;
 /// A header is a few KiB even for large boards; anything longer is damage, and the limit
@@ -131,10 +137,10 @@ pub fn decode(bytes: &[u8]) -> Result<Header> {
 /// The 24-byte prefix for an encoded header.
 pub fn prefix(encoded: &[u8]) -> [u8; PREFIX_LEN as usize] {
     let mut p = [0u8; PREFIX_LEN as usize];
-    p[..8].copy_from_slice(&MAGIC);
-    p[8..12].copy_from_slice(&VERSION.to_le_bytes());
-    p[12..16].copy_from_slice(&(encoded.len() as u32).to_le_bytes());
-    p[16..24].copy_from_slice(&xxh3_64(encoded).to_le_bytes());
+    p[..VERSION_AT].copy_from_slice(&MAGIC);
+    p[VERSION_AT..HEADER_LEN_AT].copy_from_slice(&VERSION.to_le_bytes());
+    p[HEADER_LEN_AT..HEADER_CHECKSUM_AT].copy_from_slice(&(encoded.len() as u32).to_le_bytes());
+    p[HEADER_CHECKSUM_AT..].copy_from_slice(&xxh3_64(encoded).to_le_bytes());
     p
 }
 

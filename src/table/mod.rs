@@ -8,5 +8,5 @@ pub mod reader;
 pub mod writer;
 
 pub use header::{Encoding, Header, LayerEntry};
-pub use reader::Table;
+pub use reader::{ReadAt, Table};
 pub use writer::TableWriter;

@@ -15,35 +15,76 @@ use super::header::{
 };
 use crate::error::{Error, Result, io_error};
 
-/// Where entries come from: positioned reads (the default), or a memory map (opt-in, for
-/// many small lookups, where a system call per entry would dominate).
-enum Source {
-    File(File),
-    Map(memmap2::Mmap),
+/// Positioned reads of a table's bytes, as shakmaty-syzygy's `RandomAccessFile`: files,
+/// memory maps and plain bytes in memory (tests, the fuzzer) all serve a [`Table`].
+pub trait ReadAt: Send + Sync {
+    /// Fill `buf` from `offset`, or fail (`UnexpectedEof` past the end).
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()>;
+    /// Length in bytes.
+    fn len(&self) -> std::io::Result<u64>;
+    /// Whether there are no bytes at all.
+    fn is_empty(&self) -> std::io::Result<bool> {
+        Ok(self.len()? == 0)
+    }
 }
 
-impl Source {
+impl ReadAt for File {
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-        match self {
-            Source::File(f) => f.read_exact_at(buf, offset),
-            Source::Map(m) => {
-                let start = usize::try_from(offset).unwrap_or(usize::MAX);
-                let bytes = start
-                    .checked_add(buf.len())
-                    .and_then(|end| m.get(start..end))
-                    .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::UnexpectedEof))?;
-                buf.copy_from_slice(bytes);
-                Ok(())
-            }
-        }
+        FileExt::read_exact_at(self, buf, offset)
+    }
+    fn len(&self) -> std::io::Result<u64> {
+        Ok(self.metadata()?.len())
+    }
+}
+
+/// Bytes in memory: a slice, a `Vec<u8>`, or a memory map.
+fn read_slice(bytes: &[u8], buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    let start = usize::try_from(offset).unwrap_or(usize::MAX);
+    let found = start
+        .checked_add(buf.len())
+        .and_then(|end| bytes.get(start..end))
+        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::UnexpectedEof))?;
+    buf.copy_from_slice(found);
+    Ok(())
+}
+
+impl ReadAt for Vec<u8> {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+        read_slice(self, buf, offset)
+    }
+    fn len(&self) -> std::io::Result<u64> {
+        Ok(Vec::len(self) as u64)
+    }
+}
+
+impl ReadAt for &'static [u8] {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+        read_slice(self, buf, offset)
+    }
+    fn len(&self) -> std::io::Result<u64> {
+        Ok(<[u8]>::len(self) as u64)
+    }
+}
+
+impl ReadAt for memmap2::Mmap {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+        read_slice(self, buf, offset)
+    }
+    fn len(&self) -> std::io::Result<u64> {
+        Ok(<[u8]>::len(self) as u64)
     }
 }
 
 /// An open, checked table.
 pub struct Table {
-    file: Source,
+    source: Box<dyn ReadAt>,
+    /// The file behind `source`, kept so `with_mmap` can map it (None for tables read
+    /// from memory, which need no map).
+    file: Option<File>,
     path: PathBuf,
+    /// The decoded header.
     pub header: Header,
+    /// Length of the whole file in bytes.
     pub file_len: u64,
 }
 
@@ -60,6 +101,17 @@ impl Table {
         Table::open_checked(path, true)
     }
 
+    /// A table read through any positioned reader (bytes in memory, say), checked as
+    /// `open` checks a file; `name` stands for the path in messages.
+    pub fn from_reader(reader: impl ReadAt + 'static, name: impl Into<PathBuf>) -> Result<Table> {
+        let path = name.into();
+        let (table, values_start) = Table::from_source(Box::new(reader), None, path.clone())?;
+        table
+            .check_layout(values_start, false)
+            .map_err(|why| Error::corrupt(format!("{}: {why}", path.display())))?;
+        Ok(table)
+    }
+
     fn open_checked(path: &Path, partial: bool) -> Result<Table> {
         let (table, values_start) = Table::open_unchecked(path)?;
         table
@@ -68,53 +120,72 @@ impl Table {
         Ok(table)
     }
 
-    /// Prefix and header checked; returns the table and where its value region starts.
+    /// A regular file, opened; prefix and header checked.
     fn open_unchecked(path: &Path) -> Result<(Table, u64)> {
-        let fail = |why: String| Error::corrupt(format!("{}: {why}", path.display()));
         let meta = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
         // A FIFO would block the open below forever; a directory or device is no table.
         if !meta.is_file() {
-            return Err(fail(format!(
-                "is {}, not a table",
+            return Err(Error::corrupt(format!(
+                "{}: is {}, not a table",
+                path.display(),
                 file_kind(&meta.file_type())
             )));
         }
         let file = File::open(path).map_err(|e| io_error(path, e))?;
-        let file_len = meta.len();
+        let handle = file.try_clone().map_err(|e| io_error(path, e))?;
+        Table::from_source(Box::new(file), Some(handle), path.to_path_buf())
+    }
+
+    /// Prefix and header checked, before anything else is read; returns the table and
+    /// where its value region starts.
+    fn from_source(
+        source: Box<dyn ReadAt>,
+        file: Option<File>,
+        path: PathBuf,
+    ) -> Result<(Table, u64)> {
+        let fail = |why: String| Error::corrupt(format!("{}: {why}", path.display()));
+        let file_len = source.len().map_err(|e| io_error(&path, e))?;
         if file_len < PREFIX_LEN {
             return Err(fail(format!("not a retro table (only {file_len} bytes)")));
         }
         let mut prefix = [0u8; PREFIX_LEN as usize];
-        file.read_exact_at(&mut prefix, 0)
-            .map_err(|e| io_error(path, e))?;
-        if prefix[..8] != MAGIC {
+        source
+            .read_exact_at(&mut prefix, 0)
+            .map_err(|e| io_error(&path, e))?;
+        if prefix[..MAGIC.len()] != MAGIC {
             return Err(fail("not a retro table (wrong magic bytes)".into()));
         }
-        let version = u32::from_le_bytes([prefix[8], prefix[9], prefix[10], prefix[11]]);
+        let word = |at: usize| {
+            u32::from_le_bytes([prefix[at], prefix[at + 1], prefix[at + 2], prefix[at + 3]])
+        };
+        let version = word(header::VERSION_AT);
         if version != VERSION {
             return Err(fail(format!(
                 "table format version {version}, but this retro reads version {VERSION}"
             )));
         }
-        let len = u32::from_le_bytes([prefix[12], prefix[13], prefix[14], prefix[15]]);
+        let len = word(header::HEADER_LEN_AT);
         if len > MAX_HEADER_LEN || PREFIX_LEN + len as u64 > file_len {
             return Err(fail(format!(
                 "truncated or corrupt: header length {len} does not fit the file"
             )));
         }
         let mut encoded = vec![0u8; len as usize];
-        file.read_exact_at(&mut encoded, PREFIX_LEN)
-            .map_err(|e| io_error(path, e))?;
-        let stored = u64::from_le_bytes(prefix[16..24].try_into().unwrap_or_default());
-        if xxh3_64(&encoded) != stored {
+        source
+            .read_exact_at(&mut encoded, PREFIX_LEN)
+            .map_err(|e| io_error(&path, e))?;
+        let mut stored = [0u8; 8];
+        stored.copy_from_slice(&prefix[header::HEADER_CHECKSUM_AT..header::HEADER_CHECKSUM_AT + 8]);
+        if xxh3_64(&encoded) != u64::from_le_bytes(stored) {
             return Err(fail(
                 "header checksum mismatch: the header is damaged".into(),
             ));
         }
         let header = header::decode(&encoded).map_err(|e| e.context(path.display()))?;
         let table = Table {
-            file: Source::File(file),
-            path: path.to_path_buf(),
+            source,
+            file,
+            path,
             header,
             file_len,
         };
@@ -185,17 +256,22 @@ impl Table {
         Ok(())
     }
 
-    /// Read entries through a memory map from now on. The file must not be changed or
-    /// truncated by another process while it is open (tables are written once, under a
-    /// temporary name, and never modified in place).
+    /// Read entries through a memory map from now on (many small lookups: no system
+    /// call per entry). A table read from memory is returned as it is.
+    ///
+    /// # Safety contract
+    ///
+    /// The file must not be changed or truncated by another process while it is mapped:
+    /// a mapped file that shrinks makes reads fault (SIGBUS). retro writes a table once,
+    /// under a temporary name, and never modifies it in place after the rename, so this
+    /// holds unless someone edits a table while it is being queried. Every read still
+    /// checks its offsets against the length checked at open.
     pub fn with_mmap(mut self) -> Result<Table> {
-        if let Source::File(file) = &self.file {
-            // SAFETY: the map is read-only and its length was checked against the header
-            // at open; retro never writes a table in place once it has its final name, so
-            // the mapped bytes do not change under us unless a user edits the file while
-            // it is being queried, which the README warns against.
-            let map = unsafe { memmap2::Mmap::map(file) }.map_err(|e| io_error(&self.path, e))?;
-            self.file = Source::Map(map);
+        if let Some(file) = self.file.take() {
+            // SAFETY: read-only map of a file whose length was checked against the header
+            // at open; see the safety contract above for why the bytes do not change.
+            let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| io_error(&self.path, e))?;
+            self.source = Box::new(map);
         }
         Ok(self)
     }
@@ -206,7 +282,7 @@ impl Table {
     }
 
     fn read_at(&self, buf: &mut [u8], offset: u64) -> Result<()> {
-        self.file
+        self.source
             .read_exact_at(buf, offset)
             .map_err(|e| io_error(&self.path, e))
     }
