@@ -21,6 +21,7 @@ pub struct Bench {
     pub board: String,
     /// Positions the sweep solves (every layer).
     pub positions: u64,
+    /// The rows, one per thread count, in the order asked.
     pub results: Vec<BenchRow>,
 }
 
@@ -30,14 +31,18 @@ pub struct Bench {
 /// and min … max show the spread, as hyperfine reports them.
 #[derive(Debug, Clone, Serialize)]
 pub struct BenchRow {
+    /// Worker threads of this row's pool.
     pub threads: usize,
     /// The middle run (of an even count, the slower of the two middle runs): always a time
     /// that was measured.
     pub median: f64,
+    /// Mean of the timed runs, in seconds.
     pub mean: f64,
     /// Sample standard deviation; `None` (JSON `null`) for a single run, which has no spread.
     pub stddev: Option<f64>,
+    /// Fastest run, in seconds.
     pub min: f64,
+    /// Slowest run, in seconds.
     pub max: f64,
     /// Positions over the median time.
     pub positions_per_second: f64,
@@ -53,12 +58,19 @@ pub struct BenchRow {
 #[derive(Debug, Clone, Copy)]
 pub enum Progress {
     /// The untimed warm-up of this thread count's pool is starting.
-    WarmUp { threads: usize },
+    WarmUp {
+        /// Worker threads of the pool.
+        threads: usize,
+    },
     /// Timed run `run` of `of` is about to start; `last` is the previous run's time.
     Run {
+        /// Worker threads of the pool.
         threads: usize,
+        /// The run about to start, from 1.
         run: usize,
+        /// Timed runs per pool.
         of: usize,
+        /// Seconds of the previous run, if any.
         last: Option<f64>,
     },
 }
@@ -219,6 +231,7 @@ fn title(bench: &Bench) -> String {
     )
 }
 
+/// The results as an aligned text table under a line naming the board.
 pub fn to_text(bench: &Bench) -> String {
     let (header, rows) = table(bench);
     let widths: Vec<usize> = (0..header.len())
@@ -245,6 +258,7 @@ pub fn to_text(bench: &Bench) -> String {
     out
 }
 
+/// The results as a markdown table under a line naming the board.
 pub fn to_markdown(bench: &Bench) -> String {
     let (header, rows) = table(bench);
     let mut out = format!("{}\n\n| {} |\n|", title(bench), header.join(" | "));
@@ -281,6 +295,7 @@ pub fn to_csv(bench: &Bench) -> String {
     out
 }
 
+/// The results as a pretty-printed JSON object.
 pub fn to_json(bench: &Bench) -> Result<String> {
     serde_json::to_string_pretty(bench)
         .map_err(|e| Error::other(format!("cannot write the results as JSON: {e}")))

@@ -20,19 +20,35 @@ pub fn solve(spec: &GameSpec, driver: Driver, progress: &dyn Progress) -> Result
     crate::with_game!(spec, game => solve_game(&game, driver, progress))
 }
 
+/// `solve` for a concrete game.
 pub fn solve_game<G: Game>(game: &G, driver: Driver, progress: &dyn Progress) -> Result<i64> {
     let vt = sweep::value_type(game);
     sweep::check_memory(game, vt.width())?;
     with_value_type!(vt, V => sweep::solve::<G, V>(game, driver, progress))
 }
 
+/// The board of a game that has a table format (one in the registry).
+pub fn registered<G: Game>(game: &G) -> Result<GameSpec> {
+    game.spec().ok_or_else(|| {
+        Error::other(format!(
+            "{} is not a registered game: only games in the registry have a table format",
+            game.name()
+        ))
+    })
+}
+
 /// What a finished build reports.
 #[derive(Debug, Clone)]
 pub struct BuildReport {
+    /// Positions in the table.
     pub positions: u64,
+    /// Wall time of the build, in seconds.
     pub seconds: f64,
+    /// Size of the table file in bytes.
     pub file_bytes: u64,
+    /// Bytes of values (without header and padding).
     pub value_bytes: u64,
+    /// Value of the empty board.
     pub root_value: i64,
     /// Peak resident memory of the process (VmHWM), where the OS reports it.
     pub peak_rss: Option<u64>,
@@ -60,11 +76,14 @@ pub struct BuildOptions {
 pub struct Estimate {
     /// Plain tables: exact; compact tables: the most they can take.
     pub table_bytes: u64,
+    /// Memory of the two largest adjacent layers, in bytes.
     pub peak_memory: u64,
+    /// Free bytes on the output's file system, where known.
     pub free_disk: Option<u64>,
 }
 
 impl Estimate {
+    /// Work out what building `spec` into `path` will take.
     pub fn of(spec: &GameSpec, path: &Path, options: &BuildOptions) -> Result<Estimate> {
         crate::with_game!(spec, game => {
             let vt = sweep::value_type(&game);
@@ -162,8 +181,14 @@ fn build_game<G: Game, V: Value>(
     } else {
         Encoding::Plain
     };
-    let (mut writer, from) =
-        TableWriter::open(path, game.spec(), V::TYPE, encoding, &sizes, options.fresh)?;
+    let (mut writer, from) = TableWriter::open(
+        path,
+        registered(game)?,
+        V::TYPE,
+        encoding,
+        &sizes,
+        options.fresh,
+    )?;
     writer.stop_after(options.stop_after);
     let (done, resumed_below) = match from {
         Start::Fresh => (None, None),

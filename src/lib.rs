@@ -1,10 +1,128 @@
+#![warn(missing_docs)]
 //! `retro`: exact retrograde tables for two-player placement games.
 //!
-//! - `game`: the game abstraction and one file per game (ranking lives there);
-//! - `rank`: binomial tables and the colex combinatorial number system;
-//! - `sweep`: the layer sweep, serial and parallel, generic over the game;
-//! - `table`: the file format (header, writer, reader);
-//! - `cli`: one file per subcommand.
+//! In a placement game every move puts one stone on an empty cell, so the positions with k
+//! stones form layer k and every move leads from layer k to layer k + 1. `retro` numbers the
+//! positions of each layer densely (a combinatorial number system per game), sweeps the
+//! layers from the full board back to the empty one in parallel, and writes every
+//! position's minimax value to a table file that is read back one entry at a time.
+//!
+//! Where things are:
+//!
+//! - [`game`]: the [`Game`](game::Game) trait, the registry of games, one module per game
+//!   (its ranking lives there);
+//! - [`rank`]: binomial tables and the colex combinatorial number system;
+//! - [`sweep`]: the layer sweep, serial and parallel, generic over the game;
+//! - [`table`]: the file format (header, writer, reader over [`ReadAt`](table::ReadAt));
+//! - [`probe`]: a position's value, its moves' values, the principal variation;
+//! - [`job`]: solve a board, build a table (what the commands call);
+//! - [`testing`]: the conformance checks every game must pass;
+//! - [`error`]: one error enum, whose variant decides the exit code;
+//! - `cli`: the command line, one file per subcommand, a thin layer over the rest.
+//!
+//! Build a table and query it:
+//!
+//! ```
+//! use retro::game::{Game, GameSpec};
+//! use retro::probe;
+//! use retro::sweep::{Driver, Silent};
+//! use retro::table::Table;
+//!
+//! # fn main() -> retro::Result<()> {
+//! // The contest sample of the young game (docs/games.md): 2 rows, 3 columns.
+//! let spec = GameSpec::parse("young", "2 3\n2 7 3\n9 1 2\n3 7 2\n2 3 1\n", None, None)?;
+//! let dir = std::env::temp_dir().join(format!("retro-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir).map_err(|e| retro::Error::io("mkdir", e))?;
+//! let path = dir.join("sample.retro");
+//! let report = retro::job::build(&spec, &path, &Default::default(), Driver::Parallel, &Silent)?;
+//! assert_eq!(report.root_value, 2);
+//!
+//! let table = Table::open(&path)?;
+//! retro::with_game!(&spec, game => {
+//!     let answer = probe::answer_text(&game, &table, "1,0")?;
+//!     assert_eq!(answer.value, 0);
+//!     let best = answer.first_best().map(|i| (answer.moves[i].0.row, answer.moves[i].0.col));
+//!     assert_eq!(best, Some((0, 1)));
+//!     Ok(())
+//! })?;
+//! # std::fs::remove_dir_all(&dir).ok();
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! A game of your own: implement [`Game`](game::Game) and the sweep solves it. Two strips
+//! of `n` cells each, filled from the left; a stone on cell i of either strip is worth
+//! `i + 1` to whoever places it. A position is (a, b), the stones on each strip; layer k
+//! holds the positions with a + b = k, ranked by a.
+//!
+//! ```
+//! use retro::game::{Game, Move};
+//!
+//! struct Strips { n: usize }
+//!
+//! impl Strips {
+//!     fn lowest_a(&self, k: usize) -> usize { k.saturating_sub(self.n) }
+//! }
+//!
+//! impl Game for Strips {
+//!     type Position = (usize, usize);
+//!     fn name(&self) -> &'static str { "strips" }
+//!     fn cells(&self) -> usize { 2 * self.n }
+//!     fn layer_size(&self, k: usize) -> u64 {
+//!         (k.min(self.n) - self.lowest_a(k) + 1) as u64
+//!     }
+//!     fn value_range(&self) -> (i64, i64) {
+//!         let all = (self.n * (self.n + 1)) as i64;
+//!         (-all, all)
+//!     }
+//!     fn unrank(&self, k: usize, rank: u64) -> (usize, usize) {
+//!         let a = self.lowest_a(k) + rank as usize;
+//!         (a, k - a)
+//!     }
+//!     fn rank(&self, &(a, b): &(usize, usize)) -> u64 { (a - self.lowest_a(a + b)) as u64 }
+//!     fn stones(&self, &(a, b): &(usize, usize)) -> usize { a + b }
+//!     fn advance(&self, pos: &mut (usize, usize)) { pos.0 += 1; pos.1 -= 1; }
+//!     fn terminal_value(&self, _pos: &(usize, usize)) -> i64 { 0 }
+//!     fn for_each_child(&self, pos: &(usize, usize), mut f: impl FnMut(u64, i64)) {
+//!         for mv in self.moves(pos) {
+//!             f(self.rank(&mv.child), mv.reward);
+//!         }
+//!     }
+//!     fn moves(&self, &(a, b): &(usize, usize)) -> Vec<Move<(usize, usize)>> {
+//!         // The first player's gains count up, the second's down.
+//!         let sign = if (a + b) % 2 == 0 { 1 } else { -1 };
+//!         let mut moves = Vec::new();
+//!         if a < self.n {
+//!             moves.push(Move { row: 0, col: a, reward: sign * (a as i64 + 1), child: (a + 1, b) });
+//!         }
+//!         if b < self.n {
+//!             moves.push(Move { row: 1, col: b, reward: sign * (b as i64 + 1), child: (a, b + 1) });
+//!         }
+//!         moves
+//!     }
+//!     fn parse_position(&self, text: &str) -> retro::Result<(usize, usize)> {
+//!         let bad = || retro::Error::input(format!("not a position: {text}"));
+//!         let (a, b) = text.split_once(',').ok_or_else(bad)?;
+//!         Ok((a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?))
+//!     }
+//!     fn format_position(&self, &(a, b): &(usize, usize)) -> String { format!("{a},{b}") }
+//! }
+//!
+//! let game = Strips { n: 3 };
+//! retro::testing::check_game(&game);
+//! let value = retro::sweep::solve::<_, i64>(&game, retro::sweep::Driver::Serial, &retro::sweep::Silent)?;
+//!
+//! // Against a plain minimax over the same rules: what the mover gains minus what the
+//! // other player gains from here on.
+//! fn minimax(n: usize, a: usize, b: usize) -> i64 {
+//!     let mut best = None::<i64>;
+//!     if a < n { best = Some(a as i64 + 1 - minimax(n, a + 1, b)); }
+//!     if b < n { best = best.max(Some(b as i64 + 1 - minimax(n, a, b + 1))); }
+//!     best.unwrap_or(0)
+//! }
+//! assert_eq!(value, minimax(3, 0, 0));
+//! # Ok::<(), retro::Error>(())
+//! ```
 
 pub mod bench;
 pub mod cli;

@@ -15,6 +15,7 @@ pub struct Binomial {
 }
 
 impl Binomial {
+    /// Binomial coefficients C(i, j) for i, j <= n; fails if one overflows 64 bits.
     pub fn new(n: usize) -> Result<Self> {
         // C(68, 34) already passes u64; refuse before sizing the table.
         if n > 67 {

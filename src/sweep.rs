@@ -20,7 +20,9 @@ const SHORT_CHAIN: usize = 8;
 
 /// Reports finished work; called once per chunk from worker threads.
 pub trait Progress: Sync {
+    /// The sweep starts layer `k`, of `size` positions.
     fn layer(&self, _k: usize, _size: u64) {}
+    /// `positions` more positions are done.
     fn advance(&self, _positions: u64) {}
 }
 
@@ -305,6 +307,7 @@ pub fn available_memory() -> Option<u64> {
     Some(kib * 1024)
 }
 
+/// A byte count for humans: "458 B", "6.4 KiB", "2.2 GiB".
 pub fn human_bytes(b: f64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut v = b;
@@ -323,6 +326,7 @@ pub fn human_bytes(b: f64) -> String {
 /// How the layers of one layer are computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Driver {
+    /// One thread, chunk after chunk.
     Serial,
     /// rayon, in the current thread pool.
     Parallel,

@@ -5,9 +5,13 @@ use serde::{Deserialize, Serialize};
 /// The integer type of a table's values, chosen from the board's weights at build time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ValueType {
+    /// 8-bit values.
     I8,
+    /// 16-bit values.
     I16,
+    /// 32-bit values.
     I32,
+    /// 64-bit values.
     I64,
 }
 
@@ -26,6 +30,7 @@ impl ValueType {
         }
     }
 
+    /// Bytes per value.
     pub fn width(self) -> usize {
         match self {
             ValueType::I8 => 1,
@@ -35,6 +40,7 @@ impl ValueType {
         }
     }
 
+    /// "i8", "i16", ...
     pub fn name(self) -> &'static str {
         match self {
             ValueType::I8 => "i8",
@@ -57,16 +63,20 @@ impl ValueType {
 
 /// A value type the sweep can be instantiated with.
 pub trait Value: Copy + Ord + Send + Sync + Default + 'static {
+    /// The `ValueType` of this Rust type.
     const TYPE: ValueType;
     /// The identities of max and min: where a position's best value starts.
     const LOWEST: Self;
+    /// The largest value (the minimiser's starting point).
     const HIGHEST: Self;
+    /// Widen to i64.
     fn to_i64(self) -> i64;
     /// Only called with values inside the range the type was chosen for.
     fn from_i64(v: i64) -> Self;
     /// A move's reward plus a child's value, in the stored type so the sweep's loops
     /// vectorise. The game promises the sum lies in its value range, so it never wraps.
     fn plus(self, other: Self) -> Self;
+    /// Append the little-endian bytes.
     fn write_le(self, out: &mut Vec<u8>);
 }
 

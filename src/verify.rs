@@ -11,10 +11,15 @@ use crate::table::Table;
 /// The first entry whose stored value is not what its children give.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mismatch {
+    /// The layer of the wrong entry.
     pub layer: usize,
+    /// Its rank in the layer.
     pub index: u64,
+    /// The position, in the game's notation.
     pub position: String,
+    /// The value the table holds.
     pub stored: i64,
+    /// The value its children give.
     pub expected: i64,
 }
 

@@ -89,6 +89,7 @@ impl Threads {
 pub struct GameName(String);
 
 impl GameName {
+    /// The name as given.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -176,6 +177,7 @@ fn read_bounded(source: impl Read, from: &str) -> Result<Vec<u8>> {
 /// Text of `retro help games`.
 const GAMES: &str = include_str!("../../docs/games.md");
 
+/// Parse the command line and run the command; returns the exit code.
 pub fn run() -> Result<i32> {
     // `help games` is a topic, not a subcommand; clap's own `help` handles the rest.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();

@@ -27,16 +27,21 @@ const WINDOWS: u64 = 4;
 /// One layer's figures; per-rank figures are the largest over ranks.
 #[derive(Debug, Clone, Default)]
 pub struct LayerPlan {
+    /// The layer.
     pub k: usize,
+    /// Positions in the layer.
     pub positions: u64,
+    /// Positions of the largest rank's slice.
     pub per_rank: u64,
     /// Values a rank fetches from other ranks and sends to them (largest rank).
     pub received: u64,
+    /// Values a rank sends to others (largest rank).
     pub sent: u64,
     /// Bytes of layer buffers a rank holds at its peak while computing this layer.
     pub peak_bytes: u64,
     /// Bytes of the layer on disk (compact: at most this).
     pub disk_bytes: u64,
+    /// Estimated seconds for the layer.
     pub seconds: f64,
     /// Whether the exchange figures are extrapolated from samples.
     pub sampled: bool,

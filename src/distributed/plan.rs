@@ -26,6 +26,7 @@ pub struct Planner {
 }
 
 impl Planner {
+    /// An empty set; intervals closer than `gap` positions are merged.
     pub fn new(gap: u64) -> Self {
         Planner {
             spans: Vec::new(),
@@ -138,10 +139,12 @@ impl<V> Fetched<V> {
         Fetched { spans, values }
     }
 
+    /// Values held (over every fetched interval).
     pub fn len(&self) -> usize {
         self.values.len()
     }
 
+    /// Whether no values are held.
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
     }

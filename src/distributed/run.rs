@@ -268,8 +268,9 @@ fn build_game<G: Game, V: Value + Equivalence>(
     let mut owner = None;
     let opened = if ctx.rank == 0 {
         (|| {
-            Estimate::of(&game.spec(), path, options)?.check_disk(path, options)?;
-            let wanted = Header::blank(game.spec(), V::TYPE, encoding, &sizes);
+            let spec = crate::job::registered(game)?;
+            Estimate::of(&spec, path, options)?.check_disk(path, options)?;
+            let wanted = Header::blank(spec, V::TYPE, encoding, &sizes);
             let (o, end, resume) = writer::create_or_resume(path, wanted, options.fresh)?;
             std::fs::write(&check, token.to_le_bytes()).map_err(|e| io_error(&check, e))?;
             owner = Some(o);

@@ -33,21 +33,35 @@ pub struct Scores {
 pub struct Move<P> {
     /// 0-based row and column of the cell the stone goes on.
     pub row: usize,
+    /// 0-based column of the cell.
     pub col: usize,
     /// What the move adds to the value (young: +a or -b; twins: 0).
     pub reward: i64,
+    /// The position after the move.
     pub child: P,
 }
 
+/// A two-player placement game, as the sweep, the table and the query tool see it.
+///
+/// Positions with k stones form layer k, numbered densely `0..layer_size(k)`; every move
+/// adds one stone, so the children of layer k are in layer k + 1. The first player moves on
+/// even layers and maximises, the second on odd layers and minimises; a position's value is
+/// the best over its moves of the move's reward plus the child's value, and a full board's
+/// value is `terminal_value`. `docs/adding-a-game.md` says what each method must
+/// guarantee, and `crate::testing::check_game` checks it.
 pub trait Game: Send + Sync + Sized {
     /// A decoded position; it also serves as the cursor that walks a layer in rank order,
     /// so it may carry whatever the game needs to rank children cheaply.
     type Position: Clone + Send;
 
-    /// What a table header records about the board.
-    fn spec(&self) -> GameSpec;
+    /// What a table header records about the board; None for a game outside the
+    /// registry (`__games!`), which can be solved but not written to a table file.
+    fn spec(&self) -> Option<GameSpec> {
+        None
+    }
     /// Number of cells; the layers are 0..=cells.
     fn cells(&self) -> usize;
+    /// Positions in layer `k` (those with `k` stones).
     fn layer_size(&self, k: usize) -> u64;
     /// Every value of every position, every reward, and every reward plus the value of its
     /// move's child lies in this range (from the weights).
@@ -59,7 +73,9 @@ pub trait Game: Send + Sync + Sized {
 
     /// The position of rank `rank` in layer `k` (`rank < layer_size(k)`).
     fn unrank(&self, k: usize, rank: u64) -> Self::Position;
+    /// The rank of a position within its layer (the inverse of `unrank`).
     fn rank(&self, pos: &Self::Position) -> u64;
+    /// The number of stones on the board, which is its layer.
     fn stones(&self, pos: &Self::Position) -> usize;
     /// Step to the next position in rank order; never called on a layer's last position.
     fn advance(&self, pos: &mut Self::Position);
@@ -86,17 +102,26 @@ pub trait Game: Send + Sync + Sized {
 
     /// Moves with their child positions, in a fixed order (for query and play).
     fn moves(&self, pos: &Self::Position) -> Vec<Move<Self::Position>>;
+    /// Parse a position in the game's notation (`docs/games.md`); bad text is an input
+    /// error that shows the expected form.
     fn parse_position(&self, text: &str) -> Result<Self::Position>;
+    /// The position in the game's notation, as `parse_position` reads it back.
     fn format_position(&self, pos: &Self::Position) -> String;
-    /// A drawing of the board, one line per row.
-    fn draw(&self, pos: &Self::Position) -> String;
+    /// A drawing of the board, one line per row, cells one space apart.
+    fn draw(&self, pos: &Self::Position) -> String {
+        self.format_position(pos)
+    }
 
     /// The game's name, as on the command line and in `GameSpec::name`.
     fn name(&self) -> &'static str;
     /// A value in words, for `query` ("0 (first minus second, over the stones to come)").
-    fn describe_value(&self, value: i64) -> String;
+    fn describe_value(&self, value: i64) -> String {
+        value.to_string()
+    }
     /// What a value means, in one line for `play`'s help.
-    fn value_meaning(&self) -> &'static str;
+    fn value_meaning(&self) -> &'static str {
+        "value: what the first player makes of the rest of the game, with perfect play"
+    }
     /// Both players' final scores with best play from a position of this value, where the
     /// game defines them (twins); None where a value is only a difference (young).
     fn final_scores(&self, _value: i64) -> Option<Scores> {

@@ -42,9 +42,13 @@ const TABLE_BLOCK_ROWS: usize = 256;
 /// `horiz` R rows of C-1 weights for the pairs (i,j)-(i,j+1).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TwinsSpec {
+    /// Rows R.
     pub rows: usize,
+    /// Columns C.
     pub cols: usize,
+    /// rows of C weights, row-major: the pair (i,j)-(i+1,j).
     pub vert: Vec<i64>,
+    /// R rows of C-1 weights, row-major: the pair (i,j)-(i,j+1).
     pub horiz: Vec<i64>,
 }
 
@@ -129,6 +133,7 @@ impl TwinsSpec {
         Ok(spec)
     }
 
+    /// The sum of all weights (both final scores add up to it); fails if it overflows.
     pub fn total_weight(&self) -> Result<i64> {
         let v = check_weights("vertical", &self.vert)?;
         let h = check_weights("horizontal", &self.horiz)?;
@@ -256,6 +261,7 @@ pub(crate) fn looks_like_position(text: &str) -> bool {
             .all(|ch| matches!(ch, 'o' | 'x' | 'O' | 'X' | '.' | '/'))
 }
 
+/// The twins game on one board: ranking tables and the pairs, built once.
 pub struct Twins {
     spec: TwinsSpec,
     cells: usize,
@@ -295,6 +301,7 @@ pub struct TwinsPosition {
 }
 
 impl Twins {
+    /// Build the game for a board; fails for boards too large to rank.
     pub fn new(spec: TwinsSpec) -> Result<Self> {
         let (r, c) = (spec.rows, spec.cols);
         if r == 0
@@ -353,6 +360,7 @@ impl Twins {
         })
     }
 
+    /// The sum of all weights.
     pub fn total_weight(&self) -> i64 {
         self.total
     }
@@ -616,8 +624,8 @@ impl Game for Twins {
 
     type Position = TwinsPosition;
 
-    fn spec(&self) -> GameSpec {
-        GameSpec::Twins(self.spec.clone())
+    fn spec(&self) -> Option<GameSpec> {
+        Some(GameSpec::Twins(self.spec.clone()))
     }
 
     fn cells(&self) -> usize {

@@ -24,9 +24,13 @@ use crate::random::SplitMix;
 /// A young board: n rows, m columns, weights a (first player) and b (second), row-major.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct YoungSpec {
+    /// Rows n.
     pub rows: usize,
+    /// Columns m.
     pub cols: usize,
+    /// The first player's weights, row-major.
     pub a: Vec<i64>,
+    /// The second player's weights, row-major.
     pub b: Vec<i64>,
 }
 
@@ -142,6 +146,7 @@ fn twins_hint(text: &str, nums: &[i64]) -> Option<String> {
     ))
 }
 
+/// The young game on one board: binomial tables and suffix templates, built once.
 pub struct Young {
     spec: YoungSpec,
     n: usize,
@@ -325,8 +330,11 @@ impl std::fmt::Debug for Rows {
 /// carry(i). acc_j depends on rows above j only.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct YoungPosition {
+    /// Stones on the board (the layer).
     pub stones: usize,
+    /// Rank within the layer.
     pub rank: u64,
+    /// Row lengths, top row first.
     pub rows: Rows,
     /// First row of the suffix covered by a template; rows 0..j are the prefix.
     j: usize,
@@ -346,6 +354,7 @@ pub struct YoungPosition {
 }
 
 impl Young {
+    /// Build the game for a board; fails for boards whose counts overflow 64 bits.
     pub fn new(spec: YoungSpec) -> Result<Self> {
         let (n, m) = (spec.rows, spec.cols);
         // Sizes may come from a table header, so no arithmetic on them may overflow.
@@ -883,8 +892,8 @@ impl Game for Young {
 
     type Position = YoungPosition;
 
-    fn spec(&self) -> GameSpec {
-        GameSpec::Young(self.spec.clone())
+    fn spec(&self) -> Option<GameSpec> {
+        Some(GameSpec::Young(self.spec.clone()))
     }
 
     fn cells(&self) -> usize {

@@ -52,6 +52,7 @@ pub fn encode_block(values: &[i64], data: &mut Vec<u8>) -> (i64, u64, u8) {
     (min, offset, width)
 }
 
+/// The 16-byte directory entry of a block: `min`, then `offset << 8 | width`.
 pub fn dir_entry(min: i64, offset: u64, width: u8) -> [u8; DIR_ENTRY] {
     let mut e = [0u8; DIR_ENTRY];
     e[..8].copy_from_slice(&min.to_le_bytes());

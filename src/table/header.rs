@@ -34,10 +34,14 @@ pub enum Encoding {
     Blocked,
 }
 
+/// What a table holds: the board, how values are stored, and where each layer is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Header {
+    /// The board the table was built for.
     pub game: GameSpec,
+    /// The integer type of the stored values.
     pub value_type: ValueType,
+    /// Plain or compact.
     pub encoding: Encoding,
     /// Indexed by layer (stone count) 0..=cells. While a build runs (the `.partial` file),
     /// layers not yet written have offset 0.
@@ -75,10 +79,12 @@ impl Header {
     }
 }
 
+/// Where one layer is in the file, and its checksum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LayerEntry {
     /// Absolute file offset of the layer's first byte.
     pub offset: u64,
+    /// Positions in the layer.
     pub positions: u64,
     /// Stored length in bytes.
     pub bytes: u64,
@@ -106,6 +112,7 @@ impl Header {
         self.layers[k].offset != 0
     }
 
+    /// Positions over all layers.
     pub fn total_positions(&self) -> u64 {
         self.layers.iter().map(|l| l.positions).sum()
     }
@@ -120,11 +127,13 @@ fn config() -> impl bincode::config::Config {
         .with_limit::<{ MAX_HEADER_LEN as usize }>()
 }
 
+/// The header's bincode bytes (fixed-width integers).
 pub fn encode(header: &Header) -> Result<Vec<u8>> {
     bincode::serde::encode_to_vec(header, config())
         .map_err(|e| Error::other(format!("cannot encode the table header: {e}")))
 }
 
+/// Decode header bytes; damage is a `Corrupt` error.
 pub fn decode(bytes: &[u8]) -> Result<Header> {
     let (header, used): (Header, usize) = bincode::serde::decode_from_slice(bytes, config())
         .map_err(|e| Error::corrupt(format!("header does not decode ({e})")))?;

@@ -24,6 +24,7 @@ use crate::error::{Error, Result, io_error};
 use crate::game::GameSpec;
 use crate::value::{Value, ValueType};
 
+/// A table being written: layers appended to the locked partial file, then renamed.
 pub struct TableWriter {
     file: File,
     partial: PathBuf,
@@ -45,9 +46,11 @@ pub fn partial_path(path: &Path) -> PathBuf {
 
 /// How a build starts: from scratch, or below the lowest layer a partial file holds.
 pub enum Start {
+    /// No finished layers: start from the full board.
     Fresh,
     /// Layers `layer..=cells` are written (see `read_back`).
     Resume {
+        /// The lowest finished layer.
         layer: usize,
     },
 }
