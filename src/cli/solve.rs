@@ -26,8 +26,12 @@ pub fn run(args: Args) -> Result<i32> {
     if crate::distributed::under_mpi() {
         return crate::distributed::solve(&spec);
     }
-    let value = job::solve(&spec, Driver::Parallel, &Silent)?;
-    let answer = crate::with_game!(&spec, game => Ok(game.contest_answer(value)))?;
+    // One game instance for the sweep and the answer: building a game (young's suffix
+    // templates) is not free.
+    let answer = crate::with_game!(&spec, game => {
+        let value = job::solve_game(&game, Driver::Parallel, &Silent)?;
+        Ok(game.contest_answer(value))
+    })?;
     super::outln!("{answer}")?;
     Ok(0)
 }

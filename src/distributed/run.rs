@@ -201,13 +201,13 @@ fn compute<G: Game, V: Value, C: sweep::ChildValues<V> + ?Sized>(
 /// `retro solve` under MPI: the answer on rank 0's stdout.
 pub fn solve(spec: &GameSpec) -> Result<i32> {
     let (_universe, ctx) = Ctx::init()?;
-    let value = crate::with_game!(spec, game => {
+    // One game instance for the sweep and the answer (building a game is not free).
+    let answer = crate::with_game!(spec, game => {
         let vt = sweep::value_type(&game);
-        crate::with_value_type!(vt, V => sweep::<_, V>(&ctx, &game, game.cells() + 1, Vec::new(), &Silent, &mut Stats::default(), |_, _, _, _| Ok(())))
+        let value = crate::with_value_type!(vt, V => sweep::<_, V>(&ctx, &game, game.cells() + 1, Vec::new(), &Silent, &mut Stats::default(), |_, _, _, _| Ok(())))?;
+        Ok(crate::game::Game::contest_answer(&game, value))
     })?;
     if ctx.rank == 0 {
-        let answer =
-            crate::with_game!(spec, game => Ok(crate::game::Game::contest_answer(&game, value)))?;
         println!("{answer}");
     }
     Ok(0)
