@@ -266,7 +266,7 @@ fn pv_text<G: Game>(game: &G, spec: &GameSpec, pv: &[Step<G::Position>], value: 
     out
 }
 
-fn pv_json<G: Game>(game: &G, pv: &[Step<G::Position>]) -> serde_json::Value {
+pub fn pv_json<G: Game>(game: &G, pv: &[Step<G::Position>]) -> serde_json::Value {
     pv.iter()
         .map(|s| {
             json!({
