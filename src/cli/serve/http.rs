@@ -14,8 +14,7 @@ use std::time::Instant;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
-use axum::extract::rejection::BytesRejection;
-use axum::extract::{ConnectInfo, DefaultBodyLimit, Request, State};
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{StatusCode, Uri, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -106,7 +105,6 @@ pub(super) fn router(tables: Shared, quiet: bool) -> Router {
         .route("/api/{table}/{*position}", get(position))
         .route("/{table}", get(explorer))
         .fallback(not_found)
-        .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(tables);
     if quiet {
         app
@@ -235,26 +233,32 @@ async fn position(
 /// `POST /api/{table}/batch`: `query --batch --json` over the body's lines.
 async fn batch(
     State(tables): State<Shared>,
-    uri: Uri,
-    body: std::result::Result<Bytes, BytesRejection>,
+    request: Request,
 ) -> std::result::Result<Response, ApiError> {
-    let raw = uri
+    let raw = request
+        .uri()
         .path()
         .strip_prefix("/api/")
         .and_then(|r| r.strip_suffix("/batch"))
         .unwrap_or_default();
     let name = lookup(&tables, raw)?.name.clone();
-    let body = body.map_err(|r| ApiError {
-        status: r.status(),
-        message: if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            format!(
-                "a batch is at most {} bytes of positions; split it",
-                MAX_BODY
-            )
-        } else {
-            r.body_text()
-        },
-    })?;
+    let too_large = || ApiError {
+        status: StatusCode::PAYLOAD_TOO_LARGE,
+        message: format!("a batch is at most {MAX_BODY} bytes of positions; split it"),
+    };
+    // A declared length over the limit is refused before any of the body is read, so a
+    // client cannot hold a connection open by promising gigabytes.
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY as u64) {
+        return Err(too_large());
+    }
+    let body = axum::body::to_bytes(request.into_body(), MAX_BODY)
+        .await
+        .map_err(|_| too_large())?;
     let lines = BatchLines {
         tables,
         name,
