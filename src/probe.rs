@@ -185,3 +185,22 @@ pub fn pv_json<G: Game>(game: &G, pv: &[Step<G::Position>]) -> serde_json::Value
         })
         .collect()
 }
+
+/// A game behind a trait object, for code that holds tables of several games at once
+/// (`retro serve`) without listing the games: built once per table with `with_game!`.
+pub trait Prober: Send + Sync {
+    /// `query --json`'s object for a position in the game's notation, with the principal
+    /// variation under `pv` when asked for.
+    fn query_json(&self, table: &Table, text: &str, pv: bool) -> Result<serde_json::Value>;
+}
+
+impl<G: Game> Prober for G {
+    fn query_json(&self, table: &Table, text: &str, pv: bool) -> Result<serde_json::Value> {
+        let answer = answer_text(self, table, text)?;
+        let mut out = to_json(self, &answer);
+        if pv {
+            out["pv"] = pv_json(self, &principal_variation(self, table, &answer.position)?);
+        }
+        Ok(out)
+    }
+}

@@ -406,7 +406,8 @@ fn help_topics_completions_and_manual() {
     let man = stdout(&retro(&["man"], ""));
     assert!(man.starts_with(".ie") || man.contains(".TH retro"), "{man}");
     for sub in [
-        "solve", "build", "query", "info", "play", "verify", "bench", "gen", "export",
+        "solve", "build", "query", "info", "play", "verify", "bench", "gen", "export", "serve",
+        "plan",
     ] {
         let help = stdout(&retro(&[sub, "--help"], ""));
         assert!(
@@ -414,7 +415,10 @@ fn help_topics_completions_and_manual() {
             "{sub} --help lacks examples"
         );
         let threads = help.contains("--threads");
-        let runs_on_threads = matches!(sub, "solve" | "build" | "verify" | "bench" | "export");
+        let runs_on_threads = matches!(
+            sub,
+            "solve" | "build" | "verify" | "bench" | "export" | "serve" | "plan"
+        );
         assert_eq!(threads, runs_on_threads, "{sub} --help and --threads");
     }
 }

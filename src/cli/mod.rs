@@ -10,6 +10,7 @@ mod man;
 mod plan;
 mod play;
 mod query;
+mod serve;
 mod solve;
 mod verify;
 
@@ -56,6 +57,8 @@ enum Command {
     Verify(verify::Args),
     /// Write a table's positions, values and best moves to a CSV or Parquet file.
     Export(export::Args),
+    /// Serve tables over HTTP: a JSON API and an explorer page in the browser.
+    Serve(serve::Args),
     /// Time the sweep per thread count (thread scaling).
     Bench(bench::Args),
     /// Print a random board in the contest input format.
@@ -200,6 +203,7 @@ pub fn run() -> Result<i32> {
         Command::Bench(args) => bench::run(args),
         Command::Export(args) => export::run(args),
         Command::Plan(args) => plan::run(args),
+        Command::Serve(args) => serve::run(args),
         Command::Completions(args) => completions::run(args, Cli::command()),
         Command::Man(args) => man::run(args, Cli::command()),
     }

@@ -1,0 +1,155 @@
+//! `retro serve`: tables over HTTP, as a JSON API and an explorer page.
+//!
+//! The tables, their games and their summaries are built once at start and shared
+//! read-only by every request; `http` holds the router, the handlers and the assets.
+
+mod http;
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::error::{Error, Result};
+use crate::game::GameSpec;
+use crate::probe::Prober;
+use crate::table::Table;
+
+#[derive(clap::Args)]
+#[command(after_help = "\
+Examples:
+  retro serve tables/young-sample.retro tables/twins-sample1.retro
+  retro serve tables/*.retro --addr 127.0.0.1:0 --quiet
+  curl http://127.0.0.1:8080/api/young-sample/1,0
+
+Each table is served under its file stem: tables/young-sample.retro is `young-sample`,
+at http://127.0.0.1:8080/young-sample (the explorer) and /api/young-sample/POSITION.")]
+pub struct Args {
+    /// Table files, each served under its file stem.
+    #[arg(required = true, value_name = "TABLE")]
+    tables: Vec<PathBuf>,
+    /// Address to listen on; port 0 takes any free port. Only loopback by default: the
+    /// server has no authentication.
+    #[arg(long, value_name = "IP:PORT", default_value = "127.0.0.1:8080")]
+    addr: SocketAddr,
+    /// Print the explorer's URL on stdout once the server listens.
+    #[arg(long)]
+    open: bool,
+    /// No access log on stderr.
+    #[arg(short, long)]
+    quiet: bool,
+    #[command(flatten)]
+    threads: super::Threads,
+}
+
+/// One table as the server holds it.
+pub(crate) struct Served {
+    name: String,
+    /// The table's game, built once: building one per request would copy the board's
+    /// weights and tables each time.
+    game: Box<dyn Prober>,
+    table: Table,
+    /// Its entry in `GET /api/tables`.
+    summary: Value,
+}
+
+impl Served {
+    fn open(path: &Path) -> Result<Served> {
+        let name = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| {
+                Error::input(format!(
+                    "{}: cannot serve a table whose file name is not UTF-8 text",
+                    path.display()
+                ))
+            })?
+            .to_string();
+        let table = Table::open(path)?.with_mmap()?;
+        // As `info` does: a table whose values do not match its checksum is not served.
+        table.verify_checksum()?;
+        let spec = table.header.game.clone();
+        let game = crate::with_game!(&spec, g => Ok(Box::new(g) as Box<dyn Prober>))?;
+        let (rows, cols) = spec.dims();
+        let mut summary = json!({
+            "name": name,
+            "game": spec.name(),
+            "board": format!("{rows} x {cols}"),
+            "rows": rows,
+            "cols": cols,
+            "positions": table.header.total_positions(),
+            "value_type": table.header.value_type.name(),
+            "root_value": table.value(0, 0)?,
+        });
+        // The explorer draws the weights; they are small next to the table.
+        match &spec {
+            GameSpec::Young(s) => summary["weights"] = json!({"a": s.a, "b": s.b}),
+            GameSpec::Twins(s) => {
+                summary["weights"] =
+                    json!({"vert": s.vert, "horiz": s.horiz, "total": s.total_weight()?})
+            }
+        }
+        Ok(Served {
+            name,
+            game,
+            table,
+            summary,
+        })
+    }
+
+    /// `retro query --json`'s object for `text`, with `pv` when asked for.
+    fn query(&self, text: &str, pv: bool) -> Result<Value> {
+        self.game.query_json(&self.table, text, pv)
+    }
+}
+
+/// Everything the handlers share: the tables by name, in name order.
+pub(crate) struct State {
+    tables: BTreeMap<String, Served>,
+}
+
+impl State {
+    fn load(paths: &[PathBuf]) -> Result<State> {
+        let mut tables: BTreeMap<String, Served> = BTreeMap::new();
+        let mut from: BTreeMap<String, &Path> = BTreeMap::new();
+        for path in paths {
+            let served = Served::open(path)?;
+            if let Some(other) = from.get(&served.name) {
+                return Err(Error::input(format!(
+                    "{} and {} would both be served as {:?}: rename one",
+                    other.display(),
+                    path.display(),
+                    served.name
+                )));
+            }
+            from.insert(served.name.clone(), path);
+            tables.insert(served.name.clone(), served);
+        }
+        Ok(State { tables })
+    }
+}
+
+pub fn run(args: Args) -> Result<i32> {
+    super::check_threads(args.threads.threads.as_slice())?;
+    let state = State::load(&args.tables)?;
+    let workers = args
+        .threads
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .enable_all()
+        .build()
+        .map_err(|e| Error::io("starting the server's threads", e))?;
+    runtime.block_on(http::serve(
+        state,
+        args.addr,
+        http::Options {
+            open: args.open,
+            quiet: args.quiet,
+        },
+    ))?;
+    Ok(0)
+}

@@ -1,0 +1,232 @@
+// The explorer: one table's positions, drawn from the JSON API. The URL
+// (/TABLE?position=...) is the state, so every position can be shared and the
+// browser's back and forward buttons walk through the moves played.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const SVG = "http://www.w3.org/2000/svg";
+
+function showError(message) {
+  $("error").textContent = message;
+  $("error").hidden = false;
+}
+
+async function getJSON(url) {
+  const response = await fetch(url);
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.error || response.statusText);
+  return body;
+}
+
+function valueInWords(info, value) {
+  if (info.game === "twins") return `first finishes with ${value} of ${info.weights.total}`;
+  if (value > 0) return `first leads by ${value}`;
+  if (value < 0) return `second leads by ${-value}`;
+  return "level: neither leads";
+}
+
+// ---- the list of tables (/) ----
+
+async function listTables() {
+  const body = $("tables").tBodies[0];
+  for (const t of await getJSON("/api/tables")) {
+    const row = body.insertRow();
+    const link = document.createElement("a");
+    link.href = "/" + encodeURIComponent(t.name);
+    link.textContent = t.name;
+    row.insertCell().append(link);
+    for (const text of [t.game, t.board, t.positions.toLocaleString("en"), t.value_type,
+                        `${t.root_value} (${valueInWords(t, t.root_value)})`]) {
+      row.insertCell().textContent = text;
+    }
+  }
+}
+
+// ---- the explorer (/TABLE) ----
+
+const tableName = decodeURIComponent(location.pathname.slice(1));
+let info = null;      // the table's entry in /api/tables
+let current = null;   // the answer for the position shown
+let playing = false;  // the best line is being played out
+
+function positionInURL() {
+  return new URLSearchParams(location.search).get("position") || "empty";
+}
+
+function shareable(position) {
+  // `/` and `,` are fine in a query string and keep the URL readable.
+  return encodeURIComponent(position).replace(/%2F/g, "/").replace(/%2C/g, ",");
+}
+
+async function show(position) {
+  try {
+    current = await getJSON(`/api/${encodeURIComponent(tableName)}/${encodeURIComponent(position)}`);
+    $("error").hidden = true;
+    render();
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+// Play a move (or jump to a position): a new history entry, then the new position.
+async function go(position) {
+  history.pushState(null, "", `?position=${shareable(position)}`);
+  await show(position);
+}
+
+// How good each move is for the side making it: 1 for the best, 0 for the worst.
+function goodness(moves, firstToMove) {
+  const scores = moves.map((m) => (firstToMove ? m.value : -m.value));
+  const best = Math.max(...scores), worst = Math.min(...scores);
+  return scores.map((s) => (best === worst ? 1 : (s - worst) / (best - worst)));
+}
+
+const colour = (g) => `hsl(${Math.round(120 * g)}, 70%, 78%)`;
+
+function el(name, attrs, parent) {
+  const node = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  parent.append(node);
+  return node;
+}
+
+function text(content, attrs, parent) {
+  el("text", attrs, parent).textContent = content;
+}
+
+function render() {
+  const a = current;
+  const first = a.to_move === "first";
+  const good = goodness(a.moves, first);
+  const byCell = new Map(a.moves.map((m, i) => [m.cell.join(","), { move: m, good: good[i] }]));
+
+  document.title = `${tableName}: ${a.position}`;
+  $("position").textContent = a.position;
+  $("to-move").textContent = a.to_move === "none"
+    ? "game over: the board is full"
+    : `${a.to_move} to move` + (info.game === "twins" ? (first ? " (o)" : " (x)") : "");
+  $("value").textContent = valueInWords(info, a.value);
+
+  const list = $("moves");
+  list.replaceChildren();
+  const order = a.moves.map((m, i) => i).sort((i, j) => good[j] - good[i]);
+  for (const i of order) {
+    const m = a.moves[i];
+    const best = a.best.some((c) => c[0] === m.cell[0] && c[1] === m.cell[1]);
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.cell = m.cell.join(",");
+    button.dataset.position = m.position;
+    button.style.background = colour(good[i]);
+    button.textContent = `(${m.cell.join(",")}) → ${m.position}   value ${m.value}` + (best ? "   ★ best" : "");
+    button.title = valueInWords(info, m.value);
+    button.onclick = () => { stop(); go(m.position); };
+    const item = document.createElement("li");
+    if (best) item.className = "best";
+    item.append(button);
+    list.append(item);
+  }
+  if (a.moves.length === 0) list.textContent = "none: the game is over";
+
+  const svg = $("board");
+  svg.replaceChildren();
+  (info.game === "young" ? drawYoung : drawTwins)(svg, a, byCell);
+}
+
+function legalCell(rect, cell, byCell) {
+  const hit = byCell.get(cell);
+  if (!hit) return;
+  rect.classList.add("legal");
+  rect.style.fill = colour(hit.good);
+  rect.dataset.cell = cell;
+  rect.onclick = () => { stop(); go(hit.move.position); };
+  const title = document.createElementNS(SVG, "title");
+  title.textContent = `(${cell}) value ${hit.move.value}`;
+  rect.append(title);
+}
+
+// Young: the staircase of stones; the cells where a stone may go are coloured by
+// their move's value. Each cell shows its weights a (first) / b (second).
+function drawYoung(svg, a, byCell) {
+  const { rows, cols, weights } = info;
+  const S = 60, pad = 8;
+  const lengths = a.position.split(",").map(Number);
+  svg.setAttribute("width", cols * S + 2 * pad);
+  svg.setAttribute("height", rows * S + 2 * pad);
+  for (let i = 0; i < rows; i++) {
+    for (let j = 0; j < cols; j++) {
+      const x = pad + j * S, y = pad + i * S;
+      const stone = j < (lengths[i] || 0);
+      const rect = el("rect", { x, y, width: S, height: S, class: stone ? "cell stone" : "cell" }, svg);
+      if (!stone) legalCell(rect, `${i + 1},${j + 1}`, byCell);
+      const k = i * cols + j;
+      text(`${weights.a[k]} / ${weights.b[k]}`,
+           { x: x + S / 2, y: y + S / 2, class: stone ? "weight label" : "weight", "pointer-events": "none" }, svg);
+    }
+  }
+}
+
+// Twins: o and x in the cells; between two cells, the pair's weight, its line
+// coloured once the pair is decided (blue: first's, red: second's).
+function drawTwins(svg, a, byCell) {
+  const { rows, cols, weights } = info;
+  const S = 76, C = 48, pad = 10;
+  const marks = a.position.split("/");
+  const at = (i, j) => marks[i][j];
+  svg.setAttribute("width", (cols - 1) * S + C + 2 * pad);
+  svg.setAttribute("height", (rows - 1) * S + C + 2 * pad);
+  const centre = (i, j) => [pad + j * S + C / 2, pad + i * S + C / 2];
+  const pair = (i1, j1, i2, j2, w) => {
+    const [x1, y1] = centre(i1, j1), [x2, y2] = centre(i2, j2);
+    const p = at(i1, j1), q = at(i2, j2);
+    const cls = p === "." || q === "." ? "pair-open" : p === q ? "pair-first" : "pair-second";
+    el("line", { x1, y1, x2, y2, class: cls }, svg);
+    const mx = (x1 + x2) / 2, my = (y1 + y2) / 2;
+    el("rect", { x: mx - 11, y: my - 8, width: 22, height: 16, fill: "#fff" }, svg);
+    text(String(w), { x: mx, y: my, class: "weight" }, svg);
+  };
+  for (let i = 0; i + 1 < rows; i++) for (let j = 0; j < cols; j++) pair(i, j, i + 1, j, weights.vert[i * cols + j]);
+  for (let i = 0; i < rows; i++) for (let j = 0; j + 1 < cols; j++) pair(i, j, i, j + 1, weights.horiz[i * (cols - 1) + j]);
+  for (let i = 0; i < rows; i++) {
+    for (let j = 0; j < cols; j++) {
+      const rect = el("rect", { x: pad + j * S, y: pad + i * S, width: C, height: C, class: "cell" }, svg);
+      const m = at(i, j);
+      if (m === ".") legalCell(rect, `${i + 1},${j + 1}`, byCell);
+      else text(m, { x: centre(i, j)[0], y: centre(i, j)[1], class: `mark ${m}` }, svg);
+    }
+  }
+}
+
+function stop() {
+  playing = false;
+  $("play-pv").textContent = "Play the best line";
+}
+
+// Follow the best move, one step every half second, until the board is full.
+async function playBestLine() {
+  if (playing) return stop();
+  playing = true;
+  $("play-pv").textContent = "Stop";
+  while (playing && current && current.pv.length > 0) {
+    await go(current.pv[0].position);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  stop();
+}
+
+async function explore() {
+  $("name").textContent = tableName;
+  try {
+    info = (await getJSON("/api/tables")).find((t) => t.name === tableName);
+  } catch (e) {
+    return showError(e.message);
+  }
+  if (!info) return showError(`no table named ${tableName}`);
+  $("board-info").textContent = `${info.game}, ${info.board}`;
+  $("start").onclick = () => { stop(); go("empty"); };
+  $("play-pv").onclick = playBestLine;
+  window.addEventListener("popstate", () => { stop(); show(positionInURL()); });
+  await show(positionInURL());
+}
+
+(document.getElementById("tables") ? listTables() : explore()).catch((e) => showError(e.message));

@@ -1,0 +1,428 @@
+//! The router, the handlers and the embedded explorer page of `retro serve`.
+//!
+//! Handlers read the raw request path and decode it themselves, so that every way a path
+//! can be wrong (bad percent-encoding, bytes that are not UTF-8, a table that is not
+//! served) gets the same one-line message the command line would print, in a JSON body.
+
+use std::convert::Infallible;
+use std::io::Write;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{StatusCode, Uri, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::json;
+
+use super::{Served, State as Tables};
+use crate::error::{Error, Result, excerpt};
+
+/// Largest batch body: far more positions than anyone pastes, and small enough that 64
+/// clients at once cost well under 100 MB.
+pub(crate) const MAX_BODY: usize = 1 << 20;
+
+/// Longest batch line, the same bound as `retro query --batch`.
+const MAX_LINE: usize = 1 << 16;
+
+/// A streamed batch answers in chunks of about this size, so its output is never held
+/// whole in memory however many lines the body has.
+const CHUNK: usize = 1 << 16;
+
+/// The access log shows at most this much of a request's path.
+const LOGGED_PATH: usize = 200;
+
+const INDEX: &str = include_str!("assets/index.html");
+const EXPLORER: &str = include_str!("assets/explorer.html");
+const SCRIPT: &str = include_str!("assets/explorer.js");
+const STYLE: &str = include_str!("assets/explorer.css");
+
+type Shared = Arc<Tables>;
+
+pub(super) struct Options {
+    pub open: bool,
+    pub quiet: bool,
+}
+
+/// Listen on `addr` and answer until Ctrl-C. The first line on stderr names the bound
+/// address, which tests and scripts read when they ask for port 0.
+pub(super) async fn serve(tables: Tables, addr: SocketAddr, options: Options) -> Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| Error::io(format!("listening on {addr}"), e))?;
+    let bound = listener
+        .local_addr()
+        .map_err(|e| Error::io(format!("listening on {addr}"), e))?;
+    let names: Vec<&str> = tables.tables.keys().map(String::as_str).collect();
+    log(&format!(
+        "listening on http://{bound}/ with {} table{} ({}); Ctrl-C stops",
+        names.len(),
+        if names.len() == 1 { "" } else { "s" },
+        names.join(", ")
+    ));
+    if !bound.ip().is_loopback() {
+        log("warning: not a loopback address: anyone who reaches it can read the tables");
+    }
+    if options.open {
+        crate::cli::outln!("http://{bound}/")?;
+    }
+    let app = router(Arc::new(tables), options.quiet);
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(async {
+        // Without a handler for Ctrl-C the server runs until it is killed.
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    })
+    .await
+    .map_err(|e| Error::io("serving", e))?;
+    log("stopped");
+    Ok(())
+}
+
+pub(super) fn router(tables: Shared, quiet: bool) -> Router {
+    let app = Router::new()
+        .route("/", get(|| async { page(StatusCode::OK, INDEX) }))
+        .route(
+            "/assets/explorer.js",
+            get(|| async { asset(SCRIPT, "text/javascript") }),
+        )
+        .route(
+            "/assets/explorer.css",
+            get(|| async { asset(STYLE, "text/css") }),
+        )
+        .route("/api/tables", get(list))
+        .route("/api/{table}/batch", post(batch))
+        .route("/api/{table}/{*position}", get(position))
+        .route("/{table}", get(explorer))
+        .fallback(not_found)
+        .with_state(tables);
+    if quiet {
+        app
+    } else {
+        app.layer(middleware::from_fn(access_log))
+    }
+}
+
+/// An error as the API returns it: a status and `{"error": "..."}`.
+struct ApiError {
+    status: StatusCode,
+    message: String,
+}
+
+impl From<Error> for ApiError {
+    fn from(e: Error) -> Self {
+        // A bad position is the client's fault; anything else (a damaged table) is ours.
+        let status = if e.is_input() {
+            StatusCode::BAD_REQUEST
+        } else {
+            StatusCode::INTERNAL_SERVER_ERROR
+        };
+        ApiError {
+            status,
+            message: e.to_string(),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        json_response(self.status, json!({"error": self.message}).to_string())
+    }
+}
+
+fn json_response(status: StatusCode, body: String) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+fn page(status: StatusCode, html: &'static str) -> Response {
+    (
+        status,
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            // Everything the page needs comes from this server.
+            (header::CONTENT_SECURITY_POLICY, "default-src 'self'"),
+        ],
+        html,
+    )
+        .into_response()
+}
+
+fn asset(text: &'static str, kind: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, kind)], text).into_response()
+}
+
+/// Percent-decode one piece of a path. Browsers and curl encode correctly, so a `%` not
+/// followed by two hex digits is refused rather than guessed at.
+fn decode(raw: &str) -> std::result::Result<String, Error> {
+    let bytes = raw.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = bytes
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
+            let Some(byte) = hex else {
+                return Err(Error::input(format!(
+                    "bad percent-encoding at byte {} of {}: % must be followed by two hex digits",
+                    i + 1,
+                    excerpt(raw)
+                )));
+            };
+            out.push(byte);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|e| {
+        Error::input(format!(
+            "byte {} is not UTF-8 text",
+            e.utf8_error().valid_up_to() + 1
+        ))
+    })
+}
+
+/// The served table a (still encoded) path segment names.
+fn lookup<'a>(tables: &'a Tables, raw: &str) -> std::result::Result<&'a Served, ApiError> {
+    let name = decode(raw)?;
+    tables.tables.get(&name).ok_or_else(|| ApiError {
+        status: StatusCode::NOT_FOUND,
+        message: format!(
+            "no table named {} here; this server has {}",
+            excerpt(&name),
+            tables
+                .tables
+                .keys()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    })
+}
+
+/// `GET /api/tables`.
+async fn list(State(tables): State<Shared>) -> Response {
+    let all: Vec<_> = tables.tables.values().map(|t| &t.summary).collect();
+    json_response(StatusCode::OK, json!(all).to_string())
+}
+
+/// `GET /api/{table}/{position}`: `query --json --pv`.
+async fn position(
+    State(tables): State<Shared>,
+    uri: Uri,
+) -> std::result::Result<Response, ApiError> {
+    let rest = uri.path().strip_prefix("/api/").unwrap_or_default();
+    let (table, position) = rest.split_once('/').unwrap_or((rest, ""));
+    let served = lookup(&tables, table)?;
+    let answer = served.query(&decode(position)?, true)?;
+    Ok(json_response(StatusCode::OK, answer.to_string()))
+}
+
+/// `POST /api/{table}/batch`: `query --batch --json` over the body's lines.
+async fn batch(
+    State(tables): State<Shared>,
+    request: Request,
+) -> std::result::Result<Response, ApiError> {
+    let raw = request
+        .uri()
+        .path()
+        .strip_prefix("/api/")
+        .and_then(|r| r.strip_suffix("/batch"))
+        .unwrap_or_default();
+    let name = lookup(&tables, raw)?.name.clone();
+    let too_large = || ApiError {
+        status: StatusCode::PAYLOAD_TOO_LARGE,
+        message: format!("a batch is at most {MAX_BODY} bytes of positions; split it"),
+    };
+    // A declared length over the limit is refused before any of the body is read, so a
+    // client cannot hold a connection open by promising gigabytes.
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY as u64) {
+        return Err(too_large());
+    }
+    let body = axum::body::to_bytes(request.into_body(), MAX_BODY)
+        .await
+        .map_err(|_| too_large())?;
+    let lines = BatchLines {
+        tables,
+        name,
+        body,
+        at: 0,
+        number: 0,
+        done: false,
+    };
+    Ok((
+        [(header::CONTENT_TYPE, "application/x-ndjson")],
+        Body::from_stream(lines),
+    )
+        .into_response())
+}
+
+/// A batch's answers, computed a chunk at a time as the client reads them.
+struct BatchLines {
+    tables: Shared,
+    name: String,
+    body: Bytes,
+    at: usize,
+    number: u64,
+    done: bool,
+}
+
+impl BatchLines {
+    /// The next line of the body without its line ending, as `query --batch` splits stdin.
+    fn next_line(&mut self) -> Option<Bytes> {
+        if self.at >= self.body.len() {
+            return None;
+        }
+        let start = self.at;
+        let end = match self.body[start..].iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                self.at = start + i + 1;
+                start + i
+            }
+            None => {
+                self.at = self.body.len();
+                self.body.len()
+            }
+        };
+        let end = if end > start && self.body[end - 1] == b'\r' {
+            end - 1
+        } else {
+            end
+        };
+        Some(self.body.slice(start..end))
+    }
+
+    fn chunk(&mut self) -> Vec<u8> {
+        let mut out = Vec::new();
+        let tables = Arc::clone(&self.tables);
+        let Some(served) = tables.tables.get(&self.name) else {
+            self.done = true;
+            return out;
+        };
+        while out.len() < CHUNK {
+            let Some(line) = self.next_line() else {
+                self.done = true;
+                break;
+            };
+            let text = if line.len() > MAX_LINE {
+                Err(Error::input(format!(
+                    "longer than {MAX_LINE} bytes, not a position"
+                )))
+            } else {
+                std::str::from_utf8(&line).map_err(|e| {
+                    Error::input(format!("byte {} is not UTF-8 text", e.valid_up_to() + 1))
+                })
+            };
+            self.number += 1;
+            let value = match text.and_then(|t| served.query(t, false)) {
+                Ok(mut answer) => {
+                    answer["line"] = json!(self.number);
+                    answer
+                }
+                Err(e) => {
+                    // A damaged table stops the batch, as it stops `query --batch`.
+                    self.done = !e.is_input();
+                    json!({"line": self.number, "error": e.to_string()})
+                }
+            };
+            out.extend_from_slice(value.to_string().as_bytes());
+            out.push(b'\n');
+            if self.done {
+                break;
+            }
+        }
+        out
+    }
+}
+
+impl futures_core::Stream for BatchLines {
+    type Item = std::result::Result<Bytes, Infallible>;
+
+    fn poll_next(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        if this.done {
+            return Poll::Ready(None);
+        }
+        let out = this.chunk();
+        Poll::Ready((!out.is_empty()).then(|| Ok(Bytes::from(out))))
+    }
+}
+
+/// `GET /{table}`: the explorer; the page reads the table and position from its URL.
+async fn explorer(State(tables): State<Shared>, uri: Uri) -> Response {
+    let raw = uri.path().strip_prefix('/').unwrap_or_default();
+    match lookup(&tables, raw) {
+        Ok(_) => page(StatusCode::OK, EXPLORER),
+        Err(e) => (e.status, format!("{}\n", e.message)).into_response(),
+    }
+}
+
+async fn not_found(uri: Uri) -> Response {
+    let message = format!(
+        "no such page: {}; see / for the tables",
+        excerpt(uri.path())
+    );
+    if uri.path().starts_with("/api/") {
+        ApiError {
+            status: StatusCode::NOT_FOUND,
+            message,
+        }
+        .into_response()
+    } else {
+        (StatusCode::NOT_FOUND, format!("{message}\n")).into_response()
+    }
+}
+
+/// One line per request: client, method, path, status, time to the response's head.
+async fn access_log(
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let start = Instant::now();
+    let method = request.method().clone();
+    let mut path = request
+        .uri()
+        .path_and_query()
+        .map_or("", |p| p.as_str())
+        .to_string();
+    if path.len() > LOGGED_PATH {
+        let cut = (0..=LOGGED_PATH)
+            .rev()
+            .find(|&i| path.is_char_boundary(i))
+            .unwrap_or(0);
+        path.truncate(cut);
+        path.push_str("...");
+    }
+    let response = next.run(request).await;
+    log(&format!(
+        "{peer} {method} {path} {} {:.2} ms",
+        response.status().as_u16(),
+        start.elapsed().as_secs_f64() * 1e3
+    ));
+    response
+}
+
+/// A line on stderr; a closed stderr must not take the server down, so errors are dropped.
+fn log(line: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(format!("{line}\n").as_bytes());
+}

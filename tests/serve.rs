@@ -1,0 +1,623 @@
+//! `retro serve`: the JSON API against `retro query`, every error status, hostile requests,
+//! start-up errors, Ctrl-C, and the explorer page in a real headless Chromium.
+
+mod common;
+#[path = "support/server.rs"]
+mod server;
+
+use std::path::{Path, PathBuf};
+
+use retro::game::{Game, GameSpec};
+use serde_json::Value;
+use server::{Server, get, raw, request, sample_tables};
+
+use common::retro;
+
+fn all_positions(spec: &GameSpec) -> retro::Result<Vec<String>> {
+    retro::with_game!(spec, game => {
+        let mut out = Vec::new();
+        for k in 0..=game.cells() {
+            for r in 0..game.layer_size(k) {
+                out.push(game.format_position(&game.unrank(k, r)));
+            }
+        }
+        Ok(out)
+    })
+}
+
+fn spec_of(table: &Path) -> GameSpec {
+    retro::table::Table::open(table).unwrap().header.game
+}
+
+/// Percent-encode everything but letters, digits, `,` and `.`, as a careful client does.
+fn encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b',' | b'.' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+fn name_of(table: &Path) -> String {
+    table.file_stem().unwrap().to_str().unwrap().to_string()
+}
+
+/// `retro query TABLE --batch --json [--pv]` on `input`, one parsed value per line.
+fn cli_batch(table: &Path, input: &[u8], pv: bool) -> Vec<Value> {
+    let mut args = vec!["query", table.to_str().unwrap(), "--batch", "--json"];
+    if pv {
+        args.push("--pv");
+    }
+    // stdin is written from a thread: the answers fill the stdout pipe before the input
+    // is all read.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_retro"))
+        .args(&args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        stdin.write_all(&input).unwrap();
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The message `retro query TABLE POSITION` prints after `error: `.
+fn cli_error(table: &Path, position: &str) -> String {
+    let out = retro(&["query", table.to_str().unwrap(), position, "--json"], "");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    err.trim_end().strip_prefix("error: ").unwrap().to_string()
+}
+
+#[test]
+fn every_position_answers_as_query_json_pv() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = sample_tables(dir.path());
+    let server = Server::start(&tables, &["--quiet"]);
+    for table in &tables {
+        let name = name_of(table);
+        let positions = all_positions(&spec_of(table)).unwrap();
+        let expected = cli_batch(table, (positions.join("\n") + "\n").as_bytes(), true);
+        assert_eq!(expected.len(), positions.len());
+        for (position, mut want) in positions.iter().zip(expected) {
+            want.as_object_mut().unwrap().remove("line");
+            let reply = get(&server.addr, &format!("/api/{name}/{}", encode(position)));
+            assert_eq!(reply.status, 200, "{position}");
+            assert_eq!(reply.header("content-type"), Some("application/json"));
+            assert_eq!(reply.json(), want, "{name} {position}");
+        }
+    }
+    // The single-position command agrees too, and twins' slashes may go unencoded.
+    let twins = &tables[1];
+    let out = retro(
+        &[
+            "query",
+            twins.to_str().unwrap(),
+            "ox./.o./x..",
+            "--json",
+            "--pv",
+        ],
+        "",
+    );
+    let want: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let reply = get(&server.addr, "/api/twins-sample1/ox./.o./x..");
+    assert_eq!(reply.json(), want);
+    assert_eq!(want["value"], 10);
+}
+
+#[test]
+fn tables_lists_every_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = sample_tables(dir.path());
+    let server = Server::start(&tables, &["--quiet"]);
+    let reply = get(&server.addr, "/api/tables");
+    assert_eq!(reply.status, 200);
+    let list = reply.json();
+    let list = list.as_array().unwrap();
+    assert_eq!(list.len(), 2);
+    let by_name = |n: &str| list.iter().find(|t| t["name"] == n).unwrap().clone();
+    let young = by_name("young-sample");
+    assert_eq!(young["game"], "young");
+    assert_eq!(young["board"], "2 x 3");
+    assert_eq!(young["positions"], 10);
+    assert_eq!(young["value_type"], "i8");
+    assert_eq!(young["root_value"], 2);
+    let twins = by_name("twins-sample1");
+    assert_eq!(twins["game"], "twins");
+    assert_eq!(twins["board"], "3 x 3");
+    assert_eq!(twins["root_value"], 15);
+    assert_eq!(twins["weights"]["total"], 95);
+}
+
+#[test]
+fn batch_answers_as_query_batch_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = sample_tables(dir.path());
+    let server = Server::start(&tables, &["--quiet"]);
+    for table in &tables {
+        let name = name_of(table);
+        let mut positions = all_positions(&spec_of(table)).unwrap();
+        // Bad lines answer in place, and the lines after them still answer.
+        positions.extend([
+            "zz".to_string(),
+            String::new(),
+            "o../.../...".to_string(),
+            "1,0".to_string(),
+            "x".repeat(70_000),
+            "empty\r".to_string(),
+        ]);
+        let body = positions.join("\n");
+        let want = cli_batch(table, body.as_bytes(), false);
+        let reply = request(
+            &server.addr,
+            "POST",
+            &format!("/api/{name}/batch"),
+            body.as_bytes(),
+        );
+        assert_eq!(reply.status, 200);
+        assert_eq!(reply.header("content-type"), Some("application/x-ndjson"));
+        let got: Vec<Value> = reply
+            .text()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(got.len(), positions.len());
+        assert_eq!(got, want, "{name}");
+    }
+    // A line that is not UTF-8 gets the batch command's message.
+    let reply = request(
+        &server.addr,
+        "POST",
+        "/api/young-sample/batch",
+        b"1,0\n\xff\n",
+    );
+    let lines: Vec<Value> = reply
+        .text()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[1]["error"], "byte 1 is not UTF-8 text");
+    assert_eq!(lines[1]["line"], 2);
+    // An empty body is an empty answer.
+    let reply = request(&server.addr, "POST", "/api/young-sample/batch", b"");
+    assert_eq!((reply.status, reply.body.len()), (200, 0));
+}
+
+fn assert_error(reply: &server::Reply, status: u16, message: &str) {
+    assert_eq!(
+        reply.status,
+        status,
+        "{:?}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    assert_eq!(reply.header("content-type"), Some("application/json"));
+    let error = reply.json()["error"].as_str().unwrap().to_string();
+    assert!(error.contains(message), "{error:?} lacks {message:?}");
+}
+
+#[test]
+fn errors_have_their_status_and_the_cli_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = sample_tables(dir.path());
+    let (young, twins) = (&tables[0], &tables[1]);
+    let server = Server::start(&tables, &["--quiet"]);
+    let a = server.addr.as_str();
+    assert_error(&get(a, "/api/nope/empty"), 404, "no table named \"nope\"");
+    assert_error(
+        &request(a, "POST", "/api/nope/batch", b"0,0\n"),
+        404,
+        "no table named",
+    );
+    assert_error(&get(a, "/api/%FF/empty"), 400, "not UTF-8");
+    // Bad positions, including the other game's: exactly the command line's message.
+    for (table, name, position) in [
+        (young, "young-sample", "1,7"),
+        (young, "young-sample", "o../.../..."),
+        (twins, "twins-sample1", "1,0"),
+        (twins, "twins-sample1", "oo./.../..."),
+    ] {
+        let reply = get(a, &format!("/api/{name}/{}", encode(position)));
+        assert_error(&reply, 400, &cli_error(table, position));
+    }
+    assert_error(
+        &get(a, "/api/young-sample/%zz"),
+        400,
+        "bad percent-encoding",
+    );
+    assert_error(
+        &get(a, "/api/young-sample/1%2"),
+        400,
+        "bad percent-encoding",
+    );
+    assert_error(
+        &get(a, "/api/young-sample/%FF%FE"),
+        400,
+        "byte 1 is not UTF-8 text",
+    );
+    let long = "1,".repeat(2000);
+    assert_error(
+        &get(a, &format!("/api/young-sample/{long}")),
+        400,
+        "bad young position",
+    );
+    assert_error(&get(a, "/api/"), 404, "no such page");
+    assert_error(&get(a, "/api/young-sample"), 404, "no such page");
+    let big = vec![b'0'; server_body_limit() + 1];
+    assert_error(
+        &request(a, "POST", "/api/young-sample/batch", &big),
+        413,
+        "at most",
+    );
+    assert_eq!(request(a, "POST", "/api/tables", b"").status, 405);
+    assert_eq!(
+        request(a, "DELETE", "/api/young-sample/empty", b"").status,
+        405
+    );
+    // The server still answers.
+    assert_eq!(get(a, "/api/young-sample/1,0").json()["value"], 0);
+}
+
+/// The batch body limit the server documents: 1 MiB.
+fn server_body_limit() -> usize {
+    1 << 20
+}
+
+#[test]
+fn hostile_requests_get_4xx_and_the_server_keeps_serving() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = sample_tables(dir.path());
+    let server = Server::start(&tables, &["--quiet"]);
+    let a = server.addr.as_str();
+    let huge_path = format!("/api/young-sample/{}", "1".repeat(200_000));
+    let hostile: Vec<Vec<u8>> = vec![
+        b"GET /api/young-sample/\xff\xfe HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(),
+        format!("GET {huge_path} HTTP/1.1\r\nHost: x\r\n\r\n").into_bytes(),
+        b"NOT HTTP AT ALL\r\n\r\n".to_vec(),
+        b"GET /api/young-sample/empty HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n".to_vec(),
+        format!("GET / HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n", "a".repeat(1 << 20)).into_bytes(),
+        // A body that says it is 10 GB: refused from the header, not read.
+        b"POST /api/young-sample/batch HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000000\r\n\r\n0,0\n"
+            .to_vec(),
+        // A chunked body that grows past the limit.
+        {
+            let mut r = b"POST /api/young-sample/batch HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+            for _ in 0..20 {
+                r.extend_from_slice(format!("10000\r\n{}\r\n", "0".repeat(0x10000)).as_bytes());
+            }
+            r.extend_from_slice(b"0\r\n\r\n");
+            r
+        },
+    ];
+    for req in &hostile {
+        let reply = raw(a, req);
+        assert!(
+            (400..500).contains(&reply.status),
+            "{} for {:?}",
+            reply.status,
+            String::from_utf8_lossy(&req[..req.len().min(60)])
+        );
+        assert_eq!(get(a, "/api/young-sample/empty").json()["value"], 2);
+    }
+}
+
+#[test]
+fn pages_and_assets() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = sample_tables(dir.path());
+    let server = Server::start(&tables, &["--quiet"]);
+    let a = server.addr.as_str();
+    for path in ["/", "/young-sample", "/twins-sample1?position=ox./.o./x.."] {
+        let reply = get(a, path);
+        assert_eq!(reply.status, 200, "{path}");
+        assert_eq!(
+            reply.header("content-type"),
+            Some("text/html; charset=utf-8")
+        );
+        assert!(reply.text().contains("/assets/explorer.js"));
+    }
+    let js = get(a, "/assets/explorer.js");
+    assert_eq!(
+        (js.status, js.header("content-type")),
+        (200, Some("text/javascript"))
+    );
+    let css = get(a, "/assets/explorer.css");
+    assert_eq!(
+        (css.status, css.header("content-type")),
+        (200, Some("text/css"))
+    );
+    assert_eq!(get(a, "/nope").status, 404);
+    assert_eq!(get(a, "/assets/nope.js").status, 404);
+}
+
+#[test]
+fn start_up_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = sample_tables(dir.path());
+    let other = dir.path().join("other");
+    std::fs::create_dir(&other).unwrap();
+    let copy = other.join("young-sample.retro");
+    std::fs::copy(&tables[0], &copy).unwrap();
+    let out = retro(
+        &[
+            "serve",
+            tables[0].to_str().unwrap(),
+            copy.to_str().unwrap(),
+            "--addr",
+            "127.0.0.1:0",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("error: ") && err.contains("would both be served as \"young-sample\""),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1);
+
+    let missing = dir.path().join("missing.retro");
+    let out = retro(
+        &["serve", missing.to_str().unwrap(), "--addr", "127.0.0.1:0"],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(1));
+
+    // A table whose values were changed is refused, as `info` refuses it.
+    let bad = dir.path().join("bad.retro");
+    let mut bytes = std::fs::read(&tables[1]).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x55;
+    std::fs::write(&bad, bytes).unwrap();
+    let out = retro(
+        &["serve", bad.to_str().unwrap(), "--addr", "127.0.0.1:0"],
+        "",
+    );
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .starts_with("error: ")
+    );
+}
+
+#[test]
+fn open_prints_the_url_log_lines_and_ctrl_c_stops() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = sample_tables(dir.path());
+    let mut server = Server::start(&tables, &["--open"]);
+    let mut url = String::new();
+    use std::io::BufRead;
+    std::io::BufReader::new(server.child.stdout.take().unwrap())
+        .read_line(&mut url)
+        .unwrap();
+    assert_eq!(url.trim_end(), server.url("/"));
+    assert_eq!(get(&server.addr, "/api/young-sample/1,0").status, 200);
+    assert_eq!(get(&server.addr, "/api/nope/1,0").status, 404);
+    let (status, log) = server.interrupt();
+    assert!(status.success(), "{status:?}");
+    assert!(log.contains(" GET /api/young-sample/1,0 200 "), "{log}");
+    assert!(log.contains(" GET /api/nope/1,0 404 "), "{log}");
+    assert!(log.ends_with("stopped\n"), "{log}");
+}
+
+mod browser {
+    //! The explorer in headless Chromium through chromedriver (WebDriver).
+
+    use super::*;
+    use fantoccini::{Client, ClientBuilder, Locator};
+    use std::time::{Duration, Instant};
+
+    const CHROMIUM: &str = "/usr/bin/chromium";
+    const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+    struct Driver(std::process::Child);
+
+    impl Drop for Driver {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
+    fn free_port() -> u16 {
+        std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port()
+    }
+
+    fn start_driver() -> (Driver, u16) {
+        let port = free_port();
+        let child = std::process::Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start chromedriver");
+        let driver = Driver(child);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "chromedriver did not listen");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        (driver, port)
+    }
+
+    async fn connect(port: u16, profile: &Path) -> Client {
+        let args = [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-dev-shm-usage",
+            "--window-size=900,640",
+            &format!("--user-data-dir={}", profile.display()),
+        ];
+        let caps = serde_json::json!({
+            "goog:chromeOptions": {"binary": CHROMIUM, "args": args}
+        });
+        let serde_json::Value::Object(caps) = caps else {
+            unreachable!()
+        };
+        ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .expect("connect to chromedriver")
+    }
+
+    async fn text(c: &Client, id: &str) -> String {
+        match c.find(Locator::Id(id)).await {
+            Ok(e) => e.text().await.unwrap_or_default(),
+            Err(_) => String::new(),
+        }
+    }
+
+    /// Wait until element `id` shows `want` (the page fetches asynchronously).
+    async fn wait_text(c: &Client, id: &str, want: &str) {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let got = text(c, id).await;
+            if got == want {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "#{id} shows {got:?}, not {want:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(30)).await;
+        }
+    }
+
+    async fn wait_url(c: &Client, want: &str) {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let got = c.current_url().await.unwrap().to_string();
+            if got == want {
+                return;
+            }
+            assert!(Instant::now() < deadline, "URL {got:?}, not {want:?}");
+            tokio::time::sleep(Duration::from_millis(30)).await;
+        }
+    }
+
+    async fn click(c: &Client, css: &str) {
+        c.find(Locator::Css(css))
+            .await
+            .expect(css)
+            .click()
+            .await
+            .expect(css);
+    }
+
+    /// Save a screenshot where RETRO_SCREENSHOTS points (the README's pictures).
+    async fn screenshot(c: &Client, name: &str) {
+        if let Some(dir) = std::env::var_os("RETRO_SCREENSHOTS") {
+            let png = c.screenshot().await.unwrap();
+            std::fs::write(PathBuf::from(dir).join(name), png).unwrap();
+        }
+    }
+
+    #[test]
+    fn explorer_in_chromium() {
+        if !Path::new(CHROMIUM).exists() || !Path::new(CHROMEDRIVER).exists() {
+            println!("note: skipping the browser test: install chromium and chromium-driver");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let tables = sample_tables(dir.path());
+        let server = Server::start(&tables, &["--quiet"]);
+        let (_driver, port) = start_driver();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let c = connect(port, &dir.path().join("profile")).await;
+            let result = explore(&c, &server).await;
+            let _ = c.close().await;
+            result
+        });
+    }
+
+    async fn explore(c: &Client, server: &Server) {
+        // The list of tables links to each explorer.
+        c.goto(&server.url("/")).await.unwrap();
+        click(c, "a[href='/young-sample']").await;
+        wait_url(c, &server.url("/young-sample")).await;
+
+        // Young: the empty board, then a line of moves by list and by board.
+        wait_text(c, "value", "first leads by 2").await;
+        wait_text(c, "to-move", "first to move").await;
+        click(c, "#moves button[data-cell='1,1']").await;
+        wait_url(c, &server.url("/young-sample?position=1,0")).await;
+        wait_text(c, "value", "level: neither leads").await;
+        wait_text(c, "to-move", "second to move").await;
+        let best = c.find(Locator::Css("#moves li.best button")).await.unwrap();
+        assert_eq!(
+            best.attr("data-cell").await.unwrap().as_deref(),
+            Some("1,2")
+        );
+        let moves = c.find_all(Locator::Css("#moves button")).await.unwrap();
+        assert_eq!(moves.len(), 2);
+        screenshot(c, "explorer-young.png").await;
+        click(c, "rect[data-cell='2,1']").await;
+        wait_url(c, &server.url("/young-sample?position=1,1")).await;
+        wait_text(c, "value", "first leads by 5").await;
+
+        // Back returns to the position before, with its values.
+        c.back().await.unwrap();
+        wait_url(c, &server.url("/young-sample?position=1,0")).await;
+        wait_text(c, "value", "level: neither leads").await;
+
+        // The best line plays to the full board, one move at a time.
+        click(c, "#play-pv").await;
+        wait_url(c, &server.url("/young-sample?position=3,3")).await;
+        wait_text(c, "to-move", "game over: the board is full").await;
+        c.back().await.unwrap();
+        wait_url(c, &server.url("/young-sample?position=3,2")).await;
+
+        // Twins, opened at a shared position.
+        c.goto(&server.url("/twins-sample1?position=ox./.o./x.."))
+            .await
+            .unwrap();
+        wait_text(c, "value", "first finishes with 10 of 95").await;
+        wait_text(c, "to-move", "first to move (o)").await;
+        screenshot(c, "explorer-twins.png").await;
+        click(c, "rect[data-cell='2,1']").await;
+        wait_url(c, &server.url("/twins-sample1?position=ox./oo./x..")).await;
+        wait_text(c, "to-move", "second to move (x)").await;
+        wait_text(c, "value", "first finishes with 10 of 95").await;
+        click(c, "#play-pv").await;
+        wait_url(c, &server.url("/twins-sample1?position=oxx/ooo/xox")).await;
+        wait_text(c, "to-move", "game over: the board is full").await;
+        wait_text(c, "value", "first finishes with 10 of 95").await;
+
+        // An unknown position shows the server's message.
+        c.goto(&server.url("/twins-sample1?position=zz"))
+            .await
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while !text(c, "error").await.contains("bad twins position") {
+            assert!(Instant::now() < deadline, "no error shown");
+            tokio::time::sleep(Duration::from_millis(30)).await;
+        }
+    }
+}
