@@ -1,5 +1,6 @@
 //! `retro build` and `retro solve` under MPI: the distributed sweep and its entry points.
 
+use std::cell::Cell;
 use std::io::IsTerminal;
 use std::ops::Range;
 use std::path::Path;
@@ -43,7 +44,13 @@ struct Ctx {
     rank: usize,
     size: usize,
     max_message: u64,
+    /// Whether an error was shared with every rank (`agree`): then all ranks return it
+    /// together; any other error must abort the job (`settle`).
+    agreed: Cell<bool>,
 }
+
+/// Exit code of a job a rank aborts.
+const ABORTED: i32 = 70;
 
 impl Ctx {
     fn init() -> Result<(Universe, Ctx)> {
@@ -54,6 +61,7 @@ impl Ctx {
                 "this MPI library does not allow threads (funneled support needed)",
             ));
         }
+        abort_on_panic();
         let world = universe.world();
         let max_message = std::env::var("RETRO_MPI_MAX_MESSAGE")
             .ok()
@@ -66,8 +74,22 @@ impl Ctx {
             size: world.size() as usize,
             world,
             max_message,
+            agreed: Cell::new(false),
         };
         Ok((universe, ctx))
+    }
+
+    /// The end of a run on this rank. An error the other ranks have not heard of would
+    /// leave them waiting in their next collective and this rank in MPI_Finalize waiting
+    /// for them: it aborts the job instead.
+    fn settle(&self, result: Result<i32>) -> Result<i32> {
+        match result {
+            Err(e) if !self.agreed.get() => {
+                eprintln!("error: rank {}: {e}", self.rank);
+                self.world.abort(ABORTED)
+            }
+            other => other,
+        }
     }
 
     /// Every rank learns whether any failed. A failure is reported with its rank; the
@@ -79,6 +101,7 @@ impl Ctx {
             u64::MAX
         };
         let first = self.min(mine);
+        self.agreed.set(first != u64::MAX);
         match result {
             Err(e) => Err(e.context(format!("rank {}", self.rank))),
             Ok(_) if first != u64::MAX => Err(Error::other(format!(
@@ -115,6 +138,32 @@ impl Ctx {
     }
 }
 
+/// A panic unwinding on one rank would reach MPI_Finalize (the `Universe`'s drop), which
+/// waits for ranks that wait in a collective for this one: mpirun would never end. After
+/// the usual message, the hook aborts the job.
+fn abort_on_panic() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        report(info);
+        SimpleCommunicator::world().abort(ABORTED);
+    }));
+}
+
+/// Test hook: `RETRO_MPI_TEST_FAIL=R:panic` or `R:error` makes rank R fail at its first
+/// layer, without telling the other ranks.
+fn test_failure(rank: usize) -> Result<()> {
+    let Ok(hook) = std::env::var("RETRO_MPI_TEST_FAIL") else {
+        return Ok(());
+    };
+    match hook.split_once(':') {
+        Some((r, how)) if r.parse() == Ok(rank) => match how {
+            "panic" => panic!("rank {rank}: failing as RETRO_MPI_TEST_FAIL asks"),
+            _ => Err(Error::other("failing as RETRO_MPI_TEST_FAIL asks")),
+        },
+        _ => Ok(()),
+    }
+}
+
 /// What one rank saw; reduced over ranks at the end.
 #[derive(Debug, Default)]
 struct Stats {
@@ -142,6 +191,7 @@ fn sweep<G: Game, V: Value + Equivalence>(
 ) -> Result<i64> {
     let width = std::mem::size_of::<V>() as u64;
     let cells = game.cells();
+    test_failure(ctx.rank)?;
     for k in (0..top).rev() {
         let n = game.layer_size(k);
         let slice = split::slice(n, ctx.size, ctx.rank);
@@ -201,17 +251,20 @@ fn compute<G: Game, V: Value, C: sweep::ChildValues<V> + ?Sized>(
 /// `retro solve` under MPI: the answer on rank 0's stdout.
 pub fn solve(spec: &GameSpec) -> Result<i32> {
     let (_universe, ctx) = Ctx::init()?;
-    let value = crate::with_game!(spec, game => {
-        let vt = sweep::value_type(&game);
-        crate::with_value_type!(vt, V => sweep::<_, V>(&ctx, &game, game.cells() + 1, Vec::new(), &Silent, &mut Stats::default(), |_, _, _, _| Ok(())))
-    })?;
-    if ctx.rank == 0 {
-        match spec {
-            GameSpec::Young(_) => println!("{value}"),
-            GameSpec::Twins(t) => println!("{value}\n{}", t.total_weight()? - value),
+    let solved = (|| {
+        let value = crate::with_game!(spec, game => {
+            let vt = sweep::value_type(&game);
+            crate::with_value_type!(vt, V => sweep::<_, V>(&ctx, &game, game.cells() + 1, Vec::new(), &Silent, &mut Stats::default(), |_, _, _, _| Ok(())))
+        })?;
+        if ctx.rank == 0 {
+            match spec {
+                GameSpec::Young(_) => println!("{value}"),
+                GameSpec::Twins(t) => println!("{value}\n{}", t.total_weight()? - value),
+            }
         }
-    }
-    Ok(0)
+        Ok(0)
+    })();
+    ctx.settle(solved)
 }
 
 /// `retro build` under MPI: the table at `path`, byte for byte what one process writes.
@@ -234,7 +287,7 @@ pub fn build(spec: &GameSpec, path: &Path, options: &BuildOptions, quiet: bool) 
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    result
+    ctx.settle(result)
 }
 
 /// Where a resumed or fresh build starts, as rank 0 found it.

@@ -48,7 +48,7 @@ pub fn create_or_resume(
             partial.display()
         ))
     };
-    let table = Table::open_partial(&partial).map_err(|e| refuse(&e.message))?;
+    let table = Table::open_partial(&partial).map_err(|e| refuse(&e.to_string()))?;
     let found = table.header.clone();
     if found.game != wanted.game
         || found.value_type != wanted.value_type
