@@ -9,13 +9,16 @@ use super::plan::{self, GRAIN, Marker};
 use super::split;
 use crate::sweep::CHUNK;
 
-/// Sweep cost per position on one thread of this box (2-core x86-64 container), release:
-/// young 15 x 15 `--seed 7`, `retro bench young FILE --threads 1 --repeat 5`: 155.1 M
-/// positions in 1.07 s = 6.9 ns (18.6 ns while other builds shared the cores).
-pub const YOUNG_NS_PER_POSITION: f64 = 6.9;
-/// twins 4 x 5 `--seed 7` (`--rows 4 --cols 5`), `retro --threads 1 build`: 741.4 M
-/// positions in 14.0 s including the table write = 18.9 ns.
-pub const TWINS_NS_PER_POSITION: f64 = 18.9;
+/// Cost per position of a distributed sweep on one thread: planning plus computing through
+/// the fetched values, both of which a rank pays for every position of its slice. Measured
+/// on this box (2 cores, shared), release `--features mpi`, `mpirun -np 1 retro build
+/// --threads 1` on `retro gen young 16x16 --seed 7`: rank 0's plan 8.03 s + compute 9.60 s
+/// over 601.1 M positions = 29.3 ns (a single-process build of the same board: 22.5 ns).
+pub const YOUNG_NS_PER_POSITION: f64 = 29.3;
+/// The same for `retro gen twins 4x5 --seed 7`: plan 59.2 s + compute 73.4 s over 741.4 M
+/// positions = 178.8 ns, measured while other builds kept the box's load near 10; the
+/// single-process build took 28.5 s (38.4 ns) in the same hour.
+pub const TWINS_NS_PER_POSITION: f64 = 178.8;
 
 /// Slices longer than this are sampled rather than planned position by position.
 const EXACT_LIMIT: u64 = 1 << 22;

@@ -23,7 +23,10 @@ use crate::table::blocks::BLOCK;
 /// see docs/mpi.md.
 pub const GRAIN: u64 = 16;
 
-const _: () = assert!(BLOCK as u64 % GRAIN == 0, "slices must start on a grain");
+const _: () = assert!(
+    (BLOCK as u64).is_multiple_of(GRAIN),
+    "slices must start on a grain"
+);
 
 /// A half-open interval of child ranks of the next layer.
 pub type Span = (u64, u64);

@@ -506,7 +506,6 @@ fn build_game<G: Game, V: Value + Equivalence>(
         }
     };
     let mut stats = Stats::default();
-    let mut owner = owner;
     let root_value = std::thread::scope(|scope| -> Result<i64> {
         let mut layers = Layers {
             scope,
