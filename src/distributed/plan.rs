@@ -19,8 +19,8 @@ use crate::table::blocks::BLOCK;
 
 /// Positions of the next layer per bit. Whole grains are fetched, so a lone child costs
 /// up to `GRAIN` values of traffic; a smaller grain means a larger bitmap (`next / GRAIN`
-/// bits) and more, shorter requests (16 bytes each). Measured on twins 4 x 5 at 4 ranks:
-/// see docs/mpi.md.
+/// bits) and more, shorter requests (16 bytes each). 16 is a guess between the two, not
+/// yet compared with other grains by measurement.
 pub const GRAIN: u64 = 16;
 
 const _: () = assert!(
