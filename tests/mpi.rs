@@ -1,11 +1,21 @@
 //! Builds and solves under `mpirun` (feature `mpi`): byte-identical to a single process,
-//! resumable, and the contest answers. Skipped, with a note, where `mpirun` is missing.
+//! resumable, the contest answers, and a failing rank ends the job. Skipped, with a note,
+//! where `mpirun` is missing.
 #![cfg(feature = "mpi")]
 
 use std::path::Path;
 use std::process::{Command, Output};
+use std::sync::Mutex;
 
 const RETRO: &str = env!("CARGO_BIN_EXE_retro");
+
+/// One `mpirun` at a time: the tests run on threads of their own, and ranks oversubscribing
+/// a small box wait for each other's time slices in every collective.
+static ONE_JOB: Mutex<()> = Mutex::new(());
+
+/// Seconds after which `mpirun` kills a job: a hang fails the test instead of the suite
+/// never ending.
+const TIMEOUT: &str = "60";
 
 fn have_mpirun() -> bool {
     let found = Command::new("mpirun").arg("--version").output().is_ok();
@@ -24,26 +34,35 @@ fn ok(out: Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// `retro ARGS` on `np` ranks of one thread each.
-fn mpirun(np: usize, args: &[&str], env: &[(&str, &str)]) -> Output {
+/// `retro COMMAND --threads 1 ARGS` on `np` ranks.
+fn mpirun(np: usize, command: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new("mpirun");
     cmd.args([
         "--oversubscribe",
+        "--timeout",
+        TIMEOUT,
         "-np",
         &np.to_string(),
         RETRO,
+        command,
         "--threads",
         "1",
     ])
     .args(args)
-    // Containers run tests as root; loopback only.
+    // Containers run tests as root; one box, shared memory only; ranks waiting in a
+    // collective yield their core to the rank they wait for.
     .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
     .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    .env("OMPI_MCA_btl", "self,vader")
     .env("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
+    .env("OMPI_MCA_mpi_yield_when_idle", "1")
     .env("OMPI_MCA_rmaps_base_oversubscribe", "1");
     for (k, v) in env {
         cmd.env(k, v);
     }
+    let _one = ONE_JOB
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     cmd.output().expect("mpirun")
 }
 
@@ -72,7 +91,8 @@ fn same_bytes(dir: &Path, board: &[&str], ranks: &[usize], env: &[(&str, &str)])
             let got_s = got.to_str().expect("utf-8");
             ok(mpirun(
                 np,
-                &[&["build", "-q", "--fresh", "-o", got_s][..], board, flag].concat(),
+                "build",
+                &[&["-q", "--fresh", "-o", got_s][..], board, flag].concat(),
                 env,
             ));
             assert!(
@@ -89,20 +109,18 @@ fn distributed_builds_match_one_process() {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
-    let young67 = board(dir.path(), "young", "6x7");
-    same_bytes(dir.path(), &["young", &young67], &[1, 2, 3, 4], &[]);
-    let young99 = board(dir.path(), "young", "9x9");
-    same_bytes(dir.path(), &["young", &young99], &[2, 4], &[]);
-    // Twins layers span several blocks: these exchange values between ranks.
-    let twins33 = board(dir.path(), "twins", "3x3");
-    same_bytes(dir.path(), &["twins", &twins33], &[2, 3], &[]);
-    let twins35 = board(dir.path(), "twins", "3x5");
-    same_bytes(
-        dir.path(),
-        &["twins", &twins35, "--rows", "3", "--cols", "5"],
-        &[3],
-        &[],
-    );
+    let d = dir.path();
+    let young67 = board(d, "young", "6x7");
+    same_bytes(d, &["young", &young67], &[1, 4], &[]);
+    let young99 = board(d, "young", "9x9");
+    same_bytes(d, &["young", &young99], &[2], &[]);
+    let young12 = board(d, "young", "12x12");
+    same_bytes(d, &["young", &young12], &[3], &[]);
+    // Twins layers span many blocks and their children scatter: these exchange the most.
+    let twins33 = board(d, "twins", "3x3");
+    same_bytes(d, &["twins", &twins33], &[2], &[]);
+    let twins44 = board(d, "twins", "4x4");
+    same_bytes(d, &["twins", &twins44], &[4], &[]);
 }
 
 #[test]
@@ -111,11 +129,11 @@ fn exchanges_split_into_rounds_still_match() {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
-    let twins34 = board(dir.path(), "twins", "3x4");
+    let twins35 = board(dir.path(), "twins", "3x5");
     let small = [("RETRO_MPI_MAX_MESSAGE", "1000")];
     same_bytes(
         dir.path(),
-        &["twins", &twins34, "--rows", "3", "--cols", "4"],
+        &["twins", &twins35, "--rows", "3", "--cols", "5"],
         &[3],
         &small,
     );
@@ -127,8 +145,8 @@ fn an_interrupted_distributed_build_resumes_to_the_same_bytes() {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
-    let twins34 = board(dir.path(), "twins", "3x4");
-    let b = ["twins", twins34.as_str(), "--rows", "3", "--cols", "4"];
+    let twins44 = board(dir.path(), "twins", "4x4");
+    let b = ["twins", twins44.as_str()];
     for compact in [false, true] {
         let flag: &[&str] = if compact { &["--compact"] } else { &[] };
         let want = dir.path().join("single.tbl");
@@ -140,8 +158,9 @@ fn an_interrupted_distributed_build_resumes_to_the_same_bytes() {
         let got_s = got.to_str().expect("utf-8");
         let stopped = mpirun(
             2,
+            "build",
             &[
-                &["build", "-q", "-o", got_s, "--stop-after-layer", "6"][..],
+                &["-q", "-o", got_s, "--stop-after-layer", "9"][..],
                 &b,
                 flag,
             ]
@@ -149,15 +168,16 @@ fn an_interrupted_distributed_build_resumes_to_the_same_bytes() {
             &[],
         );
         assert!(!stopped.status.success());
-        assert!(String::from_utf8_lossy(&stopped.stderr).contains("stopped after layer 6"));
+        assert!(String::from_utf8_lossy(&stopped.stderr).contains("stopped after layer 9"));
         assert!(!got.exists());
         // Another rank count: the split is recomputed, the file is addressed by position.
         let out = ok(mpirun(
             3,
-            &[&["build", "-q", "-o", got_s][..], &b, flag].concat(),
+            "build",
+            &[&["-q", "-o", got_s][..], &b, flag].concat(),
             &[],
         ));
-        assert!(out.contains("resumed below layer 6"), "{out}");
+        assert!(out.contains("resumed below layer 9"), "{out}");
         assert!(std::fs::read(&got).expect("table") == std::fs::read(&want).expect("table"));
     }
 }
@@ -170,8 +190,37 @@ fn distributed_solve_prints_the_contest_answers() {
     let root = env!("CARGO_MANIFEST_DIR");
     let young = format!("{root}/tables/young-sample.txt");
     let twins = format!("{root}/tables/twins-sample1.txt");
-    for np in [2, 3] {
-        assert_eq!(ok(mpirun(np, &["solve", "young", &young], &[])), "2\n");
-        assert_eq!(ok(mpirun(np, &["solve", "twins", &twins], &[])), "15\n80\n");
+    assert_eq!(ok(mpirun(2, "solve", &["young", &young], &[])), "2\n");
+    assert_eq!(ok(mpirun(3, "solve", &["twins", &twins], &[])), "15\n80\n");
+}
+
+/// A rank that panics, or fails where the others do not hear of it, ends the whole job
+/// (MPI_Abort) rather than leaving the others waiting in a collective; `--timeout` would
+/// end a hung job, so a prompt finish is the check.
+#[test]
+fn a_failing_rank_ends_the_job() {
+    if !have_mpirun() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let young99 = board(dir.path(), "young", "9x9");
+    let out = dir.path().join("failed.tbl");
+    for how in ["panic", "error"] {
+        let started = std::time::Instant::now();
+        let failed = mpirun(
+            3,
+            "build",
+            &["-q", "-o", out.to_str().expect("utf-8"), "young", &young99],
+            &[("RETRO_MPI_TEST_FAIL", &format!("1:{how}"))],
+        );
+        let stderr = String::from_utf8_lossy(&failed.stderr);
+        assert!(!failed.status.success(), "{how}: {stderr}");
+        assert!(stderr.contains("rank 1"), "{how}: {stderr}");
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "{how}: the job took {:?} to end",
+            started.elapsed()
+        );
+        assert!(!out.exists());
     }
 }

@@ -5,19 +5,20 @@
 use crate::game::Game;
 use crate::table::blocks::{BLOCK, DIR_ENTRY, SLACK};
 
-use super::plan::plan_slice;
+use super::plan::{self, GRAIN, Marker};
 use super::split;
+use crate::sweep::CHUNK;
 
-/// Sweep cost per position on one thread of this box (2-core x86-64 container), release:
-/// young 15 x 15 `--seed 7`, `retro bench young FILE --threads 1 --repeat 5`: 155.1 M
-/// positions in 1.07 s = 6.9 ns (18.6 ns while other builds shared the cores).
-pub const YOUNG_NS_PER_POSITION: f64 = 6.9;
-/// twins 4 x 5 `--seed 7` (`--rows 4 --cols 5`), `retro --threads 1 build`: 741.4 M
-/// positions in 14.0 s including the table write = 18.9 ns.
-pub const TWINS_NS_PER_POSITION: f64 = 18.9;
-
-/// Child intervals closer than this are fetched as one (as the distributed sweep does).
-pub const GAP: u64 = 8;
+/// Cost per position of a distributed sweep on one thread: planning plus computing through
+/// the fetched values, both of which a rank pays for every position of its slice. Measured
+/// on this box (2 cores, shared), release `--features mpi`, `mpirun -np 1 retro build
+/// --threads 1` on `retro gen young 16x16 --seed 7`: rank 0's plan 8.03 s + compute 9.60 s
+/// over 601.1 M positions = 29.3 ns (a single-process build of the same board: 22.5 ns).
+pub const YOUNG_NS_PER_POSITION: f64 = 29.3;
+/// The same for `retro gen twins 4x5 --seed 7`: plan 59.2 s + compute 73.4 s over 741.4 M
+/// positions = 178.8 ns, measured while other builds kept the box's load near 10; the
+/// single-process build took 28.5 s (38.4 ns) in the same hour.
+pub const TWINS_NS_PER_POSITION: f64 = 178.8;
 
 /// Slices longer than this are sampled rather than planned position by position.
 const EXACT_LIMIT: u64 = 1 << 22;
@@ -85,24 +86,15 @@ pub fn plan<G: Game>(
             let mut served = vec![0u64; ranks];
             for (r, slice) in slices.iter().enumerate() {
                 let len = slice.end - slice.start;
+                let own = split::slice(next, ranks, r);
                 let (spans, scale) = if len <= EXACT_LIMIT {
-                    (plan_slice(game, k, slice.clone(), GAP), 1.0)
+                    let (_, _, marks) = plan::plan_rank(game, k, ranks, r);
+                    (plan::spans(&marks, next), 1.0)
                 } else {
                     layer.sampled = true;
-                    let step = len / WINDOWS;
-                    let mut spans = Vec::new();
-                    for w in 0..WINDOWS {
-                        let at = slice.start + w * step;
-                        spans.extend(plan_slice(
-                            game,
-                            k,
-                            at..at + crate::sweep::CHUNK as u64,
-                            GAP,
-                        ));
-                    }
                     (
-                        spans,
-                        len as f64 / (WINDOWS * crate::sweep::CHUNK as u64) as f64,
+                        sampled_spans(game, k, slice, &own, next),
+                        len as f64 / (WINDOWS * CHUNK as u64) as f64,
                     )
                 };
                 let mut pieces = Vec::new();
@@ -132,7 +124,7 @@ pub fn plan<G: Game>(
                 };
                 let own = slices[r].end - slices[r].start;
                 let exchanging = (own_next + fetched[r] + served[r]) * width;
-                let computing = (fetched[r] + own) * width;
+                let computing = (own_next + fetched[r] + own) * width;
                 layer.peak_bytes = layer.peak_bytes.max(exchanging).max(computing);
             }
             layer.received = received.iter().copied().max().unwrap_or(0);
@@ -144,6 +136,41 @@ pub fn plan<G: Game>(
         layers.push(layer);
     }
     layers
+}
+
+/// The grains a rank fetches for `WINDOWS` windows of `CHUNK` positions spread over its
+/// slice of layer `k` (`own` is its slice of layer k + 1, of `next` positions): a sparse
+/// plan, since a whole-layer bitmap per rank and layer would cost more than the sample.
+fn sampled_spans<G: Game>(
+    game: &G,
+    k: usize,
+    slice: &std::ops::Range<u64>,
+    own: &std::ops::Range<u64>,
+    next: u64,
+) -> Vec<plan::Span> {
+    let step = (slice.end - slice.start) / WINDOWS;
+    let mut marker = Marker::new(Vec::new());
+    for w in 0..WINDOWS {
+        game.visit_runs(k, slice.start + w * step, CHUNK, &mut marker);
+    }
+    let mut words = marker.finish();
+    words.sort_unstable_by_key(|&(w, _)| w);
+    let read = plan::read_in_place(own, next);
+    let mut spans: Vec<plan::Span> = Vec::new();
+    for (w, bits) in words {
+        for bit in (0..64).filter(|b| bits >> b & 1 == 1) {
+            let b = w as u64 * 64 + bit;
+            if read.contains(&b) {
+                continue;
+            }
+            let (s, e) = (b * GRAIN, ((b + 1) * GRAIN).min(next));
+            match spans.last_mut() {
+                Some(last) if last.1 >= s => last.1 = last.1.max(e),
+                _ => spans.push((s, e)),
+            }
+        }
+    }
+    spans
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use mpi::datatype::{Partition, PartitionMut};
 use mpi::traits::*;
 use mpi::{Count, topology::SimpleCommunicator};
 
-use super::plan::{Fetched, Span};
+use super::plan::Span;
 use super::split;
 use crate::error::{Error, Result};
 
@@ -99,16 +99,17 @@ pub fn all_to_all_v<T: Equivalence + Copy + Default>(
     recv
 }
 
-/// Fetch the values of `spans` (sorted, merged child intervals of layer k + 1, which has
-/// `next_size` positions) from the ranks owning them; `mine` is this rank's slice of
-/// layer k + 1. Every rank calls this once per layer.
+/// Fetch the values of `spans` (sorted, disjoint child intervals of layer k + 1, which has
+/// `next_size` positions) from the ranks owning them, back to back in order; `mine` is
+/// this rank's slice of layer k + 1. Also what moved, and the bytes of values this rank
+/// served. Every rank calls this once per layer.
 pub fn fetch<V: Equivalence + Copy + Default>(
     world: &SimpleCommunicator,
     spans: &[Span],
     next_size: u64,
     mine: &[V],
     max_message: u64,
-) -> Result<(Fetched<V>, Traffic, u64)> {
+) -> Result<(Vec<V>, Traffic, u64)> {
     let (size, rank) = (world.size() as usize, world.rank() as usize);
     let own = split::slice(next_size, size, rank);
     // Spans are sorted and owners increase with rank, so pieces come out grouped by owner.
@@ -173,5 +174,5 @@ pub fn fetch<V: Equivalence + Copy + Default>(
     traffic.sent += others(&answer_counts) * width;
     traffic.received += others(&want) * width;
     drop(answers);
-    Ok((Fetched::new(spans, values), traffic, answer_bytes * width))
+    Ok((values, traffic, answer_bytes * width))
 }

@@ -1,145 +1,230 @@
 //! Which children a slice of a layer needs: the planning pass that runs before each
-//! layer's exchange, and the fetched intervals the kernel then reads them from.
+//! layer's exchange, and the fetched values the kernel then reads them from.
+//!
+//! A plan is a bitmap over the next layer, one bit per `GRAIN` positions: each move of
+//! the slice's positions sets the bits its children fall in. Marking costs the same
+//! whatever order the children come in (twins' come one by one, scattered), one scan of
+//! the bitmap yields the merged intervals to fetch, and a child's place among the fetched
+//! values is a popcount away.
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
+use super::split;
 use crate::game::{Game, RunSink};
 use crate::sweep::{CHUNK, ChildValues};
+use crate::table::blocks::BLOCK;
+
+/// Positions of the next layer per bit. Whole grains are fetched, so a lone child costs
+/// up to `GRAIN` values of traffic; a smaller grain means a larger bitmap (`next / GRAIN`
+/// bits) and more, shorter requests (16 bytes each). 16 is a guess between the two, not
+/// yet compared with other grains by measurement.
+pub const GRAIN: u64 = 16;
+
+const _: () = assert!(
+    (BLOCK as u64).is_multiple_of(GRAIN),
+    "slices must start on a grain"
+);
 
 /// A half-open interval of child ranks of the next layer.
 pub type Span = (u64, u64);
 
-/// Pending intervals a planner keeps before it sorts and merges them: bounds the memory
-/// of a chunk whose children come one by one in no order (twins).
-const COMPACT_AT: usize = 1 << 16;
-
-/// A `RunSink` that records the child intervals its positions touch, merging intervals
-/// that overlap or lie within `gap` of each other (a few extra values cost less to send
-/// than another interval's 16 bytes of request).
-pub struct Planner {
-    spans: Vec<Span>,
-    gap: u64,
-    /// Length of `spans` when it was last merged.
-    merged: usize,
+/// Where a `Marker` puts the bitmap words it fills.
+pub trait Marks {
+    /// Set `bits` in word `word`.
+    fn or(&mut self, word: usize, bits: u64);
 }
 
-impl Planner {
-    /// An empty set; intervals closer than `gap` positions are merged.
-    pub fn new(gap: u64) -> Self {
-        Planner {
-            spans: Vec::new(),
-            gap,
-            merged: 0,
+/// The whole next layer's bitmap, shared by the threads planning a slice.
+impl Marks for &[AtomicU64] {
+    #[inline]
+    fn or(&mut self, word: usize, bits: u64) {
+        let w = &self[word];
+        // Neighbouring chunks' children overlap: skip the locked instruction when every
+        // bit is already set.
+        if w.load(Ordering::Relaxed) & bits != bits {
+            w.fetch_or(bits, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Words as they come, for a few sampled windows of a huge layer (`retro plan`), where a
+/// whole-layer bitmap per rank and layer would cost more than the sample.
+impl Marks for Vec<(usize, u64)> {
+    fn or(&mut self, word: usize, bits: u64) {
+        self.push((word, bits));
+    }
+}
+
+/// A `RunSink` that marks the grains its positions' children lie in, keeping the word it
+/// is filling until a child falls in another.
+pub struct Marker<M: Marks> {
+    marks: M,
+    word: usize,
+    bits: u64,
+}
+
+impl<M: Marks> Marker<M> {
+    /// A sink marking into `marks`.
+    pub fn new(marks: M) -> Self {
+        Marker {
+            marks,
+            word: 0,
+            bits: 0,
         }
     }
 
     #[inline]
-    fn add(&mut self, start: u64, len: usize) {
-        let end = start + len as u64;
-        if let Some(last) = self.spans.last_mut()
-            && start <= last.1 + self.gap
-            && end + self.gap >= last.0
-        {
-            last.0 = last.0.min(start);
-            last.1 = last.1.max(end);
-            return;
-        }
-        self.spans.push((start, end));
-        if self.spans.len() >= self.merged.max(COMPACT_AT / 2) * 2 {
-            merge(&mut self.spans, self.gap);
-            self.merged = self.spans.len();
-        }
-    }
-
-    /// The merged intervals, sorted.
-    pub fn finish(mut self) -> Vec<Span> {
-        merge(&mut self.spans, self.gap);
-        self.spans
-    }
-}
-
-impl RunSink for Planner {
-    fn run(&mut self, _rank: u64, _len: usize) {}
-    fn range(&mut self, _i: usize, len: usize, child: u64, _reward: i64) {
-        self.add(child, len);
-    }
-    fn chain(&mut self, _i: usize, child: u64, rewards: &[i64]) {
-        self.add(child, rewards.len());
-    }
-    fn single(&mut self, _i: usize, child: u64, _reward: i64) {
-        self.add(child, 1);
-    }
-}
-
-/// Sort `spans` and merge those that overlap or lie within `gap` of each other.
-pub fn merge(spans: &mut Vec<Span>, gap: u64) {
-    spans.sort_unstable();
-    let mut out = 0;
-    for i in 0..spans.len() {
-        let (s, e) = spans[i];
-        if out > 0 && s <= spans[out - 1].1 + gap {
-            spans[out - 1].1 = spans[out - 1].1.max(e);
-        } else {
-            spans[out] = (s, e);
-            out += 1;
-        }
-    }
-    spans.truncate(out);
-}
-
-/// The child intervals of positions `slice` of layer `k < cells`, sorted and merged, planned
-/// a chunk at a time in the current rayon pool.
-pub fn plan_slice<G: Game>(game: &G, k: usize, slice: Range<u64>, gap: u64) -> Vec<Span> {
-    let len = slice.end - slice.start;
-    let chunks = len.div_ceil(CHUNK as u64);
-    let mut spans: Vec<Span> = (0..chunks)
-        .into_par_iter()
-        .map(|c| {
-            let start = slice.start + c * CHUNK as u64;
-            let n = (slice.end - start).min(CHUNK as u64) as usize;
-            let mut planner = Planner::new(gap);
-            game.visit_runs(k, start, n, &mut planner);
-            planner.finish()
-        })
-        .reduce(Vec::new, |mut a, mut b| {
-            a.append(&mut b);
-            if a.len() > COMPACT_AT {
-                merge(&mut a, gap);
+    fn mark(&mut self, start: u64, len: usize) {
+        let (mut b, last) = (start / GRAIN, (start + len as u64 - 1) / GRAIN);
+        while b <= last {
+            let word = (b / 64) as usize;
+            let hi = last.min(b | 63);
+            let mask = (u64::MAX >> (63 - (hi % 64))) & (u64::MAX << (b % 64));
+            if word != self.word {
+                self.flush();
+                self.word = word;
             }
-            a
-        });
-    merge(&mut spans, gap);
-    spans
+            self.bits |= mask;
+            b = hi + 1;
+        }
+    }
+
+    fn flush(&mut self) {
+        if self.bits != 0 {
+            self.marks.or(self.word, self.bits);
+            self.bits = 0;
+        }
+    }
+
+    /// The marks, once the walk is done.
+    pub fn finish(mut self) -> M {
+        self.flush();
+        self.marks
+    }
 }
 
-/// Values of the next layer a rank fetched: merged intervals, each with where its values
-/// start in one buffer. The kernel's lookups fall in one interval each (every `range`,
-/// `chain` and `single` call was one interval when planned).
-pub struct Fetched<V> {
-    /// (start, end, offset in `values`), sorted by start.
-    spans: Vec<(u64, u64, usize)>,
+impl<M: Marks> RunSink for Marker<M> {
+    fn run(&mut self, _rank: u64, _len: usize) {}
+    #[inline]
+    fn range(&mut self, _i: usize, len: usize, child: u64, _reward: i64) {
+        self.mark(child, len);
+    }
+    #[inline]
+    fn chain(&mut self, _i: usize, child: u64, rewards: &[i64]) {
+        self.mark(child, rewards.len());
+    }
+    #[inline]
+    fn single(&mut self, _i: usize, child: u64, _reward: i64) {
+        self.mark(child, 1);
+    }
+}
+
+/// Bitmap words covering a layer of `positions`.
+pub fn words(positions: u64) -> usize {
+    positions.div_ceil(GRAIN).div_ceil(64) as usize
+}
+
+/// The grains of layer k + 1 (`next` positions) that positions `slice` of layer `k < cells`
+/// have children in, planned a chunk at a time in the current rayon pool.
+pub fn plan_slice<G: Game>(game: &G, k: usize, slice: Range<u64>, next: u64) -> Vec<u64> {
+    let marks: Vec<AtomicU64> = (0..words(next)).map(|_| AtomicU64::new(0)).collect();
+    let chunks = (slice.end - slice.start).div_ceil(CHUNK as u64);
+    (0..chunks).into_par_iter().for_each(|c| {
+        let start = slice.start + c * CHUNK as u64;
+        let n = (slice.end - start).min(CHUNK as u64) as usize;
+        let mut marker = Marker::new(&marks[..]);
+        game.visit_runs(k, start, n, &mut marker);
+        marker.finish();
+    });
+    marks.into_iter().map(AtomicU64::into_inner).collect()
+}
+
+/// Which of the marked grains a rank fetches, rather than reads from its own slice
+/// `own` of the next layer: every grain outside `own`, and the marked grains within
+/// `CHUNK` positions inside its ends, so a lookup of children that straddle an end (at
+/// most `CHUNK` long, one chunk's run) finds them all among the fetched values. Clears
+/// the rest of `own` in `marks`.
+pub fn keep_fetched(marks: &mut [u64], own: &Range<u64>, next: u64) {
+    let read = read_in_place(own, next);
+    for b in read.clone() {
+        let w = (b / 64) as usize;
+        if b % 64 == 0 && b + 64 <= read.end {
+            marks[w] = 0;
+        } else {
+            marks[w] &= !(1 << (b % 64));
+        }
+    }
+}
+
+/// The grains of the own slice `own` that lookups read in place (`keep_fetched`).
+pub fn read_in_place(own: &Range<u64>, next: u64) -> Range<u64> {
+    let zone = (CHUNK as u64).div_ceil(GRAIN);
+    let (first, end) = (own.start / GRAIN, own.end.div_ceil(GRAIN));
+    let from = if own.start == 0 { first } else { first + zone };
+    let to = if own.end == next {
+        end
+    } else {
+        end.saturating_sub(zone)
+    };
+    from..to.max(from)
+}
+
+/// The intervals of set bits, as positions of a layer of `next` positions, in order.
+pub fn spans(marks: &[u64], next: u64) -> Vec<Span> {
+    let mut out: Vec<Span> = Vec::new();
+    for (w, &word) in marks.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            let lo = bits.trailing_zeros() as u64;
+            let run = (!(bits >> lo)).trailing_zeros() as u64;
+            let b = w as u64 * 64 + lo;
+            let (s, e) = (b * GRAIN, ((b + run) * GRAIN).min(next));
+            match out.last_mut() {
+                Some(last) if last.1 == s => last.1 = e,
+                _ => out.push((s, e)),
+            }
+            bits &= !((u64::MAX >> (64 - run)) << lo);
+        }
+    }
+    out
+}
+
+/// A rank's way to the values of the next layer: its own slice, and the grains it
+/// fetched, stored back to back in bit order.
+pub struct Fetched<'a, V> {
+    own: &'a [V],
+    own_start: u64,
+    marks: Vec<u64>,
+    /// Set bits in the words before each word.
+    before: Vec<u64>,
     values: Vec<V>,
 }
 
-impl<V> Fetched<V> {
-    /// `values` holds the spans' values back to back, in order.
-    pub fn new(spans: &[Span], values: Vec<V>) -> Self {
+impl<'a, V> Fetched<'a, V> {
+    /// `marks` as `keep_fetched` left them; `values` holds their grains in order.
+    pub fn new(own: &'a [V], own_start: u64, marks: Vec<u64>, values: Vec<V>) -> Self {
         let mut at = 0;
-        let spans = spans
+        let before = marks
             .iter()
-            .map(|&(s, e)| {
-                let entry = (s, e, at);
-                at += (e - s) as usize;
-                entry
+            .map(|w| {
+                let b = at;
+                at += w.count_ones() as u64;
+                b
             })
             .collect();
-        debug_assert_eq!(at, values.len());
-        Fetched { spans, values }
+        Fetched {
+            own,
+            own_start,
+            marks,
+            before,
+            values,
+        }
     }
 
-    /// Values held (over every fetched interval).
+    /// Values fetched from other ranks (and the few copied from the own slice's ends).
     pub fn len(&self) -> usize {
         self.values.len()
     }
@@ -150,26 +235,35 @@ impl<V> Fetched<V> {
     }
 }
 
-impl<V: Sync> ChildValues<V> for Fetched<V> {
+impl<V: Sync> ChildValues<V> for Fetched<'_, V> {
     #[inline(always)]
-    fn values(&self, child: u64, len: usize, hint: &mut usize) -> &[V] {
-        let mut i = *hint;
-        let hit = self
-            .spans
-            .get(i)
-            .is_some_and(|&(s, e, _)| s <= child && child + len as u64 <= e);
-        if !hit {
-            // A planned child is always in a span: the span is the last starting at or
-            // before it.
-            i = self
-                .spans
-                .partition_point(|&(s, _, _)| s <= child)
-                .saturating_sub(1);
-            *hint = i;
+    fn values(&self, child: u64, len: usize, _hint: &mut usize) -> &[V] {
+        if let Some(at) = child.checked_sub(self.own_start)
+            && at + len as u64 <= self.own.len() as u64
+        {
+            return &self.own[at as usize..][..len];
         }
-        let (s, _, at) = self.spans[i];
-        &self.values[at + (child - s) as usize..][..len]
+        let b = child / GRAIN;
+        let (w, bit) = ((b / 64) as usize, b % 64);
+        let grain = self.before[w] + (self.marks[w] & !(u64::MAX << bit)).count_ones() as u64;
+        &self.values[(grain * GRAIN + child % GRAIN) as usize..][..len]
     }
+}
+
+/// What `plan_slice` and `keep_fetched` leave for rank `rank` of `ranks` computing its
+/// slice of layer `k`: the slice, its own slice of layer k + 1, the fetched grains.
+pub fn plan_rank<G: Game>(
+    game: &G,
+    k: usize,
+    ranks: usize,
+    rank: usize,
+) -> (Range<u64>, Range<u64>, Vec<u64>) {
+    let (n, next) = (game.layer_size(k), game.layer_size(k + 1));
+    let slice = split::slice(n, ranks, rank);
+    let own = split::slice(next, ranks, rank);
+    let mut marks = plan_slice(game, k, slice.clone(), next);
+    keep_fetched(&mut marks, &own, next);
+    (slice, own, marks)
 }
 
 #[cfg(test)]
@@ -177,18 +271,19 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
-    use crate::distributed::split;
     use crate::random::random_board;
 
-    /// With no gap, the planned intervals of every slice hold exactly the children its
-    /// positions have; with a gap they still hold all of them.
+    /// The marked grains hold every child of the slice's positions, and every marked
+    /// grain holds one; the fetched values plus the own slice answer every lookup.
     fn plans_are_exact<G: Game>(game: &G) {
         for parts in [1, 2, 3, 5] {
             for k in 0..game.cells() {
-                let n = game.layer_size(k);
+                let (n, next) = (game.layer_size(k), game.layer_size(k + 1));
+                let layer: Vec<u64> = (0..next).map(|c| c * 7 + 1).collect();
                 for part in 0..parts {
                     let slice = split::slice(n, parts, part);
                     let mut want = BTreeSet::new();
+                    let mut lookups = Vec::new();
                     if !slice.is_empty() {
                         let mut pos = game.unrank(k, slice.start);
                         for i in slice.clone() {
@@ -196,23 +291,30 @@ mod tests {
                                 game.advance(&mut pos);
                             }
                             game.for_each_child(&pos, |c, _| {
-                                want.insert(c);
+                                want.insert(c / GRAIN);
+                                lookups.push(c);
                             });
                         }
                     }
-                    let exact: BTreeSet<u64> = plan_slice(game, k, slice.clone(), 0)
-                        .into_iter()
-                        .flat_map(|(s, e)| s..e)
+                    let marks = plan_slice(game, k, slice.clone(), next);
+                    let got: BTreeSet<u64> = (0..marks.len() as u64 * 64)
+                        .filter(|&b| marks[(b / 64) as usize] >> (b % 64) & 1 == 1)
                         .collect();
-                    assert_eq!(exact, want, "layer {k}, part {part} of {parts}");
-                    let loose = plan_slice(game, k, slice.clone(), 8);
-                    for w in loose.windows(2) {
-                        assert!(w[0].1 + 8 < w[1].0);
-                    }
-                    assert!(
-                        want.iter()
-                            .all(|c| loose.iter().any(|&(s, e)| s <= *c && *c < e))
+                    assert_eq!(got, want, "layer {k}, part {part} of {parts}");
+                    let (_, own, kept) = plan_rank(game, k, parts, part);
+                    let values: Vec<u64> = spans(&kept, next)
+                        .into_iter()
+                        .flat_map(|(s, e)| layer[s as usize..e as usize].to_vec())
+                        .collect();
+                    let fetched = Fetched::new(
+                        &layer[own.start as usize..own.end as usize],
+                        own.start,
+                        kept,
+                        values,
                     );
+                    for c in lookups {
+                        assert_eq!(fetched.values(c, 1, &mut 0), &[c * 7 + 1]);
+                    }
                 }
             }
         }
@@ -237,18 +339,50 @@ mod tests {
     }
 
     #[test]
-    fn fetched_values_are_found_by_rank() {
-        let spans = [(10, 20), (40, 41), (100, 130)];
-        let values: Vec<i32> = spans
-            .iter()
-            .flat_map(|&(s, e)| s as i32..e as i32)
+    fn spans_merge_runs_across_words_and_stop_at_the_layer_end() {
+        let mut marks = vec![0u64; 3];
+        marks[0] = 0b1110 | 1 << 63;
+        marks[1] = 0b1;
+        marks[2] = 1 << 5;
+        let next = (128 + 5) * GRAIN + 3;
+        assert_eq!(
+            spans(&marks, next),
+            vec![
+                (GRAIN, 4 * GRAIN),
+                (63 * GRAIN, 65 * GRAIN),
+                ((128 + 5) * GRAIN, next)
+            ]
+        );
+    }
+
+    /// Lookups that straddle the own slice's ends, with children fetched on either side.
+    #[test]
+    fn straddling_lookups_find_their_values() {
+        let next = 6 * BLOCK as u64 + 100;
+        let layer: Vec<u64> = (0..next).collect();
+        let own = 2 * BLOCK as u64..4 * BLOCK as u64;
+        let mut marks = vec![u64::MAX; words(next)];
+        keep_fetched(&mut marks, &own, next);
+        let values: Vec<u64> = spans(&marks, next)
+            .into_iter()
+            .flat_map(|(s, e)| s..e)
             .collect();
-        let fetched = Fetched::new(&spans, values);
-        let mut hint = 0;
-        for &(child, len) in &[(12u64, 3usize), (40, 1), (100, 30), (15, 5), (129, 1)] {
-            let got = fetched.values(child, len, &mut hint);
-            let want: Vec<i32> = (child as i32..child as i32 + len as i32).collect();
-            assert_eq!(got, &want[..]);
+        let fetched = Fetched::new(
+            &layer[own.start as usize..own.end as usize],
+            own.start,
+            marks,
+            values,
+        );
+        for (child, len) in [
+            (own.start - 5, 40usize),
+            (own.end - 7, CHUNK),
+            (own.start - CHUNK as u64 + 1, CHUNK),
+            (own.start + 3, 50),
+            (0, 10),
+            (next - 9, 9),
+        ] {
+            let want: Vec<u64> = (child..child + len as u64).collect();
+            assert_eq!(fetched.values(child, len, &mut 0), &want[..], "{child}");
         }
     }
 }

@@ -1,8 +1,11 @@
 //! `retro build` and `retro solve` under MPI: the distributed sweep and its entry points.
 
+use std::cell::Cell;
 use std::io::IsTerminal;
 use std::ops::Range;
 use std::path::Path;
+use std::sync::Arc;
+use std::thread::ScopedJoinHandle;
 use std::time::Instant;
 
 use mpi::collective::SystemOperation;
@@ -13,7 +16,7 @@ use mpi::traits::*;
 use super::exchange::{self, MAX_MESSAGE, Traffic};
 use super::plan;
 use super::split;
-use super::writer::{self, Shared};
+use super::writer::{self, HeaderOwner, Shared};
 use crate::error::{Error, Result, io_error};
 use crate::game::{Game, GameSpec};
 use crate::job::{BuildOptions, Estimate, peak_rss};
@@ -23,9 +26,6 @@ use crate::table::header::{Encoding, Header};
 use crate::table::reader::Table;
 use crate::table::writer::partial_path;
 use crate::value::Value;
-
-/// Child intervals closer than this are fetched as one (a request costs 16 bytes).
-const GAP: u64 = 8;
 
 /// Whether this process was started by an MPI launcher (Open MPI's mpirun, a PMI or PMIx
 /// launcher such as MPICH's or Slurm's srun). Checked from the environment so that a plain
@@ -43,7 +43,13 @@ struct Ctx {
     rank: usize,
     size: usize,
     max_message: u64,
+    /// Whether an error was shared with every rank (`agree`): then all ranks return it
+    /// together; any other error must abort the job (`settle`).
+    agreed: Cell<bool>,
 }
+
+/// Exit code of a job a rank aborts.
+const ABORTED: i32 = 70;
 
 impl Ctx {
     fn init() -> Result<(Universe, Ctx)> {
@@ -54,6 +60,7 @@ impl Ctx {
                 "this MPI library does not allow threads (funneled support needed)",
             ));
         }
+        abort_on_panic();
         let world = universe.world();
         let max_message = std::env::var("RETRO_MPI_MAX_MESSAGE")
             .ok()
@@ -66,8 +73,22 @@ impl Ctx {
             size: world.size() as usize,
             world,
             max_message,
+            agreed: Cell::new(false),
         };
         Ok((universe, ctx))
+    }
+
+    /// The end of a run on this rank. An error the other ranks have not heard of would
+    /// leave them waiting in their next collective and this rank in MPI_Finalize waiting
+    /// for them: it aborts the job instead.
+    fn settle(&self, result: Result<i32>) -> Result<i32> {
+        match result {
+            Err(e) if !self.agreed.get() => {
+                eprintln!("error: rank {}: {e}", self.rank);
+                self.world.abort(ABORTED)
+            }
+            other => other,
+        }
     }
 
     /// Every rank learns whether any failed. A failure is reported with its rank; the
@@ -79,6 +100,7 @@ impl Ctx {
             u64::MAX
         };
         let first = self.min(mine);
+        self.agreed.set(first != u64::MAX);
         match result {
             Err(e) => Err(e.context(format!("rank {}", self.rank))),
             Ok(_) if first != u64::MAX => Err(Error::other(format!(
@@ -115,6 +137,32 @@ impl Ctx {
     }
 }
 
+/// A panic unwinding on one rank would reach MPI_Finalize (the `Universe`'s drop), which
+/// waits for ranks that wait in a collective for this one: mpirun would never end. After
+/// the usual message, the hook aborts the job.
+fn abort_on_panic() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        report(info);
+        SimpleCommunicator::world().abort(ABORTED);
+    }));
+}
+
+/// Test hook: `RETRO_MPI_TEST_FAIL=R:panic` or `R:error` makes rank R fail at its first
+/// layer, without telling the other ranks.
+fn test_failure(rank: usize) -> Result<()> {
+    let Ok(hook) = std::env::var("RETRO_MPI_TEST_FAIL") else {
+        return Ok(());
+    };
+    match hook.split_once(':') {
+        Some((r, how)) if r.parse() == Ok(rank) => match how {
+            "panic" => panic!("rank {rank}: failing as RETRO_MPI_TEST_FAIL asks"),
+            _ => Err(Error::other("failing as RETRO_MPI_TEST_FAIL asks")),
+        },
+        _ => Ok(()),
+    }
+}
+
 /// What one rank saw; reduced over ranks at the end.
 #[derive(Debug, Default)]
 struct Stats {
@@ -130,23 +178,25 @@ struct Stats {
 
 /// The distributed sweep from layer `top - 1` down to 0; `mine` is this rank's slice of
 /// layer `top` (empty when `top` is past the full layer). `on_layer` sees each finished
-/// slice. Returns the value of the empty board on every rank.
+/// slice on the main thread; it may keep the slice (shared) while the sweep goes on.
+/// Returns the value of the empty board on every rank.
 fn sweep<G: Game, V: Value + Equivalence>(
     ctx: &Ctx,
     game: &G,
     top: usize,
-    mut mine: Vec<V>,
+    mut mine: Arc<Vec<V>>,
     progress: &dyn Progress,
     stats: &mut Stats,
-    mut on_layer: impl FnMut(usize, &Range<u64>, &[V], &mut Stats) -> Result<()>,
+    mut on_layer: impl FnMut(usize, &Range<u64>, &Arc<Vec<V>>, &mut Stats) -> Result<()>,
 ) -> Result<i64> {
     let width = std::mem::size_of::<V>() as u64;
     let cells = game.cells();
+    test_failure(ctx.rank)?;
     for k in (0..top).rev() {
         let n = game.layer_size(k);
-        let slice = split::slice(n, ctx.size, ctx.rank);
         progress.layer(k, n);
         game.prepare_layer(k);
+        let slice = split::slice(n, ctx.size, ctx.rank);
         let mut out = vec![V::default(); (slice.end - slice.start) as usize];
         if k == cells {
             let t = Instant::now();
@@ -154,26 +204,30 @@ fn sweep<G: Game, V: Value + Equivalence>(
             stats.compute += t.elapsed().as_secs_f64();
         } else {
             let t = Instant::now();
-            let spans = plan::plan_slice(game, k, slice.clone(), GAP);
+            let (_, own, marks) = plan::plan_rank(game, k, ctx.size, ctx.rank);
+            let next = game.layer_size(k + 1);
+            let spans = plan::spans(&marks, next);
             stats.plan += t.elapsed().as_secs_f64();
             let t = Instant::now();
-            let next = game.layer_size(k + 1);
             let fetched = exchange::fetch(&ctx.world, &spans, next, &mine, ctx.max_message);
-            let (fetched, traffic, staged) = ctx.agree(fetched)?;
+            let (values, traffic, served) = ctx.agree(fetched)?;
+            drop(spans);
             stats.exchange += t.elapsed().as_secs_f64();
             stats.traffic.sent += traffic.sent;
             stats.traffic.received += traffic.received;
-            let exchanging = (mine.len() + fetched.len()) as u64 * width + staged;
-            let computing = (fetched.len() + out.len()) as u64 * width;
-            stats.peak_buffers = stats.peak_buffers.max(exchanging).max(computing);
-            drop(std::mem::take(&mut mine));
+            let held = (mine.len() + values.len()) as u64 * width;
+            stats.peak_buffers = stats
+                .peak_buffers
+                .max(held + served)
+                .max(held + out.len() as u64 * width);
             let t = Instant::now();
+            let fetched = plan::Fetched::new(&mine, own.start, marks, values);
             compute(game, k, &slice, &mut out, &fetched);
             stats.compute += t.elapsed().as_secs_f64();
         }
-        on_layer(k, &slice, &out, stats)?;
+        mine = Arc::new(out);
+        on_layer(k, &slice, &mine, stats)?;
         progress.advance(n);
-        mine = out;
     }
     let root = match split::slice(game.layer_size(0), ctx.size, ctx.rank).is_empty() {
         true => i64::MIN,
@@ -201,16 +255,19 @@ fn compute<G: Game, V: Value, C: sweep::ChildValues<V> + ?Sized>(
 /// `retro solve` under MPI: the answer on rank 0's stdout.
 pub fn solve(spec: &GameSpec) -> Result<i32> {
     let (_universe, ctx) = Ctx::init()?;
-    // One game instance for the sweep and the answer (building a game is not free).
-    let answer = crate::with_game!(spec, game => {
-        let vt = sweep::value_type(&game);
-        let value = crate::with_value_type!(vt, V => sweep::<_, V>(&ctx, &game, game.cells() + 1, Vec::new(), &Silent, &mut Stats::default(), |_, _, _, _| Ok(())))?;
-        Ok(crate::game::Game::contest_answer(&game, value))
-    })?;
-    if ctx.rank == 0 {
-        println!("{answer}");
-    }
-    Ok(0)
+    let solved = (|| {
+        // One game instance for the sweep and the answer (building a game is not free).
+        let answer = crate::with_game!(spec, game => {
+            let vt = sweep::value_type(&game);
+            let value = crate::with_value_type!(vt, V => sweep::<_, V>(&ctx, &game, game.cells() + 1, Arc::default(), &Silent, &mut Stats::default(), |_, _, _, _| Ok(())))?;
+            Ok(crate::game::Game::contest_answer(&game, value))
+        })?;
+        if ctx.rank == 0 {
+            println!("{answer}");
+        }
+        Ok(0)
+    })();
+    ctx.settle(solved)
 }
 
 /// `retro build` under MPI: the table at `path`, byte for byte what one process writes.
@@ -233,7 +290,139 @@ pub fn build(spec: &GameSpec, path: &Path, options: &BuildOptions, quiet: bool) 
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    result
+    ctx.settle(result)
+}
+
+/// A build's finished layers on their way to disk. Each rank writes its slice of a layer on
+/// a thread while the sweep computes the next one; once every rank has written it (the
+/// agreement in `settle`), rank 0 hashes the layer back from the file and records it in
+/// the header, on a thread too. Only the main thread calls MPI.
+struct Layers<'s, 'e> {
+    scope: &'s std::thread::Scope<'s, 'e>,
+    file: &'e Shared,
+    /// Rank 0's header, while no thread has it.
+    owner: Option<HeaderOwner>,
+    /// This rank's write of layer k at `offset`, `bytes` long in all.
+    writing: Option<(usize, u64, u64, ScopedJoinHandle<'s, Result<()>>)>,
+    /// Rank 0 hashing a layer; the header comes back with the result.
+    hashing: Option<ScopedJoinHandle<'s, (HeaderOwner, Result<()>)>>,
+    /// Where the next layer starts.
+    end: u64,
+    stop_after: Option<usize>,
+}
+
+impl<'s, 'e: 's> Layers<'s, 'e> {
+    /// Wait for the layer being written, on every rank, then hand it to rank 0's hashing.
+    /// Collective.
+    fn settle(&mut self, ctx: &Ctx, stats: &mut Stats) -> Result<()> {
+        let Some((k, offset, bytes, writing)) = self.writing.take() else {
+            return Ok(());
+        };
+        let t = Instant::now();
+        let written = writing
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        stats.write += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let hashed = self.hashed();
+        ctx.agree(written.and(hashed))?;
+        stats.checksum += t.elapsed().as_secs_f64();
+        if let Some(mut o) = self.owner.take() {
+            let file = self.file;
+            self.hashing = Some(self.scope.spawn(move || {
+                let recorded = (|| {
+                    let checksum = file.checksum(offset, bytes)?;
+                    let entry = &mut o.header.layers[k];
+                    entry.offset = offset;
+                    entry.bytes = bytes;
+                    entry.checksum = checksum;
+                    o.write(&file.file, &file.partial)?;
+                    file.sync()
+                })();
+                (o, recorded)
+            }));
+        }
+        if self.stop_after == Some(k) {
+            let hashed = self.hashed();
+            ctx.agree(hashed)?;
+            return Err(Error::other(format!(
+                "rank {}: stopped after layer {k} (test hook); {} holds the finished layers",
+                ctx.rank,
+                self.file.partial.display()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Rank 0: wait for the layer being hashed and take the header back.
+    fn hashed(&mut self) -> Result<()> {
+        match self.hashing.take() {
+            Some(h) => {
+                let (o, recorded) = h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+                self.owner = Some(o);
+                recorded
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Start writing this rank's slice of layer `k` (`positions` long). Collective.
+    #[allow(clippy::too_many_arguments)]
+    fn start<V: Value>(
+        &mut self,
+        ctx: &Ctx,
+        k: usize,
+        positions: u64,
+        encoding: Encoding,
+        slice: &Range<u64>,
+        values: &Arc<Vec<V>>,
+        stats: &mut Stats,
+    ) -> Result<()> {
+        let t = Instant::now();
+        let (file, end, width) = (self.file, self.end, V::TYPE.width() as u64);
+        let (bytes, writing) = match encoding {
+            Encoding::Plain => {
+                let (values, slice) = (Arc::clone(values), slice.clone());
+                let writing = self.scope.spawn(move || {
+                    file.write_plain(end, &slice, &values)?;
+                    file.sync()
+                });
+                (positions * width, writing)
+            }
+            Encoding::Blocked => {
+                let (data, dir) = writer::pack_blocks(values);
+                stats.peak_buffers = stats
+                    .peak_buffers
+                    .max(values.len() as u64 * width + data.len() as u64);
+                let data_at = ctx.exscan(data.len() as u64);
+                let total = ctx.sum(data.len() as u64);
+                let dir_at =
+                    end + total + SLACK as u64 + slice.start / BLOCK as u64 * DIR_ENTRY as u64;
+                let mut entries = Vec::with_capacity(dir.len() * DIR_ENTRY);
+                for &(min, at, w) in &dir {
+                    entries.extend_from_slice(&crate::table::blocks::dir_entry(
+                        min,
+                        data_at + at,
+                        w,
+                    ));
+                }
+                let first = ctx.rank == 0;
+                let writing = self.scope.spawn(move || {
+                    file.write_at(&data, end + data_at)?;
+                    file.write_at(&entries, dir_at)?;
+                    if first {
+                        file.write_at(&[0u8; SLACK], end + total)?;
+                    }
+                    file.sync()
+                });
+                (writer::compact_layer_bytes(positions, total), writing)
+            }
+        };
+        self.writing = Some((k, end, bytes, writing));
+        self.end += bytes;
+        stats.write += t.elapsed().as_secs_f64();
+        Ok(())
+    }
 }
 
 /// Where a resumed or fresh build starts, as rank 0 found it.
@@ -296,7 +485,7 @@ fn build_game<G: Game, V: Value + Equivalence>(
         let _ = std::fs::remove_file(&check);
     }
     let (top, mine) = match resume {
-        NO_LAYER => (game.cells() + 1, Vec::new()),
+        NO_LAYER => (game.cells() + 1, Arc::default()),
         l => {
             let l = l as usize;
             let slice = split::slice(sizes[l], ctx.size, ctx.rank);
@@ -313,80 +502,41 @@ fn build_game<G: Game, V: Value + Equivalence>(
                 Ok(values)
             })();
             progress.advance(sizes[l..].iter().sum());
-            (l, ctx.agree(read)?)
+            (l, Arc::new(ctx.agree(read)?))
         }
     };
-    let width = V::TYPE.width() as u64;
     let mut stats = Stats::default();
-    let mut write_layer =
-        |k: usize, slice: &Range<u64>, values: &[V], stats: &mut Stats| -> Result<()> {
-            let t = Instant::now();
-            let bytes = match encoding {
-                Encoding::Plain => {
-                    ctx.agree(
-                        file.write_plain(end, slice, values)
-                            .and_then(|_| file.sync()),
-                    )?;
-                    sizes[k] * width
-                }
-                Encoding::Blocked => {
-                    let (data, dir) = writer::pack_blocks(values);
-                    stats.peak_buffers = stats
-                        .peak_buffers
-                        .max(values.len() as u64 * width * 2 + data.len() as u64);
-                    let data_at = ctx.exscan(data.len() as u64);
-                    let total = ctx.sum(data.len() as u64);
-                    let dir_at =
-                        end + total + SLACK as u64 + slice.start / BLOCK as u64 * DIR_ENTRY as u64;
-                    let mut entries = Vec::with_capacity(dir.len() * DIR_ENTRY);
-                    for &(min, at, w) in &dir {
-                        entries.extend_from_slice(&crate::table::blocks::dir_entry(
-                            min,
-                            data_at + at,
-                            w,
-                        ));
-                    }
-                    let wrote = file
-                        .write_at(&data, end + data_at)
-                        .and_then(|_| file.write_at(&entries, dir_at))
-                        .and_then(|_| match ctx.rank {
-                            0 => file.write_at(&[0u8; SLACK], end + total),
-                            _ => Ok(()),
-                        })
-                        .and_then(|_| file.sync());
-                    ctx.agree(wrote)?;
-                    writer::compact_layer_bytes(sizes[k], total)
-                }
-            };
-            stats.write += t.elapsed().as_secs_f64();
-            // Every rank's bytes are on disk (the agreement above follows each rank's sync):
-            // rank 0 hashes the layer and records it.
-            let t = Instant::now();
-            let recorded = match &mut owner {
-                Some(o) => (|| {
-                    let checksum = file.checksum(end, bytes)?;
-                    let entry = &mut o.header.layers[k];
-                    entry.offset = end;
-                    entry.bytes = bytes;
-                    entry.checksum = checksum;
-                    o.write(&file.file, &partial)?;
-                    file.sync()
-                })(),
-                None => Ok(()),
-            };
-            ctx.agree(recorded)?;
-            stats.checksum += t.elapsed().as_secs_f64();
-            end += bytes;
-            if options.stop_after == Some(k) {
-                return Err(Error::other(format!(
-                    "rank {}: stopped after layer {k} (test hook); {} holds the finished layers",
-                    ctx.rank,
-                    partial.display()
-                )));
-            }
-            Ok(())
+    let root_value = std::thread::scope(|scope| -> Result<i64> {
+        let mut layers = Layers {
+            scope,
+            file: &file,
+            owner: owner.take(),
+            writing: None,
+            hashing: None,
+            end,
+            stop_after: options.stop_after,
         };
-    let root_value = sweep::<G, V>(ctx, game, top, mine, progress, &mut stats, &mut write_layer)?;
+        let root = sweep::<G, V>(
+            ctx,
+            game,
+            top,
+            mine,
+            progress,
+            &mut stats,
+            |k, slice, values, stats| {
+                layers.settle(ctx, stats)?;
+                layers.start(ctx, k, sizes[k], encoding, slice, values, stats)
+            },
+        )?;
+        layers.settle(ctx, &mut stats)?;
+        let t = Instant::now();
+        let hashed = layers.hashed();
+        ctx.agree(hashed)?;
+        stats.checksum += t.elapsed().as_secs_f64();
+        owner = layers.owner.take();
+        end = layers.end;
+        Ok(root)
+    })?;
     let finished = match &mut owner {
         Some(o) => (|| {
             o.header.checksum = Header::combined_checksum(&o.header.layers);
