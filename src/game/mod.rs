@@ -10,6 +10,7 @@
 //! is a straight vectorisable pass instead of one data-dependent loop per position.
 
 pub mod twins;
+pub mod two_colour;
 pub mod young;
 
 use serde::{Deserialize, Serialize};
