@@ -75,6 +75,15 @@ fn play<G: Game>(game: &G, table: &Table, args: &Args) -> Result<i32> {
         let a = answer_text(game, table, &text)?;
         let stones = game.stones(&a.position);
         write!(out, "\n{}", labelled(&game.draw(&a.position))).map_err(io)?;
+        if a.moves.is_empty() && game.outcome(a.value, stones).is_some() {
+            writeln!(
+                out,
+                "game over: {}",
+                game.describe_value_at(a.value, stones)
+            )
+            .map_err(io)?;
+            return Ok(0);
+        }
         if a.moves.is_empty() {
             writeln!(
                 out,
