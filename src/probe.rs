@@ -164,7 +164,8 @@ pub fn to_json<G: Game>(game: &G, a: &Answer<G::Position>) -> serde_json::Value 
         "game": game.name(),
         "position": game.format_position(&a.position),
         "stones": stones,
-        "to_move": to_move(stones, game.cells()),
+        // Nobody moves where play has ended, full board or not.
+        "to_move": if a.moves.is_empty() { "none" } else { to_move(stones, game.cells()) },
         "value": a.value,
         "moves": moves,
         "best": best,

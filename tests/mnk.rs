@@ -497,8 +497,19 @@ fn command_line_builds_queries_and_refuses() {
     assert_eq!(json["moves"][0]["result"], "loss");
     assert_eq!(json["moves"][0]["remoteness"], 2);
     assert_eq!(json["pv"].as_array().unwrap().len(), 5);
-    let out = retro(&["query", table, "ooo/xx./x.."], "");
-    assert!(ok(&out).contains("-4: o has won (a line at ply 6)"));
+    let text = ok(&retro(&["query", table, "ooo/xx./x.."], ""));
+    assert!(text.contains("-4: o has won (a line at ply 6)"), "{text}");
+    assert!(
+        text.contains("to move   nobody (the game is over)"),
+        "{text}"
+    );
+    let out = retro(&["query", table, "ooo/xx./x..", "--json"], "");
+    let json: serde_json::Value = serde_json::from_str(&ok(&out)).unwrap();
+    assert_eq!(json["to_move"], "none");
+    assert_eq!(
+        (&json["result"], &json["remoteness"]),
+        (&"loss".into(), &0.into())
+    );
     let out = retro(&["query", table, "ooo/xxx/..."], "");
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);

@@ -255,6 +255,8 @@ fn to_text<G: Game>(game: &G, a: &Answer<G::Position>) -> String {
     out.push_str(&format!("stones    {stones} of {}\n", game.cells()));
     if stones == game.cells() {
         out.push_str("to move   nobody (the board is full)\n");
+    } else if a.moves.is_empty() {
+        out.push_str("to move   nobody (the game is over)\n");
     } else {
         out.push_str(&format!("to move   {}\n", to_move(stones, game.cells())));
     }
