@@ -533,6 +533,10 @@ fn command_line_builds_queries_and_refuses() {
         "",
     ));
     assert!(
+        played.contains("value 5: x to move wins in 1 (remoteness 1); first to move (retro)"),
+        "{played}"
+    );
+    assert!(
         played.contains("game over: 5: x has won (a line at ply 5)"),
         "{played}"
     );
