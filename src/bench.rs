@@ -15,7 +15,7 @@ use crate::sweep::{Driver, Silent};
 /// own, and one result per thread count.
 #[derive(Debug, Clone, Serialize)]
 pub struct Bench {
-    /// "young" or "twins".
+    /// The game's name (`young`, `twins`, `mnk`).
     pub game: &'static str,
     /// Rows x columns, as `retro gen` takes it: "15x15".
     pub board: String,

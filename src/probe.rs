@@ -32,12 +32,14 @@ impl<P> Answer<P> {
     }
 }
 
-/// Look a position and all its children up in the table.
+/// Look a position and all its children up in the table; a position play cannot reach
+/// is refused (`Game::check_reachable`).
 pub fn answer<G: Game>(
     game: &G,
     table: &Table,
     position: G::Position,
 ) -> Result<Answer<G::Position>> {
+    game.check_reachable(&position)?;
     let value = table.value(game.stones(&position), game.rank(&position))?;
     let mut moves = Vec::new();
     for mv in game.moves(&position) {
@@ -136,19 +138,22 @@ pub fn principal_variation<G: Game>(
 
 /// The JSON object of `query --json` (and of each `--batch --json` line and `serve`'s
 /// answers): game, position, stones, to_move, value, moves, best, and both final scores
-/// where the game defines them.
+/// where the game defines them, or the result and remoteness (also per move, for the side
+/// that plays it) where the game ends in a win, a loss or a tie.
 pub fn to_json<G: Game>(game: &G, a: &Answer<G::Position>) -> serde_json::Value {
     let stones = game.stones(&a.position);
     let moves: Vec<_> = a
         .moves
         .iter()
         .map(|(mv, v)| {
-            json!({
+            let mut m = json!({
                 "cell": [mv.row + 1, mv.col + 1],
                 "position": game.format_position(&mv.child),
                 "value": v,
                 "reward": mv.reward,
-            })
+            });
+            add_outcome(game, &mut m, *v, stones);
+            m
         })
         .collect();
     let best: Vec<_> = (0..a.moves.len())
@@ -159,7 +164,8 @@ pub fn to_json<G: Game>(game: &G, a: &Answer<G::Position>) -> serde_json::Value 
         "game": game.name(),
         "position": game.format_position(&a.position),
         "stones": stones,
-        "to_move": to_move(stones, game.cells()),
+        // Nobody moves where play has ended, full board or not.
+        "to_move": if a.moves.is_empty() { "none" } else { to_move(stones, game.cells()) },
         "value": a.value,
         "moves": moves,
         "best": best,
@@ -168,7 +174,17 @@ pub fn to_json<G: Game>(game: &G, a: &Answer<G::Position>) -> serde_json::Value 
         out["first_score"] = json!(s.first);
         out["second_score"] = json!(s.second);
     }
+    add_outcome(game, &mut out, a.value, stones);
     out
+}
+
+/// `result` (win, loss or tie for the side to move at `stones` stones) and `remoteness`,
+/// for a game that ends that way (`Game::outcome`).
+fn add_outcome<G: Game>(game: &G, out: &mut serde_json::Value, value: i64, stones: usize) {
+    if let Some(o) = game.outcome(value, stones) {
+        out["result"] = json!(o.result.as_str());
+        out["remoteness"] = json!(o.remoteness);
+    }
 }
 
 /// A principal variation as JSON: one object per move.

@@ -258,6 +258,11 @@ impl<V: Value, C: ChildValues<V> + ?Sized, const MAX: bool> RunSink for Kernel<'
         let value = self.next.values(child, 1, &mut self.hint)[0];
         *best = Self::better(*best, V::from_i64(reward).plus(value));
     }
+
+    #[inline(always)]
+    fn terminal(&mut self, i: usize, value: i64) {
+        self.out[self.at + i] = V::from_i64(value);
+    }
 }
 
 /// The narrowest value type for a game's boards.

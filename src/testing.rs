@@ -100,6 +100,9 @@ pub fn check_ranking<G: Game>(game: &G) {
             .collect();
         slow.sort_unstable();
         assert_eq!(fast, slow, "children of {text}");
+        if game.early_value(pos).is_some() {
+            assert!(fast.is_empty(), "{text}: play has ended, yet it has moves");
+        }
         for &(child, _) in &fast {
             assert!(
                 child < game.layer_size(k + 1),
@@ -111,11 +114,13 @@ pub fn check_ranking<G: Game>(game: &G) {
     assert_eq!(seen.len() as u64, game.total_positions());
 }
 
-/// Records what `Game::visit_runs` reports: (rank, child, reward) per move, and the runs.
+/// Records what `Game::visit_runs` reports: (rank, child, reward) per move, the runs,
+/// and (rank, value) per position where play has ended.
 #[derive(Default)]
 struct Recorder {
     runs: Vec<(u64, usize)>,
     moves: Vec<(u64, u64, i64)>,
+    ended: Vec<(u64, i64)>,
 }
 
 impl Recorder {
@@ -156,6 +161,11 @@ impl RunSink for Recorder {
         assert!(i < run, "move of position {i} outside a run of {run}");
         self.moves.push((rank + i as u64, child, reward));
     }
+    fn terminal(&mut self, i: usize, value: i64) {
+        let (rank, run) = self.current();
+        assert!(i < run, "ended position {i} outside a run of {run}");
+        self.ended.push((rank + i as u64, value));
+    }
 }
 
 /// `visit_runs` over `start..start + len` of layer `k` reports exactly the moves
@@ -174,6 +184,7 @@ pub fn check_runs_at<G: Game>(game: &G, k: usize, start: u64, len: usize) {
         "layer {k}: runs must cover {start}+{len}"
     );
     let mut expected = Vec::new();
+    let mut ended = Vec::new();
     let mut pos = game.unrank(k, start);
     for i in 0..len as u64 {
         if i > 0 {
@@ -182,10 +193,17 @@ pub fn check_runs_at<G: Game>(game: &G, k: usize, start: u64, len: usize) {
         game.for_each_child(&pos, |child, reward| {
             expected.push((start + i, child, reward))
         });
+        if let Some(value) = game.early_value(&pos) {
+            ended.push((start + i, value));
+        }
     }
     seen.moves.sort_unstable();
     expected.sort_unstable();
     assert_eq!(seen.moves, expected, "layer {k}, positions {start}+{len}");
+    assert_eq!(
+        seen.ended, ended,
+        "ended positions of layer {k}, {start}+{len}"
+    );
 }
 
 /// `check_runs_at` over every whole layer below the full one, and over windows that start

@@ -33,6 +33,9 @@ fn expected<G: Game>(
     if k == game.cells() {
         return Ok(game.terminal_value(pos));
     }
+    if let Some(value) = game.early_value(pos) {
+        return Ok(value);
+    }
     let sign = if k % 2 == 0 { 1 } else { -1 };
     let mut best = i64::MIN;
     let mut err = None;

@@ -185,6 +185,7 @@ fn every_game_passes_the_conformance_checks() {
     let boards: &[(&str, &[(usize, usize)])] = &[
         ("young", &[(1, 1), (2, 5), (4, 4), (5, 3)]),
         ("twins", &[(1, 1), (1, 4), (2, 3), (3, 3)]),
+        ("mnk", &[(1, 1), (2, 3), (3, 3), (3, 4)]),
     ];
     for name in retro::game::GAMES {
         let (_, sizes) = boards

@@ -7,7 +7,7 @@ use std::process::Output;
 mod common;
 use common::retro;
 
-use retro::game::{Game, GameSpec, Twins, TwinsSpec, Young};
+use retro::game::{Game, GameSpec, Mnk, Twins, TwinsSpec, Young};
 use retro::sweep::{Driver, Silent};
 use retro::table::Table;
 
@@ -201,6 +201,7 @@ fn game_check(table_path: &Path, rows: &[Row], layers: &[usize]) {
     match &table.header.game {
         GameSpec::Young(s) => check_rows(&Young::new(s.clone()).unwrap(), &table, rows, layers),
         GameSpec::Twins(s) => check_rows(&Twins::new(s.clone()).unwrap(), &table, rows, layers),
+        GameSpec::Mnk(s) => check_rows(&Mnk::new(s.clone()).unwrap(), &table, rows, layers),
     }
 }
 

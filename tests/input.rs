@@ -184,14 +184,14 @@ fn a_twins_file_given_to_young_is_named_as_one() {
 fn young(text: &str) -> Young {
     match GameSpec::parse("young", text, None, None).unwrap() {
         GameSpec::Young(s) => Young::new(s).unwrap(),
-        GameSpec::Twins(_) => unreachable!(),
+        _ => unreachable!(),
     }
 }
 
 fn twins(text: &str) -> Twins {
     match GameSpec::parse("twins", text, None, None).unwrap() {
         GameSpec::Twins(s) => Twins::new(s).unwrap(),
-        GameSpec::Young(_) => unreachable!(),
+        _ => unreachable!(),
     }
 }
 

@@ -51,7 +51,8 @@ pub fn run(args: Args) -> Result<i32> {
     crate::with_game!(&spec, game => {
         let vt = sweep::value_type(&game);
         let ns = match args.game.as_str() {
-            "twins" => estimate::TWINS_NS_PER_POSITION,
+            // mnk walks its layers as twins does (the same ranking), plus a line check.
+            "twins" | "mnk" => estimate::TWINS_NS_PER_POSITION,
             _ => estimate::YOUNG_NS_PER_POSITION,
         };
         let width = vt.width() as u64;

@@ -75,6 +75,15 @@ fn play<G: Game>(game: &G, table: &Table, args: &Args) -> Result<i32> {
         let a = answer_text(game, table, &text)?;
         let stones = game.stones(&a.position);
         write!(out, "\n{}", labelled(&game.draw(&a.position))).map_err(io)?;
+        if a.moves.is_empty() && game.outcome(a.value, stones).is_some() {
+            writeln!(
+                out,
+                "game over: {}",
+                game.describe_value_at(a.value, stones)
+            )
+            .map_err(io)?;
+            return Ok(0);
+        }
         if a.moves.is_empty() {
             writeln!(
                 out,
@@ -88,12 +97,17 @@ fn play<G: Game>(game: &G, table: &Table, args: &Args) -> Result<i32> {
         }
         let first = stones.is_multiple_of(2);
         let human = (args.side == Side::First) == first;
+        // A game that ends in a win, a loss or a tie has no running scores to show.
+        let standing = match game.outcome(a.value, stones) {
+            Some(_) => format!("value {}", game.describe_value_at(a.value, stones)),
+            None => format!(
+                "scores: first {}, second {}; value {}",
+                scores.first, scores.second, a.value
+            ),
+        };
         writeln!(
             out,
-            "scores: first {}, second {}; value {}; {} to move ({})",
-            scores.first,
-            scores.second,
-            a.value,
+            "{standing}; {} to move ({})",
             if first { "first" } else { "second" },
             if human { "you" } else { "retro" }
         )

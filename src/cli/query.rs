@@ -8,7 +8,7 @@ use super::open_table;
 use std::io::{BufRead, Write};
 
 use crate::error::{Error, Result};
-use crate::game::Game;
+use crate::game::{Game, Verdict};
 use crate::probe::{
     Answer, Step, answer, answer_text, principal_variation, pv_json, to_json, to_move,
 };
@@ -23,7 +23,8 @@ Examples:
 pub struct Args {
     /// Table file.
     table: PathBuf,
-    /// Position: young `3,1,0` (row lengths); twins `o.x/.o./...` (rows of o, x, .).
+    /// Position: young `3,1,0` (row lengths); twins `o.x/.o./...` (rows of o, x, .); mnk
+    /// `x.o/.x./...` (rows of x, o, .; x moves first).
     #[arg(required_unless_present = "batch")]
     position: Option<String>,
     /// Read positions from stdin, one per line, and print one value per line (with
@@ -69,7 +70,7 @@ pub fn run(args: Args) -> Result<i32> {
         } else {
             super::out!("{}", to_text(&game, &a))?;
             if let Some(pv) = &pv {
-                super::out!("{}", pv_text(&game, pv, a.value))?;
+                super::out!("{}", pv_text(&game, pv, a.value, game.stones(&a.position)))?;
             }
         }
         Ok(0)
@@ -114,6 +115,7 @@ fn batch<G: Game>(game: &G, table: &Table, style: Batch) -> Result<i32> {
         number += 1;
         let looked_up = line
             .and_then(|text| game.parse_position(text))
+            .and_then(|pos| game.check_reachable(&pos).map(|()| pos))
             .and_then(|pos| {
                 Ok(match style {
                     Batch::Plain => {
@@ -201,11 +203,29 @@ fn read_line<'a>(
     Ok(Some(Line::Bytes(buf)))
 }
 
-fn pv_text<G: Game>(game: &G, pv: &[Step<G::Position>], value: i64) -> String {
+fn pv_text<G: Game>(game: &G, pv: &[Step<G::Position>], value: i64, stones: usize) -> String {
     let mut out = String::from(
         "principal variation
 ",
     );
+    // A game that ends in a win, a loss or a tie has no scores to run alongside.
+    if game.outcome(value, stones).is_some() {
+        for (i, s) in pv.iter().enumerate() {
+            let who = if s.first_to_move { "first" } else { "second" };
+            out.push_str(&format!(
+                "  {:>3}. {who:<6} ({},{})  -> {}\n",
+                i + 1,
+                s.mv.row + 1,
+                s.mv.col + 1,
+                game.format_position(&s.mv.child),
+            ));
+        }
+        out.push_str(&format!(
+            "  result {}\n",
+            game.describe_value_at(value, stones)
+        ));
+        return out;
+    }
     for (i, s) in pv.iter().enumerate() {
         let who = if s.first_to_move { "first" } else { "second" };
         out.push_str(&format!(
@@ -235,18 +255,28 @@ fn to_text<G: Game>(game: &G, a: &Answer<G::Position>) -> String {
     out.push_str(&format!("stones    {stones} of {}\n", game.cells()));
     if stones == game.cells() {
         out.push_str("to move   nobody (the board is full)\n");
+    } else if a.moves.is_empty() {
+        out.push_str("to move   nobody (the game is over)\n");
     } else {
         out.push_str(&format!("to move   {}\n", to_move(stones, game.cells())));
     }
-    out.push_str(&format!("value     {}\n", game.describe_value(a.value)));
+    out.push_str(&format!(
+        "value     {}\n",
+        game.describe_value_at(a.value, stones)
+    ));
     if !a.moves.is_empty() {
         out.push_str("moves     cell     position              value\n");
     }
     for (i, (mv, v)) in a.moves.iter().enumerate() {
         let cell = format!("({},{})", mv.row + 1, mv.col + 1);
         let best = if a.is_best(i) { "  best" } else { "" };
+        let result = match game.outcome(*v, stones) {
+            Some(o) if o.result == Verdict::Tie => "  tie".to_string(),
+            Some(o) => format!("  {} in {}", o.result.as_str(), o.remoteness),
+            None => String::new(),
+        };
         out.push_str(&format!(
-            "          {cell:<8} {:<21} {v:>5}{best}\n",
+            "          {cell:<8} {:<21} {v:>5}{result}{best}\n",
             game.format_position(&mv.child)
         ));
     }

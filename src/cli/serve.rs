@@ -90,6 +90,7 @@ impl Served {
                 summary["weights"] =
                     json!({"vert": s.vert, "horiz": s.horiz, "total": s.total_weight()?})
             }
+            GameSpec::Mnk(s) => summary["weights"] = json!({"k": s.k}),
         }
         Ok(Served {
             name,

@@ -9,12 +9,15 @@
 //! consecutive children (young) reports those once per run, so the sweep's loop over them
 //! is a straight vectorisable pass instead of one data-dependent loop per position.
 
+pub mod mnk;
 pub mod twins;
+pub mod two_colour;
 pub mod young;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+pub use mnk::{Mnk, MnkSpec};
 pub use twins::{Twins, TwinsSpec};
 pub use young::{Young, YoungSpec};
 
@@ -25,6 +28,37 @@ pub struct Scores {
     pub first: i64,
     /// The second player's score.
     pub second: i64,
+}
+
+/// A win, a loss or a tie, for the side to move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// The side to move wins.
+    Win,
+    /// The side to move loses.
+    Loss,
+    /// Neither side wins.
+    Tie,
+}
+
+impl Verdict {
+    /// "win", "loss" or "tie", as JSON says it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Win => "win",
+            Verdict::Loss => "loss",
+            Verdict::Tie => "tie",
+        }
+    }
+}
+
+/// How a game that ends in a win, a loss or a tie goes with best play (`Game::outcome`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outcome {
+    /// For the side to move.
+    pub result: Verdict,
+    /// Moves (plies) until the game ends: 0 when it has.
+    pub remoteness: usize,
 }
 
 /// One legal move of a position, for humans (query, play); the sweep uses
@@ -81,6 +115,12 @@ pub trait Game: Send + Sync + Sized {
     fn advance(&self, pos: &mut Self::Position);
     /// Value of a position of the full layer.
     fn terminal_value(&self, pos: &Self::Position) -> i64;
+    /// The value of a position where play has ended before the board is full (mnk: a
+    /// line), None where play goes on. Such a position has no moves: `for_each_child` and
+    /// `moves` report none, and `visit_runs` reports it with `RunSink::terminal`.
+    fn early_value(&self, _pos: &Self::Position) -> Option<i64> {
+        None
+    }
     /// Calls `f(child_rank, reward)` for every move; the ranks are in layer `stones + 1`.
     /// Must cost O(cells) for the whole position, not per child.
     fn for_each_child(&self, pos: &Self::Position, f: impl FnMut(u64, i64));
@@ -88,7 +128,8 @@ pub trait Game: Send + Sync + Sized {
     /// Report the children of positions `start..start + len` of layer `k` (`k < cells`,
     /// `len > 0`) to `sink`, in runs of consecutive positions covering the range in order.
     /// Every move of every position must be reported exactly once, in a `range`, in a
-    /// `chain` or as a `single` move.
+    /// `chain` or as a `single` move, and every position where play has ended
+    /// (`early_value`) by `terminal`, with no moves.
     fn visit_runs(&self, k: usize, start: u64, len: usize, sink: &mut impl RunSink) {
         let mut pos = self.unrank(k, start);
         for i in 0..len {
@@ -96,15 +137,25 @@ pub trait Game: Send + Sync + Sized {
                 self.advance(&mut pos);
             }
             sink.run(start + i as u64, 1);
-            self.for_each_child(&pos, |child, reward| sink.single(0, child, reward));
+            match self.early_value(&pos) {
+                Some(value) => sink.terminal(0, value),
+                None => self.for_each_child(&pos, |child, reward| sink.single(0, child, reward)),
+            }
         }
     }
 
     /// Moves with their child positions, in a fixed order (for query and play).
     fn moves(&self, pos: &Self::Position) -> Vec<Move<Self::Position>>;
-    /// Parse a position in the game's notation (`docs/games.md`); bad text is an input
-    /// error that shows the expected form.
+    /// Parse a position in the game's notation (`docs/games.md`): any position the
+    /// ranking counts, whether or not play can reach it (so every rank's position reads
+    /// back); bad text is an input error that shows the expected form.
     fn parse_position(&self, text: &str) -> Result<Self::Position>;
+    /// Refuse (`Error::input`, one line saying why) a position the ranking counts but
+    /// play cannot reach (mnk: both players have a line). `query` and `play` ask it; the
+    /// table still holds a defined value for such a position.
+    fn check_reachable(&self, _pos: &Self::Position) -> Result<()> {
+        Ok(())
+    }
     /// The position in the game's notation, as `parse_position` reads it back.
     fn format_position(&self, pos: &Self::Position) -> String;
     /// A drawing of the board, one line per row, cells one space apart.
@@ -121,6 +172,16 @@ pub trait Game: Send + Sync + Sized {
     /// What a value means, in one line for `play`'s help.
     fn value_meaning(&self) -> &'static str {
         "value: what the first player makes of the rest of the game, with perfect play"
+    }
+    /// A value in words for the side to move at a position of `stones` stones ("x to move
+    /// wins in 5 (remoteness 5)"); the same as `describe_value` unless the game says more.
+    fn describe_value_at(&self, value: i64, _stones: usize) -> String {
+        self.describe_value(value)
+    }
+    /// For a game that ends in a win, a loss or a tie (mnk): what `value` means for the
+    /// side to move at a position of `stones` stones. None for a game of scores.
+    fn outcome(&self, _value: i64, _stones: usize) -> Option<Outcome> {
+        None
     }
     /// Both players' final scores with best play from a position of this value, where the
     /// game defines them (twins); None where a value is only a difference (young).
@@ -168,6 +229,10 @@ pub trait RunSink {
     fn chain(&mut self, i: usize, child: u64, rewards: &[i64]);
     /// A move of the run's `i`th position (0-based) alone.
     fn single(&mut self, i: usize, child: u64, reward: i64);
+    /// The run's `i`th position is one where play has ended, with this value; it has no
+    /// moves. The sweep's kernel stores the value; a sink that only records which
+    /// children are read (a distributed plan) has nothing to do.
+    fn terminal(&mut self, _i: usize, _value: i64) {}
 }
 
 /// The one list of games. Adding a game is a folder under `src/game/` (its `Game` and its
@@ -183,7 +248,8 @@ macro_rules! __games {
         $crate::__games! {
             @$action { $($args)* }
             Young young Young YoungSpec "young",
-            Twins twins Twins TwinsSpec "twins"
+            Twins twins Twins TwinsSpec "twins",
+            Mnk mnk Mnk MnkSpec "mnk"
         }
     };
     (@with_game { $spec:expr, $g:ident => $body:expr }

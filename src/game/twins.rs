@@ -1,42 +1,15 @@
 //! The twins game: o and x fill an R x C grid; adjacent equal marks pay the first player.
 //!
-//! Ranking. Layer k holds (the set S of k occupied cells) x (which h = ceil(k/2) of them
-//! hold o). S is ranked in colex order among the R*C cells, the o stones in colex order
-//! among the k positions of S: rank = rank(S) * C(k, h) + rank(o within S).
-//! A move on an empty cell c, with j cells of S below it, shifts the S positions >= j up by
-//! one, so the child's rank is (S part for c) * C(k+1, h') + (o part for j): the first
-//! depends on S only, the second on the o-subset and j only.
-//!
-//! The sweep walks o-subsets inner and occupied sets outer. The S parts are recomputed
-//! (O(R*C), with prefix sums) only when S changes. The o parts depend on nothing but
-//! (k, rank of the o-subset, j), so each layer gets a table of them, built once on first
-//! use: C(k, h) rows of k + 1 entries. Walking a layer reads that table row by row, so a
-//! position costs one add and one table load per child, and `advance` is a few bit
-//! operations. The table is at most about as large as the layer itself (k + 1 <= C(RC, k)
-//! for 0 < k < RC); for boards too large to sweep it is not built, and children are ranked
-//! from prefix sums over the o positions instead (still O(R*C) per position).
-
-use std::sync::{Arc, OnceLock};
-
-use rayon::prelude::*;
+//! o is the first player. Positions are ranked by `two_colour` (occupied cells, then which
+//! of them hold o), the ranking twins shares with mnk.
 
 use serde::{Deserialize, Serialize};
 
+pub use super::two_colour::MAX_CELLS;
+use super::two_colour::{self, TwoColour};
 use super::{Board, Game, GameSpec, Move, Scores, check_weights, parse_integers};
 use crate::error::{Error, Result};
 use crate::random::SplitMix;
-use crate::rank::{Binomial, colex_next_mask, colex_rank_mask, colex_unrank_mask};
-
-/// Boards up to this many cells: a cell set fits a u64 mask and any layer count fits u64.
-pub const MAX_CELLS: usize = 62;
-
-/// Largest o-part table built for one layer, in entries (u32 each: 128 MiB). Every board
-/// whose layers fit in memory stays far below it (4 x 5: 1.8 million entries at most);
-/// beyond it the prefix-sum fallback ranks the children.
-const MAX_TABLE_ENTRIES: u64 = 1 << 25;
-
-/// Rows of an o-part table per parallel task.
-const TABLE_BLOCK_ROWS: usize = 256;
 
 /// A twins board: `vert` holds rows of C weights for the pairs (i,j)-(i+1,j),
 /// `horiz` R rows of C-1 weights for the pairs (i,j)-(i,j+1).
@@ -265,40 +238,14 @@ pub(crate) fn looks_like_position(text: &str) -> bool {
 pub struct Twins {
     spec: TwinsSpec,
     cells: usize,
-    binom: Binomial,
+    ranking: TwoColour,
     /// (cell, cell, weight) for every adjacent pair.
     pairs: Vec<(u8, u8, i64)>,
     total: i64,
-    layer_sizes: Vec<u64>,
-    /// Per layer k, built on first use by `unrank`: the o-part table (see the module
-    /// notes), row r at r * (k + 1); None for the full layer and for tables too large.
-    o_tables: Vec<OnceLock<Option<Arc<[u32]>>>>,
 }
 
-/// A twins position and the cached parts that rank its children.
-#[derive(Debug, Clone)]
-pub struct TwinsPosition {
-    stones: usize,
-    /// Occupied cells, as a bit mask over the cells.
-    occupied: u64,
-    /// Bit p set: the p-th lowest occupied cell holds an o.
-    o: u64,
-    rank_occupied: u64,
-    rank_o: u64,
-    /// C(stones, ceil(stones / 2)): the number of o-subsets per occupied set.
-    per_set: u64,
-    /// Number of empty cells; the first `empties` entries below are valid.
-    empties: usize,
-    /// Per empty cell, ascending: its part of the child's rank from the occupied set,
-    /// already multiplied by C(k+1, h').
-    empty_part: [u64; MAX_CELLS],
-    /// Per empty cell: j = the number of occupied cells below it.
-    empty_j: [u8; MAX_CELLS],
-    /// The layer's o-part table (None: rank children from prefix sums) and the offset of
-    /// this position's row in it, rank_o * (stones + 1).
-    table: Option<Arc<[u32]>>,
-    row: usize,
-}
+/// A twins position: the shared two-colour cursor, o being the first player.
+pub type TwinsPosition = two_colour::Position;
 
 impl Twins {
     /// Build the game for a board; fails for boards too large to rank.
@@ -314,7 +261,6 @@ impl Twins {
         }
         let total = spec.total_weight()?;
         let cells = r * c;
-        let binom = Binomial::new(cells)?;
         let mut pairs = Vec::new();
         for i in 0..r.saturating_sub(1) {
             for j in 0..c {
@@ -334,29 +280,13 @@ impl Twins {
                 ));
             }
         }
-        let mut layer_sizes = Vec::with_capacity(cells + 1);
-        let mut sum: u128 = 0;
-        for k in 0..=cells {
-            let size = binom.get(cells, k) as u128 * binom.get(k, k.div_ceil(2)) as u128;
-            sum += size;
-            let size = u64::try_from(size)
-                .ok()
-                .filter(|_| sum <= u64::MAX as u128)
-                .ok_or_else(|| {
-                    Error::input(format!(
-                        "board size {r} x {c} is too large: counts overflow 64 bits"
-                    ))
-                })?;
-            layer_sizes.push(size);
-        }
+        let ranking = TwoColour::new(r, c)?;
         Ok(Twins {
             spec,
             cells,
-            binom,
+            ranking,
             pairs,
             total,
-            layer_sizes,
-            o_tables: (0..=cells).map(|_| OnceLock::new()).collect(),
         })
     }
 
@@ -404,174 +334,11 @@ impl Twins {
 
     /// Marks per cell, row-major: 0 empty, 1 o, 2 x.
     pub fn marks(&self, pos: &TwinsPosition) -> Vec<u8> {
-        let mut marks = vec![0u8; self.cells];
-        let mut rest = pos.occupied;
-        let mut p = 0;
-        while rest != 0 {
-            let c = rest.trailing_zeros() as usize;
-            marks[c] = if pos.o >> p & 1 == 1 { 1 } else { 2 };
-            rest &= rest - 1;
-            p += 1;
-        }
-        marks
+        self.ranking.marks(pos)
     }
 
     fn position_from_marks(&self, marks: &[u8]) -> TwinsPosition {
-        let mut occupied = 0u64;
-        let mut o = 0u64;
-        let mut p = 0;
-        for (c, &m) in marks.iter().enumerate() {
-            if m != 0 {
-                occupied |= 1 << c;
-                o |= u64::from(m == 1) << p;
-                p += 1;
-            }
-        }
-        // No table here: query and play build positions one at a time, and their children
-        // are ranked from prefix sums.
-        self.position(
-            occupied,
-            o,
-            colex_rank_mask(&self.binom, occupied),
-            colex_rank_mask(&self.binom, o),
-            None,
-        )
-    }
-
-    fn position(
-        &self,
-        occupied: u64,
-        o: u64,
-        rank_occupied: u64,
-        rank_o: u64,
-        table: Option<Arc<[u32]>>,
-    ) -> TwinsPosition {
-        let k = occupied.count_ones() as usize;
-        let mut pos = TwinsPosition {
-            stones: k,
-            occupied,
-            o,
-            rank_occupied,
-            rank_o,
-            per_set: self.binom.get(k, k.div_ceil(2)),
-            empties: 0,
-            empty_part: [0; MAX_CELLS],
-            empty_j: [0; MAX_CELLS],
-            table,
-            row: rank_o as usize * (k + 1),
-        };
-        self.refresh_occupied(&mut pos);
-        pos
-    }
-
-    /// Recompute the per-empty-cell rank parts after the occupied set changed.
-    fn refresh_occupied(&self, pos: &mut TwinsPosition) {
-        let k = pos.stones;
-        pos.empties = self.cells - k;
-        if k == self.cells {
-            return;
-        }
-        let mult = self.binom.get(k + 1, (k + 1).div_ceil(2));
-        let mut occupied = [0u8; MAX_CELLS];
-        let mut rest = pos.occupied;
-        for s in occupied.iter_mut().take(k) {
-            *s = rest.trailing_zeros() as u8;
-            rest &= rest - 1;
-        }
-        // suffix[j] = sum over i >= j of C(s_i, i + 2): the cells above the new one move up.
-        let mut suffix = [0u64; MAX_CELLS + 1];
-        for i in (0..k).rev() {
-            suffix[i] = suffix[i + 1] + self.binom.get(occupied[i] as usize, i + 2);
-        }
-        let (mut prefix, mut j, mut e) = (0u64, 0usize, 0usize);
-        for c in 0..self.cells {
-            if j < k && occupied[j] as usize == c {
-                prefix += self.binom.get(c, j + 1);
-                j += 1;
-                continue;
-            }
-            pos.empty_part[e] = (prefix + self.binom.get(c, j + 1) + suffix[j]) * mult;
-            pos.empty_j[e] = j as u8;
-            e += 1;
-        }
-        debug_assert_eq!(e, pos.empties);
-    }
-
-    /// The child's o-rank for each insertion point j in 0..=k, for `k` stones of which the
-    /// ones at the positions in the mask `o` hold o: out[j] when the new stone lands at
-    /// position j of S.
-    fn o_parts(&self, k: usize, o: u64, out: &mut [u64; MAX_CELLS + 1]) {
-        let o_moves = k.is_multiple_of(2);
-        let mut pos = [0u8; MAX_CELLS];
-        let mut h = 0;
-        let mut rest = o;
-        while rest != 0 {
-            pos[h] = rest.trailing_zeros() as u8;
-            rest &= rest - 1;
-            h += 1;
-        }
-        // suffix[l] = sum over o stones l.. of their rank terms after shifting up by one
-        // position in S (and, for an o move, also up by one place among the o stones).
-        let mut suffix = [0u64; MAX_CELLS + 1];
-        for l in (0..h).rev() {
-            let t = pos[l] as usize + 1;
-            suffix[l] = suffix[l + 1] + self.binom.get(t, l + 1 + usize::from(o_moves));
-        }
-        let (mut prefix, mut p) = (0u64, 0usize);
-        for (j, slot) in out.iter_mut().enumerate().take(k + 1) {
-            while p < h && (pos[p] as usize) < j {
-                prefix += self.binom.get(pos[p] as usize, p + 1);
-                p += 1;
-            }
-            let new = if o_moves { self.binom.get(j, p + 1) } else { 0 };
-            *slot = prefix + new + suffix[p];
-        }
-    }
-
-    /// Layer k's o-part table, built on first use; None for the full layer and where the
-    /// table would be too large (or its entries would not fit u32). The lazy build is
-    /// serial: it may run inside a rayon task, where a nested parallel build could steal a
-    /// task that asks for the same table and block on it.
-    fn o_table(&self, k: usize) -> Option<Arc<[u32]>> {
-        self.o_tables[k]
-            .get_or_init(|| self.build_o_table(k, false))
-            .clone()
-    }
-
-    /// `o_table(k)`'s rows, built in parallel when `parallel` (blocks of rows, each block
-    /// started from its first row's unranked o-subset and stepped in colex order).
-    fn build_o_table(&self, k: usize, parallel: bool) -> Option<Arc<[u32]>> {
-        if k == self.cells {
-            return None;
-        }
-        let h = k.div_ceil(2);
-        let rows = self.binom.get(k, h);
-        let entries = rows.checked_mul(k as u64 + 1)?;
-        let child_sets = self.binom.get(k + 1, (k + 1).div_ceil(2));
-        if entries > MAX_TABLE_ENTRIES || child_sets > u64::from(u32::MAX) {
-            return None;
-        }
-        let mut table = vec![0u32; entries as usize];
-        let block = |(b, out): (usize, &mut [u32])| {
-            let mut parts = [0u64; MAX_CELLS + 1];
-            let mut o = colex_unrank_mask(&self.binom, (b * TABLE_BLOCK_ROWS) as u64, h);
-            for (r, row) in out.chunks_mut(k + 1).enumerate() {
-                if r > 0 {
-                    o = colex_next_mask(o);
-                }
-                self.o_parts(k, o, &mut parts);
-                for (slot, &part) in row.iter_mut().zip(&parts) {
-                    *slot = part as u32;
-                }
-            }
-        };
-        let block_len = TABLE_BLOCK_ROWS * (k + 1);
-        if parallel {
-            table.par_chunks_mut(block_len).enumerate().for_each(block);
-        } else {
-            table.chunks_mut(block_len).enumerate().for_each(block);
-        }
-        Some(table.into())
+        self.ranking.position_from_marks(marks)
     }
 }
 
@@ -633,69 +400,37 @@ impl Game for Twins {
     }
 
     fn layer_size(&self, k: usize) -> u64 {
-        self.layer_sizes[k]
+        self.ranking.layer_size(k)
     }
 
     fn value_range(&self) -> (i64, i64) {
         (0, self.total)
     }
 
-    /// Layer k's o-part table, built by every worker. Built serially in the first chunk,
-    /// it held the other worker idle: layers 15 and 14 of twins 4 x 4 (6435 and 3432
-    /// rows) took 0.91 and 1.32 ms on two threads against 1.07 and 2.32 on one.
     fn prepare_layer(&self, k: usize) {
-        if self.o_tables[k].get().is_none() {
-            // Built outside the cell, so no thread can wait on it while this one is busy;
-            // a table some query built meanwhile wins, and they are equal.
-            let _ = self.o_tables[k].set(self.build_o_table(k, true));
-        }
+        self.ranking.prepare_layer(k);
     }
 
     fn unrank(&self, k: usize, rank: u64) -> TwinsPosition {
-        let per_set = self.binom.get(k, k.div_ceil(2));
-        let (rank_occupied, rank_o) = (rank / per_set, rank % per_set);
-        self.position(
-            colex_unrank_mask(&self.binom, rank_occupied, k),
-            colex_unrank_mask(&self.binom, rank_o, k.div_ceil(2)),
-            rank_occupied,
-            rank_o,
-            self.o_table(k),
-        )
+        self.ranking.unrank(k, rank)
     }
 
     fn rank(&self, pos: &TwinsPosition) -> u64 {
-        pos.rank_occupied * pos.per_set + pos.rank_o
+        self.ranking.rank(pos)
     }
 
     fn stones(&self, pos: &TwinsPosition) -> usize {
-        pos.stones
+        pos.stones()
     }
 
     #[inline]
     fn advance(&self, pos: &mut TwinsPosition) {
-        pos.rank_o += 1;
-        if pos.rank_o < pos.per_set {
-            // More than one o-subset, so o is not empty.
-            pos.o = colex_next_mask(pos.o);
-            pos.row += pos.stones + 1;
-        } else {
-            pos.rank_o = 0;
-            pos.row = 0;
-            pos.o = (1u64 << pos.stones.div_ceil(2)) - 1;
-            // Layer 0 has one position, so there is a stone to step.
-            pos.occupied = colex_next_mask(pos.occupied);
-            debug_assert!(
-                pos.occupied >> self.cells == 0,
-                "advance past the last position of a layer"
-            );
-            pos.rank_occupied += 1;
-            self.refresh_occupied(pos);
-        }
+        self.ranking.advance(pos);
     }
 
     fn terminal_value(&self, pos: &TwinsPosition) -> i64 {
-        // On a full board position p of S is cell p, so `o` is the mask of o cells.
-        let o_mask = pos.o;
+        // On a full board position p of S is cell p, so `first` is the mask of o cells.
+        let o_mask = pos.first;
         self.pairs
             .iter()
             .filter(|&&(a, b, _)| (o_mask >> a & 1) == (o_mask >> b & 1))
@@ -705,30 +440,11 @@ impl Game for Twins {
 
     #[inline]
     fn for_each_child(&self, pos: &TwinsPosition, mut f: impl FnMut(u64, i64)) {
-        let n = pos.empties;
-        let (parts, js) = (&pos.empty_part[..n], &pos.empty_j[..n]);
-        match &pos.table {
-            Some(table) => {
-                let row = &table[pos.row..pos.row + pos.stones + 1];
-                for (&part, &j) in parts.iter().zip(js) {
-                    f(part + u64::from(row[j as usize]), 0);
-                }
-            }
-            None => {
-                if n == 0 {
-                    return;
-                }
-                let mut o_part = [0u64; MAX_CELLS + 1];
-                self.o_parts(pos.stones, pos.o, &mut o_part);
-                for (&part, &j) in parts.iter().zip(js) {
-                    f(part + o_part[j as usize], 0);
-                }
-            }
-        }
+        self.ranking.for_each_child(pos, |child| f(child, 0));
     }
 
     fn moves(&self, pos: &TwinsPosition) -> Vec<Move<TwinsPosition>> {
-        let mark = if pos.stones.is_multiple_of(2) { 1 } else { 2 };
+        let mark = if pos.stones().is_multiple_of(2) { 1 } else { 2 };
         let marks = self.marks(pos);
         (0..self.cells)
             .filter(|&c| marks[c] == 0)
@@ -852,64 +568,5 @@ mod tests {
         assert_eq!(t(3, 3), 6_046);
         assert_eq!(t(4, 4), 10_165_779);
         assert_eq!(t(4, 5), 741_365_049);
-    }
-
-    /// The table path (positions from `unrank`) and the prefix-sum path (positions built
-    /// from marks) give the same children, on every position of small boards.
-    #[test]
-    fn table_and_prefix_sums_rank_children_alike() {
-        for (r, c) in [(1, 1), (1, 4), (2, 3), (3, 3), (2, 5)] {
-            let spec = TwinsSpec {
-                rows: r,
-                cols: c,
-                vert: vec![1; (r - 1) * c],
-                horiz: vec![1; r * (c - 1)],
-            };
-            let game = Twins::new(spec).unwrap();
-            for k in 0..=game.cells() {
-                let mut pos = game.unrank(k, 0);
-                assert_eq!(pos.table.is_some(), k < game.cells());
-                for i in 0..game.layer_size(k) {
-                    if i > 0 {
-                        game.advance(&mut pos);
-                    }
-                    let slow = game.position_from_marks(&game.marks(&pos));
-                    assert!(slow.table.is_none());
-                    assert_eq!(game.rank(&slow), i);
-                    let (mut fast_children, mut slow_children) = (Vec::new(), Vec::new());
-                    game.for_each_child(&pos, |ch, _| fast_children.push(ch));
-                    game.for_each_child(&slow, |ch, _| slow_children.push(ch));
-                    assert_eq!(fast_children, slow_children);
-                    assert_eq!(fast_children.len(), game.cells() - k);
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn o_tables_built_in_blocks_match_each_row_from_scratch() {
-        // 4 x 4: up to C(15, 8) = 6435 rows, so many blocks, the last one partial.
-        let spec = TwinsSpec {
-            rows: 4,
-            cols: 4,
-            vert: vec![1; 12],
-            horiz: vec![1; 12],
-        };
-        let game = Twins::new(spec).unwrap();
-        let mut parts = [0u64; MAX_CELLS + 1];
-        for k in 0..game.cells() {
-            let h = k.div_ceil(2);
-            let parallel = game.build_o_table(k, true).unwrap();
-            let serial = game.build_o_table(k, false).unwrap();
-            assert_eq!(parallel, serial);
-            let rows = game.binom.get(k, h) as usize;
-            assert_eq!(parallel.len(), rows * (k + 1));
-            for (r, row) in parallel.chunks(k + 1).enumerate() {
-                game.o_parts(k, colex_unrank_mask(&game.binom, r as u64, h), &mut parts);
-                let expected: Vec<u32> = parts[..=k].iter().map(|&p| p as u32).collect();
-                assert_eq!(row, &expected[..], "layer {k} row {r}");
-            }
-        }
-        assert!(game.build_o_table(game.cells(), true).is_none());
     }
 }

@@ -20,6 +20,12 @@ async function getJSON(url) {
 
 function valueInWords(info, value) {
   if (info.game === "twins") return `first finishes with ${value} of ${info.weights.total}`;
+  // mnk values are seen from x: N + 1 - p for a win by x at ply p, negative for o.
+  if (info.game === "mnk") {
+    if (value === 0) return "tie with best play";
+    const ply = info.rows * info.cols + 1 - Math.abs(value);
+    return `${value > 0 ? "x" : "o"} wins at ply ${ply}`;
+  }
   if (value > 0) return `first leads by ${value}`;
   if (value < 0) return `second leads by ${-value}`;
   return "level: neither leads";
@@ -130,7 +136,7 @@ function render() {
 
   const svg = $("board");
   svg.replaceChildren();
-  (info.game === "young" ? drawYoung : drawTwins)(svg, a, byCell);
+  ({ young: drawYoung, twins: drawTwins, mnk: drawGrid }[info.game] || drawGrid)(svg, a, byCell);
 }
 
 function legalCell(rect, cell, byCell) {
@@ -193,6 +199,23 @@ function drawTwins(svg, a, byCell) {
       const m = at(i, j);
       if (m === ".") legalCell(rect, `${i + 1},${j + 1}`, byCell);
       else text(m, { x: centre(i, j)[0], y: centre(i, j)[1], class: `mark ${m}` }, svg);
+    }
+  }
+}
+
+// A plain grid of marks (mnk): rows of the position's notation, empty cells playable.
+function drawGrid(svg, a, byCell) {
+  const { rows, cols } = info;
+  const S = 56, C = 48, pad = 10;
+  const marks = a.position.split("/");
+  svg.setAttribute("width", (cols - 1) * S + C + 2 * pad);
+  svg.setAttribute("height", (rows - 1) * S + C + 2 * pad);
+  for (let i = 0; i < rows; i++) {
+    for (let j = 0; j < cols; j++) {
+      const rect = el("rect", { x: pad + j * S, y: pad + i * S, width: C, height: C, class: "cell" }, svg);
+      const m = marks[i][j];
+      if (m === ".") legalCell(rect, `${i + 1},${j + 1}`, byCell);
+      else text(m, { x: pad + j * S + C / 2, y: pad + i * S + C / 2, class: `mark ${m}` }, svg);
     }
   }
 }

@@ -1,0 +1,571 @@
+//! The m,n,k-games: x (first) and o take turns marking an empty cell of an R x C board;
+//! K of one's marks in a row, a column or a diagonal win at once, a full board without such
+//! a line is a tie. 3 x 3 with K = 3 is tic-tac-toe.
+//!
+//! Positions are ranked by `two_colour` (occupied cells, then which of them hold x), the
+//! ranking mnk shares with twins. The value of a position is seen from x: cells + 1 - p
+//! when x completes a line at ply p, -(cells + 1 - p) when o does, 0 for a tie. Moves add
+//! nothing (reward 0), so max/min over the children picks the fastest win and the slowest
+//! loss, and the remoteness follows from the value and the stone count.
+//!
+//! The ranking counts every board with legal counts, including boards play never reaches
+//! (both players have a line, play went on after a line, ...). Every board with a line is
+//! treated as over, with the value of the player who has one (x: +(cells + 1 - k) at k
+//! stones, o: -(cells + 1 - k)) or 0 when both have; `check_reachable` tells them apart for
+//! `query` and `play`.
+
+use serde::{Deserialize, Serialize};
+
+use super::two_colour::{self, MAX_CELLS, TwoColour};
+use super::{Board, Game, GameSpec, Move, Outcome, RunSink, Verdict, parse_integers};
+use crate::error::{Error, Result};
+use crate::random::SplitMix;
+
+/// An m,n,k board: `rows` x `cols` cells, `k` in a row to win.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MnkSpec {
+    /// Rows R.
+    pub rows: usize,
+    /// Columns C.
+    pub cols: usize,
+    /// Marks in a row that win (K).
+    pub k: usize,
+}
+
+/// What the input must look like, for error messages.
+const FORM: &str =
+    "expected `R C K` (e.g. `4 4 4`), `RxCkK` (e.g. `4x4k4`), or `R C` / `RxC` for K = min(R, C)";
+
+impl Board for MnkSpec {
+    /// `R C K`, `RxCkK`, or either without K (K = min(R, C)).
+    fn parse(text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Self> {
+        if rows.is_some() || cols.is_some() {
+            return Err(Error::input(
+                "--rows/--cols are for twins; an mnk board gives its size in the input",
+            ));
+        }
+        Self::parse_text(text)
+    }
+
+    /// The size asked for, with K = min(R, C): there is nothing to draw at random.
+    fn random(rows: usize, cols: usize, _rng: &mut SplitMix, _max: u64) -> Result<Self> {
+        Self::checked(rows, cols, rows.min(cols))
+    }
+
+    fn to_input(&self) -> String {
+        format!("{} {} {}\n", self.rows, self.cols, self.k)
+    }
+
+    fn dims(&self) -> (usize, usize) {
+        (self.rows, self.cols)
+    }
+}
+
+impl MnkSpec {
+    /// The board, refused unless 1 <= K <= max(R, C) and the board has 1 to `MAX_CELLS`
+    /// cells.
+    pub fn checked(rows: usize, cols: usize, k: usize) -> Result<Self> {
+        if rows == 0 || cols == 0 || rows.saturating_mul(cols) > MAX_CELLS {
+            return Err(Error::input(format!(
+                "mnk board {rows} x {cols}: a board has 1 to {MAX_CELLS} cells"
+            )));
+        }
+        if k == 0 || k > rows.max(cols) {
+            return Err(Error::input(format!(
+                "mnk line length K = {k} on a {rows} x {cols} board: K must be from 1 to {}",
+                rows.max(cols)
+            )));
+        }
+        Ok(MnkSpec { rows, cols, k })
+    }
+
+    fn parse_text(text: &str) -> Result<Self> {
+        let t = text.trim();
+        if t.is_empty() {
+            return Err(Error::input(format!("empty mnk input: {FORM}")));
+        }
+        let bad = || {
+            Error::input(format!(
+                "bad mnk board {}: {FORM}",
+                crate::error::excerpt(t)
+            ))
+        };
+        let numbers: Vec<usize> = if t.contains(['x', 'X']) {
+            let lower = t.to_ascii_lowercase();
+            let (size, k) = match lower.split_once('k') {
+                Some((size, k)) => (size.to_string(), Some(k.to_string())),
+                None => (lower.clone(), None),
+            };
+            let (r, c) = size.split_once('x').ok_or_else(bad)?;
+            let mut parts = vec![r.to_string(), c.to_string()];
+            parts.extend(k);
+            parts
+                .iter()
+                .map(|p| p.trim().parse::<usize>().map_err(|_| bad()))
+                .collect::<Result<_>>()?
+        } else {
+            parse_integers(t)?
+                .into_iter()
+                .map(|n| usize::try_from(n).map_err(|_| bad()))
+                .collect::<Result<_>>()?
+        };
+        match numbers[..] {
+            [r, c] => Self::checked(r, c, r.min(c)),
+            [r, c, k] => Self::checked(r, c, k),
+            _ => Err(bad()),
+        }
+    }
+}
+
+/// The m,n,k-game on one board: the two-colour ranking and the lines, built once.
+pub struct Mnk {
+    spec: MnkSpec,
+    cells: usize,
+    ranking: TwoColour,
+    /// Every K cells in a row, a column, a diagonal or an anti-diagonal, as a cell mask.
+    lines: Vec<u64>,
+}
+
+/// An mnk position: the shared two-colour cursor, x being the first player.
+pub type MnkPosition = two_colour::Position;
+
+/// Who has a line, in one position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Lines {
+    x: bool,
+    o: bool,
+}
+
+impl Mnk {
+    /// Build the game for a board; fails for boards too large to rank.
+    pub fn new(spec: MnkSpec) -> Result<Self> {
+        let spec = MnkSpec::checked(spec.rows, spec.cols, spec.k)?;
+        let (r, c, k) = (spec.rows as i64, spec.cols as i64, spec.k as i64);
+        let ranking = TwoColour::new(spec.rows, spec.cols)?;
+        let mut lines = Vec::new();
+        for (di, dj) in [(0, 1), (1, 0), (1, 1), (1, -1)] {
+            for i in 0..r {
+                for j in 0..c {
+                    let (ei, ej) = (i + di * (k - 1), j + dj * (k - 1));
+                    if !(0..r).contains(&ei) || !(0..c).contains(&ej) {
+                        continue;
+                    }
+                    let mask = (0..k).fold(0u64, |m, t| m | 1 << ((i + di * t) * c + j + dj * t));
+                    // With K = 1 every direction gives the same one-cell line.
+                    if !lines.contains(&mask) {
+                        lines.push(mask);
+                    }
+                }
+            }
+        }
+        Ok(Mnk {
+            cells: spec.rows * spec.cols,
+            spec,
+            ranking,
+            lines,
+        })
+    }
+
+    /// The board.
+    pub fn board(&self) -> &MnkSpec {
+        &self.spec
+    }
+
+    /// x's and o's cells, as masks.
+    fn cell_masks(&self, pos: &MnkPosition) -> (u64, u64) {
+        let x = pos.first_cells();
+        (x, pos.occupied() & !x)
+    }
+
+    fn lines_of(&self, pos: &MnkPosition) -> Lines {
+        let (x, o) = self.cell_masks(pos);
+        // A line is had when none of its cells lies outside the mask.
+        let has = |m: u64| self.lines.iter().any(|&l| l & !m == 0);
+        Lines {
+            x: has(x),
+            o: has(o),
+        }
+    }
+
+    /// The value of a board with `stones` stones whose lines are `lines`; None without one.
+    fn line_value(&self, lines: Lines, stones: usize) -> Option<i64> {
+        let win = (self.cells + 1 - stones) as i64;
+        match (lines.x, lines.o) {
+            (false, false) => None,
+            (true, false) => Some(win),
+            (false, true) => Some(-win),
+            (true, true) => Some(0),
+        }
+    }
+
+    /// The lines fully inside `occupied`, as masks over the positions of the occupied
+    /// cells (the positions the cursor's `first` mask uses): while a walk stays on one
+    /// occupied set, checking a position is then a few ands.
+    fn full_lines(&self, occupied: u64, out: &mut Vec<u64>) {
+        out.clear();
+        for &line in &self.lines {
+            if line & occupied != line {
+                continue;
+            }
+            let mut rel = 0u64;
+            let mut rest = line;
+            while rest != 0 {
+                let cell = rest.trailing_zeros();
+                rel |= 1 << (occupied & ((1u64 << cell) - 1)).count_ones();
+                rest &= rest - 1;
+            }
+            out.push(rel);
+        }
+    }
+
+    fn mark_char(m: u8) -> char {
+        ['.', 'x', 'o'][m as usize]
+    }
+
+    /// What a position of this board looks like, with an example, for error messages.
+    fn position_form(&self) -> String {
+        let (r, c) = (self.spec.rows, self.spec.cols);
+        let example: Vec<String> = (0..r)
+            .map(|i| {
+                (0..c)
+                    .map(|j| match i * c + j {
+                        0 => 'x',
+                        1 => 'o',
+                        _ => '.',
+                    })
+                    .collect()
+            })
+            .collect();
+        format!(
+            "mnk {r} x {c} positions look like {} (rows of x, o, . separated by /; x moves first)",
+            example.join("/")
+        )
+    }
+
+    fn winner(&self, value: i64) -> &'static str {
+        if value > 0 { "x" } else { "o" }
+    }
+
+    /// The ply at which the line of a nonzero value is completed.
+    fn ply(&self, value: i64) -> usize {
+        (self.cells + 1).saturating_sub(value.unsigned_abs() as usize)
+    }
+}
+
+impl Game for Mnk {
+    type Position = MnkPosition;
+
+    fn spec(&self) -> Option<GameSpec> {
+        Some(GameSpec::Mnk(self.spec.clone()))
+    }
+
+    fn cells(&self) -> usize {
+        self.cells
+    }
+
+    fn layer_size(&self, k: usize) -> u64 {
+        self.ranking.layer_size(k)
+    }
+
+    fn value_range(&self) -> (i64, i64) {
+        (-(self.cells as i64), self.cells as i64)
+    }
+
+    fn prepare_layer(&self, k: usize) {
+        self.ranking.prepare_layer(k);
+    }
+
+    fn unrank(&self, k: usize, rank: u64) -> MnkPosition {
+        self.ranking.unrank(k, rank)
+    }
+
+    fn rank(&self, pos: &MnkPosition) -> u64 {
+        self.ranking.rank(pos)
+    }
+
+    fn stones(&self, pos: &MnkPosition) -> usize {
+        pos.stones()
+    }
+
+    #[inline]
+    fn advance(&self, pos: &mut MnkPosition) {
+        self.ranking.advance(pos);
+    }
+
+    fn terminal_value(&self, pos: &MnkPosition) -> i64 {
+        self.early_value(pos).unwrap_or(0)
+    }
+
+    fn early_value(&self, pos: &MnkPosition) -> Option<i64> {
+        self.line_value(self.lines_of(pos), pos.stones())
+    }
+
+    fn for_each_child(&self, pos: &MnkPosition, mut f: impl FnMut(u64, i64)) {
+        if self.early_value(pos).is_none() {
+            self.ranking.for_each_child(pos, |child| f(child, 0));
+        }
+    }
+
+    /// One run over the whole stretch; the lines are looked up once per occupied set
+    /// (`full_lines`), not per position.
+    fn visit_runs(&self, k: usize, start: u64, len: usize, sink: &mut impl RunSink) {
+        let mut pos = self.ranking.unrank(k, start);
+        let mut full = Vec::with_capacity(self.lines.len());
+        self.full_lines(pos.occupied(), &mut full);
+        sink.run(start, len);
+        for i in 0..len {
+            if i > 0 {
+                let occupied = pos.occupied();
+                self.ranking.advance(&mut pos);
+                if pos.occupied() != occupied {
+                    self.full_lines(pos.occupied(), &mut full);
+                }
+            }
+            let mut lines = Lines { x: false, o: false };
+            for &rel in &full {
+                let x = pos.first & rel;
+                lines.x |= x == rel;
+                lines.o |= x == 0;
+            }
+            match self.line_value(lines, k) {
+                Some(value) => sink.terminal(i, value),
+                None => self
+                    .ranking
+                    .for_each_child(&pos, |child| sink.single(i, child, 0)),
+            }
+        }
+    }
+
+    fn moves(&self, pos: &MnkPosition) -> Vec<Move<MnkPosition>> {
+        if self.early_value(pos).is_some() {
+            return Vec::new();
+        }
+        let mark = if pos.stones().is_multiple_of(2) { 1 } else { 2 };
+        let marks = self.ranking.marks(pos);
+        (0..self.cells)
+            .filter(|&c| marks[c] == 0)
+            .map(|c| {
+                let mut child = marks.clone();
+                child[c] = mark;
+                Move {
+                    row: c / self.spec.cols,
+                    col: c % self.spec.cols,
+                    reward: 0,
+                    child: self.ranking.position_from_marks(&child),
+                }
+            })
+            .collect()
+    }
+
+    fn parse_position(&self, text: &str) -> Result<MnkPosition> {
+        let bad = |why: String| {
+            Error::input(format!(
+                "bad mnk position {}: {why}; {}",
+                crate::error::excerpt(text),
+                self.position_form()
+            ))
+        };
+        let (r, c) = (self.spec.rows, self.spec.cols);
+        let trimmed = text.trim();
+        if trimmed.eq_ignore_ascii_case("empty") {
+            return Ok(self.ranking.position_from_marks(&vec![0; self.cells]));
+        }
+        if trimmed.is_empty() {
+            return Err(bad("no position given".into()));
+        }
+        let rows: Vec<&str> = trimmed.split('/').collect();
+        if rows.len() != r {
+            return Err(bad(format!(
+                "expected {r} rows separated by '/', found {}",
+                rows.len()
+            )));
+        }
+        let mut marks = Vec::with_capacity(self.cells);
+        for (i, row) in rows.iter().enumerate() {
+            let mut len = 0;
+            for ch in row.chars() {
+                marks.push(match ch {
+                    '.' => 0,
+                    'x' => 1,
+                    'o' => 2,
+                    other => {
+                        return Err(bad(format!(
+                            "row {} holds {other:?}; cells are 'x', 'o' or '.'",
+                            i + 1
+                        )));
+                    }
+                });
+                len += 1;
+            }
+            if len != c {
+                return Err(bad(format!("row {} has {len} cells, expected {c}", i + 1)));
+            }
+        }
+        let xs = marks.iter().filter(|&&m| m == 1).count();
+        let os = marks.iter().filter(|&&m| m == 2).count();
+        if xs != os && xs != os + 1 {
+            return Err(bad(format!(
+                "{xs} x and {os} o: x moves first, so x must equal o or exceed it by one"
+            )));
+        }
+        Ok(self.ranking.position_from_marks(&marks))
+    }
+
+    fn check_reachable(&self, pos: &MnkPosition) -> Result<()> {
+        let (x, o) = self.cell_masks(pos);
+        let full =
+            |m: u64| -> Vec<u64> { self.lines.iter().copied().filter(|&l| m & l == l).collect() };
+        let (x_lines, o_lines) = (full(x), full(o));
+        let x_last = pos.stones() % 2 == 1;
+        let why = match (x_lines.is_empty(), o_lines.is_empty()) {
+            (true, true) => return Ok(()),
+            (false, false) => "both x and o have a line",
+            (false, true) if !x_last => "x has a line but o moved last",
+            (true, false) if x_last => "o has a line but x moved last",
+            // The last move made every line the mover has, so they share a cell.
+            (false, true) if x_lines.iter().fold(x, |m, &l| m & l) == 0 => {
+                "x has lines that no single move completed"
+            }
+            (true, false) if o_lines.iter().fold(o, |m, &l| m & l) == 0 => {
+                "o has lines that no single move completed"
+            }
+            _ => return Ok(()),
+        };
+        Err(Error::input(format!("this position cannot arise: {why}")))
+    }
+
+    fn format_position(&self, pos: &MnkPosition) -> String {
+        let marks = self.ranking.marks(pos);
+        let rows: Vec<String> = marks
+            .chunks(self.spec.cols)
+            .map(|row| row.iter().map(|&m| Self::mark_char(m)).collect())
+            .collect();
+        rows.join("/")
+    }
+
+    fn draw(&self, pos: &MnkPosition) -> String {
+        let marks = self.ranking.marks(pos);
+        let mut out = String::new();
+        for row in marks.chunks(self.spec.cols) {
+            let cells: Vec<String> = row
+                .iter()
+                .map(|&m| Self::mark_char(m).to_string())
+                .collect();
+            out.push_str(&cells.join(" "));
+            out.push('\n');
+        }
+        out
+    }
+
+    fn name(&self) -> &'static str {
+        "mnk"
+    }
+
+    fn describe_value(&self, value: i64) -> String {
+        if value == 0 {
+            return "0 (a tie with best play)".into();
+        }
+        format!(
+            "{value} ({} completes a line at ply {})",
+            self.winner(value),
+            self.ply(value)
+        )
+    }
+
+    fn value_meaning(&self) -> &'static str {
+        "value: cells + 1 - p when x (first) completes a line at ply p, minus that when o does, 0 for a tie"
+    }
+
+    fn describe_value_at(&self, value: i64, stones: usize) -> String {
+        let Some(o) = self.outcome(value, stones) else {
+            return self.describe_value(value);
+        };
+        let side = if stones.is_multiple_of(2) { "x" } else { "o" };
+        let r = o.remoteness;
+        match (o.result, r) {
+            (Verdict::Tie, 0) => "0: a tie (the board is full)".into(),
+            (Verdict::Tie, _) => format!("0: tie with best play (remoteness {r}: the board fills)"),
+            (_, 0) => format!(
+                "{value}: {} has won (a line at ply {})",
+                self.winner(value),
+                self.ply(value)
+            ),
+            (Verdict::Win, _) => format!("{value}: {side} to move wins in {r} (remoteness {r})"),
+            (Verdict::Loss, _) => {
+                format!("{value}: {side} to move loses in {r} (remoteness {r})")
+            }
+        }
+    }
+
+    fn outcome(&self, value: i64, stones: usize) -> Option<Outcome> {
+        if value == 0 {
+            return Some(Outcome {
+                result: Verdict::Tie,
+                remoteness: self.cells.saturating_sub(stones),
+            });
+        }
+        let x_to_move = stones.is_multiple_of(2);
+        Some(Outcome {
+            result: if (value > 0) == x_to_move {
+                Verdict::Win
+            } else {
+                Verdict::Loss
+            },
+            remoteness: self.ply(value).saturating_sub(stones),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inputs_read_back() {
+        for text in ["4 4 4", "4x4k4", " 4X4K4\n", "4 4", "4x4"] {
+            let spec = MnkSpec::parse(text, None, None).unwrap();
+            assert_eq!(
+                spec,
+                MnkSpec {
+                    rows: 4,
+                    cols: 4,
+                    k: 4
+                },
+                "{text:?}"
+            );
+            assert_eq!(MnkSpec::parse(&spec.to_input(), None, None).unwrap(), spec);
+        }
+        assert_eq!(MnkSpec::parse("4x5k3", None, None).unwrap().k, 3);
+        for bad in [
+            "", "4", "4 4 5", "4 4 0", "0 4 1", "4x", "4x4k", "4 4 4 4", "-1 3 3",
+        ] {
+            assert!(MnkSpec::parse(bad, None, None).is_err(), "{bad:?}");
+        }
+        assert!(MnkSpec::parse("3 3 3", Some(3), None).is_err());
+    }
+
+    #[test]
+    fn lines_of_tic_tac_toe() {
+        let game = Mnk::new(MnkSpec {
+            rows: 3,
+            cols: 3,
+            k: 3,
+        })
+        .unwrap();
+        assert_eq!(game.lines.len(), 8);
+        let game = Mnk::new(MnkSpec {
+            rows: 4,
+            cols: 5,
+            k: 4,
+        })
+        .unwrap();
+        assert_eq!(game.lines.len(), 8 + 5 + 2 + 2);
+        let game = Mnk::new(MnkSpec {
+            rows: 2,
+            cols: 2,
+            k: 1,
+        })
+        .unwrap();
+        assert_eq!(game.lines.len(), 4);
+    }
+}

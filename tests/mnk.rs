@@ -1,0 +1,374 @@
+//! The m,n,k-games: every position of every board up to 3 x 4 (and 4 x 3), every K,
+//! against a brute-force minimax with remoteness written here; the checks every game must
+//! pass (`retro::testing`); known results; the command line.
+
+use std::collections::HashSet;
+use std::process::Output;
+
+mod common;
+use common::retro;
+
+use retro::game::{Board, Game, Mnk, MnkSpec, Twins, TwinsSpec, Verdict};
+use retro::sweep::{self, Driver, Silent};
+use retro::testing::{all_values, check_game, walk};
+
+// ---------------------------------------------------------------------------------------
+// The brute force: boards as mark vectors (0 empty, 1 x, 2 o), lines found by walking the
+// grid, values by plain recursion over win/loss/tie and remoteness, nothing shared with
+// the library but the rules.
+
+struct Brute {
+    rows: usize,
+    cols: usize,
+    k: usize,
+    /// Per board (base-3 code), the solved (verdict for the side to move, remoteness).
+    memo: Vec<Option<(Verdict, usize)>>,
+}
+
+impl Brute {
+    fn new(rows: usize, cols: usize, k: usize) -> Self {
+        Brute {
+            rows,
+            cols,
+            k,
+            memo: vec![None; 3usize.pow((rows * cols) as u32)],
+        }
+    }
+
+    fn cells(&self) -> usize {
+        self.rows * self.cols
+    }
+
+    fn code(board: &[u8]) -> usize {
+        board.iter().rev().fold(0, |c, &m| c * 3 + m as usize)
+    }
+
+    /// Whether `mark` has K in a row anywhere (longer runs included).
+    fn has_line(&self, board: &[u8], mark: u8) -> bool {
+        let (r, c, k) = (self.rows as i64, self.cols as i64, self.k as i64);
+        for i in 0..r {
+            for j in 0..c {
+                for (di, dj) in [(0, 1), (1, 0), (1, 1), (1, -1)] {
+                    let run = (0..k).all(|t| {
+                        let (a, b) = (i + di * t, j + dj * t);
+                        (0..r).contains(&a)
+                            && (0..c).contains(&b)
+                            && board[(a * c + b) as usize] == mark
+                    });
+                    if run {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// The game from a reachable board, for the side to move: win/loss/tie and the plies
+    /// until it ends, the winner taking the fastest win and the loser the slowest loss.
+    fn solve(&mut self, board: &mut Vec<u8>) -> (Verdict, usize) {
+        let code = Self::code(board);
+        if let Some(r) = self.memo[code] {
+            return r;
+        }
+        let stones = board.iter().filter(|&&m| m != 0).count();
+        let (mover, last) = if stones % 2 == 0 { (1, 2) } else { (2, 1) };
+        let result = if self.has_line(board, last) {
+            (Verdict::Loss, 0)
+        } else if stones == self.cells() {
+            (Verdict::Tie, 0)
+        } else {
+            let mut best: Option<(Verdict, usize)> = None;
+            for cell in 0..self.cells() {
+                if board[cell] != 0 {
+                    continue;
+                }
+                board[cell] = mover;
+                let (theirs, r) = self.solve(board);
+                board[cell] = 0;
+                let mine = match theirs {
+                    Verdict::Win => (Verdict::Loss, r + 1),
+                    Verdict::Loss => (Verdict::Win, r + 1),
+                    Verdict::Tie => (Verdict::Tie, r + 1),
+                };
+                let rank = |v: (Verdict, usize)| match v.0 {
+                    Verdict::Win => (2, -(v.1 as i64)),
+                    Verdict::Tie => (1, 0),
+                    Verdict::Loss => (0, v.1 as i64),
+                };
+                if best.is_none_or(|b| rank(mine) > rank(b)) {
+                    best = Some(mine);
+                }
+            }
+            best.expect("a board that is not full has a move")
+        };
+        self.memo[code] = Some(result);
+        result
+    }
+
+    /// The documented value of any board with legal counts: reachable boards from the
+    /// solve (seen from x: cells + 1 - p for an x win at ply p, minus that for o, 0 a
+    /// tie); a board with a line is over, its value the line holder's (0 if both have one).
+    fn value(&mut self, board: &mut Vec<u8>) -> i64 {
+        let stones = board.iter().filter(|&&m| m != 0).count();
+        let win = (self.cells() + 1 - stones) as i64;
+        match (self.has_line(board, 1), self.has_line(board, 2)) {
+            (true, true) => return 0,
+            (true, false) => return win,
+            (false, true) => return -win,
+            (false, false) => {}
+        }
+        let (verdict, r) = self.solve(board);
+        let x_to_move = stones % 2 == 0;
+        let at_end = (self.cells() + 1 - (stones + r)) as i64;
+        match verdict {
+            Verdict::Tie => 0,
+            Verdict::Win if x_to_move => at_end,
+            Verdict::Loss if !x_to_move => at_end,
+            _ => -at_end,
+        }
+    }
+
+    /// Every board play reaches from the empty one (play stops at a line).
+    fn reachable(&self) -> HashSet<Vec<u8>> {
+        let mut seen = HashSet::new();
+        let mut stack = vec![vec![0u8; self.cells()]];
+        while let Some(board) = stack.pop() {
+            if !seen.insert(board.clone()) {
+                continue;
+            }
+            if self.has_line(&board, 1) || self.has_line(&board, 2) {
+                continue;
+            }
+            let stones = board.iter().filter(|&&m| m != 0).count();
+            let mover = if stones % 2 == 0 { 1 } else { 2 };
+            for cell in 0..self.cells() {
+                if board[cell] == 0 {
+                    let mut child = board.clone();
+                    child[cell] = mover;
+                    stack.push(child);
+                }
+            }
+        }
+        seen
+    }
+}
+
+/// The marks of a position, read from its notation (rows of x, o, . separated by /).
+fn marks_of(text: &str) -> Vec<u8> {
+    text.chars()
+        .filter(|&ch| ch != '/')
+        .map(|ch| match ch {
+            '.' => 0,
+            'x' => 1,
+            'o' => 2,
+            other => panic!("unexpected cell {other:?} in {text}"),
+        })
+        .collect()
+}
+
+fn mnk(rows: usize, cols: usize, k: usize) -> Mnk {
+    Mnk::new(MnkSpec { rows, cols, k }).expect("a valid board")
+}
+
+fn small_boards() -> Vec<(usize, usize, usize)> {
+    let mut boards = Vec::new();
+    for rows in 1..=4 {
+        for cols in 1..=4 {
+            if rows * cols <= 12 {
+                for k in 1..=rows.max(cols) {
+                    boards.push((rows, cols, k));
+                }
+            }
+        }
+    }
+    boards
+}
+
+#[test]
+fn every_position_of_small_boards_matches_the_brute_force() {
+    let mut checked = 0u64;
+    for (rows, cols, k) in small_boards() {
+        let game = mnk(rows, cols, k);
+        let values = all_values(&game, Driver::Parallel);
+        let mut brute = Brute::new(rows, cols, k);
+        let reachable = brute.reachable();
+        walk(&game, |layer, r, pos| {
+            let text = game.format_position(pos);
+            let mut board = marks_of(&text);
+            let what = format!("{rows}x{cols}k{k} {text}");
+            let value = values[layer][r as usize];
+            assert_eq!(value, brute.value(&mut board), "{what}");
+            let arises = reachable.contains(&board);
+            assert_eq!(game.check_reachable(pos).is_ok(), arises, "{what}");
+            if arises {
+                let (verdict, remoteness) = brute.solve(&mut board);
+                let outcome = game.outcome(value, layer).expect("mnk has outcomes");
+                assert_eq!(
+                    (outcome.result, outcome.remoteness),
+                    (verdict, remoteness),
+                    "{what}"
+                );
+                let over = remoteness == 0;
+                assert_eq!(game.moves(pos).is_empty(), over, "{what}");
+            }
+            checked += 1;
+        });
+    }
+    // Every rank of every board, so the count is the layers' total.
+    let total: u64 = small_boards()
+        .iter()
+        .map(|&(r, c, k)| mnk(r, c, k).total_positions())
+        .sum();
+    assert_eq!(checked, total);
+}
+
+#[test]
+fn refusals_say_why_the_position_cannot_arise() {
+    let game = mnk(3, 3, 3);
+    let why = |text: &str| {
+        let pos = game.parse_position(text).expect("legal counts");
+        game.check_reachable(&pos).err().map(|e| e.to_string())
+    };
+    assert_eq!(why("xx./oo./x.."), None);
+    assert_eq!(why("xxx/oo./..."), None);
+    let said = |text: &str, reason: &str| {
+        let msg = why(text).unwrap_or_else(|| panic!("{text} accepted"));
+        assert!(
+            msg.contains(&format!("this position cannot arise: {reason}")),
+            "{text}: {msg}"
+        );
+    };
+    said("ooo/xx./xx.", "o has a line but x moved last");
+    said("xxx/ooo/x..", "both x and o have a line");
+    said("xxx/oo./o..", "x has a line but o moved last");
+    said("xxx/o.o/xoo", "x has a line but o moved last");
+    // Two disjoint lines of x: no single move made both.
+    let wide = mnk(3, 3, 2);
+    let pos = wide.parse_position("xx./.../oxo").expect("legal counts");
+    assert!(wide.check_reachable(&pos).is_ok());
+    let pos = wide.parse_position("xxo/o../xxo").expect("legal counts");
+    let msg = wide.check_reachable(&pos).unwrap_err().to_string();
+    assert!(msg.contains("no single move"), "{msg}");
+}
+
+#[test]
+fn known_results() {
+    let root = |r, c, k| sweep::solve::<_, i64>(&mnk(r, c, k), Driver::Parallel, &Silent).unwrap();
+    // Tic-tac-toe and 4 x 4 with four in a row are ties; three in a row on 4 x 4 is an x
+    // win with x's third stone, at ply 5 (value 17 - 5 = 12).
+    assert_eq!(root(3, 3, 3), 0);
+    assert_eq!(root(4, 4, 4), 0);
+    assert_eq!(root(4, 4, 3), 12);
+    // The position counts of the dense index are twins's.
+    assert_eq!(mnk(3, 3, 3).total_positions(), 6_046);
+    assert_eq!(mnk(4, 4, 4).total_positions(), 10_165_779);
+    assert_eq!(mnk(4, 5, 4).total_positions(), 741_365_049);
+}
+
+// ---------------------------------------------------------------------------------------
+// What every game must guarantee, written once, generic over the game.
+
+#[test]
+fn every_game_check_holds_for_mnk_and_twins() {
+    for (rows, cols, k) in [
+        (1, 1, 1),
+        (2, 2, 2),
+        (3, 3, 3),
+        (2, 4, 3),
+        (3, 3, 2),
+        (3, 4, 4),
+    ] {
+        check_game(&mnk(rows, cols, k));
+    }
+    // Twins ranks through the same module; its checks pass through the same door.
+    for (rows, cols) in [(2, 3), (3, 3)] {
+        let spec = TwinsSpec::random(rows, cols, &mut retro::random::SplitMix(3), 9).unwrap();
+        check_game(&Twins::new(spec).unwrap());
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The command line.
+
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn command_line_builds_queries_and_refuses() {
+    assert_eq!(ok(&retro(&["gen", "mnk", "4x4"], "")), "4 4 4\n");
+    assert_eq!(ok(&retro(&["gen", "mnk", "3x5"], "")), "3 5 3\n");
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("ttt.retro");
+    let table = table.to_str().unwrap();
+    ok(&retro(&["build", "mnk", "-q", "-o", table], "3x3k3\n"));
+    let text = ok(&retro(&["query", table, "x.o/.x./..."], ""));
+    assert!(text.contains("value     0: tie with best play"), "{text}");
+    assert!(
+        text.contains("(3,3)    x.o/.x./..o               0  tie  best"),
+        "{text}"
+    );
+    let text = ok(&retro(&["query", table, "xx./oo./..."], ""));
+    assert!(
+        text.contains("5: x to move wins in 1 (remoteness 1)"),
+        "{text}"
+    );
+    let out = retro(&["query", table, "x.o/.x./..o", "--json", "--pv"], "");
+    let json: serde_json::Value = serde_json::from_str(&ok(&out)).unwrap();
+    assert_eq!(json["result"], "tie");
+    assert_eq!(json["remoteness"], 5);
+    assert_eq!(json["value"], 0);
+    assert_eq!(json["moves"][0]["result"], "loss");
+    assert_eq!(json["moves"][0]["remoteness"], 2);
+    assert_eq!(json["pv"].as_array().unwrap().len(), 5);
+    let text = ok(&retro(&["query", table, "ooo/xx./x.."], ""));
+    assert!(text.contains("-4: o has won (a line at ply 6)"), "{text}");
+    assert!(
+        text.contains("to move   nobody (the game is over)"),
+        "{text}"
+    );
+    let out = retro(&["query", table, "ooo/xx./x..", "--json"], "");
+    let json: serde_json::Value = serde_json::from_str(&ok(&out)).unwrap();
+    assert_eq!(json["to_move"], "none");
+    assert_eq!(
+        (&json["result"], &json["remoteness"]),
+        (&"loss".into(), &0.into())
+    );
+    let out = retro(&["query", table, "ooo/xxx/..."], "");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("this position cannot arise: both x and o have a line"),
+        "{err}"
+    );
+    let out = retro(
+        &["query", table, "--batch"],
+        "empty\nooo/xx./xx.\nxxx/oo./...\n",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "0\nerror\n5\n");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("o has a line but x moved last"), "{err}");
+    let verified = ok(&retro(&["verify", table], ""));
+    assert!(verified.contains("ok"), "{verified}");
+    // retro plays o from a won position for x and loses at once.
+    let played = ok(&retro(
+        &["play", table, "--from", "xx./oo./...", "--as", "second"],
+        "",
+    ));
+    assert!(
+        played.contains("value 5: x to move wins in 1 (remoteness 1); first to move (retro)"),
+        "{played}"
+    );
+    assert!(
+        played.contains("game over: 5: x has won (a line at ply 5)"),
+        "{played}"
+    );
+}
