@@ -138,7 +138,16 @@ fn tables_lists_every_table() {
     assert_eq!(twins["game"], "twins");
     assert_eq!(twins["board"], "3 x 3");
     assert_eq!(twins["root_value"], 15);
-    assert_eq!(twins["weights"]["total"], 95);
+    // The board's own fields, as the table header stores them.
+    assert_eq!(
+        twins["weights"]["vert"],
+        serde_json::json!([0, 15, 0, 0, 0, 25])
+    );
+    assert_eq!(
+        twins["weights"]["horiz"],
+        serde_json::json!([20, 10, 0, 0, 25, 0])
+    );
+    assert_eq!(young["weights"]["a"], serde_json::json!([2, 7, 3, 9, 1, 2]));
 }
 
 #[test]

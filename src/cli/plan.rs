@@ -50,11 +50,7 @@ pub fn run(args: Args) -> Result<i32> {
     let ranks = args.ranks as usize;
     crate::with_game!(&spec, game => {
         let vt = sweep::value_type(&game);
-        let ns = match args.game.as_str() {
-            // mnk walks its layers as twins does (the same ranking), plus a line check.
-            "twins" | "mnk" => estimate::TWINS_NS_PER_POSITION,
-            _ => estimate::YOUNG_NS_PER_POSITION,
-        };
+        let ns = game.distributed_ns_per_position();
         let width = vt.width() as u64;
         let layers = estimate::plan(&game, ranks, threads, width, args.compact, ns, args.bytes_per_second);
         println!(

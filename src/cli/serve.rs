@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::error::{Error, Result};
-use crate::game::GameSpec;
 use crate::probe::Prober;
 use crate::table::Table;
 
@@ -83,15 +82,12 @@ impl Served {
             "value_type": table.header.value_type.name(),
             "root_value": table.value(0, 0)?,
         });
-        // The explorer draws the weights; they are small next to the table.
-        match &spec {
-            GameSpec::Young(s) => summary["weights"] = json!({"a": s.a, "b": s.b}),
-            GameSpec::Twins(s) => {
-                summary["weights"] =
-                    json!({"vert": s.vert, "horiz": s.horiz, "total": s.total_weight()?})
-            }
-            GameSpec::Mnk(s) => summary["weights"] = json!({"k": s.k}),
-        }
+        // The explorer draws the board from its own fields (young's a and b, twins' pair
+        // weights, mnk's K), whatever the game: the spec as the table header stores it.
+        summary["weights"] = serde_json::to_value(&spec)
+            .ok()
+            .and_then(|v| v.as_object().and_then(|o| o.values().next().cloned()))
+            .unwrap_or_default();
         Ok(Served {
             name,
             game,

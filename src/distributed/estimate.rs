@@ -9,17 +9,6 @@ use super::plan::{self, GRAIN, Marker};
 use super::split;
 use crate::sweep::CHUNK;
 
-/// Cost per position of a distributed sweep on one thread: planning plus computing through
-/// the fetched values, both of which a rank pays for every position of its slice. Measured
-/// on this box (2 cores, shared), release `--features mpi`, `mpirun -np 1 retro build
-/// --threads 1` on `retro gen young 16x16 --seed 7`: rank 0's plan 8.03 s + compute 9.60 s
-/// over 601.1 M positions = 29.3 ns (a single-process build of the same board: 22.5 ns).
-pub const YOUNG_NS_PER_POSITION: f64 = 29.3;
-/// The same for `retro gen twins 4x5 --seed 7`: plan 59.2 s + compute 73.4 s over 741.4 M
-/// positions = 178.8 ns, measured while other builds kept the box's load near 10; the
-/// single-process build took 28.5 s (38.4 ns) in the same hour.
-pub const TWINS_NS_PER_POSITION: f64 = 178.8;
-
 /// Slices longer than this are sampled rather than planned position by position.
 const EXACT_LIMIT: u64 = 1 << 22;
 /// Windows of `CHUNK` positions planned per sampled slice.

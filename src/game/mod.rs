@@ -199,6 +199,15 @@ pub trait Game: Send + Sync + Sized {
     fn line_result(&self, scores: Scores) -> i64 {
         scores.first - scores.second
     }
+    /// What one position costs one thread of an MPI rank (planning plus computing through
+    /// the fetched values), in nanoseconds, for `retro plan`'s time estimate. The default
+    /// was measured on `retro gen twins 4x5 --seed 7` (release `--features mpi`,
+    /// `mpirun -np 1 retro build --threads 1`: plan 59.2 s + compute 73.4 s over 741.4 M
+    /// positions, while other builds kept the box's load near 10, so high), a game whose
+    /// moves come one by one; mnk, ranked the same way, takes it as it is.
+    fn distributed_ns_per_position(&self) -> f64 {
+        178.8
+    }
     /// The contest's output for a board whose empty position has value `root`.
     fn contest_answer(&self, root: i64) -> String {
         root.to_string()

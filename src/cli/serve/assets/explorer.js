@@ -19,7 +19,10 @@ async function getJSON(url) {
 }
 
 function valueInWords(info, value) {
-  if (info.game === "twins") return `first finishes with ${value} of ${info.weights.total}`;
+  if (info.game === "twins") {
+    const total = [...info.weights.vert, ...info.weights.horiz].reduce((a, b) => a + b, 0);
+    return `first finishes with ${value} of ${total}`;
+  }
   // mnk values are seen from x: N + 1 - p for a win by x at ply p, negative for o.
   if (info.game === "mnk") {
     if (value === 0) return "tie with best play";
