@@ -102,6 +102,22 @@ pub trait Game: Send + Sync + Sized {
 
     /// Moves with their child positions, in a fixed order (for query and play).
     fn moves(&self, pos: &Self::Position) -> Vec<Move<Self::Position>>;
+    /// Calls `f(child_rank, reward)` for every move in `moves` order, until `f` breaks.
+    /// Tables that store best moves (`--moves`) keep each move's index in this order, and
+    /// find a stored move's child through it, so it must agree with `moves` exactly. The
+    /// default builds the children `moves` lists; a game overrides it with something
+    /// cheaper where `for_each_child` already knows the ranks.
+    fn for_each_move_in_order(
+        &self,
+        pos: &Self::Position,
+        mut f: impl FnMut(u64, i64) -> std::ops::ControlFlow<()>,
+    ) {
+        for mv in self.moves(pos) {
+            if f(self.rank(&mv.child), mv.reward).is_break() {
+                return;
+            }
+        }
+    }
     /// Parse a position in the game's notation (`docs/games.md`); bad text is an input
     /// error that shows the expected form.
     fn parse_position(&self, text: &str) -> Result<Self::Position>;

@@ -1073,6 +1073,38 @@ impl Game for Young {
         }
     }
 
+    /// `moves` lists rows top to bottom, and a stone on a higher row makes a diagram that
+    /// comes later in the lexicographic ranking, so `moves` order is descending child rank:
+    /// the children `for_each_child` reports (prefix rows, then the template's chains and
+    /// kids) are sorted that way.
+    #[inline]
+    fn for_each_move_in_order(
+        &self,
+        pos: &YoungPosition,
+        mut f: impl FnMut(u64, i64) -> std::ops::ControlFlow<()>,
+    ) {
+        let mut kids = [(0u64, 0i64); MAX_ROWS];
+        let mut n = 0;
+        self.for_each_child(pos, |child, reward| {
+            kids[n] = (child, reward);
+            n += 1;
+        });
+        let kids = &mut kids[..n];
+        // At most one move per row, a few on most diagrams: insertion sort.
+        for i in 1..kids.len() {
+            let mut j = i;
+            while j > 0 && kids[j - 1].0 < kids[j].0 {
+                kids.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        for &(child, reward) in kids.iter() {
+            if f(child, reward).is_break() {
+                return;
+            }
+        }
+    }
+
     fn moves(&self, pos: &YoungPosition) -> Vec<Move<YoungPosition>> {
         let first = pos.stones.is_multiple_of(2);
         let mut out = Vec::new();

@@ -13,6 +13,7 @@ use super::blocks::{self, BLOCK, DIR_ENTRY, SLACK};
 use super::header::{
     self, Encoding, Header, LayerEntry, MAGIC, MAX_HEADER_LEN, PREFIX_LEN, VERSION,
 };
+use super::moves::{self, Follow};
 use crate::error::{Error, Result, io_error};
 
 /// Positioned reads of a table's bytes, as shakmaty-syzygy's `RandomAccessFile`: files,
@@ -86,6 +87,8 @@ pub struct Table {
     pub header: Header,
     /// Length of the whole file in bytes.
     pub file_len: u64,
+    /// The board's game, for a table of best moves: it finds a stored move's child.
+    follow: Option<Box<dyn Follow>>,
 }
 
 impl Table {
@@ -109,7 +112,7 @@ impl Table {
         table
             .check_layout(values_start, false)
             .map_err(|why| Error::corrupt(format!("{}: {why}", path.display())))?;
-        Ok(table)
+        table.with_game()
     }
 
     fn open_checked(path: &Path, partial: bool) -> Result<Table> {
@@ -117,7 +120,7 @@ impl Table {
         table
             .check_layout(values_start, partial)
             .map_err(|why| Error::corrupt(format!("{}: {why}", path.display())))?;
-        Ok(table)
+        table.with_game()
     }
 
     /// A regular file, opened; prefix and header checked.
@@ -134,6 +137,17 @@ impl Table {
         let file = File::open(path).map_err(|e| io_error(path, e))?;
         let handle = file.try_clone().map_err(|e| io_error(path, e))?;
         Table::from_source(Box::new(file), Some(handle), path.to_path_buf())
+    }
+
+    /// A table of best moves gets its game (built from the header's board, which the
+    /// layout check has accepted); other tables need none.
+    fn with_game(mut self) -> Result<Table> {
+        if matches!(self.header.encoding, Encoding::Moves { .. }) {
+            self.follow = Some(
+                moves::follower(&self.header.game).map_err(|e| e.context(self.path.display()))?,
+            );
+        }
+        Ok(self)
     }
 
     /// Prefix and header checked, before anything else is read; returns the table and
@@ -188,6 +202,7 @@ impl Table {
             path,
             header,
             file_len,
+            follow: None,
         };
         Ok((table, header::values_start(len as u64)))
     }
@@ -207,6 +222,9 @@ impl Table {
                 h.layers.len(),
                 sizes.len()
             ));
+        }
+        if h.encoding == (Encoding::Moves { values_every: 0 }) {
+            return Err("best-move table stores values every 0 layers".into());
         }
         let width = h.value_type.width() as u64;
         // Layers are written from the full board down, so in file order k descends.
@@ -228,13 +246,13 @@ impl Table {
             }
             let least = match h.encoding {
                 Encoding::Plain => size.checked_mul(width),
-                Encoding::Blocked => size
+                Encoding::Blocked | Encoding::Moves { .. } => size
                     .div_ceil(BLOCK as u64)
                     .checked_mul(DIR_ENTRY as u64)
                     .map(|d| d + SLACK as u64),
             }
             .ok_or_else(|| format!("layer {k} size overflows"))?;
-            let exact = h.encoding == Encoding::Blocked || entry.bytes == least;
+            let exact = h.encoding.blocked() || entry.bytes == least;
             if entry.offset != at || entry.bytes < least || !exact {
                 return Err(format!("corrupt layer {k} offset or length"));
             }
@@ -312,9 +330,53 @@ impl Table {
         blocks::parse_dir_entry(&e, data_len, count).map_err(|e| e.context(self.path.display()))
     }
 
+    /// Whether layer `k` holds values (every layer but those of best moves).
+    pub fn stores_values(&self, k: usize) -> bool {
+        let cells = self.header.layers.len().saturating_sub(1);
+        self.header.encoding.stores_values(k, cells)
+    }
+
     /// The value at `index` in layer `k`: one positioned read (two for compact tables:
-    /// the block's directory entry, then the bits).
+    /// the block's directory entry, then the bits). In a table of best moves, a layer
+    /// without values is left by the stored move, adding its reward, until a layer with
+    /// values: at most `Encoding::lookups_per_value` entries.
     pub fn value(&self, k: usize, index: u64) -> Result<i64> {
+        let (mut k, mut index, mut sum) = (k, index, 0i64);
+        loop {
+            let stored = self.stored(k, index)?;
+            if self.stores_values(k) {
+                // Wrapping: damaged moves may add up to anything, but must not panic.
+                return Ok(sum.wrapping_add(stored));
+            }
+            let (child, reward) = self.best_child(k, index, stored)?;
+            sum = sum.wrapping_add(reward);
+            k += 1;
+            index = child;
+        }
+    }
+
+    /// The stored best move of entry `index` of layer `k`, a layer of best moves: its index
+    /// among the position's moves in `Game::moves` order.
+    pub fn best_move(&self, k: usize, index: u64) -> Result<u64> {
+        if self.stores_values(k) {
+            return Err(Error::other(format!("layer {k} stores values, not moves")));
+        }
+        Ok(self.stored(k, index)? as u64)
+    }
+
+    /// The child rank and reward of move `stored` of entry `index` of layer `k`.
+    fn best_child(&self, k: usize, index: u64, stored: i64) -> Result<(u64, i64)> {
+        let follow = self
+            .follow
+            .as_ref()
+            .ok_or_else(|| Error::other("a table of best moves opened without its game"))?;
+        follow
+            .child(k, index, stored)
+            .map_err(|e| e.context(self.path.display()))
+    }
+
+    /// Entry `index` of layer `k` as stored: a value, or a best move's index.
+    fn stored(&self, k: usize, index: u64) -> Result<i64> {
         let entry = self.entry(k, index)?;
         let vt = self.header.value_type;
         match self.header.encoding {
@@ -324,7 +386,7 @@ impl Table {
                 self.read_at(&mut buf[..w], entry.offset + index * w as u64)?;
                 Ok(vt.decode(&buf[..w]))
             }
-            Encoding::Blocked => {
+            Encoding::Blocked | Encoding::Moves { .. } => {
                 let b = index / BLOCK as u64;
                 let (min, offset, width) = self.block(entry, b)?;
                 if width == 0 {
@@ -338,8 +400,20 @@ impl Table {
         }
     }
 
-    /// Values `start..start + count` of layer `k`, decoded.
+    /// Values `start..start + count` of layer `k`, decoded. On a layer of best moves
+    /// each value follows its moves (`value`): correct, but a value lookup per entry.
     pub fn read_range(&self, k: usize, start: u64, count: usize) -> Result<Vec<i64>> {
+        if !self.stores_values(k) {
+            return (start..start + count as u64)
+                .map(|i| self.value(k, i))
+                .collect();
+        }
+        self.read_stored(k, start, count)
+    }
+
+    /// Entries `start..start + count` of layer `k` as stored: values, or on a layer of
+    /// best moves their indices.
+    pub fn read_stored(&self, k: usize, start: u64, count: usize) -> Result<Vec<i64>> {
         let mut out = Vec::with_capacity(count);
         if count == 0 {
             return Ok(out);
@@ -353,7 +427,7 @@ impl Table {
                 self.read_at(&mut buf, entry.offset + start * w as u64)?;
                 out.extend(buf.chunks_exact(w).map(|b| vt.decode(b)));
             }
-            Encoding::Blocked => {
+            Encoding::Blocked | Encoding::Moves { .. } => {
                 let end = start + count as u64;
                 let mut bits = Vec::new();
                 let mut block_values = Vec::with_capacity(BLOCK);
