@@ -329,7 +329,8 @@ fn build_game<G: Game, V: Value + Equivalence>(
                     )?;
                     sizes[k] * width
                 }
-                Encoding::Blocked => {
+                // Never Moves: `build` refuses --moves under MPI.
+                Encoding::Blocked | Encoding::Moves { .. } => {
                     let (data, dir) = writer::pack_blocks(values);
                     stats.peak_buffers = stats
                         .peak_buffers

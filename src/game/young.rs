@@ -787,6 +787,30 @@ impl Young {
         &self.tpl.chains[start as usize..end as usize]
     }
 
+    /// The moves of the suffix rows (those of the cursor's template): its chains through
+    /// the current suffix, then its kids.
+    #[inline(always)]
+    fn for_each_suffix_child(&self, pos: &YoungPosition, mut f: impl FnMut(u64, i64)) {
+        let base = self.suffix_base(pos);
+        let par = pos.stones & 1;
+        let at = pos.entry as u32;
+        for chain in self.head_chains(pos) {
+            if (chain.at..chain.at + chain.len).contains(&at) {
+                let skip = at - chain.at;
+                let child = base.wrapping_add(chain.delta).wrapping_add(u64::from(skip));
+                f(
+                    child,
+                    self.tpl.chain_rewards[par][(chain.rewards + skip) as usize],
+                );
+            }
+        }
+        let start = self.tpl.entries[pos.entry].kids as usize;
+        let end = self.tpl.entries[pos.entry + 1].kids as usize;
+        for kid in &self.tpl.kids[start..end] {
+            f(base.wrapping_add(kid.delta), kid.reward[par]);
+        }
+    }
+
     /// Where the current suffix's row lengths lie in `tpl.rows`.
     #[inline(always)]
     fn row_range(&self, pos: &YoungPosition) -> std::ops::Range<usize> {
@@ -1053,44 +1077,37 @@ impl Game for Young {
             let kid = pos.kids[i];
             f(pos.rank.wrapping_add(kid.delta), kid.reward);
         }
-        let base = self.suffix_base(pos);
-        let par = pos.stones & 1;
-        let at = pos.entry as u32;
-        for chain in self.head_chains(pos) {
-            if (chain.at..chain.at + chain.len).contains(&at) {
-                let skip = at - chain.at;
-                let child = base.wrapping_add(chain.delta).wrapping_add(u64::from(skip));
-                f(
-                    child,
-                    self.tpl.chain_rewards[par][(chain.rewards + skip) as usize],
-                );
-            }
-        }
-        let start = self.tpl.entries[pos.entry].kids as usize;
-        let end = self.tpl.entries[pos.entry + 1].kids as usize;
-        for kid in &self.tpl.kids[start..end] {
-            f(base.wrapping_add(kid.delta), kid.reward[par]);
-        }
+        self.for_each_suffix_child(pos, f);
     }
 
     /// `moves` lists rows top to bottom, and a stone on a higher row makes a diagram that
-    /// comes later in the lexicographic ranking, so `moves` order is descending child rank:
-    /// the children `for_each_child` reports (prefix rows, then the template's chains and
-    /// kids) are sorted that way.
+    /// comes later in the lexicographic ranking, so `moves` order is descending child rank.
+    /// The prefix rows come first and are taken as they are; the suffix rows' moves, spread
+    /// over the template's chains and kids, are gathered and sorted, only when no prefix
+    /// move stopped the walk (a table of best moves mostly stops at a prefix row).
     #[inline]
     fn for_each_move_in_order(
         &self,
         pos: &YoungPosition,
         mut f: impl FnMut(u64, i64) -> std::ops::ControlFlow<()>,
     ) {
+        let mut bits = pos.movable;
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let kid = pos.kids[i];
+            if f(pos.rank.wrapping_add(kid.delta), kid.reward).is_break() {
+                return;
+            }
+        }
         let mut kids = [(0u64, 0i64); MAX_ROWS];
         let mut n = 0;
-        self.for_each_child(pos, |child, reward| {
+        self.for_each_suffix_child(pos, |child, reward| {
             kids[n] = (child, reward);
             n += 1;
         });
         let kids = &mut kids[..n];
-        // At most one move per row, a few on most diagrams: insertion sort.
+        // At most one move per row, a few on most suffixes: insertion sort.
         for i in 1..kids.len() {
             let mut j = i;
             while j > 0 && kids[j - 1].0 < kids[j].0 {

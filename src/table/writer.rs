@@ -133,6 +133,7 @@ impl TableWriter {
         while lowest < found.layers.len() && !table.stores_values(lowest) {
             lowest += 1;
         }
+        let found_on_disk = &table.header.clone();
         let mut found = found.clone();
         for entry in &mut found.layers[..lowest] {
             *entry = LayerEntry {
@@ -154,7 +155,7 @@ impl TableWriter {
         drop(table);
         // Anything past the last finished layer is a layer cut off mid-write.
         file.set_len(end).map_err(|e| io_error(&partial, e))?;
-        let writer = TableWriter {
+        let mut writer = TableWriter {
             file,
             partial,
             path: path.to_path_buf(),
@@ -163,6 +164,15 @@ impl TableWriter {
             end,
             stop_after: None,
         };
+        if writer.header != *found_on_disk {
+            // Layers of moves below the layer resumed from were dropped: the header on
+            // disk must stop listing them before anything reads the file back.
+            writer.write_header()?;
+            writer
+                .file
+                .sync_data()
+                .map_err(|e| io_error(&writer.partial, e))?;
+        }
         Ok((writer, start))
     }
 
