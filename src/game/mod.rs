@@ -118,6 +118,24 @@ pub trait Game: Send + Sync + Sized {
             }
         }
     }
+    /// The child rank and reward of move `index` (in `moves` order) of position `rank` of
+    /// layer `k` (`k < cells`, `rank < layer_size(k)`), or None past its last move: one
+    /// step of a value lookup in a table of best moves, which takes one per layer without
+    /// values, so it is worth a game's while to do it without building a cursor. The
+    /// default unranks and walks `for_each_move_in_order`.
+    fn move_in_order(&self, k: usize, rank: u64, index: u64) -> Option<(u64, i64)> {
+        let pos = self.unrank(k, rank);
+        let (mut seen, mut found) = (0u64, None);
+        self.for_each_move_in_order(&pos, |child, reward| {
+            if seen == index {
+                found = Some((child, reward));
+                return std::ops::ControlFlow::Break(());
+            }
+            seen += 1;
+            std::ops::ControlFlow::Continue(())
+        });
+        found
+    }
     /// Parse a position in the game's notation (`docs/games.md`); bad text is an input
     /// error that shows the expected form.
     fn parse_position(&self, text: &str) -> Result<Self::Position>;

@@ -1122,6 +1122,52 @@ impl Game for Young {
         }
     }
 
+    /// Row lengths by `unrank`'s loop, then the rank of the diagram with one more stone on
+    /// the index-th row that can take one: O(n + m) table reads, no cursor (a cursor's
+    /// templates and child offsets cost several times that, and a lookup through a table
+    /// of best moves uses one position per layer only).
+    fn move_in_order(&self, k: usize, rank: u64, index: u64) -> Option<(u64, i64)> {
+        let mut rows = [0usize; MAX_ROWS];
+        let (mut left, mut rem, mut cap) = (rank, k, self.m);
+        for (i, row) in rows[..self.n].iter_mut().enumerate() {
+            let below = self.n - 1 - i;
+            let mut v = cap.min(rem);
+            while self.t(below, v, rem) > left {
+                v -= 1;
+            }
+            left -= self.t(below, v, rem);
+            *row = v;
+            rem -= v;
+            cap = v;
+        }
+        let mut seen = 0;
+        let mut row = None;
+        for i in 0..self.n {
+            let above = if i == 0 { self.m } else { rows[i - 1] };
+            if rows[i] < above {
+                if seen == index {
+                    row = Some(i);
+                    break;
+                }
+                seen += 1;
+            }
+        }
+        let i = row?;
+        let r = rows[i];
+        rows[i] += 1;
+        let (mut child, mut rem) = (0u64, k + 1);
+        for (j, &len) in rows[..self.n].iter().enumerate() {
+            child += self.t(self.n - 1 - j, len, rem);
+            rem -= len;
+        }
+        let reward = if k.is_multiple_of(2) {
+            self.spec.a[i * self.m + r]
+        } else {
+            -self.spec.b[i * self.m + r]
+        };
+        Some((child, reward))
+    }
+
     fn moves(&self, pos: &YoungPosition) -> Vec<Move<YoungPosition>> {
         let first = pos.stones.is_multiple_of(2);
         let mut out = Vec::new();

@@ -43,22 +43,14 @@ impl<G: Game> Follow for Resolver<G> {
                 "a best move leads from layer {k} rank {rank}, which has no moves"
             )));
         }
-        let pos = game.unrank(k, rank);
-        let mut seen = 0i64;
-        let mut found = None;
-        game.for_each_move_in_order(&pos, |child, reward| {
-            if seen == index {
-                found = Some((child, reward));
-                return ControlFlow::Break(());
-            }
-            seen += 1;
-            ControlFlow::Continue(())
-        });
-        found.ok_or_else(|| {
-            Error::corrupt(format!(
-                "layer {k} rank {rank} stores best move {index}, but the position has {seen} moves"
-            ))
-        })
+        u64::try_from(index)
+            .ok()
+            .and_then(|i| game.move_in_order(k, rank, i))
+            .ok_or_else(|| {
+                Error::corrupt(format!(
+                    "layer {k} rank {rank} stores best move {index}, past its last move"
+                ))
+            })
     }
 }
 
