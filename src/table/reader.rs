@@ -6,6 +6,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
@@ -89,6 +90,11 @@ pub struct Table {
     pub file_len: u64,
     /// The board's game, for a table of best moves: it finds a stored move's child.
     follow: Option<Box<dyn Follow>>,
+    /// A table of best moves keeps each layer's block directory in memory once it is
+    /// first used (empty for other tables): a value takes up to L lookups, and each would
+    /// otherwise read its directory entry from somewhere else in the file, a cache miss
+    /// for a memory map. The directories are 1/256 of the positions in bytes.
+    directories: Vec<OnceLock<Vec<u8>>>,
 }
 
 impl Table {
@@ -146,6 +152,7 @@ impl Table {
             self.follow = Some(
                 moves::follower(&self.header.game).map_err(|e| e.context(self.path.display()))?,
             );
+            self.directories = self.header.layers.iter().map(|_| OnceLock::new()).collect();
         }
         Ok(self)
     }
@@ -203,6 +210,7 @@ impl Table {
             header,
             file_len,
             follow: None,
+            directories: Vec::new(),
         };
         Ok((table, header::values_start(len as u64)))
     }
@@ -318,14 +326,32 @@ impl Table {
         entry.bytes - SLACK as u64 - entry.positions.div_ceil(BLOCK as u64) * DIR_ENTRY as u64
     }
 
-    /// Directory entry of block `b`: (min, data offset, width).
-    fn block(&self, entry: &LayerEntry, b: u64) -> Result<(i64, u64, u8)> {
+    /// Directory entry of block `b` of layer `k`: (min, data offset, width).
+    fn block(&self, k: usize, entry: &LayerEntry, b: u64) -> Result<(i64, u64, u8)> {
         let mut e = [0u8; DIR_ENTRY];
         let data_len = Self::data_len(entry);
-        self.read_at(
-            &mut e,
-            entry.offset + data_len + SLACK as u64 + b * DIR_ENTRY as u64,
-        )?;
+        let at = entry.offset + data_len + SLACK as u64;
+        match self.directories.get(k) {
+            Some(cached) => {
+                if cached.get().is_none() {
+                    let mut dir =
+                        vec![0u8; entry.positions.div_ceil(BLOCK as u64) as usize * DIR_ENTRY];
+                    self.read_at(&mut dir, at)?;
+                    // Another thread may have read it first: the same bytes either way.
+                    let _ = cached.set(dir);
+                }
+                let dir = cached.get().map(Vec::as_slice).unwrap_or_default();
+                let from = b as usize * DIR_ENTRY;
+                let found = dir.get(from..from + DIR_ENTRY).ok_or_else(|| {
+                    Error::corrupt(format!(
+                        "{}: no block {b} in layer {k}",
+                        self.path.display()
+                    ))
+                })?;
+                e.copy_from_slice(found);
+            }
+            None => self.read_at(&mut e, at + b * DIR_ENTRY as u64)?,
+        }
         let count = (BLOCK as u64).min(entry.positions - b * BLOCK as u64) as usize;
         blocks::parse_dir_entry(&e, data_len, count).map_err(|e| e.context(self.path.display()))
     }
@@ -388,7 +414,7 @@ impl Table {
             }
             Encoding::Blocked | Encoding::Moves { .. } => {
                 let b = index / BLOCK as u64;
-                let (min, offset, width) = self.block(entry, b)?;
+                let (min, offset, width) = self.block(k, entry, b)?;
                 if width == 0 {
                     return Ok(min);
                 }
@@ -434,7 +460,7 @@ impl Table {
                 for b in start / BLOCK as u64..end.div_ceil(BLOCK as u64) {
                     let first = b * BLOCK as u64;
                     let n = (BLOCK as u64).min(entry.positions - first) as usize;
-                    let (min, offset, width) = self.block(&entry, b)?;
+                    let (min, offset, width) = self.block(k, &entry, b)?;
                     bits.resize((n * width as usize).div_ceil(8), 0);
                     self.read_at(&mut bits, entry.offset + offset)?;
                     block_values.clear();
