@@ -45,11 +45,11 @@ pub fn run(args: Args) -> Result<i32> {
         ),
     };
     let lookups = h.encoding.lookups_per_value(cells);
-    // A plain entry is one positioned read; a blocked one its directory entry and its bits.
-    let reads = if h.encoding.blocked() {
-        2 * lookups
-    } else {
-        lookups
+    // A plain entry is one positioned read; a blocked one its directory entry and its bits,
+    // but a table of best moves keeps the directories it has used in memory.
+    let reads = match h.encoding {
+        Encoding::Blocked => 2 * lookups,
+        Encoding::Plain | Encoding::Moves { .. } => lookups,
     };
     let value_layers = (0..=cells)
         .filter(|&k| h.encoding.stores_values(k, cells))
@@ -99,7 +99,7 @@ pub fn run(args: Args) -> Result<i32> {
             (
                 "per value",
                 format!(
-                    "at most {lookups} lookups ({reads} positioned reads); {value_layers} of {} layers hold values",
+                    "at most {lookups} lookups ({reads} positioned reads, block directories in memory); {value_layers} of {} layers hold values",
                     cells + 1
                 ),
             ),
