@@ -61,6 +61,9 @@ pub struct BuildReport {
 pub struct BuildOptions {
     /// Store values in blocks of per-block bit widths.
     pub compact: bool,
+    /// Store best moves (`Some(L)`): values in every L-th layer and the full layer only,
+    /// compact; every other layer holds each position's first best move.
+    pub moves: Option<u32>,
     /// Ignore an interrupted build's partial file and start over.
     pub fresh: bool,
     /// Skip the free-disk check.
@@ -69,6 +72,20 @@ pub struct BuildOptions {
     pub stop_after: Option<usize>,
     /// Test hook: pretend the output file system has this many free bytes.
     pub assume_free: Option<u64>,
+}
+
+impl BuildOptions {
+    /// The encoding these options ask for; `--moves 0` is refused.
+    pub fn encoding(&self) -> Result<Encoding> {
+        match self.moves {
+            Some(0) => Err(Error::input(
+                "--moves 0: values must be stored every L >= 1 layers",
+            )),
+            Some(values_every) => Ok(Encoding::Moves { values_every }),
+            None if self.compact => Ok(Encoding::Blocked),
+            None => Ok(Encoding::Plain),
+        }
+    }
 }
 
 /// What a build will need, worked out before anything is allocated.
@@ -90,16 +107,22 @@ impl Estimate {
             let width = vt.width() as u64;
             let positions = game.total_positions();
             let layers = game.cells() as u64 + 1;
-            let (encoding, directory) = if options.compact {
-                let directory = positions.div_ceil(BLOCK as u64) * DIR_ENTRY as u64 + layers * (SLACK as u64 + 8 * BLOCK as u64);
-                (Encoding::Blocked, directory)
+            let encoding = options.encoding()?;
+            let directory = if encoding.blocked() {
+                positions.div_ceil(BLOCK as u64) * DIR_ENTRY as u64 + layers * (SLACK as u64 + 8 * BLOCK as u64)
             } else {
-                (Encoding::Plain, 0)
+                0
             };
             let sizes: Vec<u64> = (0..=game.cells()).map(|k| game.layer_size(k)).collect();
             let header = Header::blank(spec.clone(), vt, encoding, &sizes);
             let values_start = header::values_start(header::encode(&header)?.len() as u64);
-            let table_bytes = (values_start as u128 + positions as u128 * width as u128 + directory as u128)
+            // A best move takes at most a byte (its index is at most `MAX_INDEX`).
+            let entries: u128 = sizes
+                .iter()
+                .enumerate()
+                .map(|(k, &n)| n as u128 * if encoding.stores_values(k, game.cells()) { width as u128 } else { 1 })
+                .sum();
+            let table_bytes = (values_start as u128 + entries + directory as u128)
                 .min(u64::MAX as u128) as u64;
             let peak_memory = sweep::peak_bytes(&game, vt.width()).min(u64::MAX as u128) as u64;
             let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
@@ -176,11 +199,7 @@ fn build_game<G: Game, V: Value>(
 ) -> Result<BuildReport> {
     let start = Instant::now();
     let sizes: Vec<u64> = (0..=game.cells()).map(|k| game.layer_size(k)).collect();
-    let encoding = if options.compact {
-        Encoding::Blocked
-    } else {
-        Encoding::Plain
-    };
+    let encoding = options.encoding()?;
     let (mut writer, from) = TableWriter::open(
         path,
         registered(game)?,
@@ -194,8 +213,31 @@ fn build_game<G: Game, V: Value>(
         Start::Fresh => (None, None),
         Start::Resume { layer } => (Some((layer, writer.read_back::<V>(layer)?)), Some(layer)),
     };
-    let mut write = |k: usize, values: &[V]| writer.write_layer(k, values);
-    let root_value = sweep::sweep_from::<G, V>(game, driver, progress, done, Some(&mut write))?;
+    let root_value = if let Encoding::Moves { .. } = encoding {
+        // The layer after the one being written: a layer of moves is derived from both.
+        let mut above: Vec<V> = done.as_ref().map(|(_, v)| v.clone()).unwrap_or_default();
+        let mut moves: Vec<u8> = Vec::new();
+        let cells = game.cells();
+        let mut write = |k: usize, values: &[V]| {
+            if encoding.stores_values(k, cells) {
+                writer.write_layer(k, values)?;
+            } else {
+                moves.resize(values.len(), 0);
+                crate::table::moves::best_moves(game, k, values, &above, &mut moves)?;
+                writer.write_moves(k, &moves)?;
+            }
+            // Only a layer of moves below needs this one.
+            if k > 0 && !encoding.stores_values(k - 1, cells) {
+                above.clear();
+                above.extend_from_slice(values);
+            }
+            Ok(())
+        };
+        sweep::sweep_from::<G, V>(game, driver, progress, done, Some(&mut write))?
+    } else {
+        let mut write = |k: usize, values: &[V]| writer.write_layer(k, values);
+        sweep::sweep_from::<G, V>(game, driver, progress, done, Some(&mut write))?
+    };
     let value_bytes = writer.value_bytes();
     let file_bytes = writer.finish()?;
     Ok(BuildReport {

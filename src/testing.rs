@@ -70,7 +70,8 @@ pub fn check_values<G: Game>(game: &G, mut oracle: impl FnMut(&G::Position) -> i
 
 /// Rank/unrank is a bijection on every layer, successor stepping visits ranks in order,
 /// the text notation round-trips, and every child's incrementally computed rank equals
-/// the rank of the child rebuilt from its text, with the same reward as `moves` gives.
+/// the rank of the child rebuilt from its text, with the same reward as `moves` gives;
+/// `for_each_move_in_order` and `move_in_order` report those children in `moves` order.
 pub fn check_ranking<G: Game>(game: &G) {
     let mut seen = HashSet::new();
     walk(game, |k, r, pos| {
@@ -98,6 +99,28 @@ pub fn check_ranking<G: Game>(game: &G) {
                 (game.rank(&rebuilt), mv.reward)
             })
             .collect();
+        // `for_each_move_in_order` is `moves` in the same order: tables of best moves
+        // store indices in it.
+        let mut in_order = Vec::new();
+        game.for_each_move_in_order(pos, |child, reward| {
+            in_order.push((child, reward));
+            std::ops::ControlFlow::Continue(())
+        });
+        assert_eq!(in_order, slow, "moves in order of {text}");
+        if k < game.cells() {
+            for (i, &mv) in slow.iter().enumerate() {
+                assert_eq!(
+                    game.move_in_order(k, r, i as u64),
+                    Some(mv),
+                    "move {i} of {text}"
+                );
+            }
+            assert_eq!(
+                game.move_in_order(k, r, slow.len() as u64),
+                None,
+                "past the moves of {text}"
+            );
+        }
         slow.sort_unstable();
         assert_eq!(fast, slow, "children of {text}");
         if game.early_value(pos).is_some() {

@@ -1,6 +1,8 @@
 //! Re-deriving a table's entries from their children: the whole table layer by layer (in
 //! parallel), or a random sample through exactly the per-entry reads `query` makes.
 
+use std::ops::ControlFlow;
+
 use rayon::prelude::*;
 
 use crate::error::Result;
@@ -17,10 +19,45 @@ pub struct Mismatch {
     pub index: u64,
     /// The position, in the game's notation.
     pub position: String,
-    /// The value the table holds.
+    /// The value the table holds (or the best move's index, see `best_move`).
     pub stored: i64,
-    /// The value its children give.
+    /// The value its children give (or the index of its first best move).
     pub expected: i64,
+    /// Whether the entry is a best move's index (a table of best moves), not a value.
+    pub best_move: bool,
+}
+
+/// The index in `Game::moves` order of the first move of `pos` whose reward plus child
+/// value is `value`: what a table of best moves stores (None if no move gives it; 0 where
+/// play has ended, as the writer stores it).
+fn first_best<G: Game>(
+    game: &G,
+    pos: &G::Position,
+    value: i64,
+    child: impl Fn(u64) -> Result<i64>,
+) -> Result<Option<i64>> {
+    if game.early_value(pos).is_some() {
+        return Ok(Some(0));
+    }
+    let (mut index, mut found, mut err) = (0i64, false, None);
+    game.for_each_move_in_order(pos, |rank, reward| match child(rank) {
+        Ok(v) if reward + v == value => {
+            found = true;
+            ControlFlow::Break(())
+        }
+        Ok(_) => {
+            index += 1;
+            ControlFlow::Continue(())
+        }
+        Err(e) => {
+            err = Some(e);
+            ControlFlow::Break(())
+        }
+    });
+    match err {
+        Some(e) => Err(e),
+        None => Ok(found.then_some(index)),
+    }
 }
 
 /// The value a position must have, given a way to read its children's values.
@@ -50,7 +87,10 @@ fn expected<G: Game>(
 }
 
 /// Check every entry. Returns the number of positions checked, or the first mismatch
-/// (lowest layer first is not promised; the first found in the sweep order is).
+/// (lowest layer first is not promised; the first found in the sweep order is). In a table
+/// of best moves, a layer of moves is checked move by move (each stored index must be the
+/// first best move given the layer below), and its values for the layer above it are the
+/// ones its children give.
 pub fn verify_all<G: Game>(
     game: &G,
     table: &Table,
@@ -62,40 +102,55 @@ pub fn verify_all<G: Game>(
         let size = game.layer_size(k);
         progress.layer(k, size);
         let chunks = size.div_ceil(CHUNK as u64);
-        let found = (0..chunks)
+        let moves = !table.stores_values(k);
+        let parts = (0..chunks)
             .into_par_iter()
-            .map(|c| -> Result<Option<Mismatch>> {
+            .map(|c| -> Result<std::result::Result<Vec<i64>, Mismatch>> {
                 let start = c * CHUNK as u64;
                 let count = (CHUNK as u64).min(size - start) as usize;
-                let stored = table.read_range(k, start, count)?;
+                let stored = table.read_stored(k, start, count)?;
+                let mut values = Vec::with_capacity(if moves { count } else { 0 });
                 let mut pos = game.unrank(k, start);
                 for (i, &s) in stored.iter().enumerate() {
                     if i > 0 {
                         game.advance(&mut pos);
                     }
-                    let e = expected(game, &pos, |r| Ok(next[r as usize]))?;
+                    let child = |r: u64| Ok(next[r as usize]);
+                    let e = expected(game, &pos, child)?;
+                    let (e, s) = if moves {
+                        values.push(e);
+                        (first_best(game, &pos, e, child)?.unwrap_or(-1), s)
+                    } else {
+                        (e, s)
+                    };
                     if e != s {
-                        return Ok(Some(Mismatch {
+                        return Ok(Err(Mismatch {
                             layer: k,
                             index: start + i as u64,
                             position: game.format_position(&pos),
                             stored: s,
                             expected: e,
+                            best_move: moves,
                         }));
                     }
                 }
                 progress.advance(count as u64);
-                Ok(None)
+                Ok(Ok(values))
             })
-            .collect::<Result<Vec<_>>>()?
-            .into_iter()
-            .flatten()
-            .next();
-        if let Some(m) = found {
-            return Ok(Err(m));
+            .collect::<Result<Vec<_>>>()?;
+        let mut values = Vec::new();
+        for part in parts {
+            match part {
+                Ok(v) => values.extend(v),
+                Err(m) => return Ok(Err(m)),
+            }
         }
         checked += size;
-        next = table.read_range(k, 0, size as usize)?;
+        next = if moves {
+            values
+        } else {
+            table.read_stored(k, 0, size as usize)?
+        };
     }
     Ok(Ok(checked))
 }
@@ -121,15 +176,25 @@ pub fn verify_sample<G: Game>(
         }
         let pos = game.unrank(k, r);
         let stored = table.value(k, r)?;
-        let e = expected(game, &pos, |child| table.value(k + 1, child))?;
+        let child = |child| table.value(k + 1, child);
+        let e = expected(game, &pos, child)?;
+        let mismatch = |stored, expected, best_move| Mismatch {
+            layer: k,
+            index: r,
+            position: game.format_position(&pos),
+            stored,
+            expected,
+            best_move,
+        };
         if e != stored {
-            return Ok(Err(Mismatch {
-                layer: k,
-                index: r,
-                position: game.format_position(&pos),
-                stored,
-                expected: e,
-            }));
+            return Ok(Err(mismatch(stored, e, false)));
+        }
+        if !table.stores_values(k) {
+            let best = table.best_move(k, r)? as i64;
+            let first = first_best(game, &pos, e, child)?.unwrap_or(-1);
+            if best != first {
+                return Ok(Err(mismatch(best, first, true)));
+            }
         }
     }
     Ok(Ok(count))

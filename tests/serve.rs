@@ -527,8 +527,12 @@ mod browser {
         }
     }
 
+    /// Click the element once the page's script has drawn it (on a loaded machine that
+    /// can take a while after the page itself has loaded).
     async fn click(c: &Client, css: &str) {
-        c.find(Locator::Css(css))
+        c.wait()
+            .at_most(Duration::from_secs(20))
+            .for_element(Locator::Css(css))
             .await
             .expect(css)
             .click()

@@ -196,10 +196,14 @@ fn edit_header(base: &Header, input: &mut Input) -> Header {
                     [input.u8() as usize % 4]
             }
             6 => {
-                h.encoding = if input.u8() & 1 == 0 {
-                    Encoding::Plain
-                } else {
-                    Encoding::Blocked
+                // A blocked base read as a table of best moves: its values become move
+                // indices, mostly past the positions' moves.
+                h.encoding = match input.u8() % 3 {
+                    0 => Encoding::Plain,
+                    1 => Encoding::Blocked,
+                    _ => Encoding::Moves {
+                        values_every: input.u8() as u32,
+                    },
                 }
             }
             7..=9 => {

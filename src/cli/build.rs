@@ -16,6 +16,7 @@ use crate::table::writer::{check_output, check_unlocked, partial_path};
 Examples:
   retro build young tables/young-sample.txt          writes tables/young-sample.retro
   retro build young tables/young-10x10.txt --compact -o y10.retro
+  retro build young tables/young-10x10.txt --moves 8 -o y10m.retro
   retro gen young 14x14 | retro build young -o y14.retro --threads 2")]
 pub struct Args {
     #[command(flatten)]
@@ -35,6 +36,11 @@ pub struct Args {
     /// Store values compactly: blocks of 4096 with their own minimum and bit width.
     #[arg(long)]
     compact: bool,
+    /// Store each position's best move instead of its value, and values (compact) only
+    /// in every L-th layer and the full one: a fraction of the size; a value then takes
+    /// up to L lookups, following best moves.
+    #[arg(long, value_name = "L", conflicts_with = "compact")]
+    moves: Option<u32>,
     /// Start over, ignoring an interrupted build of this table.
     #[arg(long)]
     fresh: bool,
@@ -77,14 +83,21 @@ pub fn run(args: Args) -> Result<i32> {
     check_unlocked(&path)?;
     let options = BuildOptions {
         compact: args.compact,
+        moves: args.moves,
         fresh: args.fresh,
         force: args.force,
         stop_after: args.stop_after_layer,
         assume_free: args.assume_free_bytes,
     };
     // MPI: every rank builds its slices of the one table (see `distributed`).
+    let encoding = options.encoding()?;
     #[cfg(feature = "mpi")]
     if crate::distributed::under_mpi() {
+        if options.moves.is_some() {
+            return Err(crate::error::Error::input(
+                "--moves is not built over MPI yet: build it in one process",
+            ));
+        }
         return crate::distributed::build(&spec, &path, &options, args.quiet);
     }
     let estimate = Estimate::of(&spec, &path, &options)?;
@@ -94,7 +107,7 @@ pub fn run(args: Args) -> Result<i32> {
             .map_or("unknown".into(), |f| human_bytes(f as f64));
         eprintln!(
             "estimate: table {}{}, layer memory {} (two adjacent layers), disk needed {} ({free} free)",
-            if args.compact { "at most " } else { "" },
+            if encoding.blocked() { "at most " } else { "" },
             human_bytes(estimate.table_bytes as f64),
             human_bytes(estimate.peak_memory as f64),
             human_bytes(estimate.table_bytes as f64),

@@ -33,13 +33,28 @@ pub fn run(args: Args) -> Result<i32> {
         .max_by_key(|(_, l)| l.positions)
         .map(|(k, l)| (k, l.positions))
         .unwrap_or((0, 0));
+    let cells = h.layers.len() - 1;
     let encoding = match h.encoding {
-        Encoding::Plain => "plain (raw little-endian arrays)",
+        Encoding::Plain => "plain (raw little-endian arrays)".to_string(),
         Encoding::Blocked => {
-            "compact (blocks of 4096 entries, each with its own minimum and bit width)"
+            "compact (blocks of 4096 entries, each with its own minimum and bit width)".into()
         }
+        Encoding::Moves { values_every } => format!(
+            "best moves (values, compact, in the layers k with k % {values_every} == 0 and the \
+             full one; elsewhere each position's first best move, in blocks of 4096)"
+        ),
     };
-    let rows = [
+    let lookups = h.encoding.lookups_per_value(cells);
+    // A plain entry is one positioned read; a blocked one its directory entry and its bits,
+    // but a table of best moves keeps the directories it has used in memory.
+    let reads = match h.encoding {
+        Encoding::Blocked => 2 * lookups,
+        Encoding::Plain | Encoding::Moves { .. } => lookups,
+    };
+    let value_layers = (0..=cells)
+        .filter(|&k| h.encoding.stores_values(k, cells))
+        .count();
+    let mut rows = vec![
         ("table", table.path().display().to_string()),
         ("game", h.game.name().to_string()),
         ("board", format!("{r} x {c}")),
@@ -48,7 +63,7 @@ pub fn run(args: Args) -> Result<i32> {
             format!("version {}", crate::table::header::VERSION),
         ),
         ("value type", h.value_type.name().to_string()),
-        ("encoding", encoding.to_string()),
+        ("encoding", encoding.clone()),
         (
             "layers",
             format!("{} (0..={} stones)", h.layers.len(), h.layers.len() - 1),
@@ -76,15 +91,30 @@ pub fn run(args: Args) -> Result<i32> {
             ),
         ),
     ];
+    let moves = matches!(h.encoding, Encoding::Moves { .. });
+    if moves {
+        // Only tables of best moves get the row, so other tables' output stays as it was.
+        rows.insert(
+            6,
+            (
+                "per value",
+                format!(
+                    "at most {lookups} lookups ({reads} positioned reads, block directories in memory); {value_layers} of {} layers hold values",
+                    cells + 1
+                ),
+            ),
+        );
+    }
     if args.json {
         table.verify_checksum()?;
-        let summary = serde_json::json!({
+        let mut summary = serde_json::json!({
             "table": table.path().display().to_string(),
             "game": h.game.name(),
             "board": format!("{r}x{c}"),
             "format_version": crate::table::header::VERSION,
             "value_type": h.value_type.name(),
-            "encoding": match h.encoding { Encoding::Plain => "plain", Encoding::Blocked => "compact" },
+            "encoding": match h.encoding { Encoding::Plain => "plain", Encoding::Blocked => "compact", Encoding::Moves { .. } => "moves" },
+
             "layers": h.layers.len(),
             "positions": positions,
             "layer_sizes": h.layers.iter().map(|l| l.positions).collect::<Vec<_>>(),
@@ -94,6 +124,11 @@ pub fn run(args: Args) -> Result<i32> {
             "checksum": format!("{:016x}", h.checksum),
             "checksum_ok": true,
         });
+        if let Encoding::Moves { values_every } = h.encoding {
+            summary["values_every"] = values_every.into();
+            summary["lookups_per_value"] = lookups.into();
+            summary["reads_per_value"] = reads.into();
+        }
         super::outln!("{summary}")?;
         return Ok(0);
     }

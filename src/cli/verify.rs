@@ -75,11 +75,12 @@ pub fn run(args: Args) -> Result<i32> {
             Ok(0)
         }
         Err(m) => Err(Error::other(format!(
-            "{}: wrong entry in layer {} at index {} (position {}): stored {}, expected {}",
+            "{}: wrong entry in layer {} at index {} (position {}): stored {}{}, expected {}",
             args.table.display(),
             m.layer,
             m.index,
             m.position,
+            if m.best_move { "best move " } else { "" },
             m.stored,
             m.expected
         ))),

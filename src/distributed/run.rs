@@ -389,7 +389,8 @@ impl<'s, 'e: 's> Layers<'s, 'e> {
                 });
                 (positions * width, writing)
             }
-            Encoding::Blocked => {
+            // Never Moves: `build` refuses --moves under MPI.
+            Encoding::Blocked | Encoding::Moves { .. } => {
                 let (data, dir) = writer::pack_blocks(values);
                 stats.peak_buffers = stats
                     .peak_buffers

@@ -146,6 +146,40 @@ pub trait Game: Send + Sync + Sized {
 
     /// Moves with their child positions, in a fixed order (for query and play).
     fn moves(&self, pos: &Self::Position) -> Vec<Move<Self::Position>>;
+    /// Calls `f(child_rank, reward)` for every move in `moves` order, until `f` breaks.
+    /// Tables that store best moves (`--moves`) keep each move's index in this order, and
+    /// find a stored move's child through it, so it must agree with `moves` exactly. The
+    /// default builds the children `moves` lists; a game overrides it with something
+    /// cheaper where `for_each_child` already knows the ranks.
+    fn for_each_move_in_order(
+        &self,
+        pos: &Self::Position,
+        mut f: impl FnMut(u64, i64) -> std::ops::ControlFlow<()>,
+    ) {
+        for mv in self.moves(pos) {
+            if f(self.rank(&mv.child), mv.reward).is_break() {
+                return;
+            }
+        }
+    }
+    /// The child rank and reward of move `index` (in `moves` order) of position `rank` of
+    /// layer `k` (`k < cells`, `rank < layer_size(k)`), or None past its last move: one
+    /// step of a value lookup in a table of best moves, which takes one per layer without
+    /// values, so it is worth a game's while to do it without building a cursor. The
+    /// default unranks and walks `for_each_move_in_order`.
+    fn move_in_order(&self, k: usize, rank: u64, index: u64) -> Option<(u64, i64)> {
+        let pos = self.unrank(k, rank);
+        let (mut seen, mut found) = (0u64, None);
+        self.for_each_move_in_order(&pos, |child, reward| {
+            if seen == index {
+                found = Some((child, reward));
+                return std::ops::ControlFlow::Break(());
+            }
+            seen += 1;
+            std::ops::ControlFlow::Continue(())
+        });
+        found
+    }
     /// Parse a position in the game's notation (`docs/games.md`): any position the
     /// ranking counts, whether or not play can reach it (so every rank's position reads
     /// back); bad text is an input error that shows the expected form.

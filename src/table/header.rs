@@ -32,6 +32,49 @@ pub enum Encoding {
     Plain,
     /// Blocks of 4096 entries packed in per-block bit widths (see `blocks.rs`).
     Blocked,
+    /// Best moves (`retro build --moves L`, see `moves.rs`): layers `k` with
+    /// `k % values_every == 0`, and the full layer, hold values as `Blocked` does; every
+    /// other layer holds, per position, the index of its first best move in `Game::moves`
+    /// order, in the same block layout. Added after version 1's two encodings, so a reader
+    /// that predates it fails to decode the header instead of misreading the table.
+    Moves {
+        /// L: every L-th layer holds values.
+        values_every: u32,
+    },
+}
+
+impl Encoding {
+    /// Whether layer `k` of a board of `cells` cells stores values (not best moves).
+    pub fn stores_values(self, k: usize, cells: usize) -> bool {
+        match self {
+            Encoding::Plain | Encoding::Blocked => true,
+            // A zero L is refused when the table is opened; as "values everywhere" it
+            // still cannot divide by zero.
+            Encoding::Moves { values_every } => {
+                k == cells || k.checked_rem(values_every as usize).is_none_or(|r| r == 0)
+            }
+        }
+    }
+
+    /// Whether layers are stored in blocks (compact and best-move tables).
+    pub fn blocked(self) -> bool {
+        !matches!(self, Encoding::Plain)
+    }
+
+    /// The most table lookups one value takes: from a layer of best moves, one per layer
+    /// down to the next layer of values, plus that value.
+    pub fn lookups_per_value(self, cells: usize) -> usize {
+        (0..=cells)
+            .map(|k| {
+                (k..=cells)
+                    .find(|&l| self.stores_values(l, cells))
+                    .unwrap_or(cells)
+                    - k
+                    + 1
+            })
+            .max()
+            .unwrap_or(1)
+    }
 }
 
 /// What a table holds: the board, how values are stored, and where each layer is.
@@ -41,7 +84,7 @@ pub struct Header {
     pub game: GameSpec,
     /// The integer type of the stored values.
     pub value_type: ValueType,
-    /// Plain or compact.
+    /// Plain, compact or best moves.
     pub encoding: Encoding,
     /// Indexed by layer (stone count) 0..=cells. While a build runs (the `.partial` file),
     /// layers not yet written have offset 0.
@@ -80,7 +123,7 @@ impl Header {
 }
 
 /// Where one layer is in the file, and its checksum.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LayerEntry {
     /// Absolute file offset of the layer's first byte.
     pub offset: u64,

@@ -1,9 +1,11 @@
 //! The table file: a fixed prefix (magic, version, header length and checksum), a bincode 2
-//! header, then every layer's values as a raw little-endian array. The layout is documented
-//! field by field in the README.
+//! header, then every layer's values: raw little-endian arrays, blocks of bit-packed values
+//! (`blocks.rs`), or best moves (`moves.rs`). The layout is documented field by field in
+//! the README.
 
 pub mod blocks;
 pub mod header;
+pub mod moves;
 pub mod reader;
 pub mod writer;
 

@@ -6,6 +6,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
@@ -13,6 +14,7 @@ use super::blocks::{self, BLOCK, DIR_ENTRY, SLACK};
 use super::header::{
     self, Encoding, Header, LayerEntry, MAGIC, MAX_HEADER_LEN, PREFIX_LEN, VERSION,
 };
+use super::moves::{self, Follow, Next};
 use crate::error::{Error, Result, io_error};
 
 /// Positioned reads of a table's bytes, as shakmaty-syzygy's `RandomAccessFile`: files,
@@ -86,6 +88,13 @@ pub struct Table {
     pub header: Header,
     /// Length of the whole file in bytes.
     pub file_len: u64,
+    /// The board's game, for a table of best moves: it finds a stored move's child.
+    follow: Option<Box<dyn Follow>>,
+    /// A table of best moves keeps each layer's block directory in memory once it is
+    /// first used (empty for other tables): a value takes up to L lookups, and each would
+    /// otherwise read its directory entry from somewhere else in the file, a cache miss
+    /// for a memory map. The directories are 1/256 of the positions in bytes.
+    directories: Vec<OnceLock<Vec<u8>>>,
 }
 
 impl Table {
@@ -109,7 +118,7 @@ impl Table {
         table
             .check_layout(values_start, false)
             .map_err(|why| Error::corrupt(format!("{}: {why}", path.display())))?;
-        Ok(table)
+        table.with_game()
     }
 
     fn open_checked(path: &Path, partial: bool) -> Result<Table> {
@@ -117,7 +126,7 @@ impl Table {
         table
             .check_layout(values_start, partial)
             .map_err(|why| Error::corrupt(format!("{}: {why}", path.display())))?;
-        Ok(table)
+        table.with_game()
     }
 
     /// A regular file, opened; prefix and header checked.
@@ -134,6 +143,18 @@ impl Table {
         let file = File::open(path).map_err(|e| io_error(path, e))?;
         let handle = file.try_clone().map_err(|e| io_error(path, e))?;
         Table::from_source(Box::new(file), Some(handle), path.to_path_buf())
+    }
+
+    /// A table of best moves gets its game (built from the header's board, which the
+    /// layout check has accepted); other tables need none.
+    fn with_game(mut self) -> Result<Table> {
+        if matches!(self.header.encoding, Encoding::Moves { .. }) {
+            self.follow = Some(
+                moves::follower(&self.header.game).map_err(|e| e.context(self.path.display()))?,
+            );
+            self.directories = self.header.layers.iter().map(|_| OnceLock::new()).collect();
+        }
+        Ok(self)
     }
 
     /// Prefix and header checked, before anything else is read; returns the table and
@@ -188,6 +209,8 @@ impl Table {
             path,
             header,
             file_len,
+            follow: None,
+            directories: Vec::new(),
         };
         Ok((table, header::values_start(len as u64)))
     }
@@ -207,6 +230,9 @@ impl Table {
                 h.layers.len(),
                 sizes.len()
             ));
+        }
+        if h.encoding == (Encoding::Moves { values_every: 0 }) {
+            return Err("best-move table stores values every 0 layers".into());
         }
         let width = h.value_type.width() as u64;
         // Layers are written from the full board down, so in file order k descends.
@@ -228,13 +254,13 @@ impl Table {
             }
             let least = match h.encoding {
                 Encoding::Plain => size.checked_mul(width),
-                Encoding::Blocked => size
+                Encoding::Blocked | Encoding::Moves { .. } => size
                     .div_ceil(BLOCK as u64)
                     .checked_mul(DIR_ENTRY as u64)
                     .map(|d| d + SLACK as u64),
             }
             .ok_or_else(|| format!("layer {k} size overflows"))?;
-            let exact = h.encoding == Encoding::Blocked || entry.bytes == least;
+            let exact = h.encoding.blocked() || entry.bytes == least;
             if entry.offset != at || entry.bytes < least || !exact {
                 return Err(format!("corrupt layer {k} offset or length"));
             }
@@ -300,21 +326,87 @@ impl Table {
         entry.bytes - SLACK as u64 - entry.positions.div_ceil(BLOCK as u64) * DIR_ENTRY as u64
     }
 
-    /// Directory entry of block `b`: (min, data offset, width).
-    fn block(&self, entry: &LayerEntry, b: u64) -> Result<(i64, u64, u8)> {
+    /// Directory entry of block `b` of layer `k`: (min, data offset, width).
+    fn block(&self, k: usize, entry: &LayerEntry, b: u64) -> Result<(i64, u64, u8)> {
         let mut e = [0u8; DIR_ENTRY];
         let data_len = Self::data_len(entry);
-        self.read_at(
-            &mut e,
-            entry.offset + data_len + SLACK as u64 + b * DIR_ENTRY as u64,
-        )?;
+        let at = entry.offset + data_len + SLACK as u64;
+        match self.directories.get(k) {
+            Some(cached) => {
+                if cached.get().is_none() {
+                    let mut dir =
+                        vec![0u8; entry.positions.div_ceil(BLOCK as u64) as usize * DIR_ENTRY];
+                    self.read_at(&mut dir, at)?;
+                    // Another thread may have read it first: the same bytes either way.
+                    let _ = cached.set(dir);
+                }
+                let dir = cached.get().map(Vec::as_slice).unwrap_or_default();
+                let from = b as usize * DIR_ENTRY;
+                let found = dir.get(from..from + DIR_ENTRY).ok_or_else(|| {
+                    Error::corrupt(format!(
+                        "{}: no block {b} in layer {k}",
+                        self.path.display()
+                    ))
+                })?;
+                e.copy_from_slice(found);
+            }
+            None => self.read_at(&mut e, at + b * DIR_ENTRY as u64)?,
+        }
         let count = (BLOCK as u64).min(entry.positions - b * BLOCK as u64) as usize;
         blocks::parse_dir_entry(&e, data_len, count).map_err(|e| e.context(self.path.display()))
     }
 
+    /// Whether layer `k` holds values (every layer but those of best moves).
+    pub fn stores_values(&self, k: usize) -> bool {
+        let cells = self.header.layers.len().saturating_sub(1);
+        self.header.encoding.stores_values(k, cells)
+    }
+
     /// The value at `index` in layer `k`: one positioned read (two for compact tables:
-    /// the block's directory entry, then the bits).
+    /// the block's directory entry, then the bits). In a table of best moves, a layer
+    /// without values is left by the stored move, adding its reward, until a layer with
+    /// values: at most `Encoding::lookups_per_value` entries.
     pub fn value(&self, k: usize, index: u64) -> Result<i64> {
+        let (mut k, mut index, mut sum) = (k, index, 0i64);
+        loop {
+            let stored = self.stored(k, index)?;
+            if self.stores_values(k) {
+                // Wrapping: damaged moves may add up to anything, but must not panic.
+                return Ok(sum.wrapping_add(stored));
+            }
+            match self.best_child(k, index, stored)? {
+                Next::Child(child, reward) => {
+                    sum = sum.wrapping_add(reward);
+                    k += 1;
+                    index = child;
+                }
+                Next::Ended(value) => return Ok(sum.wrapping_add(value)),
+            }
+        }
+    }
+
+    /// The stored best move of entry `index` of layer `k`, a layer of best moves: its index
+    /// among the position's moves in `Game::moves` order.
+    pub fn best_move(&self, k: usize, index: u64) -> Result<u64> {
+        if self.stores_values(k) {
+            return Err(Error::other(format!("layer {k} stores values, not moves")));
+        }
+        Ok(self.stored(k, index)? as u64)
+    }
+
+    /// The child rank and reward of move `stored` of entry `index` of layer `k`.
+    fn best_child(&self, k: usize, index: u64, stored: i64) -> Result<Next> {
+        let follow = self
+            .follow
+            .as_ref()
+            .ok_or_else(|| Error::other("a table of best moves opened without its game"))?;
+        follow
+            .child(k, index, stored)
+            .map_err(|e| e.context(self.path.display()))
+    }
+
+    /// Entry `index` of layer `k` as stored: a value, or a best move's index.
+    fn stored(&self, k: usize, index: u64) -> Result<i64> {
         let entry = self.entry(k, index)?;
         let vt = self.header.value_type;
         match self.header.encoding {
@@ -324,9 +416,9 @@ impl Table {
                 self.read_at(&mut buf[..w], entry.offset + index * w as u64)?;
                 Ok(vt.decode(&buf[..w]))
             }
-            Encoding::Blocked => {
+            Encoding::Blocked | Encoding::Moves { .. } => {
                 let b = index / BLOCK as u64;
-                let (min, offset, width) = self.block(entry, b)?;
+                let (min, offset, width) = self.block(k, entry, b)?;
                 if width == 0 {
                     return Ok(min);
                 }
@@ -338,8 +430,20 @@ impl Table {
         }
     }
 
-    /// Values `start..start + count` of layer `k`, decoded.
+    /// Values `start..start + count` of layer `k`, decoded. On a layer of best moves
+    /// each value follows its moves (`value`): correct, but a value lookup per entry.
     pub fn read_range(&self, k: usize, start: u64, count: usize) -> Result<Vec<i64>> {
+        if !self.stores_values(k) {
+            return (start..start + count as u64)
+                .map(|i| self.value(k, i))
+                .collect();
+        }
+        self.read_stored(k, start, count)
+    }
+
+    /// Entries `start..start + count` of layer `k` as stored: values, or on a layer of
+    /// best moves their indices.
+    pub fn read_stored(&self, k: usize, start: u64, count: usize) -> Result<Vec<i64>> {
         let mut out = Vec::with_capacity(count);
         if count == 0 {
             return Ok(out);
@@ -353,14 +457,14 @@ impl Table {
                 self.read_at(&mut buf, entry.offset + start * w as u64)?;
                 out.extend(buf.chunks_exact(w).map(|b| vt.decode(b)));
             }
-            Encoding::Blocked => {
+            Encoding::Blocked | Encoding::Moves { .. } => {
                 let end = start + count as u64;
                 let mut bits = Vec::new();
                 let mut block_values = Vec::with_capacity(BLOCK);
                 for b in start / BLOCK as u64..end.div_ceil(BLOCK as u64) {
                     let first = b * BLOCK as u64;
                     let n = (BLOCK as u64).min(entry.positions - first) as usize;
-                    let (min, offset, width) = self.block(&entry, b)?;
+                    let (min, offset, width) = self.block(k, &entry, b)?;
                     bits.resize((n * width as usize).div_ceil(8), 0);
                     self.read_at(&mut bits, entry.offset + offset)?;
                     block_values.clear();

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use xxhash_rust::xxh3::Xxh3;
 
 use super::blocks::{self, BLOCK, SLACK};
-use super::header::{self, Encoding, Header};
+use super::header::{self, Encoding, Header, LayerEntry};
 use super::reader::{Table, file_kind};
 use crate::error::{Error, Result, io_error};
 use crate::game::GameSpec;
@@ -128,6 +128,20 @@ impl TableWriter {
             }
             lowest = k;
         }
+        // A table of best moves resumes from its lowest finished layer of values (the sweep
+        // restarts from values); the layers of moves below it are written again.
+        while lowest < found.layers.len() && !table.stores_values(lowest) {
+            lowest += 1;
+        }
+        let found_on_disk = &table.header.clone();
+        let mut found = found.clone();
+        for entry in &mut found.layers[..lowest] {
+            *entry = LayerEntry {
+                positions: entry.positions,
+                ..LayerEntry::default()
+            };
+        }
+        let found = &found;
         let start = if lowest == found.layers.len() {
             Start::Fresh
         } else {
@@ -141,7 +155,7 @@ impl TableWriter {
         drop(table);
         // Anything past the last finished layer is a layer cut off mid-write.
         file.set_len(end).map_err(|e| io_error(&partial, e))?;
-        let writer = TableWriter {
+        let mut writer = TableWriter {
             file,
             partial,
             path: path.to_path_buf(),
@@ -150,6 +164,15 @@ impl TableWriter {
             end,
             stop_after: None,
         };
+        if writer.header != *found_on_disk {
+            // Layers of moves below the layer resumed from were dropped: the header on
+            // disk must stop listing them before anything reads the file back.
+            writer.write_header()?;
+            writer
+                .file
+                .sync_data()
+                .map_err(|e| io_error(&writer.partial, e))?;
+        }
         Ok((writer, start))
     }
 
@@ -192,10 +215,59 @@ impl TableWriter {
         Ok(())
     }
 
+    /// Append layer `k`'s best moves (a layer of a best-move table that stores no values),
+    /// then record it in the header and sync.
+    pub fn write_moves(&mut self, k: usize, moves: &[u8]) -> Result<()> {
+        let cells = self.header.layers.len() - 1;
+        if moves.len() as u64 != self.header.layers[k].positions
+            || self.header.encoding.stores_values(k, cells)
+        {
+            return Err(Error::other(format!(
+                "layer {k} of moves does not match the table header"
+            )));
+        }
+        let offset = self.end;
+        let mut hasher = Xxh3::new();
+        self.append_blocks(moves, |&m| i64::from(m), &mut hasher)?;
+        self.finish_layer(k, offset, hasher)
+    }
+
+    /// Append `entries` in blocks, packed in parallel a group at a time and written in
+    /// order; the directory follows the data and the slack.
+    fn append_blocks<T: Sync>(
+        &mut self,
+        entries: &[T],
+        wide: impl Fn(&T) -> i64 + Sync,
+        hasher: &mut Xxh3,
+    ) -> Result<()> {
+        let mut dir = Vec::with_capacity(entries.len().div_ceil(BLOCK) * blocks::DIR_ENTRY);
+        let mut data_len = 0u64;
+        for group in entries.chunks(BLOCK * 256) {
+            let packed: Vec<(Vec<u8>, i64, u8)> = group
+                .par_chunks(BLOCK)
+                .map(|block| {
+                    let wide: Vec<i64> = block.iter().map(&wide).collect();
+                    let mut data = Vec::new();
+                    let (min, _, width) = blocks::encode_block(&wide, &mut data);
+                    (data, min, width)
+                })
+                .collect();
+            for (data, min, width) in packed {
+                dir.extend_from_slice(&blocks::dir_entry(min, data_len, width));
+                data_len += data.len() as u64;
+                self.append(&data, hasher)?;
+            }
+        }
+        self.append(&[0u8; SLACK], hasher)?;
+        self.append(&dir, hasher)
+    }
+
     /// Append layer `k`, then record it in the header and sync, so it survives a crash.
     pub fn write_layer<V: Value>(&mut self, k: usize, values: &[V]) -> Result<()> {
+        let cells = self.header.layers.len() - 1;
         if values.len() as u64 != self.header.layers[k].positions
             || V::TYPE != self.header.value_type
+            || !self.header.encoding.stores_values(k, cells)
         {
             return Err(Error::other(format!(
                 "layer {k} does not match the table header"
@@ -212,31 +284,15 @@ impl TableWriter {
                     self.append(&buf, &mut hasher)?;
                 }
             }
-            Encoding::Blocked => {
-                // Blocks are packed in parallel, a group at a time, and written in order;
-                // the directory follows the data and the slack.
-                let mut dir = Vec::with_capacity(values.len().div_ceil(BLOCK) * blocks::DIR_ENTRY);
-                let mut data_len = 0u64;
-                for group in values.chunks(BLOCK * 256) {
-                    let packed: Vec<(Vec<u8>, i64, u8)> = group
-                        .par_chunks(BLOCK)
-                        .map(|block| {
-                            let wide: Vec<i64> = block.iter().map(|v| v.to_i64()).collect();
-                            let mut data = Vec::new();
-                            let (min, _, width) = blocks::encode_block(&wide, &mut data);
-                            (data, min, width)
-                        })
-                        .collect();
-                    for (data, min, width) in packed {
-                        dir.extend_from_slice(&blocks::dir_entry(min, data_len, width));
-                        data_len += data.len() as u64;
-                        self.append(&data, &mut hasher)?;
-                    }
-                }
-                self.append(&[0u8; SLACK], &mut hasher)?;
-                self.append(&dir, &mut hasher)?;
+            Encoding::Blocked | Encoding::Moves { .. } => {
+                self.append_blocks(values, |v| v.to_i64(), &mut hasher)?;
             }
         }
+        self.finish_layer(k, offset, hasher)
+    }
+
+    /// Record a layer appended from `offset` in the header, syncing before and after.
+    fn finish_layer(&mut self, k: usize, offset: u64, hasher: Xxh3) -> Result<()> {
         self.file
             .sync_data()
             .map_err(|e| io_error(&self.partial, e))?;

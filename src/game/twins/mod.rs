@@ -232,6 +232,20 @@ impl Game for Twins {
         self.ranking.for_each_child(pos, |child| f(child, 0));
     }
 
+    fn for_each_move_in_order(
+        &self,
+        pos: &TwinsPosition,
+        mut f: impl FnMut(u64, i64) -> std::ops::ControlFlow<()>,
+    ) {
+        // `for_each_child` reports the empty cells in cell order, which is `moves` order.
+        let mut stopped = false;
+        self.for_each_child(pos, |child, reward| {
+            if !stopped {
+                stopped = f(child, reward).is_break();
+            }
+        });
+    }
+
     fn moves(&self, pos: &TwinsPosition) -> Vec<Move<TwinsPosition>> {
         let mark = if pos.stones().is_multiple_of(2) { 1 } else { 2 };
         let marks = self.marks(pos);

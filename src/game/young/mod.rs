@@ -444,6 +444,30 @@ impl Young {
         &self.tpl.chains[start as usize..end as usize]
     }
 
+    /// The moves of the suffix rows (those of the cursor's template): its chains through
+    /// the current suffix, then its kids.
+    #[inline(always)]
+    fn for_each_suffix_child(&self, pos: &YoungPosition, mut f: impl FnMut(u64, i64)) {
+        let base = self.suffix_base(pos);
+        let par = pos.stones & 1;
+        let at = pos.entry as u32;
+        for chain in self.head_chains(pos) {
+            if (chain.at..chain.at + chain.len).contains(&at) {
+                let skip = at - chain.at;
+                let child = base.wrapping_add(chain.delta).wrapping_add(u64::from(skip));
+                f(
+                    child,
+                    self.tpl.chain_rewards[par][(chain.rewards + skip) as usize],
+                );
+            }
+        }
+        let start = self.tpl.entries[pos.entry].kids as usize;
+        let end = self.tpl.entries[pos.entry + 1].kids as usize;
+        for kid in &self.tpl.kids[start..end] {
+            f(base.wrapping_add(kid.delta), kid.reward[par]);
+        }
+    }
+
     /// Where the current suffix's row lengths lie in `tpl.rows`.
     #[inline(always)]
     fn row_range(&self, pos: &YoungPosition) -> std::ops::Range<usize> {
@@ -717,24 +741,111 @@ impl Game for Young {
             let kid = pos.kids[i];
             f(pos.rank.wrapping_add(kid.delta), kid.reward);
         }
-        let base = self.suffix_base(pos);
-        let par = pos.stones & 1;
-        let at = pos.entry as u32;
-        for chain in self.head_chains(pos) {
-            if (chain.at..chain.at + chain.len).contains(&at) {
-                let skip = at - chain.at;
-                let child = base.wrapping_add(chain.delta).wrapping_add(u64::from(skip));
-                f(
-                    child,
-                    self.tpl.chain_rewards[par][(chain.rewards + skip) as usize],
-                );
+        self.for_each_suffix_child(pos, f);
+    }
+
+    /// `moves` lists rows top to bottom, and a stone on a higher row makes a diagram that
+    /// comes later in the lexicographic ranking, so `moves` order is descending child rank.
+    /// The prefix rows come first and are taken as they are; the suffix rows' moves, spread
+    /// over the template's chains and kids, are gathered and sorted, only when no prefix
+    /// move stopped the walk (a table of best moves mostly stops at a prefix row).
+    #[inline]
+    fn for_each_move_in_order(
+        &self,
+        pos: &YoungPosition,
+        mut f: impl FnMut(u64, i64) -> std::ops::ControlFlow<()>,
+    ) {
+        let mut bits = pos.movable;
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let kid = pos.kids[i];
+            if f(pos.rank.wrapping_add(kid.delta), kid.reward).is_break() {
+                return;
             }
         }
-        let start = self.tpl.entries[pos.entry].kids as usize;
-        let end = self.tpl.entries[pos.entry + 1].kids as usize;
-        for kid in &self.tpl.kids[start..end] {
-            f(base.wrapping_add(kid.delta), kid.reward[par]);
+        // A suffix has a few movable rows (its template has at most TEMPLATE_MAX
+        // completions); a small array is cheaper to set up than one per row of the board
+        // (1 KiB zeroed per position is measurable in a build of best moves).
+        const FEW: usize = 16;
+        let mut few = [(0u64, 0i64); FEW];
+        let mut many = Vec::new();
+        let mut n = 0;
+        self.for_each_suffix_child(pos, |child, reward| {
+            if n < FEW {
+                few[n] = (child, reward);
+            } else {
+                if many.is_empty() {
+                    many.extend_from_slice(&few);
+                }
+                many.push((child, reward));
+            }
+            n += 1;
+        });
+        let kids = if n <= FEW {
+            &mut few[..n]
+        } else {
+            &mut many[..]
+        };
+        // At most one move per row, a few on most suffixes: insertion sort.
+        for i in 1..kids.len() {
+            let mut j = i;
+            while j > 0 && kids[j - 1].0 < kids[j].0 {
+                kids.swap(j - 1, j);
+                j -= 1;
+            }
         }
+        for &(child, reward) in kids.iter() {
+            if f(child, reward).is_break() {
+                return;
+            }
+        }
+    }
+
+    /// Row lengths by `unrank`'s loop, then the rank of the diagram with one more stone on
+    /// the index-th row that can take one: O(n + m) table reads, no cursor (a cursor's
+    /// templates and child offsets cost several times that, and a lookup through a table
+    /// of best moves uses one position per layer only).
+    fn move_in_order(&self, k: usize, rank: u64, index: u64) -> Option<(u64, i64)> {
+        let mut rows = [0usize; MAX_ROWS];
+        let (mut left, mut rem, mut cap) = (rank, k, self.m);
+        for (i, row) in rows[..self.n].iter_mut().enumerate() {
+            let below = self.n - 1 - i;
+            let mut v = cap.min(rem);
+            while self.t(below, v, rem) > left {
+                v -= 1;
+            }
+            left -= self.t(below, v, rem);
+            *row = v;
+            rem -= v;
+            cap = v;
+        }
+        let mut seen = 0;
+        let mut row = None;
+        for i in 0..self.n {
+            let above = if i == 0 { self.m } else { rows[i - 1] };
+            if rows[i] < above {
+                if seen == index {
+                    row = Some(i);
+                    break;
+                }
+                seen += 1;
+            }
+        }
+        let i = row?;
+        let r = rows[i];
+        rows[i] += 1;
+        let (mut child, mut rem) = (0u64, k + 1);
+        for (j, &len) in rows[..self.n].iter().enumerate() {
+            child += self.t(self.n - 1 - j, len, rem);
+            rem -= len;
+        }
+        let reward = if k.is_multiple_of(2) {
+            self.spec.a[i * self.m + r]
+        } else {
+            -self.spec.b[i * self.m + r]
+        };
+        Some((child, reward))
     }
 
     fn moves(&self, pos: &YoungPosition) -> Vec<Move<YoungPosition>> {
