@@ -80,7 +80,6 @@ pub fn run(args: Args) -> Result<i32> {
         }
     };
     check_output(&path)?;
-    check_unlocked(&path)?;
     let options = BuildOptions {
         compact: args.compact,
         moves: args.moves,
@@ -100,6 +99,9 @@ pub fn run(args: Args) -> Result<i32> {
         }
         return crate::distributed::build(&spec, &path, &options, args.quiet);
     }
+    // One process: stop at once if another build holds this table's lock (the ranks of
+    // an MPI build all open the partial file at once, so they do not take this check).
+    check_unlocked(&path)?;
     let estimate = Estimate::of(&spec, &path, &options)?;
     if !args.quiet {
         let free = estimate
