@@ -13,7 +13,6 @@ use xxhash_rust::xxh3::Xxh3;
 use crate::error::{Error, Result, io_error};
 use crate::table::blocks::{self, BLOCK, SLACK};
 use crate::table::header::{self, Header};
-use crate::table::reader::Table;
 use crate::table::writer::partial_path;
 use crate::value::Value;
 
@@ -42,32 +41,8 @@ pub fn create_or_resume(
         owner.write(&file, &partial)?;
         return Ok((owner, blank_end, None));
     }
-    let refuse = |why: &str| {
-        Error::other(format!(
-            "{}: {why}; remove it or run again with --fresh to start over",
-            partial.display()
-        ))
-    };
-    let table = Table::open_partial(&partial).map_err(|e| refuse(&e.to_string()))?;
+    let (table, lowest) = crate::table::writer::check_partial(&partial, &wanted)?;
     let found = table.header.clone();
-    if found.game != wanted.game
-        || found.value_type != wanted.value_type
-        || found.encoding != wanted.encoding
-    {
-        return Err(refuse(
-            "this interrupted build is of another board or format",
-        ));
-    }
-    let mut lowest = found.layers.len();
-    for k in (0..found.layers.len()).rev() {
-        if !found.finished(k) {
-            break;
-        }
-        if table.layer_checksum(k)? != found.layers[k].checksum {
-            return Err(refuse(&format!("finished layer {k} is damaged")));
-        }
-        lowest = k;
-    }
     drop(table);
     let (end, resume) = match lowest {
         l if l < found.layers.len() => (found.layers[l].offset + found.layers[l].bytes, Some(l)),

@@ -404,6 +404,55 @@ impl TwoColour {
     }
 }
 
+/// The marks of a position written row by row, rows separated by '/', each cell `first`
+/// (the first player's letter), `second` or '.': 0 empty, 1 first, 2 second. Checks the
+/// shape and that the first player's marks equal the second's or exceed them by one; the
+/// error says what is wrong, for the game to wrap in its own message.
+pub fn parse_marks(
+    text: &str,
+    rows: usize,
+    cols: usize,
+    first: char,
+    second: char,
+) -> std::result::Result<Vec<u8>, String> {
+    let lines: Vec<&str> = text.split('/').collect();
+    if lines.len() != rows {
+        return Err(format!(
+            "expected {rows} rows separated by '/', found {}",
+            lines.len()
+        ));
+    }
+    let mut marks = Vec::with_capacity(rows * cols);
+    for (i, line) in lines.iter().enumerate() {
+        let mut len = 0;
+        for ch in line.chars() {
+            marks.push(match ch {
+                '.' => 0,
+                c if c == first => 1,
+                c if c == second => 2,
+                other => {
+                    return Err(format!(
+                        "row {} holds {other:?}; cells are '{first}', '{second}' or '.'",
+                        i + 1
+                    ));
+                }
+            });
+            len += 1;
+        }
+        if len != cols {
+            return Err(format!("row {} has {len} cells, expected {cols}", i + 1));
+        }
+    }
+    let a = marks.iter().filter(|&&m| m == 1).count();
+    let b = marks.iter().filter(|&&m| m == 2).count();
+    if a != b && a != b + 1 {
+        return Err(format!(
+            "{a} {first} and {b} {second}: {first} moves first, so {first} must equal {second} or exceed it by one"
+        ));
+    }
+    Ok(marks)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

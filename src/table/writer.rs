@@ -97,37 +97,8 @@ impl TableWriter {
         wanted: Header,
         header_len: usize,
     ) -> Result<(Self, Start)> {
-        let refuse = |why: &str| {
-            Error::other(format!(
-                "{}: {why}; remove it or run again with --fresh to start over",
-                partial.display()
-            ))
-        };
-        // The reader's messages start with the path, which `refuse` already names.
-        let table = Table::open_partial(&partial).map_err(|e| {
-            let prefix = format!("{}: ", partial.display());
-            let message = e.to_string();
-            refuse(message.strip_prefix(&prefix).unwrap_or(&message))
-        })?;
+        let (table, mut lowest) = check_partial(&partial, &wanted)?;
         let found = &table.header;
-        if found.game != wanted.game
-            || found.value_type != wanted.value_type
-            || found.encoding != wanted.encoding
-        {
-            return Err(refuse(
-                "this interrupted build is of another board or format",
-            ));
-        }
-        let mut lowest = found.layers.len();
-        for k in (0..found.layers.len()).rev() {
-            if !found.finished(k) {
-                break;
-            }
-            if table.layer_checksum(k)? != found.layers[k].checksum {
-                return Err(refuse(&format!("finished layer {k} is damaged")));
-            }
-            lowest = k;
-        }
         // A table of best moves resumes from its lowest finished layer of values (the sweep
         // restarts from values); the layers of moves below it are written again.
         while lowest < found.layers.len() && !table.stores_values(lowest) {
@@ -329,6 +300,45 @@ impl TableWriter {
         std::fs::rename(&self.partial, &self.path).map_err(|e| io_error(&self.path, e))?;
         Ok(self.end)
     }
+}
+
+/// Open an interrupted build's partial file for resuming `wanted`: it must be of the same
+/// board, value type and encoding, and its finished layers (the top ones) must match their
+/// checksums. Returns the file as a table and its lowest finished layer (the number of
+/// layers when none is finished). Shared by single-process and MPI builds.
+pub fn check_partial(partial: &Path, wanted: &Header) -> Result<(Table, usize)> {
+    let refuse = |why: &str| {
+        Error::other(format!(
+            "{}: {why}; remove it or run again with --fresh to start over",
+            partial.display()
+        ))
+    };
+    // The reader's messages start with the path, which `refuse` already names.
+    let table = Table::open_partial(partial).map_err(|e| {
+        let prefix = format!("{}: ", partial.display());
+        let message = e.to_string();
+        refuse(message.strip_prefix(&prefix).unwrap_or(&message))
+    })?;
+    let found = &table.header;
+    if found.game != wanted.game
+        || found.value_type != wanted.value_type
+        || found.encoding != wanted.encoding
+    {
+        return Err(refuse(
+            "this interrupted build is of another board or format",
+        ));
+    }
+    let mut lowest = found.layers.len();
+    for k in (0..found.layers.len()).rev() {
+        if !found.finished(k) {
+            break;
+        }
+        if table.layer_checksum(k)? != found.layers[k].checksum {
+            return Err(refuse(&format!("finished layer {k} is damaged")));
+        }
+        lowest = k;
+    }
+    Ok((table, lowest))
 }
 
 /// Refuse, before any work, an output path that cannot end up holding the table: one that

@@ -373,41 +373,7 @@ impl Game for Mnk {
         if trimmed.is_empty() {
             return Err(bad("no position given".into()));
         }
-        let rows: Vec<&str> = trimmed.split('/').collect();
-        if rows.len() != r {
-            return Err(bad(format!(
-                "expected {r} rows separated by '/', found {}",
-                rows.len()
-            )));
-        }
-        let mut marks = Vec::with_capacity(self.cells);
-        for (i, row) in rows.iter().enumerate() {
-            let mut len = 0;
-            for ch in row.chars() {
-                marks.push(match ch {
-                    '.' => 0,
-                    'x' => 1,
-                    'o' => 2,
-                    other => {
-                        return Err(bad(format!(
-                            "row {} holds {other:?}; cells are 'x', 'o' or '.'",
-                            i + 1
-                        )));
-                    }
-                });
-                len += 1;
-            }
-            if len != c {
-                return Err(bad(format!("row {} has {len} cells, expected {c}", i + 1)));
-            }
-        }
-        let xs = marks.iter().filter(|&&m| m == 1).count();
-        let os = marks.iter().filter(|&&m| m == 2).count();
-        if xs != os && xs != os + 1 {
-            return Err(bad(format!(
-                "{xs} x and {os} o: x moves first, so x must equal o or exceed it by one"
-            )));
-        }
+        let marks = two_colour::parse_marks(trimmed, r, c, 'x', 'o').map_err(bad)?;
         Ok(self.ranking.position_from_marks(&marks))
     }
 

@@ -291,41 +291,7 @@ impl Game for Twins {
                 crate::error::excerpt(trimmed)
             )));
         }
-        let lines: Vec<&str> = trimmed.split('/').collect();
-        if lines.len() != r {
-            return Err(bad(format!(
-                "expected {r} rows separated by '/', found {}",
-                lines.len()
-            )));
-        }
-        let mut marks = Vec::with_capacity(self.cells);
-        for (i, line) in lines.iter().enumerate() {
-            let mut len = 0;
-            for ch in line.chars() {
-                marks.push(match ch {
-                    '.' => 0,
-                    'o' => 1,
-                    'x' => 2,
-                    other => {
-                        return Err(bad(format!(
-                            "row {} holds {other:?}; cells are 'o', 'x' or '.'",
-                            i + 1
-                        )));
-                    }
-                });
-                len += 1;
-            }
-            if len != c {
-                return Err(bad(format!("row {} has {len} cells, expected {c}", i + 1)));
-            }
-        }
-        let os = marks.iter().filter(|&&m| m == 1).count();
-        let xs = marks.iter().filter(|&&m| m == 2).count();
-        if os != xs && os != xs + 1 {
-            return Err(bad(format!(
-                "{os} o and {xs} x: o must equal x or exceed it by one"
-            )));
-        }
+        let marks = two_colour::parse_marks(trimmed, r, c, 'o', 'x').map_err(bad)?;
         Ok(self.position_from_marks(&marks))
     }
 
