@@ -9,14 +9,17 @@
 //! consecutive children (young) reports those once per run, so the sweep's loop over them
 //! is a straight vectorisable pass instead of one data-dependent loop per position.
 
+pub mod connect;
 pub mod mnk;
 pub mod twins;
 pub mod two_colour;
+pub mod win_loss;
 pub mod young;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+pub use connect::{Connect, ConnectPosition, ConnectSpec};
 pub use mnk::{Mnk, MnkSpec};
 pub use twins::{Twins, TwinsSpec};
 pub use young::{Young, YoungSpec};
@@ -59,6 +62,16 @@ pub struct Outcome {
     pub result: Verdict,
     /// Moves (plies) until the game ends: 0 when it has.
     pub remoteness: usize,
+}
+
+/// How moves are written for humans (query, play, pv): a cell, or, where a move only
+/// chooses a column (connect), the column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MoveNotation {
+    /// `row col`, both 1-based, row 1 at the top.
+    Cell,
+    /// `col`, 1-based from the left; the stone lands where the game puts it.
+    Column,
 }
 
 /// One legal move of a position, for humans (query, play); the sweep uses
@@ -180,6 +193,10 @@ pub trait Game: Send + Sync + Sized {
         });
         found
     }
+    /// How moves are written (`MoveNotation::Cell` unless a move only picks a column).
+    fn move_notation(&self) -> MoveNotation {
+        MoveNotation::Cell
+    }
     /// Parse a position in the game's notation (`docs/games.md`): any position the
     /// ranking counts, whether or not play can reach it (so every rank's position reads
     /// back); bad text is an input error that shows the expected form.
@@ -292,7 +309,8 @@ macro_rules! __games {
             @$action { $($args)* }
             Young young Young YoungSpec "young",
             Twins twins Twins TwinsSpec "twins",
-            Mnk mnk Mnk MnkSpec "mnk"
+            Mnk mnk Mnk MnkSpec "mnk",
+            Connect connect Connect ConnectSpec "connect"
         }
     };
     (@with_game { $spec:expr, $g:ident => $body:expr }
@@ -359,6 +377,13 @@ macro_rules! __games {
                     $(GameSpec::$variant(s) => s.dims(),)*
                 }
             }
+
+            /// The board's size as commands print it (`4x4`, `7x6k4`).
+            pub fn label(&self) -> String {
+                match self {
+                    $(GameSpec::$variant(s) => s.label(),)*
+                }
+            }
         }
     };
 }
@@ -395,6 +420,12 @@ pub trait Board: Sized {
     fn to_input(&self) -> String;
     /// Rows and columns.
     fn dims(&self) -> (usize, usize);
+    /// The size as commands print it: `RxC` unless the board says more (mnk and connect
+    /// add K; connect gives width first, as Connect Four's 7x6).
+    fn label(&self) -> String {
+        let (r, c) = self.dims();
+        format!("{r}x{c}")
+    }
 }
 
 /// Run `$body` with `$g` bound to the concrete game built from `$spec` (a `&GameSpec`),

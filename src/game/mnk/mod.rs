@@ -3,10 +3,9 @@
 //! a line is a tie. 3 x 3 with K = 3 is tic-tac-toe.
 //!
 //! Positions are ranked by `two_colour` (occupied cells, then which of them hold x), the
-//! ranking mnk shares with twins. The value of a position is seen from x: cells + 1 - p
-//! when x completes a line at ply p, -(cells + 1 - p) when o does, 0 for a tie. Moves add
-//! nothing (reward 0), so max/min over the children picks the fastest win and the slowest
-//! loss, and the remoteness follows from the value and the stone count.
+//! ranking mnk shares with twins. Values are those of every game won by a line
+//! (`win_loss`): cells + 1 - p when x completes a line at ply p, minus that when o does, 0
+//! for a tie.
 //!
 //! The ranking counts every board with legal counts, including boards play never reaches
 //! (both players have a line, play went on after a line, ...). Every board with a line is
@@ -17,7 +16,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::two_colour::{self, MAX_CELLS, TwoColour};
-use super::{Board, Game, GameSpec, Move, Outcome, RunSink, Verdict, parse_integers};
+use super::win_loss::{self, WinLoss};
+use super::{Board, Game, GameSpec, Move, Outcome, RunSink};
 use crate::error::{Error, Result};
 use crate::random::SplitMix;
 
@@ -59,6 +59,10 @@ impl Board for MnkSpec {
     fn dims(&self) -> (usize, usize) {
         (self.rows, self.cols)
     }
+
+    fn label(&self) -> String {
+        format!("{}x{}k{}", self.rows, self.cols, self.k)
+    }
 }
 
 impl MnkSpec {
@@ -80,40 +84,8 @@ impl MnkSpec {
     }
 
     fn parse_text(text: &str) -> Result<Self> {
-        let t = text.trim();
-        if t.is_empty() {
-            return Err(Error::input(format!("empty mnk input: {FORM}")));
-        }
-        let bad = || {
-            Error::input(format!(
-                "bad mnk board {}: {FORM}",
-                crate::error::excerpt(t)
-            ))
-        };
-        let numbers: Vec<usize> = if t.contains(['x', 'X']) {
-            let lower = t.to_ascii_lowercase();
-            let (size, k) = match lower.split_once('k') {
-                Some((size, k)) => (size.to_string(), Some(k.to_string())),
-                None => (lower.clone(), None),
-            };
-            let (r, c) = size.split_once('x').ok_or_else(bad)?;
-            let mut parts = vec![r.to_string(), c.to_string()];
-            parts.extend(k);
-            parts
-                .iter()
-                .map(|p| p.trim().parse::<usize>().map_err(|_| bad()))
-                .collect::<Result<_>>()?
-        } else {
-            parse_integers(t)?
-                .into_iter()
-                .map(|n| usize::try_from(n).map_err(|_| bad()))
-                .collect::<Result<_>>()?
-        };
-        match numbers[..] {
-            [r, c] => Self::checked(r, c, r.min(c)),
-            [r, c, k] => Self::checked(r, c, k),
-            _ => Err(bad()),
-        }
+        let (r, c, k) = win_loss::parse_size_k(text, "mnk", FORM)?;
+        Self::checked(r, c, k.unwrap_or(r.min(c)))
     }
 }
 
@@ -122,6 +94,7 @@ pub struct Mnk {
     spec: MnkSpec,
     cells: usize,
     ranking: TwoColour,
+    values: WinLoss,
     /// Every K cells in a row, a column, a diagonal or an anti-diagonal, as a cell mask.
     lines: Vec<u64>,
 }
@@ -140,26 +113,14 @@ impl Mnk {
     /// Build the game for a board; fails for boards too large to rank.
     pub fn new(spec: MnkSpec) -> Result<Self> {
         let spec = MnkSpec::checked(spec.rows, spec.cols, spec.k)?;
-        let (r, c, k) = (spec.rows as i64, spec.cols as i64, spec.k as i64);
         let ranking = TwoColour::new(spec.rows, spec.cols)?;
-        let mut lines = Vec::new();
-        for (di, dj) in [(0, 1), (1, 0), (1, 1), (1, -1)] {
-            for i in 0..r {
-                for j in 0..c {
-                    let (ei, ej) = (i + di * (k - 1), j + dj * (k - 1));
-                    if !(0..r).contains(&ei) || !(0..c).contains(&ej) {
-                        continue;
-                    }
-                    let mask = (0..k).fold(0u64, |m, t| m | 1 << ((i + di * t) * c + j + dj * t));
-                    // With K = 1 every direction gives the same one-cell line.
-                    if !lines.contains(&mask) {
-                        lines.push(mask);
-                    }
-                }
-            }
-        }
+        let cols = spec.cols;
+        let lines = win_loss::lines(spec.rows, cols, spec.k, |i, j| (i * cols + j) as u32);
         Ok(Mnk {
             cells: spec.rows * spec.cols,
+            values: WinLoss {
+                cells: spec.rows * spec.cols,
+            },
             spec,
             ranking,
             lines,
@@ -184,17 +145,6 @@ impl Mnk {
         Lines {
             x: has(x),
             o: has(o),
-        }
-    }
-
-    /// The value of a board with `stones` stones whose lines are `lines`; None without one.
-    fn line_value(&self, lines: Lines, stones: usize) -> Option<i64> {
-        let win = (self.cells + 1 - stones) as i64;
-        match (lines.x, lines.o) {
-            (false, false) => None,
-            (true, false) => Some(win),
-            (false, true) => Some(-win),
-            (true, true) => Some(0),
         }
     }
 
@@ -241,15 +191,6 @@ impl Mnk {
             example.join("/")
         )
     }
-
-    fn winner(&self, value: i64) -> &'static str {
-        if value > 0 { "x" } else { "o" }
-    }
-
-    /// The ply at which the line of a nonzero value is completed.
-    fn ply(&self, value: i64) -> usize {
-        (self.cells + 1).saturating_sub(value.unsigned_abs() as usize)
-    }
 }
 
 impl Game for Mnk {
@@ -268,7 +209,7 @@ impl Game for Mnk {
     }
 
     fn value_range(&self) -> (i64, i64) {
-        (-(self.cells as i64), self.cells as i64)
+        self.values.value_range()
     }
 
     fn prepare_layer(&self, k: usize) {
@@ -297,7 +238,8 @@ impl Game for Mnk {
     }
 
     fn early_value(&self, pos: &MnkPosition) -> Option<i64> {
-        self.line_value(self.lines_of(pos), pos.stones())
+        let lines = self.lines_of(pos);
+        self.values.line_value(lines.x, lines.o, pos.stones())
     }
 
     fn for_each_child(&self, pos: &MnkPosition, mut f: impl FnMut(u64, i64)) {
@@ -327,7 +269,7 @@ impl Game for Mnk {
                 lines.x |= x == rel;
                 lines.o |= x == 0;
             }
-            match self.line_value(lines, k) {
+            match self.values.line_value(lines.x, lines.o, k) {
                 Some(value) => sink.terminal(i, value),
                 None => self
                     .ranking
@@ -381,23 +323,11 @@ impl Game for Mnk {
         let (x, o) = self.cell_masks(pos);
         let full =
             |m: u64| -> Vec<u64> { self.lines.iter().copied().filter(|&l| m & l == l).collect() };
-        let (x_lines, o_lines) = (full(x), full(o));
-        let x_last = pos.stones() % 2 == 1;
-        let why = match (x_lines.is_empty(), o_lines.is_empty()) {
-            (true, true) => return Ok(()),
-            (false, false) => "both x and o have a line",
-            (false, true) if !x_last => "x has a line but o moved last",
-            (true, false) if x_last => "o has a line but x moved last",
-            // The last move made every line the mover has, so they share a cell.
-            (false, true) if x_lines.iter().fold(x, |m, &l| m & l) == 0 => {
-                "x has lines that no single move completed"
-            }
-            (true, false) if o_lines.iter().fold(o, |m, &l| m & l) == 0 => {
-                "o has lines that no single move completed"
-            }
-            _ => return Ok(()),
-        };
-        Err(Error::input(format!("this position cannot arise: {why}")))
+        let every_cell = u64::MAX;
+        match WinLoss::unreachable(pos.stones(), (x, &full(x)), (o, &full(o)), every_cell) {
+            Some(why) => Err(Error::input(format!("this position cannot arise: {why}"))),
+            None => Ok(()),
+        }
     }
 
     fn format_position(&self, pos: &MnkPosition) -> String {
@@ -428,57 +358,19 @@ impl Game for Mnk {
     }
 
     fn describe_value(&self, value: i64) -> String {
-        if value == 0 {
-            return "0 (a tie with best play)".into();
-        }
-        format!(
-            "{value} ({} completes a line at ply {})",
-            self.winner(value),
-            self.ply(value)
-        )
+        self.values.describe_value(value)
     }
 
     fn value_meaning(&self) -> &'static str {
-        "value: cells + 1 - p when x (first) completes a line at ply p, minus that when o does, 0 for a tie"
+        WinLoss::value_meaning()
     }
 
     fn describe_value_at(&self, value: i64, stones: usize) -> String {
-        let Some(o) = self.outcome(value, stones) else {
-            return self.describe_value(value);
-        };
-        let side = if stones.is_multiple_of(2) { "x" } else { "o" };
-        let r = o.remoteness;
-        match (o.result, r) {
-            (Verdict::Tie, 0) => "0: a tie (the board is full)".into(),
-            (Verdict::Tie, _) => format!("0: tie with best play (remoteness {r}: the board fills)"),
-            (_, 0) => format!(
-                "{value}: {} has won (a line at ply {})",
-                self.winner(value),
-                self.ply(value)
-            ),
-            (Verdict::Win, _) => format!("{value}: {side} to move wins in {r} (remoteness {r})"),
-            (Verdict::Loss, _) => {
-                format!("{value}: {side} to move loses in {r} (remoteness {r})")
-            }
-        }
+        self.values.describe_value_at(value, stones)
     }
 
     fn outcome(&self, value: i64, stones: usize) -> Option<Outcome> {
-        if value == 0 {
-            return Some(Outcome {
-                result: Verdict::Tie,
-                remoteness: self.cells.saturating_sub(stones),
-            });
-        }
-        let x_to_move = stones.is_multiple_of(2);
-        Some(Outcome {
-            result: if (value > 0) == x_to_move {
-                Verdict::Win
-            } else {
-                Verdict::Loss
-            },
-            remoteness: self.ply(value).saturating_sub(stones),
-        })
+        Some(self.values.outcome(value, stones))
     }
 }
 

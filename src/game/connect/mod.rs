@@ -1,0 +1,670 @@
+//! Connect Four and its relatives: x (first) and o take turns dropping a stone into one
+//! of W columns of height H; it lands on the lowest empty cell. K in a row, a column or a
+//! diagonal win at once; a full board without such a line is a tie. 7 x 6 with K = 4 is
+//! Connect Four. Values are those of every game won by a line (`win_loss`).
+//!
+//! Ranking (`heights.rs`): with gravity, the occupied cells are given by the column
+//! heights, so layer k is (height vectors summing to k) x (which ceil(k/2) of the k stones
+//! are x's): rank = rank(heights) * C(k, ceil(k/2)) + rank(x's stones among the k), the
+//! stones taken column by column, bottom up, and x's subset ranked in colex order as twins
+//! and mnk rank theirs. Dropping a stone into column c inserts one stone at position p (the
+//! stones of columns before c plus the height of c) into that order, so a child's rank is a
+//! per-height-vector part (`Heights`) plus the colex rank of the parent's subset with one
+//! bit inserted at p: a few byte-table lookups (`ColourRank`), no search and no hash map.
+//!
+//! Boards are bitboards with H + 1 bits per column (bit c * (H + 1) + r is row r from the
+//! bottom of column c), so lines are found by shifts and never wrap between columns, and
+//! ascending bit order is exactly the stone order above.
+//!
+//! As with mnk, the ranking counts boards play never reaches (both players have a line,
+//! play went on after one); every board with a line is over, valued for whoever has one,
+//! 0 when both have, and `check_reachable` tells them apart for `query` and `play`.
+
+mod heights;
+
+use serde::{Deserialize, Serialize};
+
+use super::win_loss::{self, WinLoss};
+use super::{Board, Game, GameSpec, Move, MoveNotation, Outcome, RunSink, two_colour};
+use crate::error::{Error, Result};
+use crate::random::SplitMix;
+use crate::rank::{colex_next_mask, colex_unrank_mask};
+pub use heights::MAX_HEIGHT_VECTORS;
+use heights::{ColourRank, Heights};
+
+/// Default line length: Connect Four's.
+const DEFAULT_K: usize = 4;
+
+/// A board: `width` columns of `height` cells, `k` in a row to win.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConnectSpec {
+    /// Columns W.
+    pub width: usize,
+    /// Rows H (cells per column).
+    pub height: usize,
+    /// Stones in a row that win (K).
+    pub k: usize,
+}
+
+/// What the input must look like, for error messages.
+const FORM: &str = "expected `W H K` (e.g. `7 6 4`), `WxHkK` (e.g. `7x6k4`), or `W H` / `WxH` for K = 4 \
+     (width, the number of columns, first)";
+
+impl Board for ConnectSpec {
+    /// `W H K`, `WxHkK`, or either without K (K = 4, or max(W, H) if less).
+    fn parse(text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Self> {
+        if rows.is_some() || cols.is_some() {
+            return Err(Error::input(
+                "--rows/--cols are for twins; a connect board gives its size in the input",
+            ));
+        }
+        let (w, h, k) = win_loss::parse_size_k(text, "connect", FORM)?;
+        Self::checked(w, h, k.unwrap_or_else(|| Self::default_k(w, h)))
+    }
+
+    /// The size asked for, read as `WxH` (width first, as Connect Four's 7x6), with the
+    /// default K: there is nothing to draw at random.
+    fn random(width: usize, height: usize, _rng: &mut SplitMix, _max: u64) -> Result<Self> {
+        Self::checked(width, height, Self::default_k(width, height))
+    }
+
+    fn to_input(&self) -> String {
+        format!("{}\n", self.label())
+    }
+
+    fn dims(&self) -> (usize, usize) {
+        (self.height, self.width)
+    }
+
+    fn label(&self) -> String {
+        format!("{}x{}k{}", self.width, self.height, self.k)
+    }
+}
+
+impl ConnectSpec {
+    fn default_k(width: usize, height: usize) -> usize {
+        DEFAULT_K.min(width.max(height)).max(1)
+    }
+
+    /// The board, refused unless it fits a 64-bit bitboard (W * (H + 1) <= 64, a guard bit
+    /// per column) and 1 <= K <= max(W, H).
+    pub fn checked(width: usize, height: usize, k: usize) -> Result<Self> {
+        if width == 0 || height == 0 || width.saturating_mul(height + 1) > 64 {
+            return Err(Error::input(format!(
+                "connect board {width} x {height} (width x height): both at least 1, and \
+                 width x (height + 1) at most 64"
+            )));
+        }
+        if k == 0 || k > width.max(height) {
+            return Err(Error::input(format!(
+                "connect line length K = {k} on a {width} x {height} board: K must be from 1 to {}",
+                width.max(height)
+            )));
+        }
+        Ok(ConnectSpec { width, height, k })
+    }
+}
+
+/// A position, and the cursor that walks a layer in rank order.
+#[derive(Debug, Clone)]
+pub struct ConnectPosition {
+    stones: usize,
+    /// Rank of the height vector within the layer's.
+    heights: u64,
+    /// Occupied cells (bitboard).
+    occupied: u64,
+    /// x's cells (bitboard).
+    x: u64,
+    /// Bit p set: the p-th stone (column by column, bottom up) is x's.
+    first: u64,
+    /// Colex rank of `first`.
+    colour: u64,
+}
+
+/// Connect on one board: the height vectors, the colour ranks, the lines.
+pub struct Connect {
+    spec: ConnectSpec,
+    cells: usize,
+    values: WinLoss,
+    heights: Heights,
+    colours: ColourRank,
+    /// Shifts that step along a row, a column, a diagonal, an anti-diagonal.
+    directions: [u32; 4],
+    /// Every line, as a bitboard (for `check_reachable`).
+    lines: Vec<u64>,
+}
+
+impl Connect {
+    /// Build the game for a board; fails for boards too large to rank.
+    pub fn new(spec: ConnectSpec) -> Result<Self> {
+        let spec = ConnectSpec::checked(spec.width, spec.height, spec.k)?;
+        let (w, h) = (spec.width, spec.height);
+        let cells = w * h;
+        let colours = ColourRank::new(cells)?;
+        let heights = Heights::new(w, h, &colours)?;
+        let mut total = 0u64;
+        for k in 0..=cells {
+            total = heights
+                .count(k)
+                .checked_mul(colours.per_set(k))
+                .and_then(|n| total.checked_add(n))
+                .ok_or_else(|| {
+                    Error::too_large(format!(
+                        "connect {w} x {h}: more positions than 64-bit ranks can number"
+                    ))
+                })?;
+        }
+        let stride = (h + 1) as u32;
+        let lines = win_loss::lines(h, w, spec.k, |i, j| j as u32 * stride + (h - 1 - i) as u32);
+        Ok(Connect {
+            cells,
+            values: WinLoss { cells },
+            heights,
+            colours,
+            directions: [1, stride, stride - 1, stride + 1],
+            lines,
+            spec,
+        })
+    }
+
+    /// The board.
+    pub fn board(&self) -> &ConnectSpec {
+        &self.spec
+    }
+
+    /// Whether the stones of `b` hold K in a row anywhere.
+    #[inline(always)]
+    fn has_line(&self, b: u64) -> bool {
+        let k = self.spec.k as u32;
+        self.directions.iter().any(|&d| {
+            let mut run = b;
+            for i in 1..k {
+                run &= b >> (i * d);
+            }
+            run != 0
+        })
+    }
+
+    #[inline(always)]
+    fn line_value(&self, occupied: u64, x: u64, stones: usize) -> Option<i64> {
+        let (xs, os) = (stones.div_ceil(2), stones / 2);
+        let k = self.spec.k;
+        // Fewer than K stones make no line: most of a small layer skips the shifts.
+        let x_line = xs >= k && self.has_line(x);
+        let o_line = os >= k && self.has_line(occupied ^ x);
+        self.values.line_value(x_line, o_line, stones)
+    }
+
+    /// The position with these cells; None if a stone floats above an empty cell.
+    fn from_bits(&self, occupied: u64, x: u64) -> Option<ConnectPosition> {
+        let (heights, stones) = self.heights.rank_of(occupied)?;
+        let first = compress(x, occupied);
+        Some(ConnectPosition {
+            stones,
+            heights,
+            occupied,
+            x,
+            first,
+            colour: self.colours.rank(first),
+        })
+    }
+
+    /// Cells of a position as marks, row-major from the top row (0 empty, 1 x, 2 o).
+    fn marks(&self, pos: &ConnectPosition) -> Vec<u8> {
+        let (w, h) = (self.spec.width, self.spec.height);
+        let mut marks = Vec::with_capacity(w * h);
+        for i in 0..h {
+            for j in 0..w {
+                let bit = 1u64 << self.heights.bit(j, h - 1 - i);
+                marks.push(if pos.x & bit != 0 {
+                    1
+                } else if pos.occupied & bit != 0 {
+                    2
+                } else {
+                    0
+                });
+            }
+        }
+        marks
+    }
+
+    /// What a position of this board looks like, with an example, for error messages.
+    fn position_form(&self) -> String {
+        let (w, h) = (self.spec.width, self.spec.height);
+        let example: Vec<String> = (0..h)
+            .map(|i| {
+                (0..w)
+                    .map(|j| match (h - 1 - i, j) {
+                        (0, 0) => 'x',
+                        (0, 1) => 'o',
+                        _ => '.',
+                    })
+                    .collect()
+            })
+            .collect();
+        format!(
+            "connect {w} x {h} positions look like {} (rows from the top, of x, o, . \
+             separated by /; stones rest on the bottom or on another stone; x moves first)",
+            example.join("/")
+        )
+    }
+
+    /// Calls `f(column, child_rank)` for every column with room, left to right.
+    #[inline(always)]
+    fn for_each_drop(&self, pos: &ConnectPosition, mut f: impl FnMut(usize, u64)) {
+        let k = pos.stones;
+        let x_moves = k.is_multiple_of(2);
+        for drop in self.heights.drops(k, pos.heights) {
+            let child = insert(pos.first, drop.below, x_moves);
+            f(drop.column as usize, drop.base + self.colours.rank(child));
+        }
+    }
+}
+
+/// The bits of `x` that lie on `mask`, packed down (a portable pext).
+fn compress(x: u64, mask: u64) -> u64 {
+    let (mut out, mut rest, mut i) = (0u64, mask, 0);
+    while rest != 0 {
+        let low = rest & rest.wrapping_neg();
+        if x & low != 0 {
+            out |= 1 << i;
+        }
+        i += 1;
+        rest &= rest - 1;
+    }
+    out
+}
+
+/// `mask` with bit `at` inserted (set if `set`), the bits from `at` up moved up one.
+#[inline(always)]
+fn insert(mask: u64, at: u32, set: bool) -> u64 {
+    let low = mask & ((1u64 << at) - 1);
+    ((mask ^ low) << 1) | low | (set as u64) << at
+}
+
+/// The next subset of `occupied` after `s` with as many cells, in colex order of the
+/// subsets as masks over the occupied cells: what `colex_next_mask` does to the packed
+/// mask, done on the board. Never called on the last subset.
+#[inline(always)]
+fn next_on(s: u64, occupied: u64) -> u64 {
+    let low = s & s.wrapping_neg();
+    // Adding the lowest bit through the empty cells clears the lowest run of s and sets
+    // the next occupied cell above it.
+    let r = (s | !occupied).wrapping_add(low) & occupied;
+    // The run's other cells go back to the lowest occupied cells.
+    let mut refill = s.count_ones() - r.count_ones();
+    let (mut out, mut rest) = (r, occupied);
+    while refill > 0 {
+        out |= rest & rest.wrapping_neg();
+        rest &= rest - 1;
+        refill -= 1;
+    }
+    out
+}
+
+impl Game for Connect {
+    type Position = ConnectPosition;
+
+    fn spec(&self) -> Option<GameSpec> {
+        Some(GameSpec::Connect(self.spec.clone()))
+    }
+
+    fn cells(&self) -> usize {
+        self.cells
+    }
+
+    fn layer_size(&self, k: usize) -> u64 {
+        self.heights.count(k) * self.colours.per_set(k)
+    }
+
+    fn value_range(&self) -> (i64, i64) {
+        self.values.value_range()
+    }
+
+    fn unrank(&self, k: usize, rank: u64) -> ConnectPosition {
+        let per_set = self.colours.per_set(k);
+        let (heights, colour) = (rank / per_set, rank % per_set);
+        let occupied = self.heights.occupied(k, heights);
+        let first = colex_unrank_mask(self.colours.binomial(), colour, k.div_ceil(2));
+        ConnectPosition {
+            stones: k,
+            heights,
+            occupied,
+            x: two_colour::spread(first, occupied),
+            first,
+            colour,
+        }
+    }
+
+    fn rank(&self, pos: &ConnectPosition) -> u64 {
+        pos.heights * self.colours.per_set(pos.stones) + pos.colour
+    }
+
+    fn stones(&self, pos: &ConnectPosition) -> usize {
+        pos.stones
+    }
+
+    #[inline(always)]
+    fn advance(&self, pos: &mut ConnectPosition) {
+        let k = pos.stones;
+        if pos.colour + 1 < self.colours.per_set(k) {
+            pos.colour += 1;
+            pos.first = colex_next_mask(pos.first);
+            pos.x = next_on(pos.x, pos.occupied);
+        } else {
+            pos.heights += 1;
+            pos.colour = 0;
+            pos.occupied = self.heights.occupied(k, pos.heights);
+            pos.first = (1u64 << k.div_ceil(2)) - 1;
+            pos.x = two_colour::spread(pos.first, pos.occupied);
+        }
+    }
+
+    fn terminal_value(&self, pos: &ConnectPosition) -> i64 {
+        self.early_value(pos).unwrap_or(0)
+    }
+
+    fn early_value(&self, pos: &ConnectPosition) -> Option<i64> {
+        self.line_value(pos.occupied, pos.x, pos.stones)
+    }
+
+    fn for_each_child(&self, pos: &ConnectPosition, mut f: impl FnMut(u64, i64)) {
+        if self.early_value(pos).is_none() {
+            self.for_each_drop(pos, |_, child| f(child, 0));
+        }
+    }
+
+    /// One run over the whole stretch: the drops (child rank parts and insertion points)
+    /// are looked up once per height vector, the lines checked on the bitboards.
+    fn visit_runs(&self, k: usize, start: u64, len: usize, sink: &mut impl RunSink) {
+        let mut pos = self.unrank(k, start);
+        let x_moves = k.is_multiple_of(2);
+        sink.run(start, len);
+        let mut drops = self.heights.drops(k, pos.heights);
+        for i in 0..len {
+            if i > 0 {
+                let heights = pos.heights;
+                self.advance(&mut pos);
+                if pos.heights != heights {
+                    drops = self.heights.drops(k, pos.heights);
+                }
+            }
+            if let Some(value) = self.line_value(pos.occupied, pos.x, k) {
+                sink.terminal(i, value);
+                continue;
+            }
+            for drop in drops {
+                let child = insert(pos.first, drop.below, x_moves);
+                sink.single(i, drop.base + self.colours.rank(child), 0);
+            }
+        }
+    }
+
+    fn for_each_move_in_order(
+        &self,
+        pos: &ConnectPosition,
+        mut f: impl FnMut(u64, i64) -> std::ops::ControlFlow<()>,
+    ) {
+        if self.early_value(pos).is_some() {
+            return;
+        }
+        let mut done = false;
+        self.for_each_drop(pos, |_, child| {
+            if !done {
+                done = f(child, 0).is_break();
+            }
+        });
+    }
+
+    fn moves(&self, pos: &ConnectPosition) -> Vec<Move<ConnectPosition>> {
+        if self.early_value(pos).is_some() {
+            return Vec::new();
+        }
+        let h = self.spec.height;
+        let x_moves = pos.stones.is_multiple_of(2);
+        let mut out = Vec::new();
+        for col in 0..self.spec.width {
+            let height = self.heights.column_height(pos.occupied, col);
+            if height == h {
+                continue;
+            }
+            let cell = 1u64 << self.heights.bit(col, height);
+            let x = if x_moves { pos.x | cell } else { pos.x };
+            let Some(child) = self.from_bits(pos.occupied | cell, x) else {
+                continue;
+            };
+            out.push(Move {
+                row: h - 1 - height,
+                col,
+                reward: 0,
+                child,
+            });
+        }
+        out
+    }
+
+    fn move_notation(&self) -> MoveNotation {
+        MoveNotation::Column
+    }
+
+    fn parse_position(&self, text: &str) -> Result<ConnectPosition> {
+        let bad = |why: String| {
+            Error::input(format!(
+                "bad connect position {}: {why}; {}",
+                crate::error::excerpt(text),
+                self.position_form()
+            ))
+        };
+        let (w, h) = (self.spec.width, self.spec.height);
+        let trimmed = text.trim();
+        if trimmed.eq_ignore_ascii_case("empty") {
+            return Ok(self.unrank(0, 0));
+        }
+        if trimmed.is_empty() {
+            return Err(bad("no position given".into()));
+        }
+        let marks = two_colour::parse_marks(trimmed, h, w, 'x', 'o').map_err(bad)?;
+        let (mut occupied, mut x) = (0u64, 0u64);
+        for (cell, &m) in marks.iter().enumerate() {
+            let (i, j) = (cell / w, cell % w);
+            let bit = 1u64 << self.heights.bit(j, h - 1 - i);
+            if m != 0 {
+                occupied |= bit;
+            }
+            if m == 1 {
+                x |= bit;
+            }
+        }
+        self.from_bits(occupied, x).ok_or_else(|| {
+            let col = (0..w)
+                .find(|&j| {
+                    let column = (occupied >> self.heights.bit(j, 0)) & ((1u64 << h) - 1);
+                    column & (column + 1) != 0
+                })
+                .unwrap_or(0);
+            bad(format!(
+                "column {} has a stone above an empty cell (stones fall to the lowest empty cell)",
+                col + 1
+            ))
+        })
+    }
+
+    fn check_reachable(&self, pos: &ConnectPosition) -> Result<()> {
+        let o = pos.occupied ^ pos.x;
+        let full =
+            |m: u64| -> Vec<u64> { self.lines.iter().copied().filter(|&l| m & l == l).collect() };
+        // The last stone dropped is the top stone of its column.
+        let tops = (0..self.spec.width)
+            .filter_map(|col| {
+                let height = self.heights.column_height(pos.occupied, col);
+                (height > 0).then(|| 1u64 << self.heights.bit(col, height - 1))
+            })
+            .fold(0, |m, b| m | b);
+        match WinLoss::unreachable(pos.stones, (pos.x, &full(pos.x)), (o, &full(o)), tops) {
+            Some(why) => Err(Error::input(format!("this position cannot arise: {why}"))),
+            None => Ok(()),
+        }
+    }
+
+    fn format_position(&self, pos: &ConnectPosition) -> String {
+        let rows: Vec<String> = self
+            .marks(pos)
+            .chunks(self.spec.width)
+            .map(|row| row.iter().map(|&m| ['.', 'x', 'o'][m as usize]).collect())
+            .collect();
+        rows.join("/")
+    }
+
+    fn draw(&self, pos: &ConnectPosition) -> String {
+        let mut out = String::new();
+        for row in self.marks(pos).chunks(self.spec.width) {
+            let cells: Vec<String> = row
+                .iter()
+                .map(|&m| ['.', 'x', 'o'][m as usize].to_string())
+                .collect();
+            out.push_str(&cells.join(" "));
+            out.push('\n');
+        }
+        out
+    }
+
+    fn name(&self) -> &'static str {
+        "connect"
+    }
+
+    fn describe_value(&self, value: i64) -> String {
+        self.values.describe_value(value)
+    }
+
+    fn value_meaning(&self) -> &'static str {
+        WinLoss::value_meaning()
+    }
+
+    fn describe_value_at(&self, value: i64, stones: usize) -> String {
+        self.values.describe_value_at(value, stones)
+    }
+
+    fn outcome(&self, value: i64, stones: usize) -> Option<Outcome> {
+        Some(self.values.outcome(value, stones))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rank::colex_rank_mask;
+
+    fn game(w: usize, h: usize, k: usize) -> Connect {
+        Connect::new(ConnectSpec::checked(w, h, k).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn inputs_read_back() {
+        for text in ["7 6 4", "7x6k4", " 7X6K4\n", "7 6", "7x6"] {
+            let spec = ConnectSpec::parse(text, None, None).unwrap();
+            assert_eq!((spec.width, spec.height, spec.k), (7, 6, 4), "{text:?}");
+            assert_eq!(
+                ConnectSpec::parse(&spec.to_input(), None, None).unwrap(),
+                spec
+            );
+        }
+        assert_eq!(ConnectSpec::parse("3x3", None, None).unwrap().k, 3);
+        assert_eq!(ConnectSpec::parse("6x5k3", None, None).unwrap().k, 3);
+        for bad in [
+            "", "7", "7 6 8", "7 6 0", "0 4 1", "8x8", "7x", "7x6k", "1 2 3 4",
+        ] {
+            assert!(ConnectSpec::parse(bad, None, None).is_err(), "{bad:?}");
+        }
+    }
+
+    /// The board-side successor agrees with the packed one on every subset of a few
+    /// occupied sets.
+    #[test]
+    fn next_on_follows_the_packed_successor() {
+        let binom = crate::rank::Binomial::new(12).unwrap();
+        for occupied in [0b1011_0111u64, 0b111_0000_1101, 0b1_0101_0101] {
+            let n = occupied.count_ones() as usize;
+            for h in 1..=n {
+                let mut packed = (1u64 << h) - 1;
+                let mut board = two_colour::spread(packed, occupied);
+                for r in 0..binom.get(n, h) {
+                    assert_eq!(
+                        board,
+                        two_colour::spread(packed, occupied),
+                        "{occupied:b} {h} {r}"
+                    );
+                    assert_eq!(compress(board, occupied), packed);
+                    if r + 1 < binom.get(n, h) {
+                        packed = colex_next_mask(packed);
+                        board = next_on(board, occupied);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn walking_a_layer_agrees_with_unrank_and_rank() {
+        let g = game(4, 3, 3);
+        for k in 0..=g.cells() {
+            let mut pos = g.unrank(k, 0);
+            for r in 0..g.layer_size(k) {
+                if r > 0 {
+                    g.advance(&mut pos);
+                }
+                let fresh = g.unrank(k, r);
+                assert_eq!(
+                    (pos.occupied, pos.x, pos.first),
+                    (fresh.occupied, fresh.x, fresh.first)
+                );
+                assert_eq!(g.rank(&pos), r);
+                assert_eq!(colex_rank_mask(g.colours.binomial(), pos.first), pos.colour);
+                let back = g.parse_position(&g.format_position(&pos)).unwrap();
+                assert_eq!(g.rank(&back), r);
+                // Children from the tables are the children built cell by cell.
+                let mut fast = Vec::new();
+                g.for_each_child(&pos, |c, _| fast.push(c));
+                let slow: Vec<u64> = g.moves(&pos).iter().map(|m| g.rank(&m.child)).collect();
+                assert_eq!(fast, slow);
+            }
+        }
+    }
+
+    /// The counts of the dense index, for the boards of Connect Four's table.
+    #[test]
+    fn dense_index_counts() {
+        let total = |w, h| game(w, h, 4).total_positions();
+        // The issue's figures to three digits; the exact ones from a sum over the height
+        // vectors' stone counts of C(k, ceil(k / 2)), done apart from this code.
+        let expected = [
+            (4, 4, 2.018e5, 201_755),
+            (5, 4, 5.62e6, 5_621_939),
+            (6, 4, 1.60e8, 159_643_961),
+            (5, 5, 1.72e8, 171_976_899),
+            (7, 4, 4.59e9, 4_593_382_831),
+            (5, 6, 5.17e9, 5_167_808_119),
+            (6, 5, 9.92e9, 9_918_556_649),
+        ];
+        for (w, h, rounded, exact) in expected {
+            assert_eq!(total(w, h), exact, "{w} x {h}");
+            assert!((exact as f64 / rounded - 1.0).abs() < 5e-3, "{w} x {h}");
+        }
+        let standard = total(7, 6) as f64;
+        assert!((standard / 7.07e13 - 1.0).abs() < 5e-3, "7 x 6: {standard}");
+    }
+
+    #[test]
+    fn floating_stones_are_refused() {
+        let g = game(4, 4, 4);
+        let err = g.parse_position("..../..../x.../o...").unwrap();
+        assert_eq!(err.stones, 2);
+        let err = g
+            .parse_position("..../x.../..../o...")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("column 1 has a stone above an empty cell"),
+            "{err}"
+        );
+    }
+}
