@@ -196,7 +196,7 @@ impl Connect {
     }
 
     /// The position with these cells; None if a stone floats above an empty cell.
-    fn from_bits(&self, occupied: u64, x: u64) -> Option<ConnectPosition> {
+    fn position_of(&self, occupied: u64, x: u64) -> Option<ConnectPosition> {
         let (heights, stones) = self.heights.rank_of(occupied)?;
         let first = compress(x, occupied);
         Some(ConnectPosition {
@@ -430,7 +430,7 @@ impl Game for Connect {
             }
             let cell = 1u64 << self.heights.bit(col, height);
             let x = if x_moves { pos.x | cell } else { pos.x };
-            let Some(child) = self.from_bits(pos.occupied | cell, x) else {
+            let Some(child) = self.position_of(pos.occupied | cell, x) else {
                 continue;
             };
             out.push(Move {
@@ -475,7 +475,7 @@ impl Game for Connect {
                 x |= bit;
             }
         }
-        self.from_bits(occupied, x).ok_or_else(|| {
+        self.position_of(occupied, x).ok_or_else(|| {
             let col = (0..w)
                 .find(|&j| {
                     let column = (occupied >> self.heights.bit(j, 0)) & ((1u64 << h) - 1);
