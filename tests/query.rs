@@ -185,7 +185,7 @@ fn principal_variation_is_legal_and_ends_at_the_value() {
                     let result = match &spec {
                         GameSpec::Young(_) => last["first_score"].as_i64().unwrap() - last["second_score"].as_i64().unwrap(),
                         GameSpec::Twins(_) => last["first_score"].as_i64().unwrap(),
-                        GameSpec::Mnk(_) => unreachable!("the boards above are young and twins"),
+                        GameSpec::Mnk(_) | GameSpec::Connect(_) => unreachable!("the boards above are young and twins"),
                     };
                     assert_eq!(result, v["value"].as_i64().unwrap(), "{start}");
                 }
