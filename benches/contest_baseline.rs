@@ -106,7 +106,7 @@ fn compare(game: &str, size: usize, cols: usize, max: u64) {
             )
         }),
         // The contest baselines are for the weighted games only.
-        GameSpec::Mnk(_) => return,
+        GameSpec::Mnk(_) | GameSpec::Connect(_) => return,
     };
     let base_peak = job::peak_rss().unwrap_or(0);
     assert_eq!(base_value, v1, "retro and the baseline disagree");
