@@ -7,7 +7,7 @@ use std::process::Output;
 mod common;
 use common::retro;
 
-use retro::game::{Game, GameSpec, Mnk, Twins, TwinsSpec, Young};
+use retro::game::{Game, GameSpec, Twins, TwinsSpec};
 use retro::sweep::{Driver, Silent};
 use retro::table::Table;
 
@@ -198,11 +198,13 @@ fn check_against_query(table: &Path, rows: &[Row]) {
 
 fn game_check(table_path: &Path, rows: &[Row], layers: &[usize]) {
     let table = Table::open(table_path).unwrap();
-    match &table.header.game {
-        GameSpec::Young(s) => check_rows(&Young::new(s.clone()).unwrap(), &table, rows, layers),
-        GameSpec::Twins(s) => check_rows(&Twins::new(s.clone()).unwrap(), &table, rows, layers),
-        GameSpec::Mnk(s) => check_rows(&Mnk::new(s.clone()).unwrap(), &table, rows, layers),
-    }
+    let check = || -> retro::Result<()> {
+        retro::with_game!(&table.header.game, g => {
+            check_rows(&g, &table, rows, layers);
+            Ok(())
+        })
+    };
+    check().unwrap();
 }
 
 fn all_layers(table: &Path) -> Vec<usize> {
