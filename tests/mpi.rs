@@ -121,6 +121,10 @@ fn distributed_builds_match_one_process() {
     same_bytes(d, &["twins", &twins33], &[2], &[]);
     let twins44 = board(d, "twins", "4x4");
     same_bytes(d, &["twins", &twins44], &[4], &[]);
+    // Early endings (terminal positions in a run) and children ranked through the
+    // height vectors.
+    let connect54 = board(d, "connect", "5x4");
+    same_bytes(d, &["connect", &connect54], &[3], &[]);
 }
 
 #[test]
