@@ -51,7 +51,8 @@ enum Command {
     Query(query::Args),
     /// Describe a table file and check its checksum.
     Info(info::Args),
-    /// Play against the table's perfect player in the terminal (moves as `row col`).
+    /// Play against the table's perfect player in the terminal (moves as `row col`, or
+    /// for connect a column number).
     Play(play::Args),
     /// Re-derive every entry of a table from its children and check its checksum.
     Verify(verify::Args),
