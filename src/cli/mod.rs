@@ -72,6 +72,16 @@ enum Command {
     Man(man::Args),
 }
 
+/// The board's size in words, as `info` and `serve` show it: `2 x 3`; with K for the games
+/// whose label carries it (`GameSpec::label`: `3x3k3`), `3 x 3, 3 in a row`.
+fn board_words(spec: &crate::game::GameSpec) -> String {
+    let label = spec.label();
+    match label.split_once('k') {
+        Some((size, k)) => format!("{}, {k} in a row", size.replace('x', " x ")),
+        None => label.replace('x', " x "),
+    }
+}
+
 /// `--threads` for the commands whose work runs on rayon's pool.
 #[derive(clap::Args)]
 pub struct Threads {
