@@ -17,7 +17,7 @@ use crate::sweep::{Driver, Silent};
 pub struct Bench {
     /// The game's name (`young`, `twins`, `mnk`).
     pub game: &'static str,
-    /// Rows x columns, as `retro gen` takes it: "15x15".
+    /// The board's size (`GameSpec::label`): "15x15"; mnk and connect add K ("4x4k3").
     pub board: String,
     /// Positions the sweep solves (every layer).
     pub positions: u64,
@@ -118,10 +118,9 @@ pub fn run(
         }
         runs.push((t, times));
     }
-    let (r, c) = spec.dims();
     Ok(Bench {
         game: spec.name(),
-        board: format!("{r}x{c}"),
+        board: spec.label(),
         positions,
         results: rows(positions, runs),
     })

@@ -6,7 +6,7 @@
 use serde_json::json;
 
 use crate::error::Result;
-use crate::game::{Game, Move, Scores};
+use crate::game::{Game, Move, MoveNotation, Scores};
 use crate::table::Table;
 
 /// A position's answer, read from the table.
@@ -30,6 +30,36 @@ impl<P> Answer<P> {
     pub fn first_best(&self) -> Option<usize> {
         (0..self.moves.len()).find(|&i| self.is_best(i))
     }
+}
+
+/// Where a move is written, each with its own form (`move_text`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MoveStyle {
+    /// A listing (`query`, `--pv`): `(2,3)`; a column move `column 3`.
+    Listed,
+    /// `play`'s dialogue, as its prompt reads a cell: `2 3`; a column move `column 3`
+    /// (typed `3`).
+    Spoken,
+    /// A field of `export`'s CSV or Parquet: `2,3`; a column move `3`.
+    Field,
+}
+
+/// The one place a move is written for people: the move onto 0-based `row`, `col`, in the
+/// game's notation (a cell, 1-based; or only its column, 1-based from the left).
+pub fn move_text(notation: MoveNotation, style: MoveStyle, row: usize, col: usize) -> String {
+    let (r, c) = (row + 1, col + 1);
+    match (notation, style) {
+        (MoveNotation::Cell, MoveStyle::Listed) => format!("({r},{c})"),
+        (MoveNotation::Cell, MoveStyle::Spoken) => format!("{r} {c}"),
+        (MoveNotation::Cell, MoveStyle::Field) => format!("{r},{c}"),
+        (MoveNotation::Column, MoveStyle::Listed | MoveStyle::Spoken) => format!("column {c}"),
+        (MoveNotation::Column, MoveStyle::Field) => c.to_string(),
+    }
+}
+
+/// `move_text` for a move of `game`.
+pub fn describe_move<G: Game>(game: &G, style: MoveStyle, mv: &Move<G::Position>) -> String {
+    move_text(game.move_notation(), style, mv.row, mv.col)
 }
 
 /// Look a position and all its children up in the table; a position play cannot reach
@@ -139,7 +169,9 @@ pub fn principal_variation<G: Game>(
 /// The JSON object of `query --json` (and of each `--batch --json` line and `serve`'s
 /// answers): game, position, stones, to_move, value, moves, best, and both final scores
 /// where the game defines them, or the result and remoteness (also per move, for the side
-/// that plays it) where the game ends in a win, a loss or a tie.
+/// that plays it) where the game ends in a win, a loss or a tie. Each move names its `cell`
+/// `[row, col]` (1-based, the landing cell for connect), and also its `column` (1-based)
+/// where a move only chooses a column (`MoveNotation::Column`).
 pub fn to_json<G: Game>(game: &G, a: &Answer<G::Position>) -> serde_json::Value {
     let stones = game.stones(&a.position);
     let moves: Vec<_> = a
@@ -152,6 +184,7 @@ pub fn to_json<G: Game>(game: &G, a: &Answer<G::Position>) -> serde_json::Value 
                 "value": v,
                 "reward": mv.reward,
             });
+            add_column(game, &mut m, mv);
             add_outcome(game, &mut m, *v, stones);
             m
         })
@@ -187,17 +220,27 @@ fn add_outcome<G: Game>(game: &G, out: &mut serde_json::Value, value: i64, stone
     }
 }
 
-/// A principal variation as JSON: one object per move.
+/// `column` (1-based) for a game whose moves are columns; nothing for the others, whose
+/// JSON stays as it was.
+fn add_column<G: Game>(game: &G, out: &mut serde_json::Value, mv: &Move<G::Position>) {
+    if game.move_notation() == MoveNotation::Column {
+        out["column"] = json!(mv.col + 1);
+    }
+}
+
+/// A principal variation as JSON: one object per move (with `column` as in `to_json`).
 pub fn pv_json<G: Game>(game: &G, pv: &[Step<G::Position>]) -> serde_json::Value {
     pv.iter()
         .map(|s| {
-            json!({
+            let mut step = json!({
                 "player": if s.first_to_move { "first" } else { "second" },
                 "cell": [s.mv.row + 1, s.mv.col + 1],
                 "position": game.format_position(&s.mv.child),
                 "first_score": s.scores.first,
                 "second_score": s.scores.second,
-            })
+            });
+            add_column(game, &mut step, &s.mv);
+            step
         })
         .collect()
 }

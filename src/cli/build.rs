@@ -24,7 +24,7 @@ pub struct Args {
     #[command(flatten)]
     board: BoardArgs,
     /// Table file to write [default: tables/<input file stem>.retro, or from stdin
-    /// tables/<game>-<R>x<C>-<hash>.retro].
+    /// tables/<game>-<board>-<hash>.retro, the board as `info --json` names it: 4x5, 3x3k3].
     #[arg(short, long, value_name = "TABLE")]
     output: Option<PathBuf>,
     /// No progress bar and no estimate line.
@@ -55,15 +55,15 @@ pub struct Args {
     assume_free_bytes: Option<u64>,
 }
 
-/// tables/<input file stem>.retro, or for stdin tables/<game>-<R>x<C>-<hash>.retro.
+/// tables/<input file stem>.retro, or for stdin tables/<game>-<board>-<hash>.retro (the
+/// board's `GameSpec::label`).
 fn default_path(spec: &GameSpec, file: Option<&Path>) -> PathBuf {
     let stem = file
         .and_then(|f| f.file_stem())
         .map(|s| s.to_string_lossy().into_owned());
     let name = stem.unwrap_or_else(|| {
-        let (r, c) = spec.dims();
         let hash = xxh3_64(spec.to_input().as_bytes()) as u32;
-        format!("{}-{r}x{c}-{hash:08x}", spec.name())
+        format!("{}-{}-{hash:08x}", spec.name(), spec.label())
     });
     PathBuf::from("tables").join(format!("{name}.retro"))
 }
@@ -137,7 +137,7 @@ pub fn run(args: Args) -> Result<i32> {
         let summary = serde_json::json!({
             "table": path.display().to_string(),
             "game": spec.name(),
-            "board": format!("{}x{}", spec.dims().0, spec.dims().1),
+            "board": spec.label(),
             "positions": report.positions,
             "seconds": report.seconds,
             "file_bytes": report.file_bytes,

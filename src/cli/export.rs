@@ -16,7 +16,8 @@ use rayon::prelude::*;
 
 use super::{open_table, progress_bar};
 use crate::error::{Error, Result, io_error};
-use crate::game::Game;
+use crate::game::{Game, MoveNotation};
+use crate::probe::{MoveStyle, move_text};
 use crate::sweep::{Progress, Silent};
 use crate::table::Table;
 
@@ -33,7 +34,12 @@ const ROW_GROUP: u64 = 1 << 20;
 #[command(after_help = "\
 Examples:
   retro export tables/twins-sample1.retro --csv -o twins.csv
-  retro export tables/young-10x10.retro --layer 50 --parquet -o layer50.parquet")]
+  retro export tables/young-10x10.retro --layer 50 --parquet -o layer50.parquet
+
+Columns: position, stones, to_move (first, second, or none where play has ended), value,
+best_move. best_move is the first best move in `retro query`'s order, as `row,col` (1-based,
+row 1 at the top); for connect, whose moves are columns, the column alone (`3`, 1-based from
+the left). It is empty (Parquet: null) where nobody moves: a full board, or a game already won.")]
 pub struct Args {
     #[command(flatten)]
     threads: super::Threads,
@@ -62,8 +68,8 @@ pub struct Args {
     row_group: u64,
 }
 
-/// One exported position; `best` is the first best move as 1-based (row, col), None on a
-/// full board.
+/// One exported position; `best` is the first best move's cell as 0-based (row, col),
+/// None where nobody moves.
 struct Row<'a> {
     position: &'a str,
     stones: usize,
@@ -106,11 +112,12 @@ pub fn run(args: Args) -> Result<i32> {
     let partial = crate::table::writer::partial_path(&args.output);
     let file = File::create(&partial).map_err(|e| io_error(&partial, e))?;
     let written = crate::with_game!(&spec, game => {
+        let notation = game.move_notation();
         match args.parquet {
             #[cfg(feature = "parquet")]
-            true => parquet_sink::ParquetSink::new(file, &spec, &partial, args.row_group)
+            true => parquet_sink::ParquetSink::new(file, &spec, &partial, args.row_group, notation)
                 .and_then(|sink| export(&game, &table, layers, sink, args.quiet)),
-            _ => export(&game, &table, layers, CsvSink::new(file, &partial), args.quiet),
+            _ => export(&game, &table, layers, CsvSink::new(file, &partial, notation), args.quiet),
         }
     });
     let finished = written.and_then(|(file, rows)| {
@@ -270,7 +277,9 @@ fn write_chunks<G: Game>(
             sink.push(&Row {
                 position: &c.text[from..end],
                 stones: c.k,
-                to_move,
+                // Nobody moves where play has ended before the board is full (a won
+                // game: no best move), as `retro query --json` says.
+                to_move: if best.is_some() { to_move } else { "none" },
                 value,
                 best,
             })?;
@@ -282,7 +291,8 @@ fn write_chunks<G: Game>(
 }
 
 /// The first move (in `Game::moves` order, as `retro query` lists them) whose reward plus
-/// its child's value is the position's value; None on a full board.
+/// its child's value is the position's value, as its 0-based (row, col); None where nobody
+/// moves.
 fn best_move<G: Game>(
     game: &G,
     table: &Table,
@@ -298,7 +308,7 @@ fn best_move<G: Game>(
         let child = table.value(game.stones(&mv.child), game.rank(&mv.child))?;
         // A damaged table may hold anything; an overflow is just not a match.
         if mv.reward.checked_add(child) == Some(value) {
-            return Ok(Some((mv.row + 1, mv.col + 1)));
+            return Ok(Some((mv.row, mv.col)));
         }
     }
     Err(Error::other(format!(
@@ -322,14 +332,16 @@ struct CsvSink {
     out: BufWriter<File>,
     path: PathBuf,
     line: String,
+    notation: MoveNotation,
 }
 
 impl CsvSink {
-    fn new(file: File, path: &Path) -> CsvSink {
+    fn new(file: File, path: &Path, notation: MoveNotation) -> CsvSink {
         CsvSink {
             out: BufWriter::with_capacity(1 << 20, file),
             path: path.to_path_buf(),
             line: "position,stones,to_move,value,best_move\n".into(),
+            notation,
         }
     }
 }
@@ -351,7 +363,10 @@ impl RowSink for CsvSink {
         // Writing to a String cannot fail.
         let _ = write!(self.line, ",{},{},{},", row.stones, row.to_move, row.value);
         if let Some((r, c)) = row.best {
-            let _ = write!(self.line, "\"{r},{c}\"");
+            push_field(
+                &mut self.line,
+                &move_text(self.notation, MoveStyle::Field, r, c),
+            );
         }
         self.line.push('\n');
         // One write per line keeps the header (in `line` from the start) and the rows on
@@ -391,7 +406,8 @@ mod parquet_sink {
 
     use super::{CHUNK, Row, RowSink};
     use crate::error::{Error, Result};
-    use crate::game::GameSpec;
+    use crate::game::{GameSpec, MoveNotation};
+    use crate::probe::{MoveStyle, move_text};
 
     const SCHEMA: &str = "
         message retro_export {
@@ -424,6 +440,7 @@ mod parquet_sink {
         path: PathBuf,
         group: Group,
         group_rows: u64,
+        notation: MoveNotation,
     }
 
     impl ParquetSink {
@@ -432,6 +449,7 @@ mod parquet_sink {
             spec: &GameSpec,
             path: &Path,
             group_rows: u64,
+            notation: MoveNotation,
         ) -> Result<ParquetSink> {
             let fail =
                 |e: parquet::errors::ParquetError| Error::other(format!("{}: {e}", path.display()));
@@ -454,12 +472,13 @@ mod parquet_sink {
                 path: path.to_path_buf(),
                 group: Group::default(),
                 group_rows,
+                notation,
             })
         }
 
         fn write_group(&mut self) -> Result<()> {
             let g = std::mem::take(&mut self.group);
-            let path = &self.path;
+            let (path, notation) = (&self.path, self.notation);
             let fail =
                 |e: parquet::errors::ParquetError| Error::other(format!("{}: {e}", path.display()));
             let mut rg = self.writer.next_row_group().map_err(fail)?;
@@ -501,7 +520,11 @@ mod parquet_sink {
                             let batch: Vec<ByteArray> = chunk
                                 .iter()
                                 .flatten()
-                                .map(|(r, c)| ByteArray::from(format!("{r},{c}").into_bytes()))
+                                .map(|&(r, c)| {
+                                    let text =
+                                        move_text(notation, MoveStyle::Field, r.into(), c.into());
+                                    ByteArray::from(text.into_bytes())
+                                })
                                 .collect();
                             w.write_batch(&batch, Some(&levels), None).map(drop)
                         })

@@ -23,7 +23,6 @@ pub struct Args {
 pub fn run(args: Args) -> Result<i32> {
     let table = open_table(&args.table)?;
     let h = &table.header;
-    let (r, c) = h.game.dims();
     let positions = h.total_positions();
     let value_bytes = h.value_bytes();
     let (largest, entry) = h
@@ -57,7 +56,7 @@ pub fn run(args: Args) -> Result<i32> {
     let mut rows = vec![
         ("table", table.path().display().to_string()),
         ("game", h.game.name().to_string()),
-        ("board", format!("{r} x {c}")),
+        ("board", super::board_words(&h.game)),
         (
             "format",
             format!("version {}", crate::table::header::VERSION),
@@ -110,7 +109,7 @@ pub fn run(args: Args) -> Result<i32> {
         let mut summary = serde_json::json!({
             "table": table.path().display().to_string(),
             "game": h.game.name(),
-            "board": format!("{r}x{c}"),
+            "board": h.game.label(),
             "format_version": crate::table::header::VERSION,
             "value_type": h.value_type.name(),
             "encoding": match h.encoding { Encoding::Plain => "plain", Encoding::Blocked => "compact", Encoding::Moves { .. } => "moves" },

@@ -51,7 +51,8 @@ enum Command {
     Query(query::Args),
     /// Describe a table file and check its checksum.
     Info(info::Args),
-    /// Play against the table's perfect player in the terminal (moves as `row col`).
+    /// Play against the table's perfect player in the terminal (moves as `row col`, or
+    /// for connect a column number).
     Play(play::Args),
     /// Re-derive every entry of a table from its children and check its checksum.
     Verify(verify::Args),
@@ -69,6 +70,16 @@ enum Command {
     Completions(completions::Args),
     /// Print the manual page (roff) to stdout.
     Man(man::Args),
+}
+
+/// The board's size in words, as `info` and `serve` show it: `2 x 3`; with K for the games
+/// whose label carries it (`GameSpec::label`: `3x3k3`), `3 x 3, 3 in a row`.
+fn board_words(spec: &crate::game::GameSpec) -> String {
+    let label = spec.label();
+    match label.split_once('k') {
+        Some((size, k)) => format!("{}, {k} in a row", size.replace('x', " x ")),
+        None => label.replace('x', " x "),
+    }
 }
 
 /// `--threads` for the commands whose work runs on rayon's pool.

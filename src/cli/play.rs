@@ -1,5 +1,6 @@
 //! `retro play`: a game in the terminal against the table's perfect player. Moves are read
-//! from stdin as `row col`, so a script can drive it; everything is written to stdout.
+//! from stdin as `row col` (connect: a column number), so a script can drive it;
+//! everything is written to stdout.
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -8,8 +9,8 @@ use clap::ValueEnum;
 
 use super::open_table;
 use crate::error::{Error, Result};
-use crate::game::{Game, Scores};
-use crate::probe::{Answer, answer_text, scores_after, start_scores};
+use crate::game::{Game, MoveNotation, Scores};
+use crate::probe::{Answer, MoveStyle, answer_text, describe_move, scores_after, start_scores};
 use crate::table::Table;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -34,8 +35,12 @@ pub struct Args {
     from: Option<String>,
 }
 
-const HELP: &str = "\
-moves: `row col`, 1-based (row 1 is the top row, column 1 the leftmost), e.g. `1 2`
+/// How moves are typed, by `MoveNotation`.
+const CELL_MOVES: &str =
+    "moves: `row col`, 1-based (row 1 is the top row, column 1 the leftmost), e.g. `1 2`";
+const COLUMN_MOVES: &str = "moves: a column number, 1-based from the left, e.g. `3`; the stone drops to the lowest empty cell";
+
+const COMMANDS: &str = "\
 commands:
   help   this list
   hint   the best move(s) here and their value, without playing
@@ -69,12 +74,18 @@ fn play<G: Game>(game: &G, table: &Table, args: &Args) -> Result<i32> {
     let mut text = args.from.clone().unwrap_or(empty);
     let mut scores = start_scores(game, &game.parse_position(&text)?);
     let mut history: Vec<Saved> = Vec::new();
-    // Every move since the start, as `undo` reports them: (who, row, col), 1-based.
-    let mut played: Vec<(&str, usize, usize)> = Vec::new();
+    // Every move since the start, as `undo` reports them: who, and the move.
+    let mut played: Vec<(&str, String)> = Vec::new();
+    let notation = game.move_notation();
     loop {
         let a = answer_text(game, table, &text)?;
         let stones = game.stones(&a.position);
-        write!(out, "\n{}", labelled(&game.draw(&a.position))).map_err(io)?;
+        write!(
+            out,
+            "\n{}",
+            labelled(&game.draw(&a.position), notation == MoveNotation::Cell)
+        )
+        .map_err(io)?;
         if a.moves.is_empty() && game.outcome(a.value, stones).is_some() {
             writeln!(
                 out,
@@ -113,13 +124,7 @@ fn play<G: Game>(game: &G, table: &Table, args: &Args) -> Result<i32> {
         )
         .map_err(io)?;
         let chosen = if human {
-            match ask(
-                &mut input,
-                &mut out,
-                &a,
-                game.value_meaning(),
-                !history.is_empty(),
-            )? {
+            match ask(game, &mut input, &mut out, &a, !history.is_empty())? {
                 Action::Move(i) => {
                     history.push(Saved {
                         text: text.clone(),
@@ -142,7 +147,7 @@ fn play<G: Game>(game: &G, table: &Table, args: &Args) -> Result<i32> {
                     if let Some(saved) = history.pop() {
                         let back: Vec<String> = played
                             .drain(saved.played..)
-                            .map(|(who, r, c)| format!("{who} {r} {c}"))
+                            .map(|(who, mv)| format!("{who} {mv}"))
                             .collect();
                         writeln!(out, "undo: took back {}", back.join(" and ")).map_err(io)?;
                         text = saved.text;
@@ -156,12 +161,9 @@ fn play<G: Game>(game: &G, table: &Table, args: &Args) -> Result<i32> {
         };
         let (mv, value) = &a.moves[chosen];
         let by = if human { "you play" } else { "retro plays" };
-        writeln!(out, "{by} {} {} (value {value})", mv.row + 1, mv.col + 1).map_err(io)?;
-        played.push((
-            if human { "your" } else { "retro's" },
-            mv.row + 1,
-            mv.col + 1,
-        ));
+        let said = describe_move(game, MoveStyle::Spoken, mv);
+        writeln!(out, "{by} {said} (value {value})").map_err(io)?;
+        played.push((if human { "your" } else { "retro's" }, said));
         scores = scores_after(game, scores, &a.position, mv);
         text = game.format_position(&mv.child);
     }
@@ -173,16 +175,21 @@ fn io(e: std::io::Error) -> Error {
 
 /// Prompt until the player names a legal move or a command the game loop handles; help,
 /// hints and refusals are answered here so the board is not redrawn for them.
-fn ask<P>(
+fn ask<G: Game>(
+    game: &G,
     input: &mut impl Iterator<Item = std::io::Result<String>>,
     out: &mut impl Write,
-    a: &Answer<P>,
-    value_meaning: &str,
+    a: &Answer<G::Position>,
     can_undo: bool,
 ) -> Result<Action> {
-    let cell = |i: usize| format!("{} {}", a.moves[i].0.row + 1, a.moves[i].0.col + 1);
+    let cell = |i: usize| describe_move(game, MoveStyle::Spoken, &a.moves[i].0);
+    let notation = game.move_notation();
+    let (typed, moves_help) = match notation {
+        MoveNotation::Cell => ("row col", CELL_MOVES),
+        MoveNotation::Column => ("column", COLUMN_MOVES),
+    };
     loop {
-        write!(out, "your move (row col, or help): ").map_err(io)?;
+        write!(out, "your move ({typed}, or help): ").map_err(io)?;
         out.flush().map_err(io)?;
         let line = match input.next() {
             Some(line) => line.map_err(|e| Error::io("reading stdin", e))?,
@@ -191,7 +198,7 @@ fn ask<P>(
         let line = line.trim();
         match line.to_ascii_lowercase().as_str() {
             "help" => {
-                writeln!(out, "{HELP}\n{value_meaning}").map_err(io)?;
+                writeln!(out, "{moves_help}\n{COMMANDS}\n{}", game.value_meaning()).map_err(io)?;
                 continue;
             }
             "hint" => {
@@ -218,8 +225,8 @@ fn ask<P>(
             _ => {}
         }
         let numbers: Option<Vec<usize>> = line.split_whitespace().map(|t| t.parse().ok()).collect();
-        let what = match numbers.as_deref() {
-            Some(&[r, c]) => {
+        let what = match (notation, numbers.as_deref()) {
+            (MoveNotation::Cell, Some(&[r, c])) => {
                 let found = a
                     .moves
                     .iter()
@@ -229,6 +236,21 @@ fn ask<P>(
                 }
                 format!("illegal move {line:?}")
             }
+            (MoveNotation::Column, Some(&[c])) => {
+                let found = a.moves.iter().position(|(mv, _)| mv.col + 1 == c);
+                if let Some(i) = found {
+                    return Ok(Action::Move(i));
+                }
+                let columns = game.spec().map_or(0, |s| s.dims().1);
+                if (1..=columns).contains(&c) {
+                    format!("illegal move {line:?}: column {c} is full")
+                } else {
+                    format!("illegal move {line:?}: the columns are 1 to {columns}")
+                }
+            }
+            (MoveNotation::Column, Some(&[_, _, ..])) => {
+                format!("illegal move {line:?}: a move is one column number")
+            }
             _ => format!("unknown input {line:?} (type help for commands)"),
         };
         let legal: Vec<String> = (0..a.moves.len()).map(cell).collect();
@@ -236,11 +258,12 @@ fn ask<P>(
     }
 }
 
-/// The board under column numbers and beside row numbers. `Game::draw` puts spaces between
-/// cells for some games and not for others; every cell is one char, so dropping the spaces
-/// and laying the cells out here gives both games the same look, and room for two-digit
-/// labels.
-fn labelled(drawing: &str) -> String {
+/// The board under column numbers and, where moves name cells (`rows`), beside row
+/// numbers; a game whose moves are columns needs only the column numbers. `Game::draw`
+/// puts spaces between cells for some games and not for others; every cell is one char,
+/// so dropping the spaces and laying the cells out here gives every game the same look,
+/// and room for two-digit labels.
+fn labelled(drawing: &str, rows_numbered: bool) -> String {
     let rows: Vec<Vec<char>> = drawing
         .lines()
         .map(|l| l.chars().filter(|c| !c.is_whitespace()).collect())
@@ -249,6 +272,14 @@ fn labelled(drawing: &str) -> String {
     let rw = rows.len().to_string().len();
     let cw = cols.to_string().len();
     let header: Vec<String> = (1..=cols).map(|j| format!("{j:>cw$}")).collect();
+    if !rows_numbered {
+        let mut out = format!("{}\n", header.join(" "));
+        for row in &rows {
+            let cells: Vec<String> = row.iter().map(|c| format!("{c:>cw$}")).collect();
+            out.push_str(&format!("{}\n", cells.join(" ")));
+        }
+        return out;
+    }
     let mut out = format!("{:rw$}  {}\n", "", header.join(" "));
     for (i, row) in rows.iter().enumerate() {
         let cells: Vec<String> = row.iter().map(|c| format!("{c:>cw$}")).collect();
@@ -264,15 +295,25 @@ mod tests {
     #[test]
     fn spaced_and_unspaced_drawings_look_the_same() {
         let want = "   1 2 3\n1  # + .\n2  + . .\n";
-        assert_eq!(labelled("#+.\n+..\n"), want);
-        assert_eq!(labelled("# + .\n+ . .\n"), want);
+        assert_eq!(labelled("#+.\n+..\n", true), want);
+        assert_eq!(labelled("# + .\n+ . .\n", true), want);
+    }
+
+    #[test]
+    fn column_moves_number_only_the_columns() {
+        assert_eq!(labelled(". . .\nx o .\n", false), "1 2 3\n. . .\nx o .\n");
+        let text = labelled(&format!("{}\n", ".".repeat(10)), false);
+        assert_eq!(
+            text,
+            format!(" 1  2  3  4  5  6  7  8  9 10\n{}\n", [" ."; 10].join(" "))
+        );
     }
 
     #[test]
     fn two_digit_labels_stay_aligned() {
         let row = "o".repeat(10);
         let drawing = format!("{row}\n").repeat(10);
-        let text = labelled(&drawing);
+        let text = labelled(&drawing, true);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "     1  2  3  4  5  6  7  8  9 10");
         assert_eq!(lines[1], " 1   o  o  o  o  o  o  o  o  o  o");

@@ -8,9 +8,10 @@ use super::open_table;
 use std::io::{BufRead, Write};
 
 use crate::error::{Error, Result};
-use crate::game::{Game, Verdict};
+use crate::game::{Game, MoveNotation, Verdict};
 use crate::probe::{
-    Answer, Step, answer, answer_text, principal_variation, pv_json, to_json, to_move,
+    Answer, MoveStyle, Step, answer, answer_text, describe_move, principal_variation, pv_json,
+    to_json, to_move,
 };
 use crate::table::Table;
 
@@ -24,7 +25,8 @@ pub struct Args {
     /// Table file.
     table: PathBuf,
     /// Position: young `3,1,0` (row lengths); twins `o.x/.o./...` (rows of o, x, .); mnk
-    /// `x.o/.x./...` (rows of x, o, .; x moves first).
+    /// `x.o/.x./...` (rows of x, o, .; x moves first); connect as mnk, top row first.
+    /// Moves are listed as cells `(row,col)`, or for connect as columns `column 3`.
     #[arg(required_unless_present = "batch")]
     position: Option<String>,
     /// Read positions from stdin, one per line, and print one value per line (with
@@ -213,10 +215,9 @@ fn pv_text<G: Game>(game: &G, pv: &[Step<G::Position>], value: i64, stones: usiz
         for (i, s) in pv.iter().enumerate() {
             let who = if s.first_to_move { "first" } else { "second" };
             out.push_str(&format!(
-                "  {:>3}. {who:<6} ({},{})  -> {}\n",
+                "  {:>3}. {who:<6} {}  -> {}\n",
                 i + 1,
-                s.mv.row + 1,
-                s.mv.col + 1,
+                describe_move(game, MoveStyle::Listed, &s.mv),
                 game.format_position(&s.mv.child),
             ));
         }
@@ -229,10 +230,9 @@ fn pv_text<G: Game>(game: &G, pv: &[Step<G::Position>], value: i64, stones: usiz
     for (i, s) in pv.iter().enumerate() {
         let who = if s.first_to_move { "first" } else { "second" };
         out.push_str(&format!(
-            "  {:>3}. {who:<6} ({},{})  -> {:<20} scores: first {}, second {}\n",
+            "  {:>3}. {who:<6} {}  -> {:<20} scores: first {}, second {}\n",
             i + 1,
-            s.mv.row + 1,
-            s.mv.col + 1,
+            describe_move(game, MoveStyle::Listed, &s.mv),
             game.format_position(&s.mv.child),
             s.scores.first,
             s.scores.second
@@ -264,11 +264,23 @@ fn to_text<G: Game>(game: &G, a: &Answer<G::Position>) -> String {
         "value     {}\n",
         game.describe_value_at(a.value, stones)
     ));
+    let named: Vec<String> = a
+        .moves
+        .iter()
+        .map(|(mv, _)| describe_move(game, MoveStyle::Listed, mv))
+        .collect();
+    // A cell `(r,c)` fits 8 columns on every board; `column 10` does not.
+    let width = named.iter().map(String::len).max().unwrap_or(0).max(8);
     if !a.moves.is_empty() {
-        out.push_str("moves     cell     position              value\n");
+        let head = match game.move_notation() {
+            MoveNotation::Cell => "cell",
+            MoveNotation::Column => "move",
+        };
+        out.push_str(&format!(
+            "moves     {head:<width$} position              value\n"
+        ));
     }
-    for (i, (mv, v)) in a.moves.iter().enumerate() {
-        let cell = format!("({},{})", mv.row + 1, mv.col + 1);
+    for (i, ((mv, v), cell)) in a.moves.iter().zip(&named).enumerate() {
         let best = if a.is_best(i) { "  best" } else { "" };
         let result = match game.outcome(*v, stones) {
             Some(o) if o.result == Verdict::Tie => "  tie".to_string(),
@@ -276,7 +288,7 @@ fn to_text<G: Game>(game: &G, a: &Answer<G::Position>) -> String {
             None => String::new(),
         };
         out.push_str(&format!(
-            "          {cell:<8} {:<21} {v:>5}{result}{best}\n",
+            "          {cell:<width$} {:<21} {v:>5}{result}{best}\n",
             game.format_position(&mv.child)
         ));
     }

@@ -75,7 +75,7 @@ impl Served {
         let mut summary = json!({
             "name": name,
             "game": spec.name(),
-            "board": format!("{rows} x {cols}"),
+            "board": super::board_words(&spec),
             "rows": rows,
             "cols": cols,
             "positions": table.header.total_positions(),

@@ -23,8 +23,9 @@ function valueInWords(info, value) {
     const total = [...info.weights.vert, ...info.weights.horiz].reduce((a, b) => a + b, 0);
     return `first finishes with ${value} of ${total}`;
   }
-  // mnk values are seen from x: N + 1 - p for a win by x at ply p, negative for o.
-  if (info.game === "mnk") {
+  // mnk and connect values are seen from x: N + 1 - p for a win by x at ply p,
+  // negative for o.
+  if (info.game === "mnk" || info.game === "connect") {
     if (value === 0) return "tie with best play";
     const ply = info.rows * info.cols + 1 - Math.abs(value);
     return `${value > 0 ? "x" : "o"} wins at ply ${ply}`;
@@ -52,6 +53,9 @@ async function listTables() {
 }
 
 // ---- the explorer (/TABLE) ----
+
+// A move as the page names it: its cell, or for connect (moves choose a column) its column.
+const moveName = (m) => (m.column ? `column ${m.column}` : `(${m.cell.join(",")})`);
 
 const tableName = decodeURIComponent(location.pathname.slice(1));
 let info = null;      // the table's entry in /api/tables
@@ -111,8 +115,9 @@ function render() {
 
   document.title = `${tableName}: ${a.position}`;
   $("position").textContent = a.position;
+  // Nobody moves on a full board, or where a line has ended the game (mnk, connect).
   $("to-move").textContent = a.to_move === "none"
-    ? "game over: the board is full"
+    ? (a.stones === info.rows * info.cols ? "game over: the board is full" : "game over")
     : `${a.to_move} to move` + (info.game === "twins" ? (first ? " (o)" : " (x)") : "");
   $("value").textContent = valueInWords(info, a.value);
 
@@ -127,7 +132,7 @@ function render() {
     button.dataset.cell = m.cell.join(",");
     button.dataset.position = m.position;
     button.style.background = colour(good[i]);
-    button.textContent = `(${m.cell.join(",")}) → ${m.position}   value ${m.value}` + (best ? "   ★ best" : "");
+    button.textContent = `${moveName(m)} → ${m.position}   value ${m.value}` + (best ? "   ★ best" : "");
     button.title = valueInWords(info, m.value);
     button.onclick = () => { stop(); go(m.position); };
     const item = document.createElement("li");
@@ -139,7 +144,7 @@ function render() {
 
   const svg = $("board");
   svg.replaceChildren();
-  ({ young: drawYoung, twins: drawTwins, mnk: drawGrid }[info.game] || drawGrid)(svg, a, byCell);
+  ({ young: drawYoung, twins: drawTwins, mnk: drawGrid, connect: drawGrid }[info.game] || drawGrid)(svg, a, byCell);
 }
 
 function legalCell(rect, cell, byCell) {
@@ -150,7 +155,7 @@ function legalCell(rect, cell, byCell) {
   rect.dataset.cell = cell;
   rect.onclick = () => { stop(); go(hit.move.position); };
   const title = document.createElementNS(SVG, "title");
-  title.textContent = `(${cell}) value ${hit.move.value}`;
+  title.textContent = `${moveName(hit.move)} value ${hit.move.value}`;
   rect.append(title);
 }
 
@@ -206,20 +211,35 @@ function drawTwins(svg, a, byCell) {
   }
 }
 
-// A plain grid of marks (mnk): rows of the position's notation, empty cells playable.
+// A plain grid of marks (mnk, connect): rows of the position's notation, empty cells
+// playable. Connect's moves choose a column: its numbers are drawn above the grid and a
+// click anywhere in a column plays there (the coloured cell is where the stone lands).
 function drawGrid(svg, a, byCell) {
   const { rows, cols } = info;
   const S = 56, C = 48, pad = 10;
+  const top = info.game === "connect" ? 24 : 0;
   const marks = a.position.split("/");
   svg.setAttribute("width", (cols - 1) * S + C + 2 * pad);
-  svg.setAttribute("height", (rows - 1) * S + C + 2 * pad);
+  svg.setAttribute("height", (rows - 1) * S + C + 2 * pad + top);
   for (let i = 0; i < rows; i++) {
     for (let j = 0; j < cols; j++) {
-      const rect = el("rect", { x: pad + j * S, y: pad + i * S, width: C, height: C, class: "cell" }, svg);
+      const rect = el("rect", { x: pad + j * S, y: top + pad + i * S, width: C, height: C, class: "cell" }, svg);
       const m = marks[i][j];
       if (m === ".") legalCell(rect, `${i + 1},${j + 1}`, byCell);
-      else text(m, { x: pad + j * S + C / 2, y: pad + i * S + C / 2, class: `mark ${m}` }, svg);
+      else text(m, { x: pad + j * S + C / 2, y: top + pad + i * S + C / 2, class: `mark ${m}` }, svg);
     }
+  }
+  if (!top) return;
+  for (let j = 0; j < cols; j++) {
+    text(String(j + 1), { x: pad + j * S + C / 2, y: pad + 8, class: "weight" }, svg);
+    const hit = [...byCell.values()].find((h) => h.move.column === j + 1);
+    if (!hit) continue;
+    const column = el("rect", { x: pad + j * S, y: top + pad, width: C, height: (rows - 1) * S + C,
+                                class: "column", "data-column": j + 1 }, svg);
+    column.onclick = () => { stop(); go(hit.move.position); };
+    const title = document.createElementNS(SVG, "title");
+    title.textContent = `${moveName(hit.move)} value ${hit.move.value}`;
+    column.append(title);
   }
 }
 

@@ -1,0 +1,447 @@
+//! connect through the commands people use: moves are columns in `query` (text, `--pv`,
+//! `--json`, `--batch`), in `play` (typed as one column number, shown under numbered
+//! columns), in `export` and in `serve`; `info`, `build` and `serve` name the board by its
+//! label (`4x4k4`, width first).
+
+mod common;
+#[path = "support/server.rs"]
+mod server;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::retro;
+use serde_json::Value;
+
+/// Stdout of a run that must succeed with nothing on stderr.
+fn ok(out: &Output) -> String {
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+/// A 4 x 4 connect table (K 4 by default) in `dir`.
+fn build(dir: &Path) -> PathBuf {
+    let path = dir.join("c.retro");
+    ok(&retro(
+        &["build", "connect", "-o", path.to_str().unwrap(), "-q"],
+        "4x4\n",
+    ));
+    path
+}
+
+fn query(table: &Path, args: &[&str]) -> String {
+    let mut all = vec!["query", table.to_str().unwrap()];
+    all.extend_from_slice(args);
+    ok(&retro(&all, ""))
+}
+
+fn query_json(table: &Path, position: &str) -> Value {
+    serde_json::from_str(&query(table, &[position, "--json", "--pv"])).unwrap()
+}
+
+#[test]
+fn query_lists_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = build(dir.path());
+    let text = query(&table, &["empty"]);
+    assert!(
+        text.contains("moves     move     position              value\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("          column 1 ..../..../..../x...       0  tie  best\n"),
+        "{text}"
+    );
+    assert!(!text.contains("(4,1)"), "{text}");
+
+    // Column 1 full: its move is gone, the others land on the bottom row.
+    let text = query(&table, &["o.../x.../o.../x..."]);
+    assert!(!text.contains("column 1 "), "{text}");
+    assert!(text.contains("column 2 o.../x.../o.../xx.."), "{text}");
+}
+
+#[test]
+fn json_adds_the_column_beside_the_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = build(dir.path());
+    let json = query_json(&table, "..../..../..../x...");
+    let moves = json["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 4);
+    for (j, m) in moves.iter().enumerate() {
+        assert_eq!(m["column"], j + 1, "{m}");
+        assert_eq!(m["cell"][1], j + 1, "{m}");
+        // The landing cell: column 1 holds a stone, so o lands on row 3.
+        assert_eq!(m["cell"][0], if j == 0 { 3 } else { 4 }, "{m}");
+    }
+    let pv = json["pv"].as_array().unwrap();
+    assert!(!pv.is_empty());
+    for step in pv {
+        assert_eq!(step["column"], step["cell"][1], "{step}");
+    }
+
+    // --batch --json carries it too, and the other games' JSON has no `column`.
+    let batch = ok(&retro(
+        &["query", table.to_str().unwrap(), "--batch", "--json"],
+        "empty\n",
+    ));
+    let line: Value = serde_json::from_str(batch.trim()).unwrap();
+    assert_eq!(line["moves"][2]["column"], 3, "{line}");
+    let young = dir.path().join("y.retro");
+    let sample = format!("{}/tables/young-sample.txt", env!("CARGO_MANIFEST_DIR"));
+    ok(&retro(
+        &[
+            "build",
+            "young",
+            &sample,
+            "-o",
+            young.to_str().unwrap(),
+            "-q",
+        ],
+        "",
+    ));
+    let text = query(&young, &["empty", "--json", "--pv"]);
+    assert!(!text.contains("column"), "{text}");
+}
+
+#[test]
+fn principal_variation_names_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = build(dir.path());
+    let text = query(&table, &["empty", "--pv"]);
+    let steps: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != "principal variation")
+        .skip(1)
+        .collect();
+    // A tie with best play: the board fills, 16 moves, then the result.
+    assert_eq!(steps.len(), 17, "{text}");
+    assert!(steps[0].starts_with("    1. first  column "), "{text}");
+    assert!(steps[1].starts_with("    2. second column "), "{text}");
+    assert!(steps[16].starts_with("  result 0: tie"), "{text}");
+}
+
+/// `retro play TABLE extra...` on `script`; it must succeed.
+fn play(table: &Path, extra: &[&str], script: &str) -> String {
+    let mut args = vec!["play", table.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    ok(&retro(&args, script))
+}
+
+#[test]
+fn play_reads_columns_and_numbers_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = build(dir.path());
+    // Column 1 is full from the start; bad input is refused on one line, then re-asked.
+    let script = "help\nhint\n1\n5\n0\n1 2\nfoo\n2\nundo\n2\nquit\n";
+    let text = play(&table, &["--from", "o.../x.../o.../x..."], script);
+    assert!(
+        text.starts_with("\n1 2 3 4\no . . .\nx . . .\no . . .\nx . . .\n"),
+        "{text}"
+    );
+    let prompt = "your move (column, or help): ";
+    assert!(
+        text.contains(&format!("{prompt}moves: a column number")),
+        "{text}"
+    );
+    assert!(text.contains(&format!("{prompt}hint: best move")), "{text}");
+    let legal = "; legal moves: column 2, column 3, column 4\n";
+    for refusal in [
+        "illegal move \"1\": column 1 is full",
+        "illegal move \"5\": the columns are 1 to 4",
+        "illegal move \"0\": the columns are 1 to 4",
+        "illegal move \"1 2\": a move is one column number",
+        "unknown input \"foo\" (type help for commands)",
+    ] {
+        assert!(
+            text.contains(&format!("{prompt}{refusal}{legal}")),
+            "{refusal}: {text}"
+        );
+    }
+    assert!(
+        text.contains(&format!("{prompt}you play column 2 (value ")),
+        "{text}"
+    );
+    let reply = text
+        .lines()
+        .find_map(|l| l.strip_prefix("retro plays column "))
+        .expect("a reply");
+    let column = reply.split(' ').next().unwrap();
+    assert!(
+        text.contains(&format!(
+            "undo: took back your column 2 and retro's column {column}\n"
+        )),
+        "{text}"
+    );
+    assert!(text.contains(&format!("{prompt}quit: ")), "{text}");
+    // No row numbers: every drawn row is the cells alone.
+    assert!(!text.contains("1  o"), "{text}");
+}
+
+#[test]
+fn scripted_play_reaches_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = build(dir.path());
+    // Cycling through the columns always finds a legal one within four lines.
+    let script = "1\n2\n3\n4\n".repeat(20);
+    for side in ["first", "second"] {
+        let text = play(&table, &["--as", side], &script);
+        let last = text.lines().last().unwrap();
+        assert!(last.starts_with("game over: "), "{side}: {text}");
+        let played =
+            text.matches("you play column ").count() + text.matches("retro plays column ").count();
+        // Over when the board is full, or earlier with a line of four.
+        assert!((7..=16).contains(&played), "{side}: {text}");
+    }
+}
+
+#[test]
+fn info_build_and_serve_name_the_board_width_first_with_k() {
+    let dir = tempfile::tempdir().unwrap();
+    // From stdin without -o the default name carries the label.
+    let out = Command::new(env!("CARGO_BIN_EXE_retro"))
+        .args(["build", "connect", "-q", "--json"])
+        .current_dir(dir.path())
+        .stdin(std::fs::File::open(write(dir.path(), "b.txt", "3x4k3\n")).unwrap())
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_str(&ok(&out)).unwrap();
+    assert_eq!(json["board"], "3x4k3", "{json}");
+    let path = json["table"].as_str().unwrap();
+    assert!(path.starts_with("tables/connect-3x4k3-"), "{path}");
+    let table = dir.path().join(path);
+
+    let text = ok(&retro(&["info", table.to_str().unwrap()], ""));
+    assert!(
+        text.contains("\nboard        3 x 4, 3 in a row\n"),
+        "{text}"
+    );
+    let info: Value = serde_json::from_str(&ok(&retro(
+        &["info", table.to_str().unwrap(), "--json"],
+        "",
+    )))
+    .unwrap();
+    assert_eq!(info["board"], "3x4k3");
+    let four = build(dir.path());
+    let info: Value =
+        serde_json::from_str(&ok(&retro(&["info", four.to_str().unwrap(), "--json"], ""))).unwrap();
+    assert_eq!(info["board"], "4x4k4");
+
+    let server = server::Server::start(std::slice::from_ref(&table), &["--quiet"]);
+    let list = server::get(&server.addr, "/api/tables").json();
+    assert_eq!(list[0]["board"], "3 x 4, 3 in a row", "{list}");
+    // Rows and columns as the positions are written: 4 rows of 3.
+    assert_eq!(list[0]["rows"], 4, "{list}");
+    assert_eq!(list[0]["cols"], 3, "{list}");
+    let name = table.file_stem().unwrap().to_str().unwrap();
+    let answer = server::get(&server.addr, &format!("/api/{name}/empty")).json();
+    assert_eq!(answer["moves"][2]["column"], 3, "{answer}");
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn verify_and_export_take_the_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = build(dir.path());
+    ok(&retro(&["verify", table.to_str().unwrap()], ""));
+    let csv = dir.path().join("c.csv");
+    ok(&retro(
+        &[
+            "export",
+            table.to_str().unwrap(),
+            "--csv",
+            "-q",
+            "-o",
+            csv.to_str().unwrap(),
+        ],
+        "",
+    ));
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("position,stones,to_move,value,best_move")
+    );
+    assert_eq!(lines.next(), Some("..../..../..../....,0,first,0,1"));
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(rows.len(), 201755);
+    let mut ended = 0;
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row.len(), 5, "{row:?}");
+        let stones: usize = row[1].parse().unwrap();
+        if row[4].is_empty() {
+            // Nobody moves: a full board, or a line of four already.
+            assert_eq!(row[2], "none", "{row:?}");
+            ended += usize::from(stones < 16);
+        } else {
+            let column: usize = row[4].parse().unwrap();
+            assert!((1..=4).contains(&column), "{row:?}");
+        }
+        // A few rows against query: the best move is its first best column.
+        if i % 20011 == 0 {
+            let json = query_json(&table, row[0]);
+            assert_eq!(json["to_move"], row[2], "{row:?}");
+            let first_best = json["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|m| m["value"] == json["value"])
+                .map(|m| m["column"].to_string())
+                .unwrap_or_default();
+            assert_eq!(first_best, row[4], "{row:?}");
+        }
+    }
+    assert!(ended > 0, "no won position exported");
+}
+
+mod browser {
+    //! The explorer on a connect table in headless Chromium (as tests/serve.rs drives it):
+    //! a click anywhere in a column plays that column.
+
+    use super::*;
+    use fantoccini::{Client, ClientBuilder, Locator};
+    use std::time::{Duration, Instant};
+
+    const CHROMIUM: &str = "/usr/bin/chromium";
+    const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+    struct Driver(std::process::Child);
+
+    impl Drop for Driver {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
+    fn start_driver() -> (Driver, u16) {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start chromedriver");
+        let driver = Driver(child);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "chromedriver did not listen");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        (driver, port)
+    }
+
+    async fn connect(port: u16, profile: &Path) -> Client {
+        let args = [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-dev-shm-usage",
+            &format!("--user-data-dir={}", profile.display()),
+        ];
+        let caps = serde_json::json!({
+            "goog:chromeOptions": {"binary": CHROMIUM, "args": args}
+        });
+        let Value::Object(caps) = caps else {
+            unreachable!()
+        };
+        ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .expect("connect to chromedriver")
+    }
+
+    /// Wait until `check` holds (the page fetches asynchronously).
+    async fn wait_for<F: std::future::Future<Output = bool>>(what: &str, check: impl Fn() -> F) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !check().await {
+            assert!(Instant::now() < deadline, "waited in vain for {what}");
+            tokio::time::sleep(Duration::from_millis(30)).await;
+        }
+    }
+
+    async fn text(c: &Client, css: &str) -> String {
+        match c.find(Locator::Css(css)).await {
+            Ok(e) => e.text().await.unwrap_or_default(),
+            Err(_) => String::new(),
+        }
+    }
+
+    async fn click_column(c: &Client, column: usize) {
+        let css = format!("rect.column[data-column='{column}']");
+        c.wait()
+            .at_most(Duration::from_secs(20))
+            .for_element(Locator::Css(&css))
+            .await
+            .expect(&css)
+            .click()
+            .await
+            .expect(&css);
+    }
+
+    #[test]
+    fn a_click_anywhere_in_a_column_plays_it() {
+        if !Path::new(CHROMIUM).exists() || !Path::new(CHROMEDRIVER).exists() {
+            println!("note: skipping the browser test: install chromium and chromium-driver");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let table = build(dir.path());
+        let server = server::Server::start(&[table], &["--quiet"]);
+        let (_driver, port) = start_driver();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let c = connect(port, &dir.path().join("profile")).await;
+            let url = |position: &str| server.url(&format!("/c?position={position}"));
+            c.goto(&server.url("/c")).await.unwrap();
+            wait_for("the value", || async {
+                text(&c, "#value").await == "tie with best play"
+            })
+            .await;
+            let first = text(&c, "#moves button").await;
+            assert!(first.starts_with("column "), "{first}");
+            // The column's rectangle is clicked in its middle, two rows above where the
+            // stone lands.
+            click_column(&c, 3).await;
+            let want = url("..../..../..../..x.");
+            wait_for("the first move", || async {
+                c.current_url().await.unwrap().as_str() == want
+            })
+            .await;
+            click_column(&c, 3).await;
+            let want = url("..../..../..o./..x.");
+            wait_for("the second move", || async {
+                c.current_url().await.unwrap().as_str() == want
+            })
+            .await;
+            let _ = c.close().await;
+        });
+    }
+}
