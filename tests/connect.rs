@@ -102,7 +102,11 @@ impl Brute {
             return r;
         }
         let stones = Self::stones(board);
-        let (mover, last) = if stones % 2 == 0 { (1, 2) } else { (2, 1) };
+        let (mover, last) = if stones.is_multiple_of(2) {
+            (1, 2)
+        } else {
+            (2, 1)
+        };
         let result = if self.has_line(board, last) {
             (Verdict::Loss, 0)
         } else if stones == self.cells() {
@@ -150,7 +154,7 @@ impl Brute {
             (false, false) => {}
         }
         let (verdict, r) = self.solve(board);
-        let x_to_move = stones % 2 == 0;
+        let x_to_move = stones.is_multiple_of(2);
         let at_end = (self.cells() + 1 - (stones + r)) as i64;
         match verdict {
             Verdict::Tie => 0,
@@ -171,7 +175,11 @@ impl Brute {
             if self.has_line(&board, 1) || self.has_line(&board, 2) {
                 continue;
             }
-            let mover = if Self::stones(&board) % 2 == 0 { 1 } else { 2 };
+            let mover = if Self::stones(&board).is_multiple_of(2) {
+                1
+            } else {
+                2
+            };
             for col in 0..self.width {
                 if let Some(cell) = self.landing(&board, col) {
                     board[cell] = mover;
@@ -314,7 +322,7 @@ fn every_position_of_small_boards_matches_the_brute_force() {
                     .filter_map(|col| {
                         let cell = brute.landing(&board, col)?;
                         let mut child = board.clone();
-                        child[cell] = if layer % 2 == 0 { 1 } else { 2 };
+                        child[cell] = if layer.is_multiple_of(2) { 1 } else { 2 };
                         Some((cell / w, col, Brute::code(&child).to_string()))
                     })
                     .collect()
@@ -329,20 +337,22 @@ fn every_position_of_small_boards_matches_the_brute_force() {
                 })
                 .collect();
             assert_eq!(moves, expected, "{what}");
-            // Reachability: every board play reaches is accepted, and a refusal is exactly
-            // what the lines say.
+            // Reachability: exactly the boards play reaches are accepted; a refusal says
+            // what the lines say, or else that no order of drops builds the board.
             let arises = reachable.contains(&Brute::code(&board));
-            let refusal = game.check_reachable(pos).err().map(|e| e.to_string());
-            match (refusal, brute.line_refusal(&board)) {
-                (None, None) => {}
-                (Some(msg), Some(why)) => assert!(
-                    msg.contains(&format!("this position cannot arise: {why}")),
-                    "{what}: {msg}"
-                ),
-                (got, want) => panic!("{what}: refused {got:?}, lines say {want:?}"),
-            }
-            if arises {
-                assert!(game.check_reachable(pos).is_ok(), "{what} arises in play");
+            match game.check_reachable(pos) {
+                Ok(()) => assert!(arises, "{what} accepted, but play never reaches it"),
+                Err(e) => {
+                    assert!(!arises, "{what} refused, but play reaches it: {e}");
+                    let why = brute.line_refusal(&board).unwrap_or(
+                        "no order of drops (x first, turns alternating) stacks these columns",
+                    );
+                    let msg = e.to_string();
+                    assert!(
+                        msg.contains(&format!("this position cannot arise: {why}")),
+                        "{what}: {msg}"
+                    );
+                }
             }
             checked += 1;
         });
@@ -409,6 +419,18 @@ fn refusals_say_why_the_position_cannot_arise() {
         "..../x.../xxo./ooox",
         "o has lines that no single move completed",
     );
+    // No line, but no order of play stacks the columns so: x moved first, yet o holds
+    // every bottom cell (4 x 4), or o is under x in the only column (1 x 2); o, o, x from
+    // the bottom of column 3 would need o to move twice in a row.
+    let gravity = "no order of drops (x first, turns alternating) stacks these columns \
+                   without a line ending the game sooner";
+    said(&four, "x.../x.../xx../ooo.", gravity);
+    said(&connect(1, 2, 2), "x/o", gravity);
+    said(&four, "..../..x./..o./.xo.", gravity);
+    assert_eq!(why(&connect(1, 2, 2), "o/x"), None);
+    // x's two in a row end at its top stone, as the lines want, but o's stone under them
+    // would have been the first.
+    said(&connect(1, 3, 2), "x/x/o", gravity);
     // Lines meeting at a top stone are fine: the last drop (column 3) made both.
     assert_eq!(why(&three, "..../xo../ox.o/xxxo"), None);
 }
@@ -479,6 +501,17 @@ fn board_limits() {
     let standard = connect(7, 6, 4);
     assert_eq!(standard.cells(), 42);
     assert!(standard.total_positions() > 7_000_000_000_000);
+    // Its positions read, and play's order is searched on them too: a full board without
+    // a line that play reaches, and one with x's only stone on o's.
+    let full = standard
+        .parse_position("xoxoxox/xoxoxox/oxoxoxo/oxoxoxo/xoxoxox/ooxoxox")
+        .unwrap();
+    assert_eq!(standard.stones(&full), 42);
+    assert!(standard.check_reachable(&full).is_ok());
+    let pos = standard
+        .parse_position("......./......./......./......./x....../o......")
+        .unwrap();
+    assert!(standard.check_reachable(&pos).is_err());
     // K from 1 to max(W, H); the default is 4, or max(W, H) when that is less.
     assert!(ConnectSpec::checked(3, 2, 4).is_err());
     assert!(ConnectSpec::checked(4, 4, 0).is_err());
@@ -573,8 +606,8 @@ fn command_line_builds_queries_verifies_and_exports() {
         text.contains("to move   nobody (the game is over)"),
         "{text}"
     );
-    // o to move completes the bottom row at ply 8.
-    let text = ok(&retro(&["query", table, "x.../x.../xx../ooo."], ""));
+    // o to move completes column 1 at ply 8.
+    let text = ok(&retro(&["query", table, "..../o.../ox../oxxx"], ""));
     assert!(
         text.contains("-9: o to move wins in 1 (remoteness 1)"),
         "{text}"
@@ -629,6 +662,14 @@ fn command_line_builds_queries_verifies_and_exports() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("this position cannot arise: both x and o have a line"),
+        "{err}"
+    );
+    // Every bottom stone is o's, but x dropped the first stone.
+    let out = retro(&["query", table, "x.../x.../xx../ooo."], "");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("this position cannot arise: no order of drops (x first, turns alternating)"),
         "{err}"
     );
     let out = retro(&["query", table, "..../x.../..../o..."], "");
@@ -695,7 +736,11 @@ fn command_line_builds_queries_verifies_and_exports() {
         let over = brute.has_line(&board, 1) || brute.has_line(&board, 2) || stones == 16;
         assert_eq!(best.is_empty(), over, "{line}");
         if !over {
-            let expected = if stones % 2 == 0 { "first" } else { "second" };
+            let expected = if stones.is_multiple_of(2) {
+                "first"
+            } else {
+                "second"
+            };
             assert_eq!(to_move, expected, "{line}");
         }
     }
