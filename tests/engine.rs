@@ -186,6 +186,8 @@ fn every_game_passes_the_conformance_checks() {
         ("young", &[(1, 1), (2, 5), (4, 4), (5, 3)]),
         ("twins", &[(1, 1), (1, 4), (2, 3), (3, 3)]),
         ("mnk", &[(1, 1), (2, 3), (3, 3), (3, 4)]),
+        // Width x height, with the default K (4, or max(W, H) if less).
+        ("connect", &[(1, 1), (1, 4), (4, 1), (2, 3), (3, 3), (4, 3)]),
     ];
     for name in retro::game::GAMES {
         let (_, sizes) = boards

@@ -17,10 +17,13 @@
 //! ascending bit order is exactly the stone order above.
 //!
 //! As with mnk, the ranking counts boards play never reaches (both players have a line,
-//! play went on after one); every board with a line is over, valued for whoever has one,
-//! 0 when both have, and `check_reachable` tells them apart for `query` and `play`.
+//! play went on after one, or no order of drops stacks the columns so: o under x alone in
+//! a column); every board with a line is over, valued for whoever has one, 0 when both
+//! have, and `check_reachable` tells them apart for `query` and `play`.
 
 mod heights;
+
+use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
@@ -247,6 +250,38 @@ impl Connect {
              separated by /; stones rest on the bottom or on another stone; x moves first)",
             example.join("/")
         )
+    }
+
+    /// Whether play builds these stones: some order of drops, x first and turns
+    /// alternating, with no line before the last drop. Searched backwards: the last stone
+    /// dropped is the top stone of a column and the last mover's, and the board before it
+    /// has no line and is built the same way. Every state is the board minus the tops of
+    /// some columns, at most (H + 1)^W of them; those that fail are remembered.
+    fn buildable(&self, occupied: u64, x: u64, failed: &mut HashSet<u64>) -> bool {
+        if occupied == 0 {
+            return true;
+        }
+        if failed.contains(&occupied) {
+            return false;
+        }
+        let stones = occupied.count_ones() as usize;
+        let last = occupied & if stones % 2 == 1 { x } else { !x };
+        for col in 0..self.spec.width {
+            let height = self.heights.column_height(occupied, col);
+            if height == 0 {
+                continue;
+            }
+            let top = 1u64 << self.heights.bit(col, height - 1);
+            let before = occupied ^ top;
+            if last & top != 0
+                && self.line_value(before, x & before, stones - 1).is_none()
+                && self.buildable(before, x & before, failed)
+            {
+                return true;
+            }
+        }
+        failed.insert(occupied);
+        false
     }
 
     /// Calls `f(column, child_rank)` for every column with room, left to right.
@@ -500,7 +535,16 @@ impl Game for Connect {
                 (height > 0).then(|| 1u64 << self.heights.bit(col, height - 1))
             })
             .fold(0, |m, b| m | b);
-        match WinLoss::unreachable(pos.stones, (pos.x, &full(pos.x)), (o, &full(o)), tops) {
+        let why = WinLoss::unreachable(pos.stones, (pos.x, &full(pos.x)), (o, &full(o)), tops)
+            .or_else(|| {
+                // The lines allow it; gravity and turns may not (in one column, o under
+                // x and nothing else: x moves first).
+                (!self.buildable(pos.occupied, pos.x, &mut HashSet::new())).then_some(
+                    "no order of drops (x first, turns alternating) stacks these columns \
+                     without a line ending the game sooner",
+                )
+            });
+        match why {
             Some(why) => Err(Error::input(format!("this position cannot arise: {why}"))),
             None => Ok(()),
         }
