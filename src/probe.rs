@@ -62,6 +62,16 @@ pub fn describe_move<G: Game>(game: &G, style: MoveStyle, mv: &Move<G::Position>
     move_text(game.move_notation(), style, mv.row, mv.col)
 }
 
+/// A build's root value for its summary line: the number, and in words for a game that
+/// ends in a win, a loss or a tie ("-1 (o completes a line at ply 24)"); scores need no
+/// words there.
+pub fn root_text<G: Game>(game: &G, value: i64) -> String {
+    match game.outcome(value, 0) {
+        Some(_) => game.describe_value(value),
+        None => value.to_string(),
+    }
+}
+
 /// Look a position and all its children up in the table; a position play cannot reach
 /// is refused (`Game::check_reachable`).
 pub fn answer<G: Game>(

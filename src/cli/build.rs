@@ -161,7 +161,7 @@ pub fn run(args: Args) -> Result<i32> {
         human_bytes(report.file_bytes as f64),
         report.file_bytes,
         report.value_bytes as f64 / report.positions as f64,
-        report.root_value
+        crate::with_game!(&spec, g => Ok(crate::probe::root_text(&g, report.root_value)))?
     )?;
     Ok(0)
 }

@@ -249,7 +249,12 @@ fn pv_text<G: Game>(game: &G, pv: &[Step<G::Position>], value: i64, stones: usiz
 fn to_text<G: Game>(game: &G, a: &Answer<G::Position>) -> String {
     let stones = game.stones(&a.position);
     let mut out = format!("position  {}\n", game.format_position(&a.position));
-    for line in game.draw(&a.position).lines() {
+    let mut drawing = game.draw(&a.position);
+    // A move names a column: number them, as play does.
+    if game.move_notation() == MoveNotation::Column {
+        drawing = super::labelled(&drawing, false);
+    }
+    for line in drawing.lines() {
         out.push_str(&format!("          {line}\n"));
     }
     out.push_str(&format!("stones    {stones} of {}\n", game.cells()));

@@ -559,7 +559,7 @@ fn build_game<G: Game, V: Value + Equivalence>(
             l => format!(" (resumed below layer {l})"),
         };
         println!(
-            "{}: {positions} positions in {seconds:.2} s{resumed}, {} ({end} bytes), {} ranks x {} threads, {:.3} bytes exchanged per position, largest rank's layer buffers at peak {}, peak memory {} (largest rank), root value {root_value}",
+            "{}: {positions} positions in {seconds:.2} s{resumed}, {} ({end} bytes), {} ranks x {} threads, {:.3} bytes exchanged per position, largest rank's layer buffers at peak {}, peak memory {} (largest rank), root value {}",
             path.display(),
             human_bytes(end as f64),
             ctx.size,
@@ -567,6 +567,7 @@ fn build_game<G: Game, V: Value + Equivalence>(
             sent as f64 / positions as f64,
             human_bytes(peak_buffers as f64),
             human_bytes(rss as f64),
+            crate::probe::root_text(game, root_value),
         );
         if !quiet {
             eprintln!(
