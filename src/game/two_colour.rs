@@ -453,6 +453,29 @@ pub fn parse_marks(
     Ok(marks)
 }
 
+/// Marks (0 empty, 1 first, 2 second; row-major from the top row) in the notation
+/// `parse_marks` reads: rows of `first`, `second` and `.` separated by `/`.
+pub fn format_marks(marks: &[u8], cols: usize, first: char, second: char) -> String {
+    let chars = ['.', first, second];
+    let rows: Vec<String> = marks
+        .chunks(cols)
+        .map(|row| row.iter().map(|&m| chars[m as usize]).collect())
+        .collect();
+    rows.join("/")
+}
+
+/// Marks as a drawing: one line per row, cells one space apart.
+pub fn draw_marks(marks: &[u8], cols: usize, first: char, second: char) -> String {
+    let chars = ['.', first, second];
+    let mut out = String::new();
+    for row in marks.chunks(cols) {
+        let cells: Vec<String> = row.iter().map(|&m| chars[m as usize].to_string()).collect();
+        out.push_str(&cells.join(" "));
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -551,25 +551,11 @@ impl Game for Connect {
     }
 
     fn format_position(&self, pos: &ConnectPosition) -> String {
-        let rows: Vec<String> = self
-            .marks(pos)
-            .chunks(self.spec.width)
-            .map(|row| row.iter().map(|&m| ['.', 'x', 'o'][m as usize]).collect())
-            .collect();
-        rows.join("/")
+        two_colour::format_marks(&self.marks(pos), self.spec.width, 'x', 'o')
     }
 
     fn draw(&self, pos: &ConnectPosition) -> String {
-        let mut out = String::new();
-        for row in self.marks(pos).chunks(self.spec.width) {
-            let cells: Vec<String> = row
-                .iter()
-                .map(|&m| ['.', 'x', 'o'][m as usize].to_string())
-                .collect();
-            out.push_str(&cells.join(" "));
-            out.push('\n');
-        }
-        out
+        two_colour::draw_marks(&self.marks(pos), self.spec.width, 'x', 'o')
     }
 
     fn name(&self) -> &'static str {

@@ -168,10 +168,6 @@ impl Mnk {
         }
     }
 
-    fn mark_char(m: u8) -> char {
-        ['.', 'x', 'o'][m as usize]
-    }
-
     /// What a position of this board looks like, with an example, for error messages.
     fn position_form(&self) -> String {
         let (r, c) = (self.spec.rows, self.spec.cols);
@@ -331,26 +327,11 @@ impl Game for Mnk {
     }
 
     fn format_position(&self, pos: &MnkPosition) -> String {
-        let marks = self.ranking.marks(pos);
-        let rows: Vec<String> = marks
-            .chunks(self.spec.cols)
-            .map(|row| row.iter().map(|&m| Self::mark_char(m)).collect())
-            .collect();
-        rows.join("/")
+        two_colour::format_marks(&self.ranking.marks(pos), self.spec.cols, 'x', 'o')
     }
 
     fn draw(&self, pos: &MnkPosition) -> String {
-        let marks = self.ranking.marks(pos);
-        let mut out = String::new();
-        for row in marks.chunks(self.spec.cols) {
-            let cells: Vec<String> = row
-                .iter()
-                .map(|&m| Self::mark_char(m).to_string())
-                .collect();
-            out.push_str(&cells.join(" "));
-            out.push('\n');
-        }
-        out
+        two_colour::draw_marks(&self.ranking.marks(pos), self.spec.cols, 'x', 'o')
     }
 
     fn name(&self) -> &'static str {

@@ -296,26 +296,11 @@ impl Game for Twins {
     }
 
     fn format_position(&self, pos: &TwinsPosition) -> String {
-        let marks = self.marks(pos);
-        let rows: Vec<String> = marks
-            .chunks(self.spec.cols)
-            .map(|row| row.iter().map(|&m| ['.', 'o', 'x'][m as usize]).collect())
-            .collect();
-        rows.join("/")
+        two_colour::format_marks(&self.marks(pos), self.spec.cols, 'o', 'x')
     }
 
     fn draw(&self, pos: &TwinsPosition) -> String {
-        let marks = self.marks(pos);
-        let mut out = String::new();
-        for row in marks.chunks(self.spec.cols) {
-            let cells: Vec<String> = row
-                .iter()
-                .map(|&m| ['.', 'o', 'x'][m as usize].to_string())
-                .collect();
-            out.push_str(&cells.join(" "));
-            out.push('\n');
-        }
-        out
+        two_colour::draw_marks(&self.marks(pos), self.spec.cols, 'o', 'x')
     }
 }
 
