@@ -445,3 +445,34 @@ mod browser {
         });
     }
 }
+
+/// A board whose input is only its size may stand where the file goes; a bare word that
+/// is neither a file nor a board says both.
+#[test]
+fn a_size_stands_in_for_the_board_file() {
+    assert_eq!(ok(&retro(&["solve", "connect", "4x4k3"], "")), "8\n");
+    assert_eq!(ok(&retro(&["solve", "mnk", "3x3"], "")), "0\n");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.retro");
+    let out = ok(&retro(
+        &[
+            "build",
+            "connect",
+            "5x4",
+            "-o",
+            path.to_str().unwrap(),
+            "-q",
+        ],
+        "",
+    ));
+    assert!(out.contains("5621939 positions"), "{out}");
+    assert!(out.contains("root value 0 (a tie with best play)"), "{out}");
+    let bad = retro(&["solve", "connect", "9x9"], "");
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.starts_with("error: 9x9: no such file, nor a connect board (connect board 9 x 9")
+            && err.lines().count() == 1,
+        "{err}"
+    );
+}

@@ -74,7 +74,7 @@ pub fn run(args: Args) -> Result<i32> {
     let path = match &args.output {
         Some(path) => path.clone(),
         None => {
-            let path = default_path(&spec, args.board.file.as_deref());
+            let path = default_path(&spec, args.board.input_file());
             std::fs::create_dir_all("tables").map_err(|e| io_error(Path::new("tables"), e))?;
             path
         }

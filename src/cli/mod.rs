@@ -155,7 +155,10 @@ impl clap::builder::ValueParserFactory for GameName {
 pub struct BoardArgs {
     /// The game (`retro help games` describes each).
     game: GameName,
-    /// Contest input file (stdin when absent).
+    /// Contest input file (stdin when absent). For games whose input is only a size (mnk,
+    /// connect) the input itself may stand here, as in `retro build connect 6x5`, when no
+    /// file of that name exists.
+    #[arg(value_name = "FILE")]
     file: Option<PathBuf>,
     /// Rows of a twins board [default: inferred from the input].
     #[arg(long, value_name = "R")]
@@ -166,14 +169,52 @@ pub struct BoardArgs {
 }
 
 impl BoardArgs {
+    /// The board given in place of a file (`6x5`, `4x4k3`): the argument names no file
+    /// and reads as a board of the game.
+    fn inline(&self) -> Option<GameSpec> {
+        let path = self.file.as_deref()?;
+        if path.exists() {
+            return None;
+        }
+        GameSpec::parse(self.game.as_str(), path.to_str()?, self.rows, self.cols).ok()
+    }
+
+    /// The board's input file; None for stdin or a board given in its place.
+    fn input_file(&self) -> Option<&std::path::Path> {
+        match self.inline() {
+            Some(_) => None,
+            None => self.file.as_deref(),
+        }
+    }
+
     fn load(&self) -> Result<GameSpec> {
+        if let Some(spec) = self.inline() {
+            return Ok(spec);
+        }
         let from = self
             .file
             .as_deref()
             .map_or("stdin".into(), |p| p.display().to_string());
         let bytes = match &self.file {
             Some(path) => {
-                let file = std::fs::File::open(path).map_err(|e| io_error(path, e))?;
+                let file = match std::fs::File::open(path) {
+                    Ok(file) => file,
+                    // A bare word that is neither a file nor a board: say both, since
+                    // `retro build connect 9x9` means a board, not a file.
+                    Err(e)
+                        if e.kind() == std::io::ErrorKind::NotFound
+                            && path.components().count() == 1 =>
+                    {
+                        let game = self.game.as_str();
+                        let why = GameSpec::parse(game, &from, self.rows, self.cols)
+                            .err()
+                            .map_or(String::new(), |e| format!(" ({e})"));
+                        return Err(Error::input(format!(
+                            "{from}: no such file, nor a {game} board{why}"
+                        )));
+                    }
+                    Err(e) => return Err(io_error(path, e)),
+                };
                 read_bounded(file, &from)?
             }
             None => {
