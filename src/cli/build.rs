@@ -17,7 +17,8 @@ Examples:
   retro build young tables/young-sample.txt          writes tables/young-sample.retro
   retro build young tables/young-10x10.txt --compact -o y10.retro
   retro build young tables/young-10x10.txt --moves 8 -o y10m.retro
-  retro gen young 14x14 | retro build young -o y14.retro --threads 2")]
+  retro gen young 14x14 | retro build young -o y14.retro --threads 2
+  retro build connect 6x5                            a size stands in for the file (mnk, connect)")]
 pub struct Args {
     #[command(flatten)]
     threads: super::Threads,
