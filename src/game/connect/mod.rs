@@ -287,12 +287,38 @@ impl Connect {
     /// Calls `f(column, child_rank)` for every column with room, left to right.
     #[inline(always)]
     fn for_each_drop(&self, pos: &ConnectPosition, mut f: impl FnMut(usize, u64)) {
-        let k = pos.stones;
-        let x_moves = k.is_multiple_of(2);
-        for drop in self.heights.drops(k, pos.heights) {
-            let child = insert(pos.first, drop.below, x_moves);
-            f(drop.column as usize, drop.base + self.colours.rank(child));
+        let top = self.top_share(pos.stones);
+        for drop in self.heights.drops(pos.stones, pos.heights) {
+            f(
+                drop.column as usize,
+                drop.base + self.child_colour(pos, drop, top),
+            );
         }
+    }
+
+    /// What a stone dropped on top of the stone order (the last column) adds to the
+    /// colouring's colex rank at layer k: C(k, h + 1) for x's (bit k over x's h), nothing
+    /// for o's.
+    #[inline(always)]
+    fn top_share(&self, k: usize) -> u64 {
+        match k.is_multiple_of(2) {
+            true => self.colours.binomial().get(k, k.div_ceil(2) + 1),
+            false => 0,
+        }
+    }
+
+    /// The colex rank of the child's colouring after `drop`: the parent's subset with the
+    /// new stone's bit inserted. A stone on top of the stone order leaves every other bit
+    /// where it was, so its rank is the parent's plus `top` (`top_share`); elsewhere it
+    /// comes from the byte tables. Measured on 5 x 5, one thread, four alternating runs
+    /// each: 4.23 s user on average with the tables for every drop, 3.76 s with this.
+    #[inline(always)]
+    fn child_colour(&self, pos: &ConnectPosition, drop: &heights::Drop, top: u64) -> u64 {
+        if drop.below as usize == pos.stones {
+            return pos.colour + top;
+        }
+        let x_moves = pos.stones.is_multiple_of(2);
+        self.colours.rank(insert(pos.first, drop.below, x_moves))
     }
 }
 
@@ -413,7 +439,7 @@ impl Game for Connect {
     /// are looked up once per height vector, the lines checked on the bitboards.
     fn visit_runs(&self, k: usize, start: u64, len: usize, sink: &mut impl RunSink) {
         let mut pos = self.unrank(k, start);
-        let x_moves = k.is_multiple_of(2);
+        let top = self.top_share(k);
         sink.run(start, len);
         let mut drops = self.heights.drops(k, pos.heights);
         for i in 0..len {
@@ -429,8 +455,7 @@ impl Game for Connect {
                 continue;
             }
             for drop in drops {
-                let child = insert(pos.first, drop.below, x_moves);
-                sink.single(i, drop.base + self.colours.rank(child), 0);
+                sink.single(i, drop.base + self.child_colour(&pos, drop, top), 0);
             }
         }
     }
