@@ -486,18 +486,21 @@ fn known_results() {
 #[test]
 fn board_limits() {
     // A bitboard column is H + 1 bits: W x (H + 1) must fit 64.
-    assert!(ConnectSpec::checked(8, 7, 4).is_ok());
     assert!(ConnectSpec::checked(9, 7, 4).is_err());
     assert!(ConnectSpec::checked(1, 63, 4).is_ok());
     assert!(ConnectSpec::checked(1, 64, 4).is_err());
-    // At most 2^22 height vectors ((H + 1)^W): 7 x 6 has 823,543 and ranks, 8 x 7 has
-    // 16.7 million and is refused.
-    assert_eq!(retro::game::connect::MAX_HEIGHT_VECTORS, 1 << 22);
-    let err = Connect::new(ConnectSpec::checked(8, 7, 4).unwrap())
-        .err()
-        .expect("8 x 7 is refused")
-        .to_string();
-    assert!(err.contains("column-height vectors"), "{err}");
+    assert!(ConnectSpec::checked(1, usize::MAX, 2).is_err());
+    assert!(ConnectSpec::checked(usize::MAX, 1, 2).is_err());
+    // At most 2^20 height vectors ((H + 1)^W): 7 x 6 has 823,543 and ranks; 7 x 7 (2.1
+    // million) and 8 x 7 (16.7 million, though its bits fit) are refused as input.
+    assert_eq!(retro::game::connect::MAX_HEIGHT_VECTORS, 1 << 20);
+    for (w, h) in [(8, 7), (7, 7), (22, 1)] {
+        let err = ConnectSpec::checked(w, h, 4)
+            .err()
+            .unwrap_or_else(|| panic!("{w} x {h} is refused"));
+        assert!(err.is_input(), "{err}");
+        assert!(err.to_string().contains("column-height vectors"), "{err}");
+    }
     let standard = connect(7, 6, 4);
     assert_eq!(standard.cells(), 42);
     assert!(standard.total_positions() > 7_000_000_000_000);

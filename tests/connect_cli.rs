@@ -452,6 +452,16 @@ mod browser {
 fn a_size_stands_in_for_the_board_file() {
     assert_eq!(ok(&retro(&["solve", "connect", "4x4k3"], "")), "8\n");
     assert_eq!(ok(&retro(&["solve", "mnk", "3x3"], "")), "0\n");
+    // gen and plan read the game's own size notation, K included.
+    assert_eq!(ok(&retro(&["gen", "connect", "4x4k3"], "")), "4x4k3\n");
+    let plan = ok(&retro(
+        &["plan", "connect", "4x4k3", "--ranks", "2", "--total"],
+        "",
+    ));
+    assert!(
+        plan.starts_with("plan: connect 4x4k3, 201755 positions"),
+        "{plan}"
+    );
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.retro");
     let out = ok(&retro(

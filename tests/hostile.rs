@@ -245,6 +245,7 @@ fn closed_output_ends_quietly_and_full_output_is_an_error() {
         (vec!["query", t, "0,0"], b""),
         (vec!["query", t, "--batch"], many.as_bytes()),
         (vec!["gen", "young", "30x30"], b""),
+        (vec!["plan", "young", "12x12", "--ranks", "4"], b""),
         (vec!["solve", "young", &board], b""),
         (vec!["verify", t, "-q"], b""),
         (

@@ -2,6 +2,7 @@
 
 use super::GameName;
 use crate::error::{Error, Result};
+use crate::game::GameSpec;
 use crate::random::random_board;
 
 #[derive(clap::Args)]
@@ -26,7 +27,7 @@ pub struct Args {
 pub fn parse_size(text: &str) -> Result<(usize, usize)> {
     let bad = || {
         Error::input(format!(
-            "bad board size {text:?}: expected ROWSxCOLS, e.g. 4x5"
+            "bad board size {text:?}: expected ROWSxCOLS, e.g. 4x5 (connect: WIDTHxHEIGHT; mnk and connect may add K, e.g. 4x4k3)"
         ))
     };
     let (r, c) = text.split_once(['x', 'X']).ok_or_else(bad)?;
@@ -40,9 +41,18 @@ pub fn parse_size(text: &str) -> Result<(usize, usize)> {
     Ok((r, c))
 }
 
+/// The board `gen` and `plan` mean by SIZE: rows x columns (width x height for connect)
+/// with random weights; or, where the game reads the text itself as a board (mnk and
+/// connect with K: `4x4k3`), that board.
+pub fn board_for_size(game: &str, size: &str, seed: u64, max: u64) -> Result<GameSpec> {
+    match parse_size(size) {
+        Ok((a, b)) => random_board(game, a, b, seed, max),
+        Err(e) => GameSpec::parse(game, size, None, None).map_err(|_| e),
+    }
+}
+
 pub fn run(args: Args) -> Result<i32> {
-    let (rows, cols) = parse_size(&args.size)?;
-    let spec = random_board(args.game.as_str(), rows, cols, args.seed, args.max)?;
+    let spec = board_for_size(args.game.as_str(), &args.size, args.seed, args.max)?;
     super::out!("{}", spec.to_input())?;
     Ok(0)
 }

@@ -5,7 +5,6 @@ use super::GameName;
 use crate::distributed::estimate::{self, LayerPlan};
 use crate::error::{Error, Result};
 use crate::game::Game;
-use crate::random::random_board;
 use crate::sweep::{self, human_bytes};
 
 #[derive(clap::Args)]
@@ -45,31 +44,31 @@ pub fn run(args: Args) -> Result<i32> {
         return Err(Error::input("--bytes-per-second must be a positive number"));
     }
     let threads = args.threads as usize;
-    let (rows, cols) = super::generate::parse_size(&args.size)?;
-    let spec = random_board(args.game.as_str(), rows, cols, 0, args.max_weight)?;
+    let spec = super::generate::board_for_size(args.game.as_str(), &args.size, 0, args.max_weight)?;
+    let board = spec.label();
     let ranks = args.ranks as usize;
     crate::with_game!(&spec, game => {
         let vt = sweep::value_type(&game);
         let ns = game.distributed_ns_per_position();
         let width = vt.width() as u64;
         let layers = estimate::plan(&game, ranks, threads, width, args.compact, ns, args.bytes_per_second);
-        println!(
-            "plan: {} {rows}x{cols}, {} positions, {ranks} ranks x {threads} threads, {} values, {ns} ns per position per thread, {} per second per rank",
+        super::outln!(
+            "plan: {} {board}, {} positions, {ranks} ranks x {threads} threads, {} values, {ns} ns per position per thread, {} per second per rank",
             args.game.as_str(),
             game.total_positions(),
             vt.name(),
             human_bytes(args.bytes_per_second)
-        );
+        )?;
         if !args.total {
-            println!("{:>5} {:>15} {:>14} {:>14} {:>14} {:>11} {:>11} {:>10}", "layer", "positions", "per rank", "recv/rank", "sent/rank", "peak/rank", "disk", "seconds");
+            super::outln!("{:>5} {:>15} {:>14} {:>14} {:>14} {:>11} {:>11} {:>10}", "layer", "positions", "per rank", "recv/rank", "sent/rank", "peak/rank", "disk", "seconds")?;
             for l in &layers {
-                print_layer(l, width);
+                print_layer(l, width)?;
             }
         }
         let sum = |f: fn(&LayerPlan) -> u64| layers.iter().map(f).sum::<u64>();
         let peak = layers.iter().map(|l| l.peak_bytes).max().unwrap_or(0);
         let seconds: f64 = layers.iter().map(|l| l.seconds).sum();
-        println!(
+        super::outln!(
             "total: {} positions per rank, recv {} and sent {} per rank (largest rank each layer{}), peak layer memory per rank {}, table {}{}, estimated {:.0} s",
             sum(|l| l.per_rank),
             human_bytes((sum(|l| l.received) * width) as f64),
@@ -79,14 +78,14 @@ pub fn run(args: Args) -> Result<i32> {
             if args.compact { "at most " } else { "" },
             human_bytes(sum(|l| l.disk_bytes) as f64),
             seconds
-        );
+        )?;
         Ok(0)
     })
 }
 
-fn print_layer(l: &LayerPlan, width: u64) {
+fn print_layer(l: &LayerPlan, width: u64) -> Result<()> {
     let mark = if l.sampled { "~" } else { "" };
-    println!(
+    super::outln!(
         "{:>5} {:>15} {:>14} {:>14} {:>14} {:>11} {:>11} {:>10.3}",
         l.k,
         l.positions,
@@ -96,5 +95,5 @@ fn print_layer(l: &LayerPlan, width: u64) {
         human_bytes(l.peak_bytes as f64),
         human_bytes(l.disk_bytes as f64),
         l.seconds
-    );
+    )
 }

@@ -13,7 +13,8 @@
 //! bit inserted at p: a few byte-table lookups (`ColourRank`), no search and no hash map.
 //!
 //! Boards are bitboards with H + 1 bits per column (bit c * (H + 1) + r is row r from the
-//! bottom of column c), so lines are found by shifts and never wrap between columns, and
+//! bottom of column c), so lines are found by shifts and never wrap between columns (a
+//! direction whose K - 1 steps would shift by 64 or more is left out: no line fits it), and
 //! ascending bit order is exactly the stone order above.
 //!
 //! As with mnk, the ranking counts boards play never reaches (both players have a line,
@@ -92,10 +93,19 @@ impl ConnectSpec {
     /// The board, refused unless it fits a 64-bit bitboard (W * (H + 1) <= 64, a guard bit
     /// per column) and 1 <= K <= max(W, H).
     pub fn checked(width: usize, height: usize, k: usize) -> Result<Self> {
-        if width == 0 || height == 0 || width.saturating_mul(height + 1) > 64 {
+        // Both are compared before any arithmetic: a height of usize::MAX must not wrap.
+        if width == 0 || height == 0 || width > 64 || height > 63 || width * (height + 1) > 64 {
             return Err(Error::input(format!(
                 "connect board {width} x {height} (width x height): both at least 1, and \
                  width x (height + 1) at most 64"
+            )));
+        }
+        let vectors = (height as u64 + 1).checked_pow(width as u32);
+        if vectors.is_none_or(|n| n > MAX_HEIGHT_VECTORS) {
+            return Err(Error::input(format!(
+                "connect board {width} x {height}: {}^{width} column-height vectors, more than \
+                 the {MAX_HEIGHT_VECTORS} the ranking tabulates (7 x 6 has 823,543)",
+                height + 1
             )));
         }
         if k == 0 || k > width.max(height) {
@@ -131,8 +141,11 @@ pub struct Connect {
     values: WinLoss,
     heights: Heights,
     colours: ColourRank,
-    /// Shifts that step along a row, a column, a diagonal, an anti-diagonal.
+    /// Shifts that step along a row, a column, a diagonal, an anti-diagonal; the first
+    /// `live_directions` of them are those where K - 1 steps stay below bit 64 (a line
+    /// reaching further lies off the board, and shifting that far would wrap).
     directions: [u32; 4],
+    live_directions: usize,
     /// Every line, as a bitboard (for `check_reachable`).
     lines: Vec<u64>,
 }
@@ -159,12 +172,17 @@ impl Connect {
         }
         let stride = (h + 1) as u32;
         let lines = win_loss::lines(h, w, spec.k, |i, j| j as u32 * stride + (h - 1 - i) as u32);
+        let mut directions = [1, stride, stride - 1, stride + 1];
+        directions.sort_unstable();
+        let reach = spec.k as u32 - 1;
+        let live_directions = directions.iter().filter(|&&d| reach * d < 64).count();
         Ok(Connect {
             cells,
             values: WinLoss { cells },
             heights,
             colours,
-            directions: [1, stride, stride - 1, stride + 1],
+            directions,
+            live_directions,
             lines,
             spec,
         })
@@ -179,7 +197,7 @@ impl Connect {
     #[inline(always)]
     fn has_line(&self, b: u64) -> bool {
         let k = self.spec.k as u32;
-        self.directions.iter().any(|&d| {
+        self.directions[..self.live_directions].iter().any(|&d| {
             let mut run = b;
             for i in 1..k {
                 run &= b >> (i * d);
@@ -633,7 +651,18 @@ mod tests {
         assert_eq!(ConnectSpec::parse("3x3", None, None).unwrap().k, 3);
         assert_eq!(ConnectSpec::parse("6x5k3", None, None).unwrap().k, 3);
         for bad in [
-            "", "7", "7 6 8", "7 6 0", "0 4 1", "8x8", "7x", "7x6k", "1 2 3 4",
+            "",
+            "7",
+            "7 6 8",
+            "7 6 0",
+            "0 4 1",
+            "8x8",
+            "8x7",
+            "7x",
+            "7x6k",
+            "1 2 3 4",
+            "1 18446744073709551615 2",
+            "18446744073709551615 1 1",
         ] {
             assert!(ConnectSpec::parse(bad, None, None).is_err(), "{bad:?}");
         }
@@ -662,6 +691,35 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The shifts find exactly the lines the list of line masks holds, on boards that use
+    /// every bit (4 x 15, 2 x 31) and where a direction's K - 1 steps pass bit 64.
+    #[test]
+    fn shifts_find_exactly_the_listed_lines() {
+        let mut rng = crate::random::SplitMix(7);
+        for (w, h, k) in [
+            (4, 15, 5),
+            (2, 31, 3),
+            (2, 31, 31),
+            (1, 11, 6),
+            (7, 6, 4),
+            (3, 3, 3),
+        ] {
+            let g = game(w, h, k);
+            let cells = (0..w).fold(0u64, |m, c| m | ((1u64 << h) - 1) << g.heights.bit(c, 0));
+            for t in 0..20_000u32 {
+                // Dense and sparse boards alike, full rows and columns included.
+                let b = match t % 3 {
+                    0 => rng.next_u64() & rng.next_u64() & cells,
+                    1 => rng.next_u64() & cells,
+                    _ => (rng.next_u64() | rng.next_u64()) & cells,
+                };
+                let listed = g.lines.iter().any(|&l| l & !b == 0);
+                assert_eq!(g.has_line(b), listed, "{w}x{h}k{k}: {b:#x}");
+            }
+            assert_eq!(g.has_line(cells), g.lines.iter().any(|&l| l & !cells == 0));
         }
     }
 
