@@ -222,7 +222,7 @@ fn info_build_and_serve_name_the_board_width_first_with_k() {
 
     let text = ok(&retro(&["info", table.to_str().unwrap()], ""));
     assert!(
-        text.contains("\nboard        3 x 4, 3 in a row\n"),
+        text.contains("\nboard        3 x 4 (width x height), 3 in a row\n"),
         "{text}"
     );
     let info: Value = serde_json::from_str(&ok(&retro(
@@ -238,7 +238,10 @@ fn info_build_and_serve_name_the_board_width_first_with_k() {
 
     let server = server::Server::start(std::slice::from_ref(&table), &["--quiet"]);
     let list = server::get(&server.addr, "/api/tables").json();
-    assert_eq!(list[0]["board"], "3 x 4, 3 in a row", "{list}");
+    assert_eq!(
+        list[0]["board"], "3 x 4 (width x height), 3 in a row",
+        "{list}"
+    );
     // Rows and columns as the positions are written: 4 rows of 3.
     assert_eq!(list[0]["rows"], 4, "{list}");
     assert_eq!(list[0]["cols"], 3, "{list}");

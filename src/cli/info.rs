@@ -56,7 +56,7 @@ pub fn run(args: Args) -> Result<i32> {
     let mut rows = vec![
         ("table", table.path().display().to_string()),
         ("game", h.game.name().to_string()),
-        ("board", super::board_words(&h.game)),
+        ("board", h.game.size_words()),
         (
             "format",
             format!("version {}", crate::table::header::VERSION),

@@ -72,16 +72,6 @@ enum Command {
     Man(man::Args),
 }
 
-/// The board's size in words, as `info` and `serve` show it: `2 x 3`; with K for the games
-/// whose label carries it (`GameSpec::label`: `3x3k3`), `3 x 3, 3 in a row`.
-fn board_words(spec: &crate::game::GameSpec) -> String {
-    let label = spec.label();
-    match label.split_once('k') {
-        Some((size, k)) => format!("{}, {k} in a row", size.replace('x', " x ")),
-        None => label.replace('x', " x "),
-    }
-}
-
 /// The board under column numbers and, where moves name cells (`rows`), beside row
 /// numbers; a game whose moves are columns needs only the column numbers. `Game::draw`
 /// puts spaces between cells for some games and not for others; every cell is one char,

@@ -75,7 +75,7 @@ impl Served {
         let mut summary = json!({
             "name": name,
             "game": spec.name(),
-            "board": super::board_words(&spec),
+            "board": spec.size_words(),
             "rows": rows,
             "cols": cols,
             "positions": table.header.total_positions(),

@@ -384,6 +384,13 @@ macro_rules! __games {
                     $(GameSpec::$variant(s) => s.label(),)*
                 }
             }
+
+            /// The board's size in words (`2 x 3`, `7 x 6 (width x height), 4 in a row`).
+            pub fn size_words(&self) -> String {
+                match self {
+                    $(GameSpec::$variant(s) => s.size_words(),)*
+                }
+            }
         }
     };
 }
@@ -425,6 +432,12 @@ pub trait Board: Sized {
     fn label(&self) -> String {
         let (r, c) = self.dims();
         format!("{r}x{c}")
+    }
+    /// The size in words, for `info` and the explorer: `R x C` unless the board says more
+    /// (mnk and connect add K; connect says its width comes first).
+    fn size_words(&self) -> String {
+        let (r, c) = self.dims();
+        format!("{r} x {c}")
     }
 }
 

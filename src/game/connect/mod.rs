@@ -83,6 +83,13 @@ impl Board for ConnectSpec {
     fn label(&self) -> String {
         format!("{}x{}k{}", self.width, self.height, self.k)
     }
+
+    fn size_words(&self) -> String {
+        format!(
+            "{} x {} (width x height), {} in a row",
+            self.width, self.height, self.k
+        )
+    }
 }
 
 impl ConnectSpec {

@@ -63,6 +63,10 @@ impl Board for MnkSpec {
     fn label(&self) -> String {
         format!("{}x{}k{}", self.rows, self.cols, self.k)
     }
+
+    fn size_words(&self) -> String {
+        format!("{} x {}, {} in a row", self.rows, self.cols, self.k)
+    }
 }
 
 impl MnkSpec {
