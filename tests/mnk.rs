@@ -78,29 +78,16 @@ impl Brute {
         } else if stones == self.cells() {
             (Verdict::Tie, 0)
         } else {
-            let mut best: Option<(Verdict, usize)> = None;
+            let mut children = Vec::new();
             for cell in 0..self.cells() {
                 if board[cell] != 0 {
                     continue;
                 }
                 board[cell] = mover;
-                let (theirs, r) = self.solve(board);
+                children.push(self.solve(board));
                 board[cell] = 0;
-                let mine = match theirs {
-                    Verdict::Win => (Verdict::Loss, r + 1),
-                    Verdict::Loss => (Verdict::Win, r + 1),
-                    Verdict::Tie => (Verdict::Tie, r + 1),
-                };
-                let rank = |v: (Verdict, usize)| match v.0 {
-                    Verdict::Win => (2, -(v.1 as i64)),
-                    Verdict::Tie => (1, 0),
-                    Verdict::Loss => (0, v.1 as i64),
-                };
-                if best.is_none_or(|b| rank(mine) > rank(b)) {
-                    best = Some(mine);
-                }
             }
-            best.expect("a board that is not full has a move")
+            common::brute::best_of_children(children).expect("a board that is not full has a move")
         };
         self.memo[code] = Some(result);
         result

@@ -218,21 +218,35 @@ pub trait Game: Send + Sync + Sized {
     fn name(&self) -> &'static str;
     /// A value in words, for `query` ("0 (first minus second, over the stones to come)").
     fn describe_value(&self, value: i64) -> String {
-        value.to_string()
+        match self.win_loss() {
+            Some(w) => w.describe_value(value),
+            None => value.to_string(),
+        }
     }
     /// What a value means, in one line for `play`'s help.
     fn value_meaning(&self) -> &'static str {
-        "value: what the first player makes of the rest of the game, with perfect play"
+        match self.win_loss() {
+            Some(_) => win_loss::WinLoss::value_meaning(),
+            None => "value: what the first player makes of the rest of the game, with perfect play",
+        }
     }
     /// A value in words for the side to move at a position of `stones` stones ("x to move
     /// wins in 5 (remoteness 5)"); the same as `describe_value` unless the game says more.
-    fn describe_value_at(&self, value: i64, _stones: usize) -> String {
-        self.describe_value(value)
+    fn describe_value_at(&self, value: i64, stones: usize) -> String {
+        match self.win_loss() {
+            Some(w) => w.describe_value_at(value, stones),
+            None => self.describe_value(value),
+        }
+    }
+    /// For a game won by completing a line (mnk, connect): its values (`win_loss`), from
+    /// which the words above and `outcome` follow. None for a game of scores.
+    fn win_loss(&self) -> Option<win_loss::WinLoss> {
+        None
     }
     /// For a game that ends in a win, a loss or a tie (mnk): what `value` means for the
     /// side to move at a position of `stones` stones. None for a game of scores.
-    fn outcome(&self, _value: i64, _stones: usize) -> Option<Outcome> {
-        None
+    fn outcome(&self, value: i64, stones: usize) -> Option<Outcome> {
+        self.win_loss().map(|w| w.outcome(value, stones))
     }
     /// Both players' final scores with best play from a position of this value, where the
     /// game defines them (twins); None where a value is only a difference (young).

@@ -156,3 +156,29 @@ impl Rng {
             .collect()
     }
 }
+
+/// The mover's result from its children's results (each for the side to move there): win
+/// in the fewest plies, else tie, else lose in the most. The win/loss/tie brute forces
+/// (mnk, connect) share this step and nothing else; None without children.
+pub fn best_of_children(
+    children: impl IntoIterator<Item = (retro::game::Verdict, usize)>,
+) -> Option<(retro::game::Verdict, usize)> {
+    use retro::game::Verdict;
+    let rank = |v: (Verdict, usize)| match v.0 {
+        Verdict::Win => (2, -(v.1 as i64)),
+        Verdict::Tie => (1, 0),
+        Verdict::Loss => (0, v.1 as i64),
+    };
+    let mut best: Option<(Verdict, usize)> = None;
+    for (theirs, r) in children {
+        let mine = match theirs {
+            Verdict::Win => (Verdict::Loss, r + 1),
+            Verdict::Loss => (Verdict::Win, r + 1),
+            Verdict::Tie => (Verdict::Tie, r + 1),
+        };
+        if best.is_none_or(|b| rank(mine) > rank(b)) {
+            best = Some(mine);
+        }
+    }
+    best
+}

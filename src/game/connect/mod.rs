@@ -29,7 +29,7 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 
 use super::win_loss::{self, WinLoss};
-use super::{Board, Game, GameSpec, Move, MoveNotation, Outcome, RunSink, two_colour};
+use super::{Board, Game, GameSpec, Move, MoveNotation, RunSink, two_colour};
 use crate::error::{Error, Result};
 use crate::random::SplitMix;
 use crate::rank::{colex_next_mask, colex_unrank_mask};
@@ -612,20 +612,8 @@ impl Game for Connect {
         "connect"
     }
 
-    fn describe_value(&self, value: i64) -> String {
-        self.values.describe_value(value)
-    }
-
-    fn value_meaning(&self) -> &'static str {
-        WinLoss::value_meaning()
-    }
-
-    fn describe_value_at(&self, value: i64, stones: usize) -> String {
-        self.values.describe_value_at(value, stones)
-    }
-
-    fn outcome(&self, value: i64, stones: usize) -> Option<Outcome> {
-        Some(self.values.outcome(value, stones))
+    fn win_loss(&self) -> Option<WinLoss> {
+        Some(self.values)
     }
 
     /// Measured on connect 6x4 (release `--features mpi` in the `ci` profile,

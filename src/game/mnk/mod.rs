@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::two_colour::{self, MAX_CELLS, TwoColour};
 use super::win_loss::{self, WinLoss};
-use super::{Board, Game, GameSpec, Move, Outcome, RunSink};
+use super::{Board, Game, GameSpec, Move, RunSink};
 use crate::error::{Error, Result};
 use crate::random::SplitMix;
 
@@ -342,20 +342,8 @@ impl Game for Mnk {
         "mnk"
     }
 
-    fn describe_value(&self, value: i64) -> String {
-        self.values.describe_value(value)
-    }
-
-    fn value_meaning(&self) -> &'static str {
-        WinLoss::value_meaning()
-    }
-
-    fn describe_value_at(&self, value: i64, stones: usize) -> String {
-        self.values.describe_value_at(value, stones)
-    }
-
-    fn outcome(&self, value: i64, stones: usize) -> Option<Outcome> {
-        Some(self.values.outcome(value, stones))
+    fn win_loss(&self) -> Option<WinLoss> {
+        Some(self.values)
     }
 }
 
