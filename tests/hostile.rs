@@ -397,27 +397,32 @@ fn smaller_hostile_cases() {
     assert!(out.contains("10 positions checked"), "{out}");
     assert!(started.elapsed() < Duration::from_secs(10));
 
-    // A partial file that cannot be resumed is named once.
+    // A file under the partial name that retro did not write is named once and left
+    // alone, with or without --fresh.
     let u = dir.path().join("u.retro");
-    std::fs::write(
-        dir.path().join("u.retro.partial"),
-        b"not a table at all, but long enough",
-    )
-    .expect("write");
-    let out = retro(
-        &[
+    let stranger = b"not a table at all, but long enough";
+    std::fs::write(dir.path().join("u.retro.partial"), stranger).expect("write");
+    for extra in [None, Some("--fresh")] {
+        let mut args = vec![
             "build",
             "young",
             &board,
             "-o",
             u.to_str().expect("path"),
             "-q",
-        ],
-        "",
-    );
-    fails(&out, 1, "--fresh");
-    let err = text(&out.stderr);
-    assert_eq!(err.matches("u.retro.partial").count(), 1, "{err}");
+        ];
+        args.extend(extra);
+        let out = retro(&args, "");
+        fails(
+            &out,
+            2,
+            "exists and is not an interrupted build's partial table",
+        );
+        let err = text(&out.stderr);
+        assert_eq!(err.matches("u.retro.partial").count(), 1, "{err}");
+        let kept = std::fs::read(dir.path().join("u.retro.partial")).expect("read");
+        assert_eq!(kept, stranger);
+    }
 
     // A damaged compact directory stops a batch as a damaged table (exit 1), not as a
     // bad line (exit 2).

@@ -51,6 +51,10 @@ pub struct Args {
     /// Test hook: stop after writing this layer, as if interrupted.
     #[arg(long, hide = true, value_name = "K")]
     stop_after_layer: Option<usize>,
+    /// Test hook: abort, as a kill would, just before the Nth write, sync, truncation or
+    /// rename of the partial file (see `partial::crash_before_step`).
+    #[arg(long, hide = true, value_name = "N")]
+    crash_before_step: Option<u64>,
     /// Test hook: pretend the output file system has this many free bytes.
     #[arg(long, hide = true, value_name = "BYTES")]
     assume_free_bytes: Option<u64>,
@@ -71,6 +75,9 @@ fn default_path(spec: &GameSpec, file: Option<&Path>) -> PathBuf {
 
 pub fn run(args: Args) -> Result<i32> {
     args.threads.start()?;
+    if let Some(n) = args.crash_before_step {
+        crate::partial::crash_before_step(n);
+    }
     let spec = args.board.load()?;
     let path = match &args.output {
         Some(path) => path.clone(),
@@ -81,6 +88,9 @@ pub fn run(args: Args) -> Result<i32> {
         }
     };
     check_output(&path)?;
+    if let Some(board) = args.board.input_file() {
+        crate::partial::check_not_input(&path, &[(board, "the board file being read")])?;
+    }
     let options = BuildOptions {
         compact: args.compact,
         moves: args.moves,
@@ -102,7 +112,7 @@ pub fn run(args: Args) -> Result<i32> {
     }
     // One process: stop at once if another build holds this table's lock (the ranks of
     // an MPI build all open the partial file at once, so they do not take this check).
-    check_unlocked(&path)?;
+    check_unlocked(&path, crate::partial::Kind::Table)?;
     let estimate = Estimate::of(&spec, &path, &options)?;
     if !args.quiet {
         let free = estimate

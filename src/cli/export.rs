@@ -17,6 +17,7 @@ use rayon::prelude::*;
 use super::{open_table, progress_bar};
 use crate::error::{Error, Result, io_error};
 use crate::game::{Game, MoveNotation};
+use crate::partial::{self, Kind, Partial, crash_point};
 use crate::probe::{MoveStyle, move_text};
 use crate::sweep::{Progress, Silent};
 use crate::table::Table;
@@ -60,6 +61,10 @@ pub struct Args {
     /// No progress bar.
     #[arg(short, long)]
     quiet: bool,
+    /// Test hook: abort, as a kill would, just before the Nth write, sync or rename of the
+    /// partial file (see `partial::crash_before_step`).
+    #[arg(long, hide = true, value_name = "N")]
+    crash_before_step: Option<u64>,
     /// Rows per Parquet row group; hidden, it lets the tests cross group boundaries on
     /// small tables.
     #[arg(long, hide = true, value_name = "N", default_value_t = ROW_GROUP,
@@ -87,8 +92,12 @@ trait RowSink {
 
 pub fn run(args: Args) -> Result<i32> {
     args.threads.start()?;
+    if let Some(n) = args.crash_before_step {
+        crate::partial::crash_before_step(n);
+    }
     let table = open_table(&args.table)?.with_mmap()?;
-    check_output(&args.output, &args.table)?;
+    partial::check_output(&args.output)?;
+    partial::check_not_input(&args.output, &[(&args.table, "the table being exported")])?;
     let spec = table.header.game.clone();
     let last = table.header.layers.len().saturating_sub(1);
     let layers = match args.layer {
@@ -109,8 +118,12 @@ pub fn run(args: Args) -> Result<i32> {
             "--parquet: this retro was built without Parquet support (cargo feature `parquet`)",
         ));
     }
-    let partial = crate::table::writer::partial_path(&args.output);
-    let file = File::create(&partial).map_err(|e| io_error(&partial, e))?;
+    // Locked until the rename, as a build locks its table: a second export to the same
+    // file stops at once instead of mixing its rows into this one's.
+    let mut locked = Partial::lock(&args.output, Kind::Export)?;
+    locked.start_over()?;
+    let partial = locked.path.clone();
+    let file = locked.file.try_clone().map_err(|e| io_error(&partial, e))?;
     let written = crate::with_game!(&spec, game => {
         let notation = game.move_notation();
         match args.parquet {
@@ -121,7 +134,9 @@ pub fn run(args: Args) -> Result<i32> {
         }
     });
     let finished = written.and_then(|(file, rows)| {
+        crash_point();
         file.sync_all().map_err(|e| io_error(&partial, e))?;
+        crash_point();
         std::fs::rename(&partial, &args.output).map_err(|e| io_error(&args.output, e))?;
         Ok(rows)
     });
@@ -139,28 +154,13 @@ pub fn run(args: Args) -> Result<i32> {
         }
         Err(e) => {
             // A half-written export is of no use, and its name already says so; removing
-            // it is a courtesy, so its own failure would only hide the real error.
+            // it (still under our lock, so it is ours) is a courtesy, so its own failure
+            // would only hide the real error.
             let _ = std::fs::remove_file(&partial);
+            drop(locked);
             Err(e)
         }
     }
-}
-
-/// `-o` may name a new file or a regular file to replace, never a directory or a device,
-/// and never the table being read (the rename would destroy it).
-fn check_output(output: &Path, table: &Path) -> Result<()> {
-    use std::os::unix::fs::MetadataExt;
-    crate::table::writer::check_output(output)?;
-    let (Ok(meta), Ok(table_meta)) = (std::fs::metadata(output), std::fs::metadata(table)) else {
-        return Ok(());
-    };
-    if (meta.dev(), meta.ino()) == (table_meta.dev(), table_meta.ino()) {
-        return Err(Error::input(format!(
-            "{}: is the table being exported",
-            output.display()
-        )));
-    }
-    Ok(())
 }
 
 /// Chunks computed at once: enough to keep every worker busy while the previous batch is
@@ -267,6 +267,7 @@ fn write_chunks<G: Game>(
     shown: &mut Option<usize>,
 ) -> Result<()> {
     for c in chunks {
+        crash_point();
         if *shown != Some(c.k) {
             progress.layer(c.k, game.layer_size(c.k));
             *shown = Some(c.k);

@@ -11,9 +11,10 @@ use rayon::prelude::*;
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::error::{Error, Result, io_error};
+use crate::partial::{Kind, Partial, partial_path};
 use crate::table::blocks::{self, BLOCK, SLACK};
 use crate::table::header::{self, Header};
-use crate::table::writer::partial_path;
+use crate::table::writer::check_partial;
 use crate::value::Value;
 
 /// Rank 0's side of a build: the partial file's header.
@@ -30,35 +31,36 @@ pub fn create_or_resume(
     fresh: bool,
 ) -> Result<(HeaderOwner, u64, Option<usize>)> {
     let header_len = header::encode(&wanted)?.len();
-    let partial = partial_path(path);
     let blank_end = header::values_start(header_len as u64);
-    if fresh || !partial.exists() {
-        let file = File::create(&partial).map_err(|e| io_error(&partial, e))?;
+    // The ranks share the file, so it is not locked; it is opened as a single process
+    // opens it (no symbolic link followed, never a file retro did not write emptied).
+    let mut partial = Partial::open_shared(path, Kind::Table)?;
+    let found = match fresh || partial.held == 0 {
+        true => None,
+        false => check_partial(&partial.path, &wanted)?,
+    };
+    let Some((table, lowest)) = found else {
+        partial.start_over()?;
         let owner = HeaderOwner {
             header: wanted,
             header_len,
         };
-        owner.write(&file, &partial)?;
+        owner.write(&partial.file, &partial.path)?;
         return Ok((owner, blank_end, None));
-    }
-    let (table, lowest) = crate::table::writer::check_partial(&partial, &wanted)?;
+    };
     let found = table.header.clone();
     drop(table);
-    let (end, resume) = match lowest {
-        l if l < found.layers.len() => (found.layers[l].offset + found.layers[l].bytes, Some(l)),
-        _ => (blank_end, None),
-    };
-    let file = OpenOptions::new()
-        .write(true)
-        .open(&partial)
-        .map_err(|e| io_error(&partial, e))?;
+    let end = found.layers[lowest].offset + found.layers[lowest].bytes;
     // Anything past the last finished layer is a layer cut off mid-write.
-    file.set_len(end).map_err(|e| io_error(&partial, e))?;
+    partial
+        .file
+        .set_len(end)
+        .map_err(|e| io_error(&partial.path, e))?;
     let owner = HeaderOwner {
         header: found,
         header_len,
     };
-    Ok((owner, end, resume))
+    Ok((owner, end, Some(lowest)))
 }
 
 impl HeaderOwner {

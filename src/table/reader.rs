@@ -268,7 +268,10 @@ impl Table {
                 .checked_add(entry.bytes)
                 .ok_or_else(|| format!("layer {k} length overflows"))?;
         }
-        if at > self.file_len || (!partial && at != self.file_len) {
+        // A partial file whose header lists no finished layer may end before the value
+        // region's padding: its header is all it holds.
+        let nothing_written = partial && at == values_start;
+        if (at > self.file_len && !nothing_written) || (!partial && at != self.file_len) {
             let what = if self.file_len < at {
                 "truncated"
             } else {

@@ -2,32 +2,32 @@
 //! `NAME.partial`. After each layer the header is rewritten to list it and the file is
 //! synced, so an interrupted build resumes from the last finished layer. When the last
 //! layer is in, the file is renamed: a table is only ever visible under its final name
-//! once it is whole.
+//! once it is whole. Every write is ordered (and synced) so that the file on disk resumes
+//! at every instant: a layer's bytes reach the disk before the header lists it, and a
+//! header that stops listing layers reaches the disk before they are cut off.
 //!
-//! A build holds an exclusive lock (`flock`) on its partial file from before it reads or
-//! truncates it until the rename: a second build of the same table stops at once, naming
-//! the first, instead of resuming from a file that is still being appended to. The OS
-//! drops the lock when the process dies, so a killed build still resumes.
+//! The partial file is opened, locked and, for a fresh start, emptied by `crate::partial`
+//! (no symbolic links followed, never a file retro did not write).
 
-use std::fs::{File, OpenOptions};
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{FileExt, MetadataExt};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use xxhash_rust::xxh3::Xxh3;
 
 use super::blocks::{self, BLOCK, SLACK};
-use super::header::{self, Encoding, Header, LayerEntry};
-use super::reader::{Table, file_kind};
+use super::header::{self, Encoding, Header, LayerEntry, PREFIX_LEN};
+use super::reader::Table;
 use crate::error::{Error, Result, io_error};
 use crate::game::GameSpec;
+use crate::partial::{Kind, Partial, crash_point};
 use crate::value::{Value, ValueType};
+
+pub use crate::partial::{check_output, check_unlocked, partial_path};
 
 /// A table being written: layers appended to the locked partial file, then renamed.
 pub struct TableWriter {
-    file: File,
-    partial: PathBuf,
+    partial: Partial,
     path: PathBuf,
     header: Header,
     header_len: usize,
@@ -35,13 +35,6 @@ pub struct TableWriter {
     end: u64,
     /// Test hook: fail after writing this layer, as an interrupted build would stop.
     stop_after: Option<usize>,
-}
-
-/// The temporary name a table is built under.
-pub fn partial_path(path: &Path) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(".partial");
-    PathBuf::from(name)
 }
 
 /// How a build starts: from scratch, or below the lowest layer a partial file holds.
@@ -58,7 +51,8 @@ pub enum Start {
 impl TableWriter {
     /// Start a build of `path`. Unless `fresh`, an existing `path.partial` of the same
     /// board, value type and encoding is resumed after its finished layers are checked;
-    /// one of another board is refused.
+    /// one of another board with finished layers is refused, and one with none (a build
+    /// stopped before its first layer) is started again.
     pub fn open(
         path: &Path,
         game: GameSpec,
@@ -70,15 +64,15 @@ impl TableWriter {
         let header = Header::blank(game, value_type, encoding, layer_sizes);
         let header_len = header::encode(&header)?.len();
         check_output(path)?;
-        let partial = partial_path(path);
-        let file = lock_partial(&partial)?;
-        let held = file.metadata().map_err(|e| io_error(&partial, e))?.len();
-        if !fresh && held > 0 {
-            return Self::resume(path, file, partial, header, header_len);
+        let mut partial = Partial::lock(path, Kind::Table)?;
+        if !fresh
+            && partial.held > 0
+            && let Some((table, lowest)) = check_partial(&partial.path, &header)?
+        {
+            return Self::resume(path, partial, table, lowest, header_len);
         }
-        file.set_len(0).map_err(|e| io_error(&partial, e))?;
+        partial.start_over()?;
         let mut writer = TableWriter {
-            file,
             partial,
             path: path.to_path_buf(),
             header,
@@ -90,44 +84,33 @@ impl TableWriter {
         Ok((writer, Start::Fresh))
     }
 
+    /// Go on from an interrupted build whose layers `lowest..` are finished.
     fn resume(
         path: &Path,
-        file: File,
-        partial: PathBuf,
-        wanted: Header,
+        partial: Partial,
+        table: Table,
+        mut lowest: usize,
         header_len: usize,
     ) -> Result<(Self, Start)> {
-        let (table, mut lowest) = check_partial(&partial, &wanted)?;
-        let found = &table.header;
+        let on_disk = table.header.clone();
         // A table of best moves resumes from its lowest finished layer of values (the sweep
         // restarts from values); the layers of moves below it are written again.
-        while lowest < found.layers.len() && !table.stores_values(lowest) {
+        while lowest < on_disk.layers.len() && !table.stores_values(lowest) {
             lowest += 1;
         }
-        let found_on_disk = &table.header.clone();
-        let mut found = found.clone();
-        for entry in &mut found.layers[..lowest] {
+        drop(table);
+        let mut header = on_disk.clone();
+        for entry in &mut header.layers[..lowest] {
             *entry = LayerEntry {
                 positions: entry.positions,
                 ..LayerEntry::default()
             };
         }
-        let found = &found;
-        let start = if lowest == found.layers.len() {
-            Start::Fresh
-        } else {
-            Start::Resume { layer: lowest }
+        let (start, end) = match header.layers.get(lowest) {
+            Some(l) => (Start::Resume { layer: lowest }, l.offset + l.bytes),
+            None => (Start::Fresh, header::values_start(header_len as u64)),
         };
-        let end = match lowest {
-            l if l < found.layers.len() => found.layers[l].offset + found.layers[l].bytes,
-            _ => header::values_start(header_len as u64),
-        };
-        let header = found.clone();
-        drop(table);
-        // Anything past the last finished layer is a layer cut off mid-write.
-        file.set_len(end).map_err(|e| io_error(&partial, e))?;
         let mut writer = TableWriter {
-            file,
             partial,
             path: path.to_path_buf(),
             header,
@@ -135,21 +118,26 @@ impl TableWriter {
             end,
             stop_after: None,
         };
-        if writer.header != *found_on_disk {
-            // Layers of moves below the layer resumed from were dropped: the header on
-            // disk must stop listing them before anything reads the file back.
+        if writer.header != on_disk {
+            // Layers of moves below the layer resumed from are dropped: the header on disk
+            // stops listing them (synced) before their bytes are cut off, so a crash in
+            // between leaves a file that still resumes.
             writer.write_header()?;
-            writer
-                .file
-                .sync_data()
-                .map_err(|e| io_error(&writer.partial, e))?;
+            writer.sync()?;
         }
+        // Anything past the last finished layer is a layer cut off mid-write.
+        crash_point();
+        writer
+            .partial
+            .file
+            .set_len(end)
+            .map_err(|e| io_error(&writer.partial.path, e))?;
         Ok((writer, start))
     }
 
     /// The values of finished layer `k`, read back from the partial file to resume from.
     pub fn read_back<V: Value>(&self, k: usize) -> Result<Vec<V>> {
-        let table = Table::open_partial(&self.partial)?;
+        let table = Table::open_partial(&self.partial.path)?;
         let size = self.header.layers[k].positions;
         let mut values = Vec::with_capacity(size as usize);
         let step = (BLOCK * 256) as u64;
@@ -172,16 +160,28 @@ impl TableWriter {
         }
         let mut bytes = header::prefix(&encoded).to_vec();
         bytes.extend_from_slice(&encoded);
-        self.file
+        crash_point();
+        self.partial
+            .file
             .write_all_at(&bytes, 0)
-            .map_err(|e| io_error(&self.partial, e))
+            .map_err(|e| io_error(&self.partial.path, e))
+    }
+
+    fn sync(&mut self) -> Result<()> {
+        crash_point();
+        self.partial
+            .file
+            .sync_data()
+            .map_err(|e| io_error(&self.partial.path, e))
     }
 
     fn append(&mut self, bytes: &[u8], hasher: &mut Xxh3) -> Result<()> {
         hasher.update(bytes);
-        self.file
+        crash_point();
+        self.partial
+            .file
             .write_all_at(bytes, self.end)
-            .map_err(|e| io_error(&self.partial, e))?;
+            .map_err(|e| io_error(&self.partial.path, e))?;
         self.end += bytes.len() as u64;
         Ok(())
     }
@@ -264,21 +264,17 @@ impl TableWriter {
 
     /// Record a layer appended from `offset` in the header, syncing before and after.
     fn finish_layer(&mut self, k: usize, offset: u64, hasher: Xxh3) -> Result<()> {
-        self.file
-            .sync_data()
-            .map_err(|e| io_error(&self.partial, e))?;
+        self.sync()?;
         let entry = &mut self.header.layers[k];
         entry.offset = offset;
         entry.bytes = self.end - offset;
         entry.checksum = hasher.digest();
         self.write_header()?;
-        self.file
-            .sync_data()
-            .map_err(|e| io_error(&self.partial, e))?;
+        self.sync()?;
         if self.stop_after == Some(k) {
             return Err(Error::other(format!(
                 "stopped after layer {k} (test hook); {} holds the finished layers",
-                self.partial.display()
+                self.partial.path.display()
             )));
         }
         Ok(())
@@ -294,25 +290,35 @@ impl TableWriter {
     pub fn finish(mut self) -> Result<u64> {
         self.header.checksum = Header::combined_checksum(&self.header.layers);
         self.write_header()?;
-        self.file
+        crash_point();
+        self.partial
+            .file
             .sync_all()
-            .map_err(|e| io_error(&self.partial, e))?;
-        std::fs::rename(&self.partial, &self.path).map_err(|e| io_error(&self.path, e))?;
+            .map_err(|e| io_error(&self.partial.path, e))?;
+        crash_point();
+        std::fs::rename(&self.partial.path, &self.path).map_err(|e| io_error(&self.path, e))?;
         Ok(self.end)
     }
 }
 
 /// Open an interrupted build's partial file for resuming `wanted`: it must be of the same
 /// board, value type and encoding, and its finished layers (the top ones) must match their
-/// checksums. Returns the file as a table and its lowest finished layer (the number of
-/// layers when none is finished). Shared by single-process and MPI builds.
-pub fn check_partial(partial: &Path, wanted: &Header) -> Result<(Table, usize)> {
+/// checksums. Returns the file as a table and its lowest finished layer, or None when it
+/// holds no finished layer at all (a build stopped before its first layer, even in the
+/// middle of writing its header, or one of another board that had finished nothing): there
+/// is nothing to keep, and the build starts again. Shared by single-process and MPI builds.
+pub fn check_partial(partial: &Path, wanted: &Header) -> Result<Option<(Table, usize)>> {
     let refuse = |why: &str| {
         Error::other(format!(
             "{}: {why}; remove it or run again with --fresh to start over",
             partial.display()
         ))
     };
+    match started(partial)? {
+        Started::NotOurs => return Err(Kind::Table.not_ours(partial)),
+        Started::HeaderIncomplete => return Ok(None),
+        Started::HeaderWhole => {}
+    }
     // The reader's messages start with the path, which `refuse` already names.
     let table = Table::open_partial(partial).map_err(|e| {
         let prefix = format!("{}: ", partial.display());
@@ -320,6 +326,9 @@ pub fn check_partial(partial: &Path, wanted: &Header) -> Result<(Table, usize)> 
         refuse(message.strip_prefix(&prefix).unwrap_or(&message))
     })?;
     let found = &table.header;
+    if !(0..found.layers.len()).any(|k| found.finished(k)) {
+        return Ok(None);
+    }
     if found.game != wanted.game
         || found.value_type != wanted.value_type
         || found.encoding != wanted.encoding
@@ -338,123 +347,39 @@ pub fn check_partial(partial: &Path, wanted: &Header) -> Result<(Table, usize)> 
         }
         lowest = k;
     }
-    Ok((table, lowest))
+    Ok((lowest < found.layers.len()).then_some((table, lowest)))
 }
 
-/// Refuse, before any work, an output path that cannot end up holding the table: one that
-/// exists and is not a regular file (a directory, a device such as /dev/null, a FIFO, a
-/// socket), one that names a directory, or one whose directory is missing or not writable.
-pub fn check_output(path: &Path) -> Result<()> {
-    let refuse = |why: &str| Error::input(format!("{}: {why}", path.display()));
-    if path.as_os_str().is_empty() || path.as_os_str().as_bytes().ends_with(b"/") {
-        return Err(refuse("names a directory, not a table file"));
-    }
-    for p in [path.to_path_buf(), partial_path(path)] {
-        if let Ok(meta) = std::fs::metadata(&p)
-            && !meta.is_file()
-        {
-            let kind = file_kind(&meta.file_type());
-            return Err(Error::input(format!(
-                "{}: is {kind}, not a table file",
-                p.display()
-            )));
-        }
-    }
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    match std::fs::metadata(dir) {
-        Ok(meta) if meta.is_dir() => {}
-        Ok(_) => return Err(refuse(&format!("{} is not a directory", dir.display()))),
-        Err(e) => {
-            return Err(Error::io(
-                format!("{}: directory {}", path.display(), dir.display()),
-                e,
-            ));
-        }
-    }
-    rustix::fs::access(dir, rustix::fs::Access::WRITE_OK).map_err(|e| {
-        Error::io(
-            format!("{}: cannot write in {}", path.display(), dir.display()),
-            e.into(),
-        )
-    })
+/// How far an interrupted build got with its partial file's first bytes.
+enum Started {
+    /// Not a table's start (another program's file of that name).
+    NotOurs,
+    /// The magic bytes, or zeros, and fewer bytes than the header they announce: a build
+    /// stopped within its first write.
+    HeaderIncomplete,
+    /// A whole header, for the reader to judge.
+    HeaderWhole,
 }
 
-/// Fail at once if another build holds the lock on `path`'s partial file, so that the
-/// refusal comes before estimates and checks; the lock itself is taken by `open`.
-pub fn check_unlocked(path: &Path) -> Result<()> {
-    let partial = partial_path(path);
-    let Ok(file) = OpenOptions::new().read(true).open(&partial) else {
-        return Ok(());
-    };
-    match file.try_lock() {
-        Err(std::fs::TryLockError::WouldBlock) => Err(locked_by_another(&partial, &file)),
-        // Released when `file` closes.
-        _ => Ok(()),
+fn started(partial: &Path) -> Result<Started> {
+    let file = std::fs::File::open(partial).map_err(|e| io_error(partial, e))?;
+    let len = file.metadata().map_err(|e| io_error(partial, e))?.len();
+    let mut prefix = [0u8; PREFIX_LEN as usize];
+    let n = (len.min(PREFIX_LEN)) as usize;
+    file.read_exact_at(&mut prefix[..n], 0)
+        .map_err(|e| io_error(partial, e))?;
+    if !Kind::Table.recognises(&prefix[..n]) {
+        return Ok(Started::NotOurs);
     }
-}
-
-fn locked_by_another(partial: &Path, file: &File) -> Error {
-    Error::other(format!(
-        "{}: another build of this table is running ({}); wait for it to finish or stop it",
-        partial.display(),
-        lock_holder(file).unwrap_or_else(|| "another process".into())
-    ))
-}
-
-/// Open (creating if need be, never truncating) and exclusively lock the partial file.
-fn lock_partial(partial: &Path) -> Result<File> {
-    loop {
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(partial)
-            .map_err(|e| io_error(partial, e))?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(locked_by_another(partial, &file));
-            }
-            Err(std::fs::TryLockError::Error(e)) => return Err(io_error(partial, e)),
-        }
-        // Between our open and our lock, the build that held the lock may have finished
-        // and renamed this very file to the table's name: then the lock we hold is on the
-        // finished table, and the partial file to work on is a new one.
-        let locked = file.metadata().map_err(|e| io_error(partial, e))?;
-        match std::fs::metadata(partial) {
-            Ok(now) if now.dev() == locked.dev() && now.ino() == locked.ino() => return Ok(file),
-            _ => continue,
-        }
+    if len < PREFIX_LEN || prefix.iter().all(|&b| b == 0) {
+        return Ok(Started::HeaderIncomplete);
     }
-}
-
-/// "pid 1234 (retro build ...)": the process holding a flock on `file`, from
-/// /proc/locks (Linux); None where that cannot be read.
-fn lock_holder(file: &File) -> Option<String> {
-    let ino = file.metadata().ok()?.ino();
-    let locks = std::fs::read_to_string("/proc/locks").ok()?;
-    // "1: FLOCK  ADVISORY  WRITE 1234 fd:01:56789 0 EOF": pid, then major:minor:inode.
-    let pid = locks.lines().find_map(|line| {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        let inode = fields.get(5)?.rsplit(':').next()?.parse::<u64>().ok()?;
-        (fields.get(1) == Some(&"FLOCK") && inode == ino).then(|| fields.get(4).copied())?
-    })?;
-    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-    let cmd: Vec<String> = cmdline
-        .split(|&b| b == 0)
-        .filter(|a| !a.is_empty())
-        .map(|a| String::from_utf8_lossy(a).into_owned())
-        .collect();
-    Some(if cmd.is_empty() {
-        format!("pid {pid}")
+    let at = header::HEADER_LEN_AT;
+    let header_len =
+        u32::from_le_bytes([prefix[at], prefix[at + 1], prefix[at + 2], prefix[at + 3]]);
+    Ok(if len < PREFIX_LEN + u64::from(header_len) {
+        Started::HeaderIncomplete
     } else {
-        let cmd = cmd.join(" ");
-        let short: String = cmd.chars().take(100).collect();
-        let more = if short.len() < cmd.len() { "..." } else { "" };
-        format!("pid {pid}: {short}{more}")
+        Started::HeaderWhole
     })
 }

@@ -1,0 +1,322 @@
+//! Partial files: every file retro writes (a table, an export) is written under
+//! `NAME.partial` and renamed to `NAME` only when whole, so nothing under a final name is
+//! ever incomplete. The rules that keep a partial file from destroying anything:
+//!
+//! - it is opened without following a symbolic link (a link planted there would
+//!   otherwise send the writes, and the final rename, to the file it points at);
+//! - it is never the input being read (`export T.partial -o T` would truncate its own
+//!   table, and `build -o BOARD` would replace the board);
+//! - an existing one is emptied only if retro wrote it (a table's magic bytes, an
+//!   export's first bytes) or it is empty: a stranger's file of that name is refused;
+//! - the writer holds an exclusive lock (`flock`) on it from before it reads or truncates
+//!   it until the rename, so a second writer of the same output stops at once, naming the
+//!   first. The OS drops the lock when a process dies, so a killed build still resumes.
+
+use std::fs::{File, OpenOptions};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::{Error, Result, io_error};
+use crate::table::header::MAGIC;
+use crate::table::reader::file_kind;
+
+/// The temporary name a file is written under until it is whole.
+pub fn partial_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".partial");
+    PathBuf::from(name)
+}
+
+/// What a partial file is the beginning of: it decides how a leftover one is recognised
+/// as retro's own, and how a second writer is told off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A table being built (`TableWriter`, MPI builds).
+    Table,
+    /// An export (CSV or Parquet).
+    Export,
+}
+
+impl Kind {
+    /// Whether a file starting with `head` (its first bytes, possibly fewer than asked for)
+    /// was written by this kind of writer. All zeros counts: a file extended by a power
+    /// loss before its first bytes reached the disk.
+    pub(crate) fn recognises(self, head: &[u8]) -> bool {
+        let starts = |prefix: &[u8]| head.iter().zip(prefix).all(|(a, b)| a == b);
+        head.iter().all(|&b| b == 0)
+            || match self {
+                Kind::Table => starts(&MAGIC),
+                // The CSV header line, or Parquet's magic.
+                Kind::Export => starts(b"position,stones,") || starts(b"PAR1"),
+            }
+    }
+
+    /// The refusal of a file at `partial` that this kind of writer did not write.
+    pub(crate) fn not_ours(self, partial: &Path) -> Error {
+        let what = match self {
+            Kind::Table => "an interrupted build's partial table",
+            Kind::Export => "an interrupted export's partial file",
+        };
+        Error::input(format!(
+            "{}: exists and is not {what}; retro only overwrites partial files it wrote: remove it or choose another name",
+            partial.display()
+        ))
+    }
+}
+
+/// Refuse, before any work, an output path that cannot end up holding the output: one that
+/// exists and is not a regular file (a directory, a device such as /dev/null, a FIFO, a
+/// socket), one that names a directory, or one whose directory is missing or not writable.
+pub fn check_output(path: &Path) -> Result<()> {
+    let refuse = |why: &str| Error::input(format!("{}: {why}", path.display()));
+    if path.as_os_str().is_empty() || path.as_os_str().as_bytes().ends_with(b"/") {
+        return Err(refuse("names a directory, not a table file"));
+    }
+    for p in [path.to_path_buf(), partial_path(path)] {
+        if let Ok(meta) = std::fs::metadata(&p)
+            && !meta.is_file()
+        {
+            let kind = file_kind(&meta.file_type());
+            return Err(Error::input(format!(
+                "{}: is {kind}, not a table file",
+                p.display()
+            )));
+        }
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => return Err(refuse(&format!("{} is not a directory", dir.display()))),
+        Err(e) => {
+            return Err(Error::io(
+                format!("{}: directory {}", path.display(), dir.display()),
+                e,
+            ));
+        }
+    }
+    rustix::fs::access(dir, rustix::fs::Access::WRITE_OK).map_err(|e| {
+        Error::io(
+            format!("{}: cannot write in {}", path.display(), dir.display()),
+            e.into(),
+        )
+    })
+}
+
+/// Refuse an output whose final name or partial file is one of the inputs being read,
+/// each given with what it is ("the table being exported"): the partial file would be
+/// truncated under the reader, and the rename would replace the input.
+pub fn check_not_input(path: &Path, inputs: &[(&Path, &str)]) -> Result<()> {
+    let id = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    // The partial file is opened without following links, so only the file itself counts.
+    let partial = partial_path(path);
+    let partial_id = std::fs::symlink_metadata(&partial)
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| (m.dev(), m.ino()));
+    for &(input, what) in inputs {
+        let Some(input_id) = id(input) else { continue };
+        if id(path) == Some(input_id) {
+            return Err(Error::input(format!(
+                "{}: is {what}; writing the output there would replace it: choose another name",
+                path.display()
+            )));
+        }
+        if partial_id == Some(input_id) {
+            return Err(Error::input(format!(
+                "{}: is {what}; the output is written under that name until it is whole: choose another name",
+                partial.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Open a partial file for reading and writing without following a symbolic link, never
+/// truncating; it must be a regular file.
+fn open_no_follow(partial: &Path, create: bool) -> Result<File> {
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(create)
+        .truncate(false)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(partial)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) => Error::input(format!(
+                "{}: is a symbolic link; retro writes its partial files itself and never follows a link there: remove it",
+                partial.display()
+            )),
+            _ => io_error(partial, e),
+        })?;
+    let meta = file.metadata().map_err(|e| io_error(partial, e))?;
+    if !meta.is_file() {
+        return Err(Error::input(format!(
+            "{}: is {}, not a partial file",
+            partial.display(),
+            file_kind(&meta.file_type())
+        )));
+    }
+    Ok(file)
+}
+
+/// A partial file opened for writing (and, outside MPI, locked).
+pub struct Partial {
+    /// The open file.
+    pub file: File,
+    /// Its path, `NAME.partial`.
+    pub path: PathBuf,
+    /// Its length when opened: what an earlier, interrupted writer left.
+    pub held: u64,
+    kind: Kind,
+}
+
+impl Partial {
+    /// Open (creating if need be, never truncating) and exclusively lock `target`'s partial
+    /// file. Another writer holding the lock is an error naming it.
+    pub fn lock(target: &Path, kind: Kind) -> Result<Partial> {
+        let path = partial_path(target);
+        loop {
+            let file = open_no_follow(&path, true)?;
+            match file.try_lock() {
+                Ok(()) => {}
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(locked_by_another(&path, &file, kind, target));
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(io_error(&path, e)),
+            }
+            // Between our open and our lock, the writer that held the lock may have
+            // finished and renamed this very file to the final name: then the lock we hold
+            // is on the finished file, and the partial file to work on is a new one.
+            let locked = file.metadata().map_err(|e| io_error(&path, e))?;
+            match std::fs::symlink_metadata(&path) {
+                Ok(now) if now.dev() == locked.dev() && now.ino() == locked.ino() => {
+                    return Ok(Partial {
+                        file,
+                        path,
+                        held: locked.len(),
+                        kind,
+                    });
+                }
+                _ => continue,
+            }
+        }
+    }
+
+    /// Open `target`'s partial file without a lock (an MPI build, whose ranks share it).
+    pub fn open_shared(target: &Path, kind: Kind) -> Result<Partial> {
+        let path = partial_path(target);
+        let file = open_no_follow(&path, true)?;
+        let held = file.metadata().map_err(|e| io_error(&path, e))?.len();
+        Ok(Partial {
+            file,
+            path,
+            held,
+            kind,
+        })
+    }
+
+    /// Empty the file to start from nothing, if it is empty or retro wrote it; a file of
+    /// that name that retro did not write is refused, not truncated.
+    pub fn start_over(&mut self) -> Result<()> {
+        if self.held > 0 {
+            let mut head = [0u8; 16];
+            // A positioned read: the file's offset stays at 0 for whoever writes next.
+            let n = self
+                .file
+                .read_at(&mut head, 0)
+                .map_err(|e| io_error(&self.path, e))?;
+            if !self.kind.recognises(&head[..n]) {
+                return Err(self.kind.not_ours(&self.path));
+            }
+        }
+        crash_point();
+        self.file.set_len(0).map_err(|e| io_error(&self.path, e))?;
+        self.held = 0;
+        Ok(())
+    }
+}
+
+/// Fail at once if another writer holds the lock on `target`'s partial file, so that the
+/// refusal comes before estimates and checks; the lock itself is taken by `Partial::lock`.
+pub fn check_unlocked(target: &Path, kind: Kind) -> Result<()> {
+    let partial = partial_path(target);
+    let Ok(file) = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(&partial)
+    else {
+        return Ok(());
+    };
+    match file.try_lock() {
+        Err(std::fs::TryLockError::WouldBlock) => {
+            Err(locked_by_another(&partial, &file, kind, target))
+        }
+        // Released when `file` closes.
+        _ => Ok(()),
+    }
+}
+
+fn locked_by_another(partial: &Path, file: &File, kind: Kind, target: &Path) -> Error {
+    let holder = lock_holder(file).unwrap_or_else(|| "another process".into());
+    let what = match kind {
+        Kind::Table => "another build of this table".to_string(),
+        Kind::Export => format!("another export to {}", target.display()),
+    };
+    Error::other(format!(
+        "{}: {what} is running ({holder}); wait for it to finish or stop it",
+        partial.display(),
+    ))
+}
+
+/// "pid 1234: retro build ...": the process holding a flock on `file`, from /proc/locks
+/// (Linux); None where that cannot be read.
+fn lock_holder(file: &File) -> Option<String> {
+    let ino = file.metadata().ok()?.ino();
+    let locks = std::fs::read_to_string("/proc/locks").ok()?;
+    // "1: FLOCK  ADVISORY  WRITE 1234 fd:01:56789 0 EOF": pid, then major:minor:inode.
+    let pid = locks.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let inode = fields.get(5)?.rsplit(':').next()?.parse::<u64>().ok()?;
+        (fields.get(1) == Some(&"FLOCK") && inode == ino).then(|| fields.get(4).copied())?
+    })?;
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    let cmd: Vec<String> = cmdline
+        .split(|&b| b == 0)
+        .filter(|a| !a.is_empty())
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    Some(if cmd.is_empty() {
+        format!("pid {pid}")
+    } else {
+        let cmd = cmd.join(" ");
+        let short: String = cmd.chars().take(100).collect();
+        let more = if short.len() < cmd.len() { "..." } else { "" };
+        format!("pid {pid}: {short}{more}")
+    })
+}
+
+/// The write step a test asked to crash before (0: none), and the steps taken so far.
+static CRASH_AT: AtomicU64 = AtomicU64::new(0);
+static STEPS: AtomicU64 = AtomicU64::new(0);
+
+/// Test hook (`build --crash-before-step N`, `export` likewise): abort the process, as a
+/// kill or a power cut would stop it, just before the Nth step that changes a partial file
+/// or its name (a write of a layer or a header, a sync, a truncation, the rename), so a
+/// test can stop a writer inside every window instead of hoping a timer lands there.
+#[doc(hidden)]
+pub fn crash_before_step(n: u64) {
+    CRASH_AT.store(n, Ordering::Relaxed);
+}
+
+/// Count a step that changes a partial file; abort if a test asked to crash before it.
+pub(crate) fn crash_point() {
+    let at = CRASH_AT.load(Ordering::Relaxed);
+    if at != 0 && STEPS.fetch_add(1, Ordering::Relaxed) + 1 == at {
+        std::process::abort();
+    }
+}
