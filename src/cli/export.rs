@@ -95,7 +95,8 @@ pub fn run(args: Args) -> Result<i32> {
     if let Some(n) = args.crash_before_step {
         crate::partial::crash_before_step(n);
     }
-    let table = open_table(&args.table)?.with_mmap()?;
+    // Every layer read is checked against its checksum once, as the rows stream out.
+    let table = open_table(&args.table)?.with_mmap()?.check_layers_as_read();
     partial::check_output(&args.output)?;
     partial::check_not_input(&args.output, &[(&args.table, "the table being exported")])?;
     let spec = table.header.game.clone();
@@ -133,7 +134,8 @@ pub fn run(args: Args) -> Result<i32> {
             _ => export(&game, &table, layers, CsvSink::new(file, &partial, notation), args.quiet),
         }
     });
-    let finished = written.and_then(|(file, rows)| {
+    // A table written over while it was read gives rows of garbage: no rename then.
+    let finished = table.unless_changed(written).and_then(|(file, rows)| {
         crash_point();
         file.sync_all().map_err(|e| io_error(&partial, e))?;
         crash_point();

@@ -58,7 +58,7 @@ pub fn run(args: Args) -> Result<i32> {
                 ));
             }
             let style = if args.json { Batch::Json { pv: args.pv } } else { Batch::Plain };
-            return batch(&game, &table.with_mmap()?, style);
+            return batch(&game, &table.with_mmap()?.check_layers_as_read(), style);
         }
         let text = args.position.as_deref().unwrap_or_default();
         let a = answer_text(&game, &table, text)?;
@@ -95,10 +95,18 @@ const MAX_LINE: usize = 1 << 16;
 /// One output line per input line, so output lines up with input: a bad line (not UTF-8,
 /// too long, not a position) prints `error` (JSON: an object with `error`) in its place and
 /// a message with its number on stderr, and the rest go on; exit code 2 if any line
-/// failed. A damaged table is not a bad line: it stops the batch (exit 1).
+/// failed. A damaged table is not a bad line: it stops the batch (exit 1); each layer's
+/// checksum is checked when the batch first reads it.
+///
+/// Answers are held until the table is seen unchanged since they were read (a file written
+/// over in place reads as garbage): every answer printed was read from the table as opened.
 fn batch<G: Game>(game: &G, table: &Table, style: Batch) -> Result<i32> {
     let mut stdin = std::io::stdin().lock();
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let mut out = Checked {
+        table,
+        held: Vec::with_capacity(1 << 16),
+        stdout: std::io::stdout().lock(),
+    };
     let mut failed = 0u64;
     let io = |e: std::io::Error| Error::io("writing output", e);
     let mut buf = Vec::new();
@@ -136,24 +144,48 @@ fn batch<G: Game>(game: &G, table: &Table, style: Batch) -> Result<i32> {
                 })
             });
         match looked_up {
-            Ok(value) => writeln!(out, "{value}").map_err(io)?,
+            Ok(value) => {
+                writeln!(out.held, "{value}").map_err(io)?;
+                if out.held.len() >= 1 << 16 {
+                    out.flush()?;
+                }
+            }
             Err(e) if e.is_input() => {
                 failed += 1;
                 match style {
-                    Batch::Plain => writeln!(out, "error").map_err(io)?,
-                    Batch::Json { .. } => {
-                        writeln!(out, "{}", json!({"line": number, "error": e.to_string()}))
-                            .map_err(io)?
-                    }
+                    Batch::Plain => writeln!(out.held, "error").map_err(io)?,
+                    Batch::Json { .. } => writeln!(
+                        out.held,
+                        "{}",
+                        json!({"line": number, "error": e.to_string()})
+                    )
+                    .map_err(io)?,
                 }
-                out.flush().map_err(io)?;
+                out.flush()?;
                 eprintln!("error: line {number}: {e}");
             }
-            Err(e) => return Err(e),
+            Err(e) => return table.unless_changed(Err(e)),
         }
     }
-    out.flush().map_err(io)?;
+    out.flush()?;
     Ok(if failed > 0 { 2 } else { 0 })
+}
+
+/// Batch output held until the table is checked unchanged.
+struct Checked<'a, W: Write> {
+    table: &'a Table,
+    held: Vec<u8>,
+    stdout: W,
+}
+
+impl<W: Write> Checked<'_, W> {
+    fn flush(&mut self) -> Result<()> {
+        self.table.check_unchanged()?;
+        let io = |e: std::io::Error| Error::io("writing output", e);
+        self.stdout.write_all(&self.held).map_err(io)?;
+        self.held.clear();
+        self.stdout.flush().map_err(io)
+    }
 }
 
 enum Line<'a> {

@@ -5,6 +5,7 @@
 
 pub mod blocks;
 pub mod header;
+mod mapped;
 pub mod moves;
 pub mod reader;
 pub mod writer;

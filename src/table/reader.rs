@@ -5,8 +5,9 @@
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::os::unix::fs::FileTypeExt;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
@@ -14,6 +15,7 @@ use super::blocks::{self, BLOCK, DIR_ENTRY, SLACK};
 use super::header::{
     self, Encoding, Header, LayerEntry, MAGIC, MAX_HEADER_LEN, PREFIX_LEN, VERSION,
 };
+use super::mapped::GuardedMap;
 use super::moves::{self, Follow, Next};
 use crate::error::{Error, Result, io_error};
 
@@ -77,12 +79,47 @@ impl ReadAt for memmap2::Mmap {
     }
 }
 
+impl ReadAt for Arc<GuardedMap> {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+        read_slice(self.bytes(), buf, offset)
+    }
+    fn len(&self) -> std::io::Result<u64> {
+        Ok(self.bytes().len() as u64)
+    }
+}
+
+/// What identifies a file's contents as they were when it was opened: a file rewritten in
+/// place (same inode, new bytes) changes its size, its modification or its change time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl Stamp {
+    fn of(meta: &std::fs::Metadata) -> Stamp {
+        Stamp {
+            len: meta.len(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+}
+
 /// An open, checked table.
 pub struct Table {
     source: Box<dyn ReadAt>,
-    /// The file behind `source`, kept so `with_mmap` can map it (None for tables read
-    /// from memory, which need no map).
+    /// The file behind `source`, kept so `with_mmap` can map it and `check_unchanged` can
+    /// look at it (None for tables read from memory).
     file: Option<File>,
+    /// The file's size and times when opened.
+    stamp: Option<Stamp>,
+    /// The memory map reads go through, once `with_mmap` made one.
+    map: Option<Arc<GuardedMap>>,
+    /// Per layer, once checked: None if its checksum matched, else the error's text. Empty
+    /// unless `check_layers_as_read` asked for it.
+    checked: Vec<OnceLock<Option<String>>>,
     path: PathBuf,
     /// The decoded header.
     pub header: Header,
@@ -142,7 +179,11 @@ impl Table {
         }
         let file = File::open(path).map_err(|e| io_error(path, e))?;
         let handle = file.try_clone().map_err(|e| io_error(path, e))?;
-        Table::from_source(Box::new(file), Some(handle), path.to_path_buf())
+        let stamp = Stamp::of(&file.metadata().map_err(|e| io_error(path, e))?);
+        let (mut table, values_start) =
+            Table::from_source(Box::new(file), Some(handle), path.to_path_buf())?;
+        table.stamp = Some(stamp);
+        Ok((table, values_start))
     }
 
     /// A table of best moves gets its game (built from the header's board, which the
@@ -206,6 +247,9 @@ impl Table {
         let table = Table {
             source,
             file,
+            stamp: None,
+            map: None,
+            checked: Vec::new(),
             path,
             header,
             file_len,
@@ -288,21 +332,71 @@ impl Table {
     /// Read entries through a memory map from now on (many small lookups: no system
     /// call per entry). A table read from memory is returned as it is.
     ///
-    /// # Safety contract
-    ///
-    /// The file must not be changed or truncated by another process while it is mapped:
-    /// a mapped file that shrinks makes reads fault (SIGBUS). retro writes a table once,
-    /// under a temporary name, and never modifies it in place after the rename, so this
-    /// holds unless someone edits a table while it is being queried. Every read still
-    /// checks its offsets against the length checked at open.
+    /// If another process truncates the file while it is mapped, the reads past its new
+    /// end give zeros instead of killing the process (see `mapped.rs`), and
+    /// `check_unchanged` says so: callers check it before they trust what they read.
     pub fn with_mmap(mut self) -> Result<Table> {
-        if let Some(file) = self.file.take() {
-            // SAFETY: read-only map of a file whose length was checked against the header
-            // at open; see the safety contract above for why the bytes do not change.
-            let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| io_error(&self.path, e))?;
-            self.source = Box::new(map);
+        if let Some(file) = &self.file
+            && let Some(map) = GuardedMap::new(file).map_err(|e| io_error(&self.path, e))?
+        {
+            let map = Arc::new(map);
+            self.source = Box::new(Arc::clone(&map));
+            self.map = Some(map);
         }
         Ok(self)
+    }
+
+    /// From now on, the first read of each layer checks that layer's checksum (once) and
+    /// every read of a damaged layer fails: for readers that go through most of a table
+    /// (`export`, `query --batch`), so that a flipped byte is an error and not a wrong
+    /// answer, without reading layers they never touch.
+    pub fn check_layers_as_read(mut self) -> Table {
+        self.checked = self.header.layers.iter().map(|_| OnceLock::new()).collect();
+        self
+    }
+
+    /// Fail if the file has changed since it was opened: rewritten or cut short in place
+    /// (`cp` over it, an editor), which a reader cannot tell from damage. A table replaced
+    /// by a rename (`mv new.retro t.retro`) keeps the old file open and is not a change.
+    pub fn check_unchanged(&self) -> Result<()> {
+        let (Some(file), Some(stamp)) = (&self.file, self.stamp) else {
+            return Ok(());
+        };
+        let now = file.metadata().map_err(|e| io_error(&self.path, e))?;
+        let faulted = self.map.as_ref().is_some_and(|m| m.faulted());
+        if faulted || Stamp::of(&now) != stamp {
+            return Err(Error::corrupt(format!(
+                "{}: the file changed on disk while it was being read (it was written over in place); replace a table by renaming a new file over it",
+                self.path.display()
+            )));
+        }
+        Ok(())
+    }
+
+    /// `result`, unless the file changed under it: then that is the error (a changed file
+    /// reads as damaged, and the damage is not the news).
+    pub fn unless_changed<T>(&self, result: Result<T>) -> Result<T> {
+        self.check_unchanged()?;
+        result
+    }
+
+    /// Layer `k`'s checksum, checked once if `check_layers_as_read` asked for it.
+    fn check_layer(&self, k: usize) -> Result<()> {
+        let Some(cell) = self.checked.get(k) else {
+            return Ok(());
+        };
+        let outcome = cell.get_or_init(|| match self.layer_checksum(k) {
+            Ok(sum) if sum == self.header.layers[k].checksum => None,
+            Ok(_) => Some(format!(
+                "{}: checksum mismatch in layer {k}: the values are damaged",
+                self.path.display()
+            )),
+            Err(e) => Some(e.to_string()),
+        });
+        match outcome {
+            None => Ok(()),
+            Some(message) => Err(Error::corrupt(message.clone())),
+        }
     }
 
     /// Path of the file.
@@ -317,11 +411,14 @@ impl Table {
     }
 
     fn entry(&self, k: usize, index: u64) -> Result<&LayerEntry> {
-        self.header
+        let entry = self
+            .header
             .layers
             .get(k)
             .filter(|e| index < e.positions && e.offset != 0)
-            .ok_or_else(|| Error::other(format!("no entry {index} in layer {k}")))
+            .ok_or_else(|| Error::other(format!("no entry {index} in layer {k}")))?;
+        self.check_layer(k)?;
+        Ok(entry)
     }
 
     /// Byte length of a blocked layer's packed data (before the slack and directory).

@@ -1,8 +1,9 @@
-//! Partial files under hostile and careless use: links planted under the partial name, a
-//! partial name that is the input, strangers' files, two writers of one output, and builds
-//! and exports stopped at every step that changes a partial file (a fault injected just
-//! before the step, `--crash-before-step N`, so each window is hit on purpose rather than by
-//! a timer's luck), each rerun byte-identical to an uninterrupted run.
+//! Nothing lost, nothing wrong: partial files under hostile and careless use (links planted
+//! under the partial name, a partial name that is the input, strangers' files, two writers
+//! of one output), builds and exports stopped at every step that changes a partial file (a
+//! fault injected just before the step, `--crash-before-step N`, so each window is hit on
+//! purpose rather than by a timer's luck) and rerun byte-identical, readers of whole layers
+//! that check checksums, and a table written over while it is read.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -352,4 +353,200 @@ fn exports_stopped_at_every_step_leave_the_old_file_and_rerun_identical() {
         }
     }
     assert!(stops >= 12, "only {stops} stops");
+}
+
+/// `retro query TABLE --batch` on `input`, which it may stop reading early (a damaged
+/// table ends the batch).
+fn batch(table: &Path, input: &str) -> Output {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_retro"))
+        .args(["query", s(table), "--batch"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_string();
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let out = child.wait_with_output().expect("wait");
+    feeder.join().expect("feeder");
+    out
+}
+
+/// An exported row's position (quoted when it holds commas).
+fn first_field(line: &str) -> &str {
+    match line.strip_prefix('"') {
+        Some(rest) => rest.split('"').next().unwrap_or(""),
+        None => line.split(',').next().unwrap_or(""),
+    }
+}
+
+/// Layer `k`'s byte range in a table file.
+fn layer_bytes(table: &Path, k: usize) -> (u64, u64) {
+    let t = retro::table::Table::open(table).expect("open");
+    let e = t.header.layers[k];
+    (e.offset, e.bytes)
+}
+
+#[test]
+fn a_flipped_byte_in_any_layer_stops_export_and_batch() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let board = &boards()[1];
+    let positions: String = {
+        let t = d.join("whole.retro");
+        succeeds(&build(board, &t, &[]));
+        let csv = d.join("whole.csv");
+        succeeds(&retro(&["export", s(&t), "--csv", "-o", s(&csv)], ""));
+        let text = std::fs::read_to_string(csv).expect("read");
+        text.lines()
+            .skip(1)
+            .map(|l| format!("{}\n", first_field(l)))
+            .collect()
+    };
+    let mut flips = 0;
+    for extra in [&[][..], &["--compact"][..], &["--moves", "3"][..]] {
+        let table = d.join("t.retro");
+        succeeds(&build(
+            board,
+            &table,
+            &["--fresh"].iter().chain(extra).copied().collect::<Vec<_>>(),
+        ));
+        let original = std::fs::read(&table).expect("read");
+        for k in 0..=9 {
+            let (offset, bytes) = layer_bytes(&table, k);
+            // One bit of the layer's first, middle and last byte.
+            for at in [offset, offset + bytes / 2, offset + bytes - 1] {
+                let mut damaged = original.clone();
+                damaged[at as usize] ^= 0x04;
+                let bad = d.join("bad.retro");
+                std::fs::write(&bad, &damaged).expect("write");
+                let csv = d.join("bad.csv");
+                let out = retro(&["export", s(&bad), "--csv", "-o", s(&csv)], "");
+                fails(&out, 1, &format!("checksum mismatch in layer {k}"));
+                assert!(!csv.exists() && !d.join("bad.csv.partial").exists());
+                let out = batch(&bad, &positions);
+                fails(&out, 1, &format!("checksum mismatch in layer {k}"));
+                flips += 1;
+            }
+        }
+    }
+    assert_eq!(flips, 90);
+}
+
+#[test]
+fn a_table_written_over_in_place_while_a_batch_reads_it_is_an_error_not_a_crash() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let board = d.join("y.txt");
+    std::fs::write(
+        &board,
+        retro(&["gen", "young", "9x9", "--seed", "5"], "").stdout,
+    )
+    .expect("write");
+    let table = d.join("v.retro");
+    succeeds(&retro(
+        &["build", "young", s(&board), "-o", s(&table), "-q"],
+        "",
+    ));
+    let other = d.join("other.retro");
+    succeeds(&build(&boards()[3], &other, &[]));
+    // Every position of layer 40, many times over: output comes in 64 KiB pieces.
+    let csv = d.join("l.csv");
+    succeeds(&retro(
+        &["export", s(&table), "--layer", "40", "--csv", "-o", s(&csv)],
+        "",
+    ));
+    let layer: Vec<String> = std::fs::read_to_string(&csv)
+        .expect("read")
+        .lines()
+        .skip(1)
+        .map(|l| first_field(l).to_string())
+        .collect();
+    let lines: String = layer.iter().map(|p| format!("{p}\n")).collect();
+    let want = retro(&["query", s(&table), "--batch"], &lines);
+    let want = succeeds(&want);
+    for replace in ["truncate", "rewrite"] {
+        succeeds(&retro(
+            &[
+                "build",
+                "young",
+                s(&board),
+                "-o",
+                s(&table),
+                "-q",
+                "--fresh",
+            ],
+            "",
+        ));
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_retro"))
+            .args(["query", s(&table), "--batch"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        // A feeder thread: rounds of the layer's positions until the table has been written
+        // over, then four more, then the end of input (answers come out 64 KiB at a time,
+        // so the input must keep coming for the first to appear).
+        let replaced = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let feeder = {
+            let (replaced, lines) = (replaced.clone(), lines.clone());
+            std::thread::spawn(move || {
+                let mut after = 0;
+                while after < 4 {
+                    if stdin.write_all(lines.as_bytes()).is_err() {
+                        break;
+                    }
+                    if replaced.load(std::sync::atomic::Ordering::Acquire) {
+                        after += 1;
+                    }
+                }
+            })
+        };
+        // The first answer: the batch has the table mapped and is reading it.
+        let mut printed = Vec::new();
+        let mut first = String::new();
+        stdout.read_line(&mut first).expect("read");
+        printed.push(first);
+        // Written over in place, as `cp` does: cut to nothing, then other bytes.
+        let f = std::fs::File::options()
+            .write(true)
+            .open(&table)
+            .expect("open");
+        f.set_len(0).expect("truncate");
+        if replace == "rewrite" {
+            std::io::Write::write_all(&mut &f, &std::fs::read(&other).expect("read"))
+                .expect("write");
+        }
+        drop(f);
+        replaced.store(true, std::sync::atomic::Ordering::Release);
+        let rest = {
+            let mut rest = String::new();
+            let _ = std::io::Read::read_to_string(&mut stdout, &mut rest);
+            rest
+        };
+        printed.extend(rest.lines().map(|l| format!("{l}\n")));
+        feeder.join().expect("feeder");
+        let status = child.wait().expect("wait");
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut err)
+            .expect("read");
+        assert_eq!(status.code(), Some(1), "{replace}: {err}");
+        assert!(
+            err.contains("the file changed on disk while it was being read"),
+            "{replace}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+        // Every answer printed was read before the change, and is right.
+        let want: Vec<&str> = want.lines().cycle().take(printed.len()).collect();
+        let got: Vec<&str> = printed.iter().map(|l| l.trim_end()).collect();
+        assert_eq!(got, want, "{replace}");
+    }
 }
