@@ -9,6 +9,7 @@ use crate::error::Result;
 use crate::game::Game;
 use crate::sweep::{CHUNK, Progress};
 use crate::table::Table;
+use crate::value::Value;
 
 /// The first entry whose stored value is not what its children give.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,40 +92,55 @@ fn expected<G: Game>(
 /// of best moves, a layer of moves is checked move by move (each stored index must be the
 /// first best move given the layer below), and its values for the layer above it are the
 /// ones its children give.
+///
+/// Memory: the values of two adjacent layers in the table's own value type, as the build
+/// held them (refused up front, as `build` refuses, when they do not fit).
 pub fn verify_all<G: Game>(
     game: &G,
     table: &Table,
     progress: &dyn Progress,
 ) -> Result<std::result::Result<u64, Mismatch>> {
-    let mut next: Vec<i64> = Vec::new();
+    let vt = table.header.value_type;
+    crate::sweep::check_memory(game, vt.width())?;
+    crate::with_value_type!(vt, V => verify_layers::<G, V>(game, table, progress))
+}
+
+fn verify_layers<G: Game, V: Value>(
+    game: &G,
+    table: &Table,
+    progress: &dyn Progress,
+) -> Result<std::result::Result<u64, Mismatch>> {
+    let mut next: Vec<V> = Vec::new();
     let mut checked = 0u64;
     for k in (0..=game.cells()).rev() {
         let size = game.layer_size(k);
         progress.layer(k, size);
-        let chunks = size.div_ceil(CHUNK as u64);
         let moves = !table.stores_values(k);
-        let parts = (0..chunks)
-            .into_par_iter()
-            .map(|c| -> Result<std::result::Result<Vec<i64>, Mismatch>> {
-                let start = c * CHUNK as u64;
-                let count = (CHUNK as u64).min(size - start) as usize;
-                let stored = table.read_stored(k, start, count)?;
-                let mut values = Vec::with_capacity(if moves { count } else { 0 });
+        // Layer k's values, each chunk filled by the worker that checks it: what layer
+        // k - 1 is checked against.
+        let mut values: Vec<V> = vec![V::from_i64(0); size as usize];
+        let found = values
+            .par_chunks_mut(CHUNK)
+            .enumerate()
+            .map(|(c, slot)| -> Result<Option<Mismatch>> {
+                let start = (c * CHUNK) as u64;
+                let stored = table.read_stored(k, start, slot.len())?;
                 let mut pos = game.unrank(k, start);
-                for (i, &s) in stored.iter().enumerate() {
+                for (i, (&s, v)) in stored.iter().zip(slot.iter_mut()).enumerate() {
                     if i > 0 {
                         game.advance(&mut pos);
                     }
-                    let child = |r: u64| Ok(next[r as usize]);
+                    let child = |r: u64| Ok(next[r as usize].to_i64());
                     let e = expected(game, &pos, child)?;
                     let (e, s) = if moves {
-                        values.push(e);
+                        *v = V::from_i64(e);
                         (first_best(game, &pos, e, child)?.unwrap_or(-1), s)
                     } else {
+                        *v = V::from_i64(s);
                         (e, s)
                     };
                     if e != s {
-                        return Ok(Err(Mismatch {
+                        return Ok(Some(Mismatch {
                             layer: k,
                             index: start + i as u64,
                             position: game.format_position(&pos),
@@ -134,23 +150,15 @@ pub fn verify_all<G: Game>(
                         }));
                     }
                 }
-                progress.advance(count as u64);
-                Ok(Ok(values))
+                progress.advance(slot.len() as u64);
+                Ok(None)
             })
-            .collect::<Result<Vec<_>>>()?;
-        let mut values = Vec::new();
-        for part in parts {
-            match part {
-                Ok(v) => values.extend(v),
-                Err(m) => return Ok(Err(m)),
-            }
+            .collect::<Result<Vec<Option<Mismatch>>>>()?;
+        if let Some(m) = found.into_iter().flatten().next() {
+            return Ok(Err(m));
         }
         checked += size;
-        next = if moves {
-            values
-        } else {
-            table.read_stored(k, 0, size as usize)?
-        };
+        next = values;
     }
     Ok(Ok(checked))
 }

@@ -550,3 +550,45 @@ fn a_table_written_over_in_place_while_a_batch_reads_it_is_an_error_not_a_crash(
         assert_eq!(got, want, "{replace}");
     }
 }
+
+#[test]
+fn verify_holds_no_more_memory_than_the_build() {
+    // Twins 4 x 4 with weights up to 100 (one-byte values): its largest layer has 900,900
+    // positions, and the build holds two adjacent layers of one byte each; verify used to
+    // hold 8 bytes a position of a layer twice over (14 MB more than the build here).
+    let dir = tempfile::tempdir().expect("tempdir");
+    let board = dir.path().join("t44.txt");
+    std::fs::write(
+        &board,
+        retro(&["gen", "twins", "4x4", "--seed", "7", "--max", "100"], "").stdout,
+    )
+    .expect("write");
+    let table = dir.path().join("t44.retro");
+    let peak = |out: &str| -> u64 {
+        let v: serde_json::Value = serde_json::from_str(out.trim()).expect("json");
+        v["peak_rss"].as_u64().expect("peak_rss")
+    };
+    let built = succeeds(&retro(
+        &[
+            "build",
+            "twins",
+            s(&board),
+            "-o",
+            s(&table),
+            "-q",
+            "--json",
+            "--threads",
+            "2",
+        ],
+        "",
+    ));
+    let verified = succeeds(&retro(
+        &["verify", s(&table), "-q", "--json", "--threads", "2"],
+        "",
+    ));
+    let (b, v) = (peak(&built), peak(&verified));
+    assert!(
+        v <= b + (4 << 20),
+        "verify peaked at {v} bytes, the build at {b}"
+    );
+}
