@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::game::{Game, GameSpec};
 use crate::sweep::{self, Driver, Progress};
 use crate::table::Encoding;
-use crate::table::blocks::{BLOCK, DIR_ENTRY, SLACK};
+use crate::table::blocks;
 use crate::table::header::{self, Header};
 use crate::table::writer::{Start, TableWriter, partial_path};
 use crate::value::Value;
@@ -105,25 +105,19 @@ impl Estimate {
         crate::with_game!(spec, game => {
             let vt = sweep::value_type(&game);
             let width = vt.width() as u64;
-            let positions = game.total_positions();
-            let layers = game.cells() as u64 + 1;
             let encoding = options.encoding()?;
-            let directory = if encoding.blocked() {
-                positions.div_ceil(BLOCK as u64) * DIR_ENTRY as u64 + layers * (SLACK as u64 + 8 * BLOCK as u64)
-            } else {
-                0
-            };
             let sizes: Vec<u64> = (0..=game.cells()).map(|k| game.layer_size(k)).collect();
             let header = Header::blank(spec.clone(), vt, encoding, &sizes);
             let values_start = header::values_start(header::encode(&header)?.len() as u64);
             // A best move takes at most a byte (its index is at most `MAX_INDEX`).
-            let entries: u128 = sizes
+            let layer_bytes = |k: usize, n: u64| {
+                let width = if encoding.stores_values(k, game.cells()) { width } else { 1 };
+                if encoding.blocked() { blocks::layer_bytes_bound(n, width) } else { n.saturating_mul(width) }
+            };
+            let table_bytes = sizes
                 .iter()
                 .enumerate()
-                .map(|(k, &n)| n as u128 * if encoding.stores_values(k, game.cells()) { width as u128 } else { 1 })
-                .sum();
-            let table_bytes = (values_start as u128 + entries + directory as u128)
-                .min(u64::MAX as u128) as u64;
+                .fold(values_start, |sum, (k, &n)| sum.saturating_add(layer_bytes(k, n)));
             let peak_memory = sweep::peak_bytes(&game, vt.width()).min(u64::MAX as u128) as u64;
             let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
             let free_disk = options.assume_free.or_else(|| free_bytes(dir));

@@ -3,7 +3,7 @@
 //! buffers at their peak, the layer's bytes on disk, and a time estimate.
 
 use crate::game::Game;
-use crate::table::blocks::{BLOCK, DIR_ENTRY, SLACK};
+use crate::table::blocks;
 
 use super::plan::{self, GRAIN, Marker};
 use super::split;
@@ -54,7 +54,7 @@ pub fn plan<G: Game>(
         let slices: Vec<_> = (0..ranks).map(|r| split::slice(n, ranks, r)).collect();
         let per_rank = slices.iter().map(|s| s.end - s.start).max().unwrap_or(0);
         let disk_bytes = if compact {
-            n * width + SLACK as u64 + n.div_ceil(BLOCK as u64) * DIR_ENTRY as u64
+            blocks::layer_bytes_bound(n, width)
         } else {
             n * width
         };

@@ -21,7 +21,7 @@ use crate::error::{Error, Result, io_error};
 use crate::game::{Game, GameSpec};
 use crate::job::{BuildOptions, Estimate, peak_rss};
 use crate::sweep::{self, CHUNK, Progress, Silent, human_bytes};
-use crate::table::blocks::{BLOCK, DIR_ENTRY, SLACK};
+use crate::table::blocks::{self, BLOCK, DIR_ENTRY, SLACK};
 use crate::table::header::{Encoding, Header};
 use crate::table::reader::Table;
 use crate::table::writer::partial_path;
@@ -397,15 +397,10 @@ impl<'s, 'e: 's> Layers<'s, 'e> {
                     .max(values.len() as u64 * width + data.len() as u64);
                 let data_at = ctx.exscan(data.len() as u64);
                 let total = ctx.sum(data.len() as u64);
-                let dir_at =
-                    end + total + SLACK as u64 + slice.start / BLOCK as u64 * DIR_ENTRY as u64;
+                let dir_at = end + blocks::directory_entry_at(total, slice.start);
                 let mut entries = Vec::with_capacity(dir.len() * DIR_ENTRY);
                 for &(min, at, w) in &dir {
-                    entries.extend_from_slice(&crate::table::blocks::dir_entry(
-                        min,
-                        data_at + at,
-                        w,
-                    ));
+                    entries.extend_from_slice(&blocks::dir_entry(min, data_at + at, w));
                 }
                 let first = ctx.rank == 0;
                 let writing = self.scope.spawn(move || {

@@ -7,12 +7,11 @@ use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use rayon::prelude::*;
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::error::{Error, Result, io_error};
 use crate::partial::{Kind, Partial, partial_path};
-use crate::table::blocks::{self, BLOCK, SLACK};
+use crate::table::blocks;
 use crate::table::header::{self, Header};
 use crate::table::writer::check_partial;
 use crate::value::Value;
@@ -146,15 +145,7 @@ impl Shared {
 /// slice's data, width). The slice starts on a block boundary, so these are exactly the
 /// blocks a single process packs.
 pub fn pack_blocks<V: Value>(values: &[V]) -> (Vec<u8>, Vec<(i64, u64, u8)>) {
-    let packed: Vec<(Vec<u8>, i64, u8)> = values
-        .par_chunks(BLOCK)
-        .map(|block| {
-            let wide: Vec<i64> = block.iter().map(|v| v.to_i64()).collect();
-            let mut data = Vec::new();
-            let (min, _, width) = blocks::encode_block(&wide, &mut data);
-            (data, min, width)
-        })
-        .collect();
+    let packed = blocks::pack(values, |v| v.to_i64());
     let mut data = Vec::with_capacity(packed.iter().map(|p| p.0.len()).sum());
     let mut dir = Vec::with_capacity(packed.len());
     for (bytes, min, width) in packed {
@@ -166,5 +157,5 @@ pub fn pack_blocks<V: Value>(values: &[V]) -> (Vec<u8>, Vec<(i64, u64, u8)>) {
 
 /// Bytes of a compact layer of `positions` values whose blocks' data take `data` bytes.
 pub fn compact_layer_bytes(positions: u64, data: u64) -> u64 {
-    data + SLACK as u64 + positions.div_ceil(BLOCK as u64) * blocks::DIR_ENTRY as u64
+    blocks::layer_bytes(positions, data)
 }

@@ -18,6 +18,53 @@ pub const DIR_ENTRY: usize = 16;
 /// Zero bytes after the last block.
 pub const SLACK: usize = 8;
 
+/// Bytes of a blocked layer's directory: one entry per block of `positions` entries.
+pub fn directory_bytes(positions: u64) -> u64 {
+    positions
+        .div_ceil(BLOCK as u64)
+        .saturating_mul(DIR_ENTRY as u64)
+}
+
+/// Bytes of a blocked layer of `positions` entries whose packed blocks take `data` bytes:
+/// the data, the slack, the directory.
+pub fn layer_bytes(positions: u64, data: u64) -> u64 {
+    data.saturating_add(SLACK as u64)
+        .saturating_add(directory_bytes(positions))
+}
+
+/// The most a blocked layer of `positions` entries of `width` bytes each can take: every
+/// block packed at full width (a block's span never needs more bits than its type has).
+pub fn layer_bytes_bound(positions: u64, width: u64) -> u64 {
+    layer_bytes(positions, positions.saturating_mul(width))
+}
+
+/// The packed data's length in a blocked layer of `bytes` bytes (the reader has checked
+/// that the layer holds at least its slack and directory).
+pub fn data_bytes(positions: u64, bytes: u64) -> u64 {
+    bytes - SLACK as u64 - directory_bytes(positions)
+}
+
+/// Where, from the layer's start, the directory entry of the block that begins at entry
+/// `first` sits, when the layer's packed data take `data` bytes.
+pub fn directory_entry_at(data: u64, first: u64) -> u64 {
+    data + SLACK as u64 + first / BLOCK as u64 * DIR_ENTRY as u64
+}
+
+/// Pack `entries` (as i64 through `wide`) block by block in parallel: per block its data
+/// bytes, minimum and bit width, in order. Both writers (one process, MPI) pack with this.
+pub fn pack<T: Sync>(entries: &[T], wide: impl Fn(&T) -> i64 + Sync) -> Vec<(Vec<u8>, i64, u8)> {
+    use rayon::prelude::*;
+    entries
+        .par_chunks(BLOCK)
+        .map(|block| {
+            let wide: Vec<i64> = block.iter().map(&wide).collect();
+            let mut data = Vec::new();
+            let (min, _, width) = encode_block(&wide, &mut data);
+            (data, min, width)
+        })
+        .collect()
+}
+
 /// Bits needed for `span` (0 for a block of equal values).
 fn width_for(span: u64) -> u8 {
     (64 - span.leading_zeros()) as u8

@@ -11,7 +11,7 @@ use std::sync::{Arc, OnceLock};
 
 use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
-use super::blocks::{self, BLOCK, DIR_ENTRY, SLACK};
+use super::blocks::{self, BLOCK, DIR_ENTRY};
 use super::header::{
     self, Encoding, Header, LayerEntry, MAGIC, MAX_HEADER_LEN, PREFIX_LEN, VERSION,
 };
@@ -298,10 +298,8 @@ impl Table {
             }
             let least = match h.encoding {
                 Encoding::Plain => size.checked_mul(width),
-                Encoding::Blocked | Encoding::Moves { .. } => size
-                    .div_ceil(BLOCK as u64)
-                    .checked_mul(DIR_ENTRY as u64)
-                    .map(|d| d + SLACK as u64),
+                // Saturating: a size this large fails the file-length check below.
+                Encoding::Blocked | Encoding::Moves { .. } => Some(blocks::layer_bytes(size, 0)),
             }
             .ok_or_else(|| format!("layer {k} size overflows"))?;
             let exact = h.encoding.blocked() || entry.bytes == least;
@@ -423,19 +421,18 @@ impl Table {
 
     /// Byte length of a blocked layer's packed data (before the slack and directory).
     fn data_len(entry: &LayerEntry) -> u64 {
-        entry.bytes - SLACK as u64 - entry.positions.div_ceil(BLOCK as u64) * DIR_ENTRY as u64
+        blocks::data_bytes(entry.positions, entry.bytes)
     }
 
     /// Directory entry of block `b` of layer `k`: (min, data offset, width).
     fn block(&self, k: usize, entry: &LayerEntry, b: u64) -> Result<(i64, u64, u8)> {
         let mut e = [0u8; DIR_ENTRY];
         let data_len = Self::data_len(entry);
-        let at = entry.offset + data_len + SLACK as u64;
+        let at = entry.offset + blocks::directory_entry_at(data_len, 0);
         match self.directories.get(k) {
             Some(cached) => {
                 if cached.get().is_none() {
-                    let mut dir =
-                        vec![0u8; entry.positions.div_ceil(BLOCK as u64) as usize * DIR_ENTRY];
+                    let mut dir = vec![0u8; blocks::directory_bytes(entry.positions) as usize];
                     self.read_at(&mut dir, at)?;
                     // Another thread may have read it first: the same bytes either way.
                     let _ = cached.set(dir);
@@ -450,7 +447,10 @@ impl Table {
                 })?;
                 e.copy_from_slice(found);
             }
-            None => self.read_at(&mut e, at + b * DIR_ENTRY as u64)?,
+            None => self.read_at(
+                &mut e,
+                entry.offset + blocks::directory_entry_at(data_len, b * BLOCK as u64),
+            )?,
         }
         let count = (BLOCK as u64).min(entry.positions - b * BLOCK as u64) as usize;
         blocks::parse_dir_entry(&e, data_len, count).map_err(|e| e.context(self.path.display()))

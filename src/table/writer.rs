@@ -12,7 +12,6 @@
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use rayon::prelude::*;
 use xxhash_rust::xxh3::Xxh3;
 
 use super::blocks::{self, BLOCK, SLACK};
@@ -211,19 +210,10 @@ impl TableWriter {
         wide: impl Fn(&T) -> i64 + Sync,
         hasher: &mut Xxh3,
     ) -> Result<()> {
-        let mut dir = Vec::with_capacity(entries.len().div_ceil(BLOCK) * blocks::DIR_ENTRY);
+        let mut dir = Vec::with_capacity(blocks::directory_bytes(entries.len() as u64) as usize);
         let mut data_len = 0u64;
         for group in entries.chunks(BLOCK * 256) {
-            let packed: Vec<(Vec<u8>, i64, u8)> = group
-                .par_chunks(BLOCK)
-                .map(|block| {
-                    let wide: Vec<i64> = block.iter().map(&wide).collect();
-                    let mut data = Vec::new();
-                    let (min, _, width) = blocks::encode_block(&wide, &mut data);
-                    (data, min, width)
-                })
-                .collect();
-            for (data, min, width) in packed {
+            for (data, min, width) in blocks::pack(group, &wide) {
                 dir.extend_from_slice(&blocks::dir_entry(min, data_len, width));
                 data_len += data.len() as u64;
                 self.append(&data, hasher)?;
