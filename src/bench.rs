@@ -301,6 +301,7 @@ pub fn to_json(bench: &Bench) -> Result<String> {
 }
 
 /// Speedup against threads, with the ideal line and each point's efficiency labelled.
+#[cfg(feature = "cli")]
 pub fn plot_svg(rows: &[BenchRow], title: &str, path: &std::path::Path) -> Result<()> {
     use plotters::prelude::*;
     let fail = |e: String| Error::other(format!("{}: cannot draw the plot: {e}", path.display()));

@@ -125,6 +125,7 @@
 //! ```
 
 pub mod bench;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod distributed;
 pub mod error;
