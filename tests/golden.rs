@@ -65,3 +65,127 @@ fn sample_tables_match_their_recorded_checksums() {
         );
     }
 }
+
+mod common;
+
+/// Tables written by format version 1 (the game stored as an enum's variant index), one per
+/// game and encoding, kept in `tests/data/v1/`, with the xxh3-64 of their CSV export as that
+/// version's binary wrote it (a change to export's columns records new digests here).
+const VERSION_1: [(&str, &str, &str, u64); 12] = [
+    (
+        "young-sample-plain",
+        "young",
+        "tables/young-sample.txt",
+        0x4641_29f4_a251_ee9b,
+    ),
+    (
+        "young-sample-compact",
+        "young",
+        "tables/young-sample.txt",
+        0,
+    ),
+    (
+        "young-sample-moves2",
+        "young",
+        "tables/young-sample.txt",
+        0x4641_29f4_a251_ee9b,
+    ),
+    (
+        "twins-sample1-plain",
+        "twins",
+        "tables/twins-sample1.txt",
+        0,
+    ),
+    (
+        "twins-sample1-compact",
+        "twins",
+        "tables/twins-sample1.txt",
+        0,
+    ),
+    (
+        "twins-sample1-moves2",
+        "twins",
+        "tables/twins-sample1.txt",
+        0,
+    ),
+    ("mnk-3x3k3-plain", "mnk", "3x3k3", 0xe144_d844_f47e_36fe),
+    ("mnk-3x3k3-compact", "mnk", "3x3k3", 0xe144_d844_f47e_36fe),
+    ("mnk-3x3k3-moves2", "mnk", "3x3k3", 0xe144_d844_f47e_36fe),
+    (
+        "connect-4x3k3-plain",
+        "connect",
+        "4x3k3",
+        0xe763_7079_cc3b_dda4,
+    ),
+    (
+        "connect-4x3k3-compact",
+        "connect",
+        "4x3k3",
+        0xe763_7079_cc3b_dda4,
+    ),
+    (
+        "connect-4x3k3-moves2",
+        "connect",
+        "4x3k3",
+        0xe763_7079_cc3b_dda4,
+    ),
+];
+
+#[test]
+fn version_1_tables_open_and_answer_as_they_did() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut wrong = Vec::new();
+    for (name, game, board, digest) in VERSION_1 {
+        let old = format!("{root}/tests/data/v1/{name}.retro");
+        let info = common::retro(&["info", &old, "--json"], "");
+        assert!(info.status.success(), "{name}: {info:?}");
+        let verify = common::retro(&["verify", &old, "-q"], "");
+        assert!(verify.status.success(), "{name}: {verify:?}");
+        let export = |table: &str, out: &str| -> Vec<u8> {
+            let out = dir.path().join(out);
+            let ran = common::retro(
+                &[
+                    "export",
+                    table,
+                    "--csv",
+                    "-o",
+                    out.to_str().expect("utf-8"),
+                    "-q",
+                ],
+                "",
+            );
+            assert!(ran.status.success(), "{name}: {ran:?}");
+            std::fs::read(out).expect("read export")
+        };
+        let rows = export(&old, &format!("{name}-old.csv"));
+        // The same board built by this binary answers every position the same way.
+        let board = if board.starts_with("tables/") {
+            format!("{root}/{board}")
+        } else {
+            board.to_string()
+        };
+        let new = dir.path().join(format!("{name}.retro"));
+        let new = new.to_str().expect("utf-8");
+        let mut build = vec!["build", game, &board, "-o", new, "-q"];
+        if name.ends_with("compact") {
+            build.push("--compact");
+        } else if name.ends_with("moves2") {
+            build.extend(["--moves", "2"]);
+        }
+        let built = common::retro(&build, "");
+        assert!(built.status.success(), "{name}: {built:?}");
+        assert!(
+            rows == export(new, &format!("{name}-new.csv")),
+            "{name}: old and new tables differ"
+        );
+        // And exactly as version 1's binary answered.
+        let got = xxhash_rust::xxh3::xxh3_64(&rows);
+        if got != digest {
+            wrong.push(format!(
+                "{name}: export digest {got:#x}, version 1 wrote {digest:#x}"
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
