@@ -189,3 +189,85 @@ fn version_1_tables_open_and_answer_as_they_did() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+#[test]
+fn a_table_of_a_game_this_binary_does_not_have_is_refused_naming_it() {
+    // A version 2 header names its game: rename young to "hexes" (same length) and re-seal
+    // the header's checksum, as a table written by another crate's binary would look.
+    let root = env!("CARGO_MANIFEST_DIR");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let table = dir.path().join("y.retro");
+    let table = table.to_str().expect("utf-8");
+    let built = common::retro(
+        &[
+            "build",
+            "young",
+            &format!("{root}/tables/young-sample.txt"),
+            "-o",
+            table,
+            "-q",
+        ],
+        "",
+    );
+    assert!(built.status.success(), "{built:?}");
+    let mut bytes = std::fs::read(table).expect("read");
+    let len = u32::from_le_bytes(bytes[12..16].try_into().expect("4 bytes")) as usize;
+    let header = 24..24 + len;
+    let at = bytes[header.clone()]
+        .windows(5)
+        .position(|w| w == b"young")
+        .expect("the header names young");
+    bytes[24 + at..24 + at + 5].copy_from_slice(b"hexes");
+    let sealed = xxhash_rust::xxh3::xxh3_64(&bytes[header]);
+    bytes[16..24].copy_from_slice(&sealed.to_le_bytes());
+    std::fs::write(table, &bytes).expect("write");
+    for args in [
+        vec!["info", table],
+        vec!["query", table, "1,0"],
+        vec!["verify", table],
+    ] {
+        let out = common::retro(&args, "");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert_eq!(
+            stderr.trim_end(),
+            format!(
+                "error: {table}: a table of the game \"hexes\", which this retro does not have (it has young, twins, mnk, connect)"
+            ),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn an_interrupted_version_1_build_is_not_resumed_under_version_2() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let table = dir.path().join("t.retro");
+    let table = table.to_str().expect("utf-8");
+    // A version 1 table is a finished version 1 build's partial file, every layer written.
+    std::fs::copy(
+        format!("{root}/tests/data/v1/twins-sample1-plain.retro"),
+        format!("{table}.partial"),
+    )
+    .expect("copy");
+    let board = format!("{root}/tables/twins-sample1.txt");
+    let out = common::retro(&["build", "twins", &board, "-o", table, "-q"], "");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("written by an older retro (table format version 1)")
+            && stderr.lines().count() == 1,
+        "{stderr}"
+    );
+    let fresh = common::retro(
+        &["build", "twins", &board, "-o", table, "-q", "--fresh"],
+        "",
+    );
+    assert!(fresh.status.success(), "{fresh:?}");
+    let info = common::retro(&["info", table, "--json"], "");
+    assert!(
+        String::from_utf8_lossy(&info.stdout).contains("\"format_version\":2"),
+        "{info:?}"
+    );
+}

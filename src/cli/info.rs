@@ -59,7 +59,15 @@ pub fn run(args: Args) -> Result<i32> {
         ("board", h.game.size_words()),
         (
             "format",
-            format!("version {}", crate::table::header::VERSION),
+            if table.version == crate::table::header::VERSION {
+                format!("version {}", table.version)
+            } else {
+                format!(
+                    "version {} (read by this retro, which writes version {})",
+                    table.version,
+                    crate::table::header::VERSION
+                )
+            },
         ),
         ("value type", h.value_type.name().to_string()),
         ("encoding", encoding.clone()),
@@ -110,7 +118,7 @@ pub fn run(args: Args) -> Result<i32> {
             "table": table.path().display().to_string(),
             "game": h.game.name(),
             "board": h.game.label(),
-            "format_version": crate::table::header::VERSION,
+            "format_version": table.version,
             "value_type": h.value_type.name(),
             "encoding": match h.encoding { Encoding::Plain => "plain", Encoding::Blocked => "compact", Encoding::Moves { .. } => "moves" },
 

@@ -385,6 +385,37 @@ macro_rules! __games {
                 }
             }
 
+            /// The game's name and the board's bytes, as a table header stores them.
+            pub fn to_table(&self) -> (&'static str, Vec<u8>) {
+                match self {
+                    $(GameSpec::$variant(s) => ($name, board_bytes(s)),)*
+                }
+            }
+
+            /// The board from a table header's game name and board bytes; a game this
+            /// binary does not have is refused, naming it.
+            pub fn from_table(game: &str, bytes: &[u8]) -> Result<Self> {
+                let (spec, used) = Self::from_table_prefix(game, bytes)?;
+                if used != bytes.len() {
+                    return Err(Error::corrupt(format!("header: the {game} board has trailing bytes")));
+                }
+                Ok(spec)
+            }
+
+            /// The board at the start of `bytes` and how many bytes it took.
+            pub(crate) fn from_table_prefix(game: &str, bytes: &[u8]) -> Result<(Self, usize)> {
+                match game {
+                    $($name => {
+                        let (board, used) = board_from_bytes::<$module::$board>(game, bytes)?;
+                        Ok((GameSpec::$variant(board), used))
+                    })*
+                    other => Err(Error::other(format!(
+                        "a table of the game {other:?}, which this retro does not have (it has {})",
+                        GAMES.join(", ")
+                    ))),
+                }
+            }
+
             /// Rows and columns.
             pub fn dims(&self) -> (usize, usize) {
                 match self {
@@ -410,6 +441,27 @@ macro_rules! __games {
 }
 
 __games!(define {});
+
+/// The bincode a table header uses for a board (fixed-width integers, little-endian).
+fn board_config() -> impl bincode::config::Config {
+    bincode::config::standard()
+        .with_little_endian()
+        .with_fixed_int_encoding()
+        .with_limit::<{ 1 << 20 }>()
+}
+
+fn board_bytes<B: Serialize>(board: &B) -> Vec<u8> {
+    // A board is plain data (sizes and weights): serialising it into a Vec cannot fail.
+    bincode::serde::encode_to_vec(board, board_config()).unwrap_or_default()
+}
+
+fn board_from_bytes<B: serde::de::DeserializeOwned>(
+    game: &str,
+    bytes: &[u8],
+) -> Result<(B, usize)> {
+    bincode::serde::decode_from_slice(bytes, board_config())
+        .map_err(|e| Error::corrupt(format!("header: the {game} board does not decode ({e})")))
+}
 
 fn unknown_game(name: &str) -> Error {
     Error::input(format!(

@@ -9,8 +9,14 @@ use crate::value::ValueType;
 
 /// First eight bytes of every table.
 pub const MAGIC: [u8; 8] = *b"RETROTBL";
-/// Bumped whenever the layout or the meaning of a field changes.
-pub const VERSION: u32 = 1;
+/// Bumped whenever the layout or the meaning of a field changes. Version 2 names the game
+/// (its name and its board's own serialisation); version 1 stored it as the variant index
+/// of the game enum of its day, which `decode` still reads.
+pub const VERSION: u32 = 2;
+/// The oldest version this retro reads.
+pub const OLDEST_VERSION: u32 = 1;
+/// Version 1's game list, in its enum's order: a version 1 header's game is an index here.
+const VERSION_1_GAMES: [&str; 4] = ["young", "twins", "mnk", "connect"];
 /// Where the format version (u32 LE) sits in the prefix, after the magic.
 pub const VERSION_AT: usize = 8;
 /// Where the header's length (u32 LE) sits in the prefix.
@@ -77,8 +83,10 @@ impl Encoding {
     }
 }
 
-/// What a table holds: the board, how values are stored, and where each layer is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// What a table holds: the board, how values are stored, and where each layer is. On disk
+/// (version 2) the board is the game's name and the board's bincode bytes, so a file's
+/// meaning never depends on the order of a list in the source.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Header {
     /// The board the table was built for.
     pub game: GameSpec,
@@ -161,6 +169,23 @@ impl Header {
     }
 }
 
+/// The header as version 2 stores it.
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    game: String,
+    board: Vec<u8>,
+    rest: Rest,
+}
+
+/// Everything after the board, the same in versions 1 and 2.
+#[derive(Serialize, Deserialize)]
+struct Rest {
+    value_type: ValueType,
+    encoding: Encoding,
+    layers: Vec<LayerEntry>,
+    checksum: u64,
+}
+
 fn config() -> impl bincode::config::Config {
     // Fixed-width integers: the header's length does not depend on the offsets and
     // checksums filled in at the end of a build, so its space can be reserved up front.
@@ -170,20 +195,62 @@ fn config() -> impl bincode::config::Config {
         .with_limit::<{ MAX_HEADER_LEN as usize }>()
 }
 
-/// The header's bincode bytes (fixed-width integers).
+/// The header's bincode bytes (fixed-width integers), as version 2 lays them out.
 pub fn encode(header: &Header) -> Result<Vec<u8>> {
-    bincode::serde::encode_to_vec(header, config())
-        .map_err(|e| Error::other(format!("cannot encode the table header: {e}")))
+    let fail =
+        |e: &dyn std::fmt::Display| Error::other(format!("cannot encode the table header: {e}"));
+    let (game, board) = header.game.to_table();
+    let stored = Stored {
+        game: game.to_string(),
+        board,
+        rest: Rest {
+            value_type: header.value_type,
+            encoding: header.encoding,
+            layers: header.layers.clone(),
+            checksum: header.checksum,
+        },
+    };
+    bincode::serde::encode_to_vec(&stored, config()).map_err(|e| fail(&e))
 }
 
-/// Decode header bytes; damage is a `Corrupt` error.
-pub fn decode(bytes: &[u8]) -> Result<Header> {
-    let (header, used): (Header, usize) = bincode::serde::decode_from_slice(bytes, config())
-        .map_err(|e| Error::corrupt(format!("header does not decode ({e})")))?;
+/// Decode the header bytes of a table of format `version` (1 or 2); damage is a `Corrupt`
+/// error, a game this retro does not have an `Other` one.
+pub fn decode(bytes: &[u8], version: u32) -> Result<Header> {
+    let bad = |e: &dyn std::fmt::Display| Error::corrupt(format!("header does not decode ({e})"));
+    let (game, rest, used) = if version == 1 {
+        // The game enum's variant index (u32), its board's fields, then the rest.
+        let index: [u8; 4] = bytes
+            .get(..4)
+            .and_then(|b| b.try_into().ok())
+            .ok_or_else(|| bad(&"too short"))?;
+        let index = u32::from_le_bytes(index);
+        let name = VERSION_1_GAMES
+            .get(index as usize)
+            .ok_or_else(|| bad(&format!("version 1 game index {index}")))?;
+        let (game, board_len) = GameSpec::from_table_prefix(name, &bytes[4..])?;
+        let (rest, used): (Rest, usize) =
+            bincode::serde::decode_from_slice(&bytes[4 + board_len..], config())
+                .map_err(|e| bad(&e))?;
+        (game, rest, 4 + board_len + used)
+    } else {
+        let (stored, used): (Stored, usize) =
+            bincode::serde::decode_from_slice(bytes, config()).map_err(|e| bad(&e))?;
+        (
+            GameSpec::from_table(&stored.game, &stored.board)?,
+            stored.rest,
+            used,
+        )
+    };
     if used != bytes.len() {
         return Err(Error::corrupt("header has trailing bytes"));
     }
-    Ok(header)
+    Ok(Header {
+        game,
+        value_type: rest.value_type,
+        encoding: rest.encoding,
+        layers: rest.layers,
+        checksum: rest.checksum,
+    })
 }
 
 /// The 24-byte prefix for an encoded header.

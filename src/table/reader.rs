@@ -121,6 +121,8 @@ pub struct Table {
     /// unless `check_layers_as_read` asked for it.
     checked: Vec<OnceLock<Option<String>>>,
     path: PathBuf,
+    /// The file's format version (`header::VERSION`, or an older one this retro reads).
+    pub version: u32,
     /// The decoded header.
     pub header: Header,
     /// Length of the whole file in bytes.
@@ -221,9 +223,10 @@ impl Table {
             u32::from_le_bytes([prefix[at], prefix[at + 1], prefix[at + 2], prefix[at + 3]])
         };
         let version = word(header::VERSION_AT);
-        if version != VERSION {
+        if !(header::OLDEST_VERSION..=VERSION).contains(&version) {
             return Err(fail(format!(
-                "table format version {version}, but this retro reads version {VERSION}"
+                "table format version {version}, but this retro reads versions {} to {VERSION}",
+                header::OLDEST_VERSION
             )));
         }
         let len = word(header::HEADER_LEN_AT);
@@ -243,8 +246,9 @@ impl Table {
                 "header checksum mismatch: the header is damaged".into(),
             ));
         }
-        let header = header::decode(&encoded).map_err(|e| e.context(path.display()))?;
+        let header = header::decode(&encoded, version).map_err(|e| e.context(path.display()))?;
         let table = Table {
+            version,
             source,
             file,
             stamp: None,

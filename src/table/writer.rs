@@ -319,6 +319,13 @@ pub fn check_partial(partial: &Path, wanted: &Header) -> Result<Option<(Table, u
     if !(0..found.layers.len()).any(|k| found.finished(k)) {
         return Ok(None);
     }
+    if table.version != header::VERSION {
+        // Its header has another length, so its layers are not where ours would go.
+        return Err(refuse(&format!(
+            "this interrupted build was written by an older retro (table format version {})",
+            table.version
+        )));
+    }
     if found.game != wanted.game
         || found.value_type != wanted.value_type
         || found.encoding != wanted.encoding
