@@ -104,7 +104,8 @@ pub fn run(
                 break;
             }
         }
-        let mut times = Vec::with_capacity(repeat);
+        // Grown as runs finish: a large `repeat` must not reserve memory before the first.
+        let mut times = Vec::new();
         for run in 1..=repeat {
             progress(Progress::Run {
                 threads: t,

@@ -27,13 +27,28 @@ impl SplitMix {
 /// A random board of the given game and size. Twins boards are written one row of weights
 /// per line, which is what lets `retro solve twins` infer their size.
 pub fn random_board(game: &str, rows: usize, cols: usize, seed: u64, max: u64) -> Result<GameSpec> {
+    random_board_named(game, rows, cols, seed, max, "--max")
+}
+
+/// `random_board`, naming the flag that gave `max` (`--max`, `--max-weight`) in errors.
+pub fn random_board_named(
+    game: &str,
+    rows: usize,
+    cols: usize,
+    seed: u64,
+    max: u64,
+    flag: &str,
+) -> Result<GameSpec> {
     if rows == 0 || cols == 0 {
         return Err(Error::input(format!(
             "board size {rows}x{cols}: rows and columns must be at least 1"
         )));
     }
     if max > i64::MAX as u64 / 4096 {
-        return Err(Error::input(format!("--max {max} is too large")));
+        return Err(Error::input(format!(
+            "{flag} {max} is too large: at most {}",
+            i64::MAX as u64 / 4096
+        )));
     }
     rows.checked_mul(cols)
         .filter(|&c| c <= 4096)

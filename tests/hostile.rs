@@ -511,3 +511,105 @@ fn a_full_disk_stops_the_build_and_the_rerun_resumes_byte_identical() {
         std::fs::read(&reference).expect("reference")
     );
 }
+
+/// Arguments and input past what a command can describe or hold are refused in one line
+/// (or skipped, for an interactive line), before any large allocation.
+#[test]
+fn sizes_past_the_bounds_are_refused_naming_the_bound() {
+    fails(
+        &retro(&["plan", "young", "10x10", "--ranks", "4294967295"], ""),
+        2,
+        "--ranks 4294967295 is more than plan describes: at most 65536",
+    );
+    // The largest rank count plan describes is answered (work linear in the ranks).
+    let out = succeeds(&retro(
+        &["plan", "young", "10x10", "--ranks", "65536", "--total"],
+        "",
+    ));
+    assert!(out.contains("65536 ranks"), "{out}");
+    fails(
+        &retro(
+            &[
+                "plan",
+                "young",
+                "4x4",
+                "--max-weight",
+                "18446744073709551615",
+            ],
+            "",
+        ),
+        2,
+        "--max-weight 18446744073709551615 is too large",
+    );
+    fails(
+        &retro(
+            &[
+                "bench",
+                "young",
+                &repo("young-sample.txt"),
+                "--repeat",
+                "4294967295",
+            ],
+            "",
+        ),
+        2,
+        "4294967295",
+    );
+    for board in ["1 65", "65 1"] {
+        let zeros = vec!["0"; 2 * 65].join(" ");
+        fails(
+            &retro(&["solve", "young"], &format!("{board}\n{zeros}\n")),
+            2,
+            "is too large: at most 64 rows and 64 columns",
+        );
+    }
+}
+
+#[test]
+fn play_bounds_its_input_lines_and_echoes_little() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let table = build_table(dir.path(), &repo("young-sample.txt"), "t.retro", &[]);
+    let t = table.to_str().expect("path");
+    let input = format!("{}\n{}\nquit\n", "7".repeat(1 << 20), "9".repeat(1000));
+    let out = retro(&["play", t], &input);
+    let shown = succeeds(&out);
+    assert!(shown.len() < 4000, "play echoed {} bytes", shown.len());
+    assert!(
+        shown.contains("that line is longer than 65536 bytes, not a move"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(&format!("unknown input \"{}...\"", "9".repeat(40))),
+        "{shown}"
+    );
+    assert!(shown.contains("quit: "), "{shown}");
+}
+
+#[test]
+fn twins_boards_read_back_as_gen_wrote_them() {
+    fails(
+        &retro(&["solve", "twins"], ""),
+        2,
+        "no weights: the input is empty",
+    );
+    fails(&retro(&["solve", "twins"], "\n \n"), 2, "no weights");
+    let dir = tempfile::tempdir().expect("tempdir");
+    for size in ["1x1", "1x2", "2x1", "1x3", "3x1", "2x3", "3x2"] {
+        let board = succeeds(&retro(&["gen", "twins", size, "--seed", "5"], ""));
+        assert!(!board.is_empty(), "gen twins {size} printed nothing");
+        let path = dir.path().join(format!("{size}.retro"));
+        let p = path.to_str().expect("path");
+        succeeds(&retro(&["build", "twins", "-o", p, "-q"], &board));
+        let info = succeeds(&retro(&["info", p, "--json"], ""));
+        let (r, c) = size.split_once('x').expect("size");
+        assert!(
+            info.contains(&format!("\"board\":\"{r}x{c}\"")),
+            "gen twins {size} read back as {info}"
+        );
+    }
+    fails(
+        &retro(&["solve", "twins", "--rows", "3"], "2x2\n1 2 3 4\n"),
+        2,
+        "the input says 2x2 but --rows is 3",
+    );
+}

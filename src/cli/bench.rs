@@ -18,9 +18,9 @@ pub struct Args {
     /// Thread counts to time, each in its own pool [default: 1 up to the cores].
     #[arg(long, value_name = "N,...", value_delimiter = ',')]
     threads: Vec<usize>,
-    /// Runs per thread count (at least 1); speedup is from the median, and the mean ± σ and
-    /// min … max are shown beside it.
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Runs per thread count (1 to 1000000); speedup is from the median, and the mean ± σ
+    /// and min … max are shown beside it.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     repeat: u32,
     /// Untimed warm-up per thread count: at least one run, and more until this many
     /// seconds have passed.

@@ -3,7 +3,6 @@
 use super::GameName;
 use crate::error::{Error, Result};
 use crate::game::GameSpec;
-use crate::random::random_board;
 
 #[derive(clap::Args)]
 #[command(after_help = "\
@@ -45,8 +44,19 @@ pub fn parse_size(text: &str) -> Result<(usize, usize)> {
 /// with random weights; or, where the game reads the text itself as a board (mnk and
 /// connect with K: `4x4k3`), that board.
 pub fn board_for_size(game: &str, size: &str, seed: u64, max: u64) -> Result<GameSpec> {
+    board_for_size_named(game, size, seed, max, "--max")
+}
+
+/// `board_for_size`, naming the flag that gave `max` in errors.
+pub fn board_for_size_named(
+    game: &str,
+    size: &str,
+    seed: u64,
+    max: u64,
+    flag: &str,
+) -> Result<GameSpec> {
     match parse_size(size) {
-        Ok((a, b)) => random_board(game, a, b, seed, max),
+        Ok((a, b)) => crate::random::random_board_named(game, a, b, seed, max, flag),
         Err(e) => GameSpec::parse(game, size, None, None).map_err(|_| e),
     }
 }

@@ -6,6 +6,7 @@ mod completions;
 mod export;
 mod generate;
 mod info;
+mod lines;
 mod man;
 mod plan;
 mod play;

@@ -44,9 +44,21 @@ pub fn run(args: Args) -> Result<i32> {
         return Err(Error::input("--bytes-per-second must be a positive number"));
     }
     let threads = args.threads as usize;
-    let spec = super::generate::board_for_size(args.game.as_str(), &args.size, 0, args.max_weight)?;
+    let spec = super::generate::board_for_size_named(
+        args.game.as_str(),
+        &args.size,
+        0,
+        args.max_weight,
+        "--max-weight",
+    )?;
     let board = spec.label();
     let ranks = args.ranks as usize;
+    if ranks > estimate::MAX_RANKS {
+        return Err(Error::input(format!(
+            "--ranks {ranks} is more than plan describes: at most {}",
+            estimate::MAX_RANKS
+        )));
+    }
     crate::with_game!(&spec, game => {
         let vt = sweep::value_type(&game);
         let ns = game.distributed_ns_per_position();

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
+use super::lines::{Line, MAX_LINE, read_line};
 use super::open_table;
 use crate::error::{Error, Result};
 use crate::game::{Game, MoveNotation, Scores};
@@ -68,7 +69,7 @@ struct Saved {
 }
 
 fn play<G: Game>(game: &G, table: &Table, args: &Args) -> Result<i32> {
-    let mut input = std::io::stdin().lock().lines();
+    let mut input = std::io::stdin().lock();
     let mut out = std::io::stdout().lock();
     let empty = game.format_position(&game.unrank(0, 0));
     let mut text = args.from.clone().unwrap_or(empty);
@@ -177,7 +178,7 @@ fn io(e: std::io::Error) -> Error {
 /// hints and refusals are answered here so the board is not redrawn for them.
 fn ask<G: Game>(
     game: &G,
-    input: &mut impl Iterator<Item = std::io::Result<String>>,
+    input: &mut impl BufRead,
     out: &mut impl Write,
     a: &Answer<G::Position>,
     can_undo: bool,
@@ -191,11 +192,26 @@ fn ask<G: Game>(
     loop {
         write!(out, "your move ({typed}, or help): ").map_err(io)?;
         out.flush().map_err(io)?;
-        let line = match input.next() {
-            Some(line) => line.map_err(|e| Error::io("reading stdin", e))?,
+        let mut buf = Vec::new();
+        let line = match read_line(input, &mut buf).map_err(|e| Error::io("reading stdin", e))? {
+            Some(Line::Bytes(bytes)) => match std::str::from_utf8(bytes) {
+                Ok(text) => text,
+                Err(e) => {
+                    let at = e.valid_up_to() + 1;
+                    writeln!(out, "byte {at} of that line is not UTF-8 text").map_err(io)?;
+                    continue;
+                }
+            },
+            Some(Line::TooLong) => {
+                writeln!(out, "that line is longer than {MAX_LINE} bytes, not a move")
+                    .map_err(io)?;
+                continue;
+            }
             None => return Err(Error::input("input ended before the game did")),
         };
         let line = line.trim();
+        // Echoed in messages: at most `EXCERPT` characters of it, quoted.
+        let shown = crate::error::excerpt(line);
         match line.to_ascii_lowercase().as_str() {
             "help" => {
                 writeln!(out, "{moves_help}\n{COMMANDS}\n{}", game.value_meaning()).map_err(io)?;
@@ -234,7 +250,7 @@ fn ask<G: Game>(
                 if let Some(i) = found {
                     return Ok(Action::Move(i));
                 }
-                format!("illegal move {line:?}")
+                format!("illegal move {shown}")
             }
             (MoveNotation::Column, Some(&[c])) => {
                 let found = a.moves.iter().position(|(mv, _)| mv.col + 1 == c);
@@ -243,15 +259,15 @@ fn ask<G: Game>(
                 }
                 let columns = game.spec().map_or(0, |s| s.dims().1);
                 if (1..=columns).contains(&c) {
-                    format!("illegal move {line:?}: column {c} is full")
+                    format!("illegal move {shown}: column {c} is full")
                 } else {
-                    format!("illegal move {line:?}: the columns are 1 to {columns}")
+                    format!("illegal move {shown}: the columns are 1 to {columns}")
                 }
             }
             (MoveNotation::Column, Some(&[_, _, ..])) => {
-                format!("illegal move {line:?}: a move is one column number")
+                format!("illegal move {shown}: a move is one column number")
             }
-            _ => format!("unknown input {line:?} (type help for commands)"),
+            _ => format!("unknown input {shown} (type help for commands)"),
         };
         let legal: Vec<String> = (0..a.moves.len()).map(cell).collect();
         writeln!(out, "{what}; legal moves: {}", legal.join(", ")).map_err(io)?;

@@ -4,8 +4,9 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
+use super::lines::{Line, MAX_LINE, read_line};
 use super::open_table;
-use std::io::{BufRead, Write};
+use std::io::Write;
 
 use crate::error::{Error, Result};
 use crate::game::{Game, MoveNotation, Verdict};
@@ -87,10 +88,6 @@ enum Batch {
     /// `query --json`'s object with the input line number (and the principal variation).
     Json { pv: bool },
 }
-
-/// Longest input line `--batch` accepts: a position of any board we can build is far
-/// shorter, and a bound keeps one huge line from filling memory.
-const MAX_LINE: usize = 1 << 16;
 
 /// One output line per input line, so output lines up with input: a bad line (not UTF-8,
 /// too long, not a position) prints `error` (JSON: an object with `error`) in its place and
@@ -186,55 +183,6 @@ impl<W: Write> Checked<'_, W> {
         self.held.clear();
         self.stdout.flush().map_err(io)
     }
-}
-
-enum Line<'a> {
-    Bytes(&'a [u8]),
-    /// Longer than `MAX_LINE`; the rest of it was skipped.
-    TooLong,
-}
-
-/// The next line without its line ending, reading at most `MAX_LINE` bytes of it into
-/// memory; None at the end of input.
-fn read_line<'a>(
-    input: &mut impl BufRead,
-    buf: &'a mut Vec<u8>,
-) -> std::io::Result<Option<Line<'a>>> {
-    buf.clear();
-    let mut too_long = false;
-    let mut any = false;
-    loop {
-        let chunk = input.fill_buf()?;
-        if chunk.is_empty() {
-            break;
-        }
-        any = true;
-        let (part, done) = match chunk.iter().position(|&b| b == b'\n') {
-            Some(i) => (&chunk[..i], Some(i + 1)),
-            None => (chunk, None),
-        };
-        if !too_long && buf.len() + part.len() <= MAX_LINE {
-            buf.extend_from_slice(part);
-        } else {
-            too_long = true;
-            buf.clear();
-        }
-        let used = done.unwrap_or(chunk.len());
-        input.consume(used);
-        if done.is_some() {
-            break;
-        }
-    }
-    if !any {
-        return Ok(None);
-    }
-    if too_long {
-        return Ok(Some(Line::TooLong));
-    }
-    if buf.last() == Some(&b'\r') {
-        buf.pop();
-    }
-    Ok(Some(Line::Bytes(buf)))
 }
 
 fn pv_text<G: Game>(game: &G, pv: &[Step<G::Position>], value: i64, stones: usize) -> String {

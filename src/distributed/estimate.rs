@@ -2,6 +2,8 @@
 //! each rank's positions, the values it fetches from and serves to other ranks, its layer
 //! buffers at their peak, the layer's bytes on disk, and a time estimate.
 
+use rayon::prelude::*;
+
 use crate::game::Game;
 use crate::table::blocks;
 
@@ -37,7 +39,16 @@ pub struct LayerPlan {
     pub sampled: bool,
 }
 
-/// Figures for building `game` on `ranks` ranks of `threads` threads each.
+/// The most ranks `retro plan` describes: its work and output grow with the ranks, and an
+/// MPI job beyond this is far past what it was checked against.
+pub const MAX_RANKS: usize = 1 << 16;
+/// Ranks planned per layer; beyond this, ranks spread evenly over the job are planned and
+/// the rest extrapolated, so the work stays linear in the number of ranks.
+const RANK_SAMPLES: usize = 64;
+
+/// Figures for building `game` on `ranks` ranks of `threads` threads each. The work is
+/// linear in the ranks and in the positions planned: each sampled rank's fetches come
+/// from a sparse list of marked grains, never a bitmap of the whole next layer.
 pub fn plan<G: Game>(
     game: &G,
     ranks: usize,
@@ -49,14 +60,33 @@ pub fn plan<G: Game>(
 ) -> Vec<LayerPlan> {
     let cells = game.cells();
     let mut layers = Vec::with_capacity(cells + 1);
+    // The ranks planned: all of them, or RANK_SAMPLES spread from the first to the last.
+    let planned: Vec<usize> = if ranks <= RANK_SAMPLES {
+        (0..ranks).collect()
+    } else {
+        (0..RANK_SAMPLES)
+            .map(|i| i * (ranks - 1) / (RANK_SAMPLES - 1))
+            .collect()
+    };
+    // With every rank planned, what each rank serves is summed exactly; with a sample, a
+    // rank is taken to serve as much as it fetches (the slices are alike).
+    let all_planned = planned.len() == ranks;
+    // A sample of ranks walks proportionately less of each slice, so that the work per
+    // layer does not grow with the ranks.
+    let exact_limit =
+        (EXACT_LIMIT * planned.len() as u64 / ranks as u64).max(WINDOWS * CHUNK as u64);
     for k in (0..=cells).rev() {
         let n = game.layer_size(k);
-        let slices: Vec<_> = (0..ranks).map(|r| split::slice(n, ranks, r)).collect();
-        let per_rank = slices.iter().map(|s| s.end - s.start).max().unwrap_or(0);
+        let size = |r: usize| {
+            let s = split::slice(n, ranks, r);
+            s.end - s.start
+        };
+        // Slices differ by at most a block, and the first ones are the largest.
+        let per_rank = size(0).max(size(ranks - 1));
         let disk_bytes = if compact {
             blocks::layer_bytes_bound(n, width)
         } else {
-            n * width
+            n.saturating_mul(width)
         };
         let mut layer = LayerPlan {
             k,
@@ -64,25 +94,37 @@ pub fn plan<G: Game>(
             per_rank,
             disk_bytes,
             peak_bytes: per_rank * width,
+            sampled: planned.len() < ranks,
             ..LayerPlan::default()
         };
         if k < cells {
             game.prepare_layer(k);
             let next = game.layer_size(k + 1);
-            let mut fetched = vec![0u64; ranks];
-            let mut received = vec![0u64; ranks];
-            let mut sent = vec![0u64; ranks];
-            let mut served = vec![0u64; ranks];
-            for (r, slice) in slices.iter().enumerate() {
+            let mut fetched = vec![0u64; planned.len()];
+            let mut received = vec![0u64; planned.len()];
+            // Sent and served by each owner, from the planned ranks only (sparse).
+            let mut sent = std::collections::HashMap::<usize, u64>::new();
+            let mut served = std::collections::HashMap::<usize, u64>::new();
+            for (i, &r) in planned.iter().enumerate() {
+                let slice = split::slice(n, ranks, r);
                 let len = slice.end - slice.start;
                 let own = split::slice(next, ranks, r);
-                let (spans, scale) = if len <= EXACT_LIMIT {
+                let (spans, scale) = if len <= exact_limit && plan::words(next) as u64 <= len {
+                    // A whole-layer bitmap costs no more than the walk: the build's own plan.
                     let (_, _, marks) = plan::plan_rank(game, k, ranks, r);
                     (plan::spans(&marks, next), 1.0)
+                } else if len <= exact_limit {
+                    let windows = (0..len.div_ceil(CHUNK as u64)).map(|c| {
+                        let start = slice.start + c * CHUNK as u64;
+                        (start, (slice.end - start).min(CHUNK as u64) as usize)
+                    });
+                    (fetched_spans(game, k, windows, &own, next), 1.0)
                 } else {
                     layer.sampled = true;
+                    let step = len / WINDOWS;
+                    let windows = (0..WINDOWS).map(|w| (slice.start + w * step, CHUNK));
                     (
-                        sampled_spans(game, k, slice, &own, next),
+                        fetched_spans(game, k, windows, &own, next),
                         len as f64 / (WINDOWS * CHUNK as u64) as f64,
                     )
                 };
@@ -91,33 +133,42 @@ pub fn plan<G: Game>(
                     split::pieces(next, ranks, s, e, &mut pieces);
                 }
                 let scaled = |x: u64| ((x as f64 * scale) as u64).min(next);
-                let mut per_owner = vec![0u64; ranks];
+                let mut per_owner = std::collections::BTreeMap::<usize, u64>::new();
                 for &(q, s, e) in &pieces {
-                    per_owner[q] += e - s;
+                    *per_owner.entry(q).or_default() += e - s;
                 }
-                for (q, &c) in per_owner.iter().enumerate() {
+                for (q, c) in per_owner {
                     let c = scaled(c);
-                    fetched[r] += c;
-                    served[q] += c;
+                    fetched[i] += c;
+                    *served.entry(q).or_default() += c;
                     if q != r {
-                        received[r] += c;
-                        sent[q] += c;
+                        received[i] += c;
+                        *sent.entry(q).or_default() += c;
                     }
                 }
-                fetched[r] = fetched[r].min(next);
+                fetched[i] = fetched[i].min(next);
             }
-            for r in 0..ranks {
+            for (i, &r) in planned.iter().enumerate() {
                 let own_next = {
                     let s = split::slice(next, ranks, r);
                     s.end - s.start
                 };
-                let own = slices[r].end - slices[r].start;
-                let exchanging = (own_next + fetched[r] + served[r]) * width;
-                let computing = (own_next + fetched[r] + own) * width;
+                let own = size(r);
+                let served = if all_planned {
+                    served.get(&r).copied().unwrap_or(0)
+                } else {
+                    fetched[i]
+                };
+                let exchanging = (own_next + fetched[i] + served) * width;
+                let computing = (own_next + fetched[i] + own) * width;
                 layer.peak_bytes = layer.peak_bytes.max(exchanging).max(computing);
             }
             layer.received = received.iter().copied().max().unwrap_or(0);
-            layer.sent = sent.iter().copied().max().unwrap_or(0);
+            layer.sent = if all_planned {
+                sent.values().copied().max().unwrap_or(0)
+            } else {
+                layer.received
+            };
         }
         let moved = layer.received.max(layer.sent) * width;
         layer.seconds = per_rank as f64 * ns_per_position * 1e-9 / threads as f64
@@ -127,23 +178,35 @@ pub fn plan<G: Game>(
     layers
 }
 
-/// The grains a rank fetches for `WINDOWS` windows of `CHUNK` positions spread over its
-/// slice of layer `k` (`own` is its slice of layer k + 1, of `next` positions): a sparse
-/// plan, since a whole-layer bitmap per rank and layer would cost more than the sample.
-fn sampled_spans<G: Game>(
+/// The grains a rank fetches (outside what it reads in place from `own`, its slice of
+/// layer k + 1 of `next` positions) for the children of the positions of layer `k` in
+/// `windows` (start, length): marked sparsely, then sorted and merged into spans.
+fn fetched_spans<G: Game>(
     game: &G,
     k: usize,
-    slice: &std::ops::Range<u64>,
+    windows: impl Iterator<Item = (u64, usize)>,
     own: &std::ops::Range<u64>,
     next: u64,
 ) -> Vec<plan::Span> {
-    let step = (slice.end - slice.start) / WINDOWS;
-    let mut marker = Marker::new(Vec::new());
-    for w in 0..WINDOWS {
-        game.visit_runs(k, slice.start + w * step, CHUNK, &mut marker);
-    }
-    let mut words = marker.finish();
-    words.sort_unstable_by_key(|&(w, _)| w);
+    let windows: Vec<(u64, usize)> = windows.collect();
+    let mut words: Vec<(usize, u64)> = windows
+        .par_iter()
+        .map(|&(start, len)| {
+            let mut marker = Marker::new(Vec::new());
+            game.visit_runs(k, start, len, &mut marker);
+            marker.finish()
+        })
+        .flatten_iter()
+        .collect();
+    words.par_sort_unstable_by_key(|&(w, _)| w);
+    // A word may be marked by several windows: join them before reading bits in order.
+    words.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            kept.1 |= later.1;
+        }
+        same
+    });
     let read = plan::read_in_place(own, next);
     let mut spans: Vec<plan::Span> = Vec::new();
     for (w, bits) in words {
@@ -154,7 +217,7 @@ fn sampled_spans<G: Game>(
             }
             let (s, e) = (b * GRAIN, ((b + 1) * GRAIN).min(next));
             match spans.last_mut() {
-                Some(last) if last.1 >= s => last.1 = last.1.max(e),
+                Some(last) if last.1 == s => last.1 = e,
                 _ => spans.push((s, e)),
             }
         }
@@ -166,6 +229,50 @@ fn sampled_spans<G: Game>(
 mod tests {
     use super::*;
     use crate::random::random_board;
+
+    /// The sparse marks give exactly the spans the bitmap plan of an MPI build fetches.
+    #[test]
+    fn sparse_spans_equal_the_build_plan() -> crate::Result<()> {
+        for (game, rows, cols) in [
+            ("young", 4, 5),
+            ("twins", 3, 4),
+            ("mnk", 3, 3),
+            ("connect", 4, 3),
+        ] {
+            let spec = random_board(game, rows, cols, 1, 0)?;
+            crate::with_game!(&spec, g => {
+                for ranks in [1, 2, 3, 7] {
+                    for k in 0..g.cells() {
+                        g.prepare_layer(k);
+                        let next = g.layer_size(k + 1);
+                        for r in 0..ranks {
+                            let (slice, own, marks) = plan::plan_rank(&g, k, ranks, r);
+                            let windows = (slice.start..slice.end)
+                                .step_by(CHUNK)
+                                .map(|s| (s, (slice.end - s).min(CHUNK as u64) as usize));
+                            assert_eq!(
+                                fetched_spans(&g, k, windows, &own, next),
+                                plan::spans(&marks, next),
+                                "{game} layer {k}, rank {r} of {ranks}"
+                            );
+                        }
+                    }
+                }
+            });
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn many_ranks_are_planned_from_a_sample() -> crate::Result<()> {
+        let spec = random_board("twins", 3, 4, 1, 0)?;
+        crate::with_game!(&spec, g => {
+            let layers = plan(&g, MAX_RANKS, 1, 1, false, 1.0, 1e9);
+            assert!(layers.iter().all(|l| l.sampled));
+            assert_eq!(layers.iter().map(|l| l.disk_bytes).sum::<u64>(), g.total_positions());
+        });
+        Ok(())
+    }
 
     #[test]
     fn one_rank_fetches_only_from_itself() -> crate::Result<()> {

@@ -38,8 +38,25 @@ impl Board for TwinsSpec {
     }
 
     /// One row of weights per line, rows without weights left out, so `infer_size` reads
-    /// the size back from it.
+    /// the size back from it; where it cannot (1 x 1 has no weights, 1 x 2 and 2 x 1 one
+    /// each), a first line `RxC` says the size.
     fn to_input(&self) -> String {
+        let body = self.weight_lines();
+        let n = self.vert.len() + self.horiz.len();
+        match infer_size(&body, n, None, None) {
+            Ok(size) if n > 0 && size == (self.rows, self.cols) => body,
+            _ => format!("{}x{}\n{body}", self.rows, self.cols),
+        }
+    }
+
+    fn dims(&self) -> (usize, usize) {
+        (self.rows, self.cols)
+    }
+}
+
+impl TwinsSpec {
+    /// The weights, one row per line, rows without weights left out.
+    fn weight_lines(&self) -> String {
         let mut out = String::new();
         for (w, width) in [(&self.vert, self.cols), (&self.horiz, self.cols - 1)] {
             if width == 0 {
@@ -54,12 +71,6 @@ impl Board for TwinsSpec {
         out
     }
 
-    fn dims(&self) -> (usize, usize) {
-        (self.rows, self.cols)
-    }
-}
-
-impl TwinsSpec {
     /// Parse the contest input for an R x C board (the file carries no size).
     pub fn parse(text: &str, rows: usize, cols: usize) -> Result<Self> {
         Self::from_numbers(parse_integers(text)?, rows, cols)
@@ -68,7 +79,13 @@ impl TwinsSpec {
     /// Parse the contest input, taking the size from `rows`/`cols` where given and from
     /// the input otherwise (see `infer_size`).
     pub fn parse_inferred(text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Self> {
+        let (text, rows, cols) = size_line(text, rows, cols)?;
         let nums = parse_integers(text)?;
+        if nums.is_empty() && rows.is_none() && cols.is_none() {
+            return Err(Error::input(
+                "no weights: the input is empty (a 1 x 1 board, which has none, is written 1x1)",
+            ));
+        }
         let (rows, cols) = infer_size(text, nums.len(), rows, cols)?;
         Self::from_numbers(nums, rows, cols)
     }
@@ -109,6 +126,34 @@ impl TwinsSpec {
         v.checked_add(h)
             .ok_or_else(|| Error::input("the weights sum past 64-bit values"))
     }
+}
+
+/// A first line `RxC` (as `gen` writes where the weights alone do not tell the size) gives
+/// the size; it must agree with `--rows`/`--cols` where those are given too. Returns the
+/// rest of the text and the size so far.
+fn size_line(
+    text: &str,
+    rows: Option<usize>,
+    cols: Option<usize>,
+) -> Result<(&str, Option<usize>, Option<usize>)> {
+    let trimmed = text.trim_start();
+    let (first, rest) = trimmed.split_once('\n').unwrap_or((trimmed, ""));
+    let Some((r, c)) = first.trim().split_once(['x', 'X']) else {
+        return Ok((text, rows, cols));
+    };
+    let (Ok(r), Ok(c)) = (r.trim().parse::<usize>(), c.trim().parse::<usize>()) else {
+        return Ok((text, rows, cols));
+    };
+    for (flag, given, said) in [("--rows", rows, r), ("--cols", cols, c)] {
+        if let Some(g) = given
+            && g != said
+        {
+            return Err(Error::input(format!(
+                "the input says {r}x{c} but {flag} is {g}"
+            )));
+        }
+    }
+    Ok((rest, Some(r), Some(c)))
 }
 
 fn check_size(rows: usize, cols: usize) -> Result<()> {

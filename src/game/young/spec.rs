@@ -81,7 +81,7 @@ impl YoungSpec {
         }
         if n > 64 || m > 64 {
             return Err(Error::input(format!(
-                "board size {n} x {m} is too large: the position count does not fit in 64 bits"
+                "board size {n} x {m} is too large: at most 64 rows and 64 columns"
             )));
         }
         let (n, m) = (n as usize, m as usize);
