@@ -168,7 +168,13 @@ fn batch_answers_as_query_batch_json() {
             "empty\r".to_string(),
         ]);
         let body = positions.join("\n");
-        let want = cli_batch(table, body.as_bytes(), false);
+        // The API skips blank lines, where `query --batch` answers each with an error.
+        let want: Vec<Value> = cli_batch(table, body.as_bytes(), false)
+            .into_iter()
+            .zip(&positions)
+            .filter(|(_, p)| !p.trim().is_empty())
+            .map(|(w, _)| w)
+            .collect();
         let reply = request(
             &server.addr,
             "POST",
@@ -182,7 +188,7 @@ fn batch_answers_as_query_batch_json() {
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
-        assert_eq!(got.len(), positions.len());
+        assert_eq!(got.len(), positions.len() - 1);
         assert_eq!(got, want, "{name}");
     }
     // A line that is not UTF-8 gets the batch command's message.
@@ -421,6 +427,269 @@ fn open_prints_the_url_log_lines_and_ctrl_c_stops() {
     assert!(log.ends_with("stopped\n"), "{log}");
 }
 
+/// Build young 10 x 10 (184,756 positions, 744 KB: many pages) into `dir`.
+fn young_10x10(dir: &Path) -> PathBuf {
+    let table = dir.join("young-10x10.retro");
+    let input = Path::new(env!("CARGO_MANIFEST_DIR")).join("tables/young-10x10.txt");
+    let out = retro(
+        &[
+            "build",
+            "young",
+            input.to_str().unwrap(),
+            "-o",
+            table.to_str().unwrap(),
+            "--quiet",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{out:?}");
+    table
+}
+
+fn lines_of(reply: &server::Reply) -> Vec<Value> {
+    reply
+        .text()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_batch_answer_stays_proportionate_to_its_body() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = sample_tables(dir.path());
+    let server = Server::start(&tables, &["--quiet"]);
+    let a = server.addr.as_str();
+    // Blank lines are skipped; the answers keep the input's line numbers.
+    let reply = request(a, "POST", "/api/young-sample/batch", b"1,0\n\n\r\n1,1\n\n");
+    let lines = lines_of(&reply);
+    assert_eq!(lines.len(), 2, "{}", reply.text());
+    assert_eq!(
+        (lines[0]["line"].clone(), lines[1]["line"].clone()),
+        (1.into(), 4.into())
+    );
+    assert_eq!(lines[1]["value"], 5);
+    // A whole body of blank lines: nothing to answer.
+    let blank = vec![b'\n'; server_body_limit()];
+    let reply = request(a, "POST", "/api/young-sample/batch", &blank);
+    assert_eq!((reply.status, reply.body.len()), (200, 0));
+    // A body of lines that are not positions: the batch stops after 1,000 of them, with
+    // a last line that says so; the answer is smaller than the body.
+    let bad = b"x\n".repeat(server_body_limit() / 2);
+    let reply = request(a, "POST", "/api/young-sample/batch", &bad);
+    assert_eq!(reply.status, 200);
+    assert!(reply.body.len() < bad.len(), "{} bytes", reply.body.len());
+    let lines = lines_of(&reply);
+    assert_eq!(lines.len(), 1001);
+    assert_eq!(lines[999]["line"], 1000);
+    assert!(
+        lines[999]["error"]
+            .as_str()
+            .unwrap()
+            .contains("bad young position")
+    );
+    let last = lines[1000]["error"].as_str().unwrap();
+    assert!(
+        last.contains("1000 lines") && last.contains("not positions"),
+        "{last}"
+    );
+    // Positions among a few bad lines all answer.
+    let mut body = b"x\n".repeat(999);
+    body.extend_from_slice(b"1,0\n");
+    let lines = lines_of(&request(a, "POST", "/api/young-sample/batch", &body));
+    assert_eq!(lines.len(), 1000);
+    assert_eq!(
+        (lines[999]["line"].clone(), lines[999]["value"].clone()),
+        (1000.into(), 0.into())
+    );
+}
+
+#[test]
+fn every_error_answer_is_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = sample_tables(dir.path());
+    let server = Server::start(&tables, &["--quiet"]);
+    let a = server.addr.as_str();
+    let huge_path = format!("/api/young-sample/{}", "1".repeat(200_000));
+    let cases: Vec<(Vec<u8>, u16, &str)> = vec![
+        (
+            b"POST /api/tables HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 0\r\n\r\n".to_vec(),
+            405,
+            "POST",
+        ),
+        (
+            b"DELETE /api/young-sample/empty HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".to_vec(),
+            405,
+            "DELETE",
+        ),
+        (
+            b"GET /api/young-sample/batch HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".to_vec(),
+            405,
+            "GET",
+        ),
+        (
+            b"PUT / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 0\r\n\r\n".to_vec(),
+            405,
+            "PUT",
+        ),
+        (b"NOT HTTP AT ALL\r\n\r\n".to_vec(), 400, "HTTP"),
+        (
+            b"GET /api/young-sample/\xff\xfe HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(),
+            400,
+            "HTTP",
+        ),
+        (
+            b"GET /api/young-sample/empty HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n"
+                .to_vec(),
+            400,
+            "HTTP",
+        ),
+        (
+            format!("GET {huge_path} HTTP/1.1\r\nHost: x\r\n\r\n").into_bytes(),
+            414,
+            "too long",
+        ),
+        (
+            format!(
+                "GET / HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n",
+                "a".repeat(1 << 20)
+            )
+            .into_bytes(),
+            431,
+            "too large",
+        ),
+        (
+            b"GET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".to_vec(),
+            404,
+            "no such page",
+        ),
+        (
+            b"GET /nope-table HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".to_vec(),
+            404,
+            "no such page",
+        ),
+        (
+            b"GET /assets/nope.js HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".to_vec(),
+            404,
+            "no such page",
+        ),
+    ];
+    for (req, status, message) in &cases {
+        let reply = raw(a, req);
+        let what = String::from_utf8_lossy(&req[..req.len().min(40)]).to_string();
+        assert_eq!(reply.status, *status, "{what}");
+        assert_eq!(
+            reply.header("content-type"),
+            Some("application/json"),
+            "{what}"
+        );
+        let error = reply.json()["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(
+            error.contains(message),
+            "{what}: {error:?} lacks {message:?}"
+        );
+        assert_eq!(get(a, "/api/young-sample/empty").json()["value"], 2);
+    }
+}
+
+/// Write `from`'s bytes over `to` in place, as `cp from to` does: the same file, cut to
+/// nothing, then written.
+fn write_over(from: &Path, to: &Path) {
+    use std::io::Write;
+    let bytes = std::fs::read(from).unwrap();
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(to)
+        .unwrap();
+    file.write_all(&bytes).unwrap();
+    file.sync_all().unwrap();
+}
+
+#[test]
+fn a_table_written_over_in_place_fails_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = sample_tables(dir.path());
+    let big = young_10x10(dir.path());
+    let replaced = dir.path().join("replaced.retro");
+    std::fs::copy(&big, &replaced).unwrap();
+    let renamed = dir.path().join("renamed.retro");
+    std::fs::copy(&tables[0], &renamed).unwrap();
+    let served = [replaced.clone(), renamed.clone(), tables[1].clone()];
+    let server = Server::start(&served, &["--quiet"]);
+    let a = server.addr.as_str();
+    // A position deep in the table: its page is past the end of the smaller file.
+    let deep = "10,10,10,10,10,10,10,10,9";
+    let want = cli_batch(&big, format!("{deep}\n1,0\n").as_bytes(), false);
+    let before = get(a, &format!("/api/replaced/{deep}"));
+    assert_eq!(before.json()["value"], want[0]["value"]);
+
+    // Replaced by a rename: serve keeps the old file and its answers.
+    let fresh = dir.path().join("fresh.retro");
+    std::fs::copy(&tables[1], &fresh).unwrap();
+    std::fs::rename(&fresh, &renamed).unwrap();
+
+    // Written over in place: that table's answers are errors from now on.
+    write_over(&tables[0], &replaced);
+    for path in [
+        format!("/api/replaced/{deep}"),
+        "/api/replaced/1,0".to_string(),
+    ] {
+        let reply = get(a, &path);
+        assert!(
+            !(200..300).contains(&reply.status),
+            "{path}: {}",
+            reply.status
+        );
+        assert_eq!(reply.header("content-type"), Some("application/json"));
+        let error = reply.json()["error"].as_str().unwrap().to_string();
+        assert!(
+            error.starts_with("replaced: ")
+                && error.contains("changed on disk")
+                && error.contains("restart"),
+            "{error}"
+        );
+    }
+    let reply = request(
+        a,
+        "POST",
+        "/api/replaced/batch",
+        format!("{deep}\n1,0\n").as_bytes(),
+    );
+    let error = if (200..300).contains(&reply.status) {
+        // A batch that started may end with an error line instead of its answers.
+        let lines = lines_of(&reply);
+        assert!(
+            lines.iter().all(|l| l.get("value").is_none()),
+            "{}",
+            reply.text()
+        );
+        lines.last().unwrap()["error"].as_str().unwrap().to_string()
+    } else {
+        assert_eq!(reply.header("content-type"), Some("application/json"));
+        reply.json()["error"].as_str().unwrap().to_string()
+    };
+    assert!(error.contains("changed on disk"), "{error}");
+
+    // The other tables answer as before, the renamed one from its old file.
+    let reply = get(a, "/api/renamed/1,0");
+    assert_eq!(reply.json()["value"], 0, "{}", reply.text());
+    assert_eq!(get(a, "/api/twins-sample1/ox./.o./x..").json()["value"], 10);
+    let lines = lines_of(&request(a, "POST", "/api/renamed/batch", b"1,0\n1,1\n"));
+    assert_eq!(
+        (lines[0]["value"].clone(), lines[1]["value"].clone()),
+        (0.into(), 5.into())
+    );
+    let mut server = server;
+    assert!(
+        server.child.try_wait().unwrap().is_none(),
+        "the server died"
+    );
+}
+
 mod browser {
     //! The explorer in headless Chromium through chromedriver (WebDriver).
 
@@ -633,4 +902,54 @@ mod browser {
             tokio::time::sleep(Duration::from_millis(30)).await;
         }
     }
+}
+
+/// A connection that sends nothing is closed after `--timeout`, kept-alive ones too, and
+/// past `--max-connections` a client is told 503 at once instead of waiting for ever.
+#[test]
+fn idle_connections_are_closed_and_capped() {
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+    use std::time::Duration;
+    let dir = tempfile::tempdir().unwrap();
+    let tables = sample_tables(dir.path());
+    let server = Server::start(
+        &tables,
+        &["--quiet", "--timeout", "1", "--max-connections", "8"],
+    );
+    let a = server.addr.as_str();
+    let connect = || {
+        let s = TcpStream::connect(a).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        s
+    };
+    let mut idle: Vec<TcpStream> = (0..7).map(|_| connect()).collect();
+    // One kept alive after an answer.
+    let mut kept = connect();
+    kept.write_all(b"GET /api/young-sample/1,0 HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let mut head = [0u8; 12];
+    kept.read_exact(&mut head).unwrap();
+    assert_eq!(&head, b"HTTP/1.1 200");
+    // The ninth is refused with a JSON 503.
+    let refused = raw(a, b"GET /api/tables HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert_eq!(refused.status, 503);
+    assert!(
+        refused.json()["error"]
+            .as_str()
+            .unwrap()
+            .contains("8 connections open"),
+        "{}",
+        refused.text()
+    );
+    // Every idle one is closed by the server (EOF, not the 20 s read timeout).
+    for s in idle.iter_mut() {
+        let mut rest = Vec::new();
+        s.read_to_end(&mut rest).unwrap();
+        assert!(rest.is_empty());
+    }
+    let mut rest = Vec::new();
+    kept.read_to_end(&mut rest).unwrap();
+    // Then a real client is served again.
+    assert_eq!(get(a, "/api/young-sample/1,0").json()["value"], 0);
 }

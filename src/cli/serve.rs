@@ -3,6 +3,7 @@
 //! The tables, their games and their summaries are built once at start and shared
 //! read-only by every request; `http` holds the router, the handlers and the assets.
 
+mod conn;
 mod http;
 
 use std::collections::BTreeMap;
@@ -38,6 +39,14 @@ pub struct Args {
     /// No access log on stderr.
     #[arg(short, long)]
     quiet: bool,
+    /// Seconds a connection has to send a request's head, from when it opens or from its
+    /// last answer (so an idle connection is closed after this long).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = timeout_seconds)]
+    timeout: f64,
+    /// Connections open at once; one more is answered 503 [default: what the descriptor
+    /// limit allows, raised to its hard limit, at most 16384].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    max_connections: Option<u32>,
     #[command(flatten)]
     threads: super::Threads,
 }
@@ -105,10 +114,12 @@ impl Served {
 /// Everything the handlers share: the tables by name, in name order.
 pub(crate) struct State {
     tables: BTreeMap<String, Served>,
+    /// Batches computing at once, at most one per worker thread.
+    batches: std::sync::Arc<tokio::sync::Semaphore>,
 }
 
 impl State {
-    fn load(paths: &[PathBuf]) -> Result<State> {
+    fn load(paths: &[PathBuf], workers: usize) -> Result<State> {
         let mut tables: BTreeMap<String, Served> = BTreeMap::new();
         let mut from: BTreeMap<String, &Path> = BTreeMap::new();
         for path in paths {
@@ -124,17 +135,27 @@ impl State {
             from.insert(served.name.clone(), path);
             tables.insert(served.name.clone(), served);
         }
-        Ok(State { tables })
+        Ok(State {
+            tables,
+            batches: std::sync::Arc::new(tokio::sync::Semaphore::new(workers.max(1))),
+        })
+    }
+}
+
+fn timeout_seconds(text: &str) -> std::result::Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if (0.05..=86400.0).contains(&s) => Ok(s),
+        _ => Err("a number of seconds from 0.05 to 86400".into()),
     }
 }
 
 pub fn run(args: Args) -> Result<i32> {
     super::check_threads(args.threads.threads.as_slice())?;
-    let state = State::load(&args.tables)?;
     let workers = args
         .threads
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let state = State::load(&args.tables, workers)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers)
         .enable_all()
@@ -146,6 +167,10 @@ pub fn run(args: Args) -> Result<i32> {
         http::Options {
             open: args.open,
             quiet: args.quiet,
+            max_connections: args
+                .max_connections
+                .map_or_else(conn::connection_limit, |n| n as usize),
+            timeout: std::time::Duration::from_secs_f64(args.timeout),
         },
     ))?;
     Ok(0)

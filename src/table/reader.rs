@@ -95,6 +95,7 @@ struct Stamp {
     len: u64,
     mtime: (i64, i64),
     ctime: (i64, i64),
+    links: u64,
 }
 
 impl Stamp {
@@ -103,7 +104,18 @@ impl Stamp {
             len: meta.len(),
             mtime: (meta.mtime(), meta.mtime_nsec()),
             ctime: (meta.ctime(), meta.ctime_nsec()),
+            links: meta.nlink(),
         }
+    }
+
+    /// Whether the contents may have changed since `self`. A write moves the length or
+    /// mtime; `cp -p` puts the mtime back but moves the ctime. The ctime also moves when
+    /// a rename over the path unlinks the file, which leaves its contents alone: that is
+    /// told apart by the link count falling.
+    fn differs(&self, now: &Stamp) -> bool {
+        self.len != now.len
+            || self.mtime != now.mtime
+            || (self.ctime != now.ctime && self.links == now.links)
     }
 }
 
@@ -366,7 +378,7 @@ impl Table {
         };
         let now = file.metadata().map_err(|e| io_error(&self.path, e))?;
         let faulted = self.map.as_ref().is_some_and(|m| m.faulted());
-        if faulted || Stamp::of(&now) != stamp {
+        if faulted || stamp.differs(&Stamp::of(&now)) {
             return Err(Error::corrupt(format!(
                 "{}: the file changed on disk while it was being read (it was written over in place); replace a table by renaming a new file over it",
                 self.path.display()

@@ -48,6 +48,10 @@ type Shared = Arc<Tables>;
 pub(super) struct Options {
     pub open: bool,
     pub quiet: bool,
+    /// Connections open at once, at most.
+    pub max_connections: usize,
+    /// Time a connection has to send a request's head (idle keep-alives included).
+    pub timeout: std::time::Duration,
 }
 
 /// Listen on `addr` and answer until Ctrl-C. The first line on stderr names the bound
@@ -73,16 +77,19 @@ pub(super) async fn serve(tables: Tables, addr: SocketAddr, options: Options) ->
         crate::cli::outln!("http://{bound}/")?;
     }
     let app = router(Arc::new(tables), options.quiet);
-    axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(async {
+    let stop = async {
         // Without a handler for Ctrl-C the server runs until it is killed.
         if tokio::signal::ctrl_c().await.is_err() {
             std::future::pending::<()>().await;
         }
-    })
+    };
+    super::conn::accept(
+        listener,
+        app,
+        options.max_connections,
+        options.timeout,
+        stop,
+    )
     .await
     .map_err(|e| Error::io("serving", e))?;
     log("stopped");
@@ -105,6 +112,7 @@ pub(super) fn router(tables: Shared, quiet: bool) -> Router {
         .route("/api/{table}/{*position}", get(position))
         .route("/{table}", get(explorer))
         .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
         .with_state(tables);
     if quiet {
         app
@@ -226,9 +234,38 @@ async fn position(
 ) -> std::result::Result<Response, ApiError> {
     let rest = uri.path().strip_prefix("/api/").unwrap_or_default();
     let (table, position) = rest.split_once('/').unwrap_or((rest, ""));
-    let served = lookup(&tables, table)?;
-    let answer = served.query(&decode(position)?, true)?;
+    let name = lookup(&tables, table)?.name.clone();
+    let position = decode(position)?;
+    // Reading the table may wait on the disk: off the async workers, so one slow read
+    // (or a batch) never holds up the connections they serve.
+    let answer = tokio::task::spawn_blocking(move || {
+        let served = &tables.tables[&name];
+        let answer = served.query(&position, true);
+        unchanged(served)?;
+        Ok::<_, ApiError>(answer?)
+    })
+    .await
+    .map_err(|e| ApiError {
+        status: StatusCode::INTERNAL_SERVER_ERROR,
+        message: format!("the answer failed: {e}"),
+    })??;
     Ok(json_response(StatusCode::OK, answer.to_string()))
+}
+
+/// A 503 naming the table if its file was written over since it was opened: whatever was
+/// read from it may be the new file's bytes, or zeros.
+fn unchanged(served: &Served) -> std::result::Result<(), ApiError> {
+    served.table.check_unchanged().map_err(|e| ApiError {
+        status: StatusCode::SERVICE_UNAVAILABLE,
+        message: changed_message(served, &e),
+    })
+}
+
+fn changed_message(served: &Served, e: &Error) -> String {
+    format!(
+        "{}: {e}; restart the server to serve the new file",
+        served.name
+    )
 }
 
 /// `POST /api/{table}/batch`: `query --batch --json` over the body's lines.
@@ -260,20 +297,58 @@ async fn batch(
     let body = axum::body::to_bytes(request.into_body(), MAX_BODY)
         .await
         .map_err(|_| too_large())?;
-    let lines = BatchLines {
+    unchanged(&tables.tables[&name])?;
+    // At most one batch per worker thread runs at once; the rest wait their turn here,
+    // holding only their body.
+    let permit = Arc::clone(&tables.batches)
+        .acquire_owned()
+        .await
+        .map_err(|_| ApiError {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            message: "the server is stopping".into(),
+        })?;
+    let mut lines = BatchLines {
         tables,
         name,
         body,
         at: 0,
         number: 0,
+        bad: 0,
         done: false,
     };
+    // The answers are computed on the blocking pool a chunk ahead of the client: a client
+    // that stops reading stops the work, and one that goes away ends it.
+    let (sender, receiver) = tokio::sync::mpsc::channel::<Bytes>(1);
+    tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        while !lines.done {
+            let out = lines.chunk();
+            if !out.is_empty() && sender.blocking_send(Bytes::from(out)).is_err() {
+                break;
+            }
+        }
+    });
     Ok((
         [(header::CONTENT_TYPE, "application/x-ndjson")],
-        Body::from_stream(lines),
+        Body::from_stream(Chunks(receiver)),
     )
         .into_response())
 }
+
+/// A batch's answers as they arrive from the blocking pool.
+struct Chunks(tokio::sync::mpsc::Receiver<Bytes>);
+
+impl futures_core::Stream for Chunks {
+    type Item = std::result::Result<Bytes, Infallible>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.get_mut().0.poll_recv(cx).map(|chunk| chunk.map(Ok))
+    }
+}
+
+/// A batch stops after this many lines that are not positions: such a body is not a list
+/// of positions, and answering each would send back far more than it holds.
+const MAX_BAD_LINES: u64 = 1000;
 
 /// A batch's answers, computed a chunk at a time as the client reads them.
 struct BatchLines {
@@ -282,6 +357,8 @@ struct BatchLines {
     body: Bytes,
     at: usize,
     number: u64,
+    /// Lines that were not positions so far.
+    bad: u64,
     done: bool,
 }
 
@@ -332,6 +409,10 @@ impl BatchLines {
                 })
             };
             self.number += 1;
+            // Blank lines are skipped; every answer carries its line's number.
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
             let value = match text.and_then(|t| served.query(t, false)) {
                 Ok(mut answer) => {
                     answer["line"] = json!(self.number);
@@ -340,29 +421,33 @@ impl BatchLines {
                 Err(e) => {
                     // A damaged table stops the batch, as it stops `query --batch`.
                     self.done = !e.is_input();
+                    self.bad += u64::from(e.is_input());
                     json!({"line": self.number, "error": e.to_string()})
                 }
             };
             out.extend_from_slice(value.to_string().as_bytes());
             out.push(b'\n');
+            if self.bad == MAX_BAD_LINES && self.at < self.body.len() {
+                let stop = json!({
+                    "line": self.number,
+                    "error": format!("{MAX_BAD_LINES} lines are not positions: the rest of the batch is not read"),
+                });
+                out.extend_from_slice(stop.to_string().as_bytes());
+                out.push(b'\n');
+                self.done = true;
+            }
             if self.done {
                 break;
             }
         }
-        out
-    }
-}
-
-impl futures_core::Stream for BatchLines {
-    type Item = std::result::Result<Bytes, Infallible>;
-
-    fn poll_next(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let this = self.get_mut();
-        if this.done {
-            return Poll::Ready(None);
+        // Nothing read from a file written over in place is sent: the chunk becomes the
+        // error, and the batch ends.
+        if let Err(e) = served.table.check_unchanged() {
+            self.done = true;
+            let line = json!({"line": self.number, "error": changed_message(served, &e)});
+            return format!("{line}\n").into_bytes();
         }
-        let out = this.chunk();
-        Poll::Ready((!out.is_empty()).then(|| Ok(Bytes::from(out))))
+        out
     }
 }
 
@@ -371,24 +456,36 @@ async fn explorer(State(tables): State<Shared>, uri: Uri) -> Response {
     let raw = uri.path().strip_prefix('/').unwrap_or_default();
     match lookup(&tables, raw) {
         Ok(_) => page(StatusCode::OK, EXPLORER),
-        Err(e) => (e.status, format!("{}\n", e.message)).into_response(),
+        Err(_) => not_found(uri).await,
     }
 }
 
 async fn not_found(uri: Uri) -> Response {
-    let message = format!(
-        "no such page: {}; see / for the tables",
-        excerpt(uri.path())
-    );
-    if uri.path().starts_with("/api/") {
-        ApiError {
-            status: StatusCode::NOT_FOUND,
-            message,
-        }
-        .into_response()
-    } else {
-        (StatusCode::NOT_FOUND, format!("{message}\n")).into_response()
+    ApiError {
+        status: StatusCode::NOT_FOUND,
+        message: format!(
+            "no such page: {}; see / for the tables",
+            excerpt(uri.path())
+        ),
     }
+    .into_response()
+}
+
+async fn method_not_allowed(method: axum::http::Method, uri: Uri) -> Response {
+    let allowed = if uri.path().ends_with("/batch") {
+        "POST"
+    } else {
+        "GET"
+    };
+    ApiError {
+        status: StatusCode::METHOD_NOT_ALLOWED,
+        message: format!(
+            "{} is not a method {} answers: use {allowed}",
+            excerpt(method.as_str()),
+            excerpt(uri.path())
+        ),
+    }
+    .into_response()
 }
 
 /// One line per request: client, method, path, status, time to the response's head.
