@@ -108,7 +108,10 @@ pub fn run(args: Args) -> Result<i32> {
                 "--moves is not built over MPI yet: build it in one process",
             ));
         }
-        return crate::distributed::build(&spec, &path, &options, args.quiet);
+        if let Some(report) = crate::distributed::build(&spec, &path, &options, args.quiet)? {
+            print_distributed(&path, &report, args.quiet)?;
+        }
+        return Ok(0);
     }
     // One process: stop at once if another build holds this table's lock (the ranks of
     // an MPI build all open the partial file at once, so they do not take this check).
@@ -192,4 +195,39 @@ fn announce_resume_on_interrupt(path: &Path, quiet: bool) {
         }
         std::process::exit(130);
     });
+}
+
+/// Rank 0's lines for a distributed build: the summary on stdout, the time split on stderr.
+#[cfg(feature = "mpi")]
+fn print_distributed(
+    path: &std::path::Path,
+    r: &crate::distributed::DistributedReport,
+    quiet: bool,
+) -> Result<()> {
+    let b = &r.build;
+    let resumed = b
+        .resumed_below
+        .map_or(String::new(), |l| format!(" (resumed below layer {l})"));
+    super::outln!(
+        "{}: {} positions in {:.2} s{resumed}, {} ({} bytes), {} ranks x {} threads, {:.3} bytes exchanged per position, largest rank's layer buffers at peak {}, peak memory {} (largest rank), root value {}",
+        path.display(),
+        b.positions,
+        b.seconds,
+        human_bytes(b.file_bytes as f64),
+        b.file_bytes,
+        r.ranks,
+        r.threads,
+        r.bytes_exchanged as f64 / b.positions as f64,
+        human_bytes(r.peak_buffers as f64),
+        human_bytes(b.peak_rss.unwrap_or(0) as f64),
+        r.root_text,
+    )?;
+    if !quiet {
+        let s = &r.split;
+        eprintln!(
+            "rank 0 seconds: plan {:.2}, exchange {:.2}, compute {:.2}, write {:.2}, checksum {:.2}",
+            s.plan, s.exchange, s.compute, s.write, s.checksum
+        );
+    }
+    Ok(())
 }

@@ -24,7 +24,10 @@ pub fn run(args: Args) -> Result<i32> {
     // MPI: the ranks sweep together and rank 0 prints (see `distributed`).
     #[cfg(feature = "mpi")]
     if crate::distributed::under_mpi() {
-        return crate::distributed::solve(&spec);
+        if let Some(answer) = crate::distributed::solve(&spec)? {
+            super::outln!("{answer}")?;
+        }
+        return Ok(0);
     }
     // One game instance for the sweep and the answer: building a game (young's suffix
     // templates) is not free.

@@ -20,7 +20,7 @@ use super::writer::{self, HeaderOwner, Shared};
 use crate::error::{Error, Result, io_error};
 use crate::game::{Game, GameSpec};
 use crate::job::{BuildOptions, Estimate, peak_rss};
-use crate::sweep::{self, CHUNK, Progress, Silent, human_bytes};
+use crate::sweep::{self, CHUNK, Progress, Silent};
 use crate::table::blocks::{self, BLOCK, DIR_ENTRY, SLACK};
 use crate::table::header::{Encoding, Header};
 use crate::table::reader::Table;
@@ -81,7 +81,7 @@ impl Ctx {
     /// The end of a run on this rank. An error the other ranks have not heard of would
     /// leave them waiting in their next collective and this rank in MPI_Finalize waiting
     /// for them: it aborts the job instead.
-    fn settle(&self, result: Result<i32>) -> Result<i32> {
+    fn settle<T>(&self, result: Result<T>) -> Result<T> {
         match result {
             Err(e) if !self.agreed.get() => {
                 eprintln!("error: rank {}: {e}", self.rank);
@@ -252,8 +252,8 @@ fn compute<G: Game, V: Value, C: sweep::ChildValues<V> + ?Sized>(
         });
 }
 
-/// `retro solve` under MPI: the answer on rank 0's stdout.
-pub fn solve(spec: &GameSpec) -> Result<i32> {
+/// `retro solve` under MPI: the contest answer, on rank 0 (None on the other ranks).
+pub fn solve(spec: &GameSpec) -> Result<Option<String>> {
     let (_universe, ctx) = Ctx::init()?;
     let solved = (|| {
         // One game instance for the sweep and the answer (building a game is not free).
@@ -262,16 +262,54 @@ pub fn solve(spec: &GameSpec) -> Result<i32> {
             let value = crate::with_value_type!(vt, V => sweep::<_, V>(&ctx, &game, game.cells() + 1, Arc::default(), &Silent, &mut Stats::default(), |_, _, _, _| Ok(())))?;
             Ok(crate::game::Game::contest_answer(&game, value))
         })?;
-        if ctx.rank == 0 {
-            println!("{answer}");
-        }
-        Ok(0)
+        Ok((ctx.rank == 0).then_some(answer))
     })();
     ctx.settle(solved)
 }
 
+/// What a distributed build did, as rank 0 saw it (the largest rank's figures where each
+/// rank has its own).
+#[derive(Debug, Clone)]
+pub struct DistributedReport {
+    /// The build's figures as one process reports them.
+    pub build: crate::job::BuildReport,
+    /// The root's value in words.
+    pub root_text: String,
+    /// Ranks, and threads per rank.
+    pub ranks: usize,
+    /// Threads per rank.
+    pub threads: usize,
+    /// Bytes sent between ranks, over all ranks.
+    pub bytes_exchanged: u64,
+    /// The largest rank's layer buffers at their peak.
+    pub peak_buffers: u64,
+    /// Rank 0's seconds in each part of the build.
+    pub split: Split,
+}
+
+/// Rank 0's seconds per part of a distributed build.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Split {
+    /// Working out which values to fetch.
+    pub plan: f64,
+    /// Exchanging values between ranks.
+    pub exchange: f64,
+    /// Computing the slice's values.
+    pub compute: f64,
+    /// Writing the slice.
+    pub write: f64,
+    /// Hashing the layers back from the file.
+    pub checksum: f64,
+}
+
 /// `retro build` under MPI: the table at `path`, byte for byte what one process writes.
-pub fn build(spec: &GameSpec, path: &Path, options: &BuildOptions, quiet: bool) -> Result<i32> {
+/// Rank 0 returns the report; the other ranks return None.
+pub fn build(
+    spec: &GameSpec,
+    path: &Path,
+    options: &BuildOptions,
+    quiet: bool,
+) -> Result<Option<DistributedReport>> {
     let (_universe, ctx) = Ctx::init()?;
     let start = Instant::now();
     // Rank 0's bar counts whole layers as they finish.
@@ -285,7 +323,7 @@ pub fn build(spec: &GameSpec, path: &Path, options: &BuildOptions, quiet: bool) 
     };
     let result = crate::with_game!(spec, game => {
         let vt = sweep::value_type(&game);
-        crate::with_value_type!(vt, V => build_game::<_, V>(&ctx, &game, path, options, progress, quiet, start))
+        crate::with_value_type!(vt, V => build_game::<_, V>(&ctx, &game, path, options, progress, start))
     });
     if let Some(bar) = bar {
         bar.finish_and_clear();
@@ -431,9 +469,8 @@ fn build_game<G: Game, V: Value + Equivalence>(
     path: &Path,
     options: &BuildOptions,
     progress: &dyn Progress,
-    quiet: bool,
     start: Instant,
-) -> Result<i32> {
+) -> Result<Option<DistributedReport>> {
     let sizes: Vec<u64> = (0..=game.cells()).map(|k| game.layer_size(k)).collect();
     let encoding = if options.compact {
         Encoding::Blocked
@@ -547,29 +584,31 @@ fn build_game<G: Game, V: Value + Equivalence>(
     let sent = ctx.sum(stats.traffic.sent);
     let peak_buffers = ctx.max(stats.peak_buffers);
     let rss = ctx.max(peak_rss().unwrap_or(0));
-    if ctx.rank == 0 {
-        let seconds = start.elapsed().as_secs_f64();
-        let resumed = match resume {
-            NO_LAYER => String::new(),
-            l => format!(" (resumed below layer {l})"),
-        };
-        println!(
-            "{}: {positions} positions in {seconds:.2} s{resumed}, {} ({end} bytes), {} ranks x {} threads, {:.3} bytes exchanged per position, largest rank's layer buffers at peak {}, peak memory {} (largest rank), root value {}",
-            path.display(),
-            human_bytes(end as f64),
-            ctx.size,
-            rayon::current_num_threads(),
-            sent as f64 / positions as f64,
-            human_bytes(peak_buffers as f64),
-            human_bytes(rss as f64),
-            crate::probe::root_text(game, root_value),
-        );
-        if !quiet {
-            eprintln!(
-                "rank 0 seconds: plan {:.2}, exchange {:.2}, compute {:.2}, write {:.2}, checksum {:.2}",
-                stats.plan, stats.exchange, stats.compute, stats.write, stats.checksum
-            );
-        }
+    if ctx.rank != 0 {
+        return Ok(None);
     }
-    Ok(0)
+    let build = crate::job::BuildReport {
+        positions,
+        seconds: start.elapsed().as_secs_f64(),
+        file_bytes: end,
+        value_bytes: owner.as_ref().map_or(0, |o| o.header.value_bytes()),
+        root_value,
+        peak_rss: Some(rss),
+        resumed_below: (resume != NO_LAYER).then_some(resume as usize),
+    };
+    Ok(Some(DistributedReport {
+        build,
+        root_text: crate::probe::root_text(game, root_value),
+        ranks: ctx.size,
+        threads: rayon::current_num_threads(),
+        bytes_exchanged: sent,
+        peak_buffers,
+        split: Split {
+            plan: stats.plan,
+            exchange: stats.exchange,
+            compute: stats.compute,
+            write: stats.write,
+            checksum: stats.checksum,
+        },
+    }))
 }
