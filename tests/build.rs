@@ -5,6 +5,9 @@ use std::process::{Command, Output};
 
 use retro::table::Table;
 
+mod common;
+use common::ok;
+
 fn retro(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_retro"))
         .args(args)
@@ -24,15 +27,6 @@ fn build(args: &[&str]) -> Output {
     let mut full = vec!["build", "--quiet"];
     full.extend_from_slice(args);
     retro(&full)
-}
-
-fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]

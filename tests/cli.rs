@@ -2,28 +2,9 @@
 //! one-line `error: ...` with the documented exit code for every kind of bad input.
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 mod common;
-use common::retro;
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn board(name: &str) -> String {
-    format!("{}/tables/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The command fails with `code` and exactly one stderr line `error: ...` containing `needle`.
-fn fails(out: &Output, code: i32, needle: &str) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(code), "stderr: {err}");
-    assert!(!err.contains("panicked"), "panic: {err}");
-    assert_eq!(err.lines().count(), 1, "not one line: {err}");
-    assert!(err.starts_with("error: "), "{err}");
-    assert!(err.contains(needle), "{err:?} lacks {needle:?}");
-}
+use common::{fails, retro, shipped, stdout};
 
 fn build(dir: &Path, args: &[&str], name: &str) -> PathBuf {
     let path = dir.join(name);
@@ -42,7 +23,10 @@ fn build(dir: &Path, args: &[&str], name: &str) -> PathBuf {
 #[test]
 fn solve_prints_exactly_the_contest_output() {
     assert_eq!(
-        stdout(&retro(&["solve", "young", &board("young-sample.txt")], "")),
+        stdout(&retro(
+            &["solve", "young", &shipped("young-sample.txt")],
+            ""
+        )),
         "2\n"
     );
     assert_eq!(
@@ -53,14 +37,17 @@ fn solve_prints_exactly_the_contest_output() {
         "2\n"
     );
     assert_eq!(
-        stdout(&retro(&["solve", "twins", &board("twins-sample1.txt")], "")),
+        stdout(&retro(
+            &["solve", "twins", &shipped("twins-sample1.txt")],
+            ""
+        )),
         "15\n80\n"
     );
     let out = retro(
         &[
             "solve",
             "twins",
-            &board("twins-sample2.txt"),
+            &shipped("twins-sample2.txt"),
             "--threads",
             "1",
         ],
@@ -101,7 +88,7 @@ fn build_query_info_on_the_samples() {
     let dir = tempfile::tempdir().unwrap();
     let table = build(
         dir.path(),
-        &["young", &board("young-sample.txt")],
+        &["young", &shipped("young-sample.txt")],
         "y.retro",
     );
     let t = table.to_str().unwrap();
@@ -129,7 +116,7 @@ fn build_query_info_on_the_samples() {
 
     let table = build(
         dir.path(),
-        &["twins", &board("twins-sample2.txt")],
+        &["twins", &shipped("twins-sample2.txt")],
         "t.retro",
     );
     let t = table.to_str().unwrap();
@@ -183,7 +170,13 @@ fn bad_boards_are_refused_with_one_line() {
     fails(&t(&["--rows", "9", "--cols", "9"], ""), 2, "too large");
     fails(
         &retro(
-            &["solve", "young", "--rows", "3", &board("young-sample.txt")],
+            &[
+                "solve",
+                "young",
+                "--rows",
+                "3",
+                &shipped("young-sample.txt"),
+            ],
             "",
         ),
         2,
@@ -196,7 +189,7 @@ fn bad_boards_are_refused_with_one_line() {
                 "young",
                 "--threads",
                 "0",
-                &board("young-sample.txt"),
+                &shipped("young-sample.txt"),
             ],
             "",
         ),
@@ -224,12 +217,12 @@ fn bad_positions_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let y = build(
         dir.path(),
-        &["young", &board("young-sample.txt")],
+        &["young", &shipped("young-sample.txt")],
         "y.retro",
     );
     let tw = build(
         dir.path(),
-        &["twins", &board("twins-sample1.txt")],
+        &["twins", &shipped("twins-sample1.txt")],
         "t.retro",
     );
     let q = |table: &Path, pos: &str| retro(&["query", table.to_str().unwrap(), pos], "");
@@ -249,7 +242,7 @@ fn damaged_tables_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let good = build(
         dir.path(),
-        &["twins", &board("twins-sample1.txt")],
+        &["twins", &shipped("twins-sample1.txt")],
         "t.retro",
     );
     let bytes = std::fs::read(&good).unwrap();

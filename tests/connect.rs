@@ -3,10 +3,9 @@
 //! pass (`retro::testing`); known results; refusals; the command line.
 
 use std::collections::{HashMap, HashSet};
-use std::process::Output;
 
 mod common;
-use common::retro;
+use common::{ok, retro};
 
 use retro::game::{Board, Connect, ConnectSpec, Game, Verdict};
 use retro::sweep::{self, Driver, Silent};
@@ -543,17 +542,7 @@ fn every_game_check_holds_for_connect() {
 // ---------------------------------------------------------------------------------------
 // The command line.
 
-fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "exit {:?}: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn json(out: &Output) -> serde_json::Value {
+fn json(out: &std::process::Output) -> serde_json::Value {
     serde_json::from_str(&ok(out)).expect("one JSON object")
 }
 

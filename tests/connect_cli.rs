@@ -8,31 +8,15 @@ mod common;
 mod server;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-use common::retro;
+use common::{ok_silent, retro};
 use serde_json::Value;
-
-/// Stdout of a run that must succeed with nothing on stderr.
-fn ok(out: &Output) -> String {
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        out.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    text
-}
 
 /// A 4 x 4 connect table (K 4 by default) in `dir`.
 fn build(dir: &Path) -> PathBuf {
     let path = dir.join("c.retro");
-    ok(&retro(
+    ok_silent(&retro(
         &["build", "connect", "-o", path.to_str().unwrap(), "-q"],
         "4x4\n",
     ));
@@ -42,7 +26,7 @@ fn build(dir: &Path) -> PathBuf {
 fn query(table: &Path, args: &[&str]) -> String {
     let mut all = vec!["query", table.to_str().unwrap()];
     all.extend_from_slice(args);
-    ok(&retro(&all, ""))
+    ok_silent(&retro(&all, ""))
 }
 
 fn query_json(table: &Path, position: &str) -> Value {
@@ -90,7 +74,7 @@ fn json_adds_the_column_beside_the_cell() {
     }
 
     // --batch --json carries it too, and the other games' JSON has no `column`.
-    let batch = ok(&retro(
+    let batch = ok_silent(&retro(
         &["query", table.to_str().unwrap(), "--batch", "--json"],
         "empty\n",
     ));
@@ -98,7 +82,7 @@ fn json_adds_the_column_beside_the_cell() {
     assert_eq!(line["moves"][2]["column"], 3, "{line}");
     let young = dir.path().join("y.retro");
     let sample = format!("{}/tables/young-sample.txt", env!("CARGO_MANIFEST_DIR"));
-    ok(&retro(
+    ok_silent(&retro(
         &[
             "build",
             "young",
@@ -134,7 +118,7 @@ fn principal_variation_names_columns() {
 fn play(table: &Path, extra: &[&str], script: &str) -> String {
     let mut args = vec!["play", table.to_str().unwrap()];
     args.extend_from_slice(extra);
-    ok(&retro(&args, script))
+    ok_silent(&retro(&args, script))
 }
 
 #[test]
@@ -214,26 +198,29 @@ fn info_build_and_serve_name_the_board_width_first_with_k() {
         .stdin(std::fs::File::open(write(dir.path(), "b.txt", "3x4k3\n")).unwrap())
         .output()
         .unwrap();
-    let json: Value = serde_json::from_str(&ok(&out)).unwrap();
+    let json: Value = serde_json::from_str(&ok_silent(&out)).unwrap();
     assert_eq!(json["board"], "3x4k3", "{json}");
     let path = json["table"].as_str().unwrap();
     assert!(path.starts_with("tables/connect-3x4k3-"), "{path}");
     let table = dir.path().join(path);
 
-    let text = ok(&retro(&["info", table.to_str().unwrap()], ""));
+    let text = ok_silent(&retro(&["info", table.to_str().unwrap()], ""));
     assert!(
         text.contains("\nboard        3 x 4 (width x height), 3 in a row\n"),
         "{text}"
     );
-    let info: Value = serde_json::from_str(&ok(&retro(
+    let info: Value = serde_json::from_str(&ok_silent(&retro(
         &["info", table.to_str().unwrap(), "--json"],
         "",
     )))
     .unwrap();
     assert_eq!(info["board"], "3x4k3");
     let four = build(dir.path());
-    let info: Value =
-        serde_json::from_str(&ok(&retro(&["info", four.to_str().unwrap(), "--json"], ""))).unwrap();
+    let info: Value = serde_json::from_str(&ok_silent(&retro(
+        &["info", four.to_str().unwrap(), "--json"],
+        "",
+    )))
+    .unwrap();
     assert_eq!(info["board"], "4x4k4");
 
     let server = server::Server::start(std::slice::from_ref(&table), &["--quiet"]);
@@ -260,9 +247,9 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 fn verify_and_export_take_the_table() {
     let dir = tempfile::tempdir().unwrap();
     let table = build(dir.path());
-    ok(&retro(&["verify", table.to_str().unwrap()], ""));
+    ok_silent(&retro(&["verify", table.to_str().unwrap()], ""));
     let csv = dir.path().join("c.csv");
-    ok(&retro(
+    ok_silent(&retro(
         &[
             "export",
             table.to_str().unwrap(),
@@ -453,11 +440,14 @@ mod browser {
 /// is neither a file nor a board says both.
 #[test]
 fn a_size_stands_in_for_the_board_file() {
-    assert_eq!(ok(&retro(&["solve", "connect", "4x4k3"], "")), "8\n");
-    assert_eq!(ok(&retro(&["solve", "mnk", "3x3"], "")), "0\n");
+    assert_eq!(ok_silent(&retro(&["solve", "connect", "4x4k3"], "")), "8\n");
+    assert_eq!(ok_silent(&retro(&["solve", "mnk", "3x3"], "")), "0\n");
     // gen and plan read the game's own size notation, K included.
-    assert_eq!(ok(&retro(&["gen", "connect", "4x4k3"], "")), "4x4k3\n");
-    let plan = ok(&retro(
+    assert_eq!(
+        ok_silent(&retro(&["gen", "connect", "4x4k3"], "")),
+        "4x4k3\n"
+    );
+    let plan = ok_silent(&retro(
         &["plan", "connect", "4x4k3", "--ranks", "2", "--total"],
         "",
     ));
@@ -467,7 +457,7 @@ fn a_size_stands_in_for_the_board_file() {
     );
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.retro");
-    let out = ok(&retro(
+    let out = ok_silent(&retro(
         &[
             "build",
             "connect",

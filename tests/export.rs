@@ -2,10 +2,9 @@
 //! legal and best, Parquet holds the same rows as CSV, and bad arguments fail cleanly.
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 mod common;
-use common::retro;
+use common::{fails, ok, retro, shipped};
 
 use retro::game::{Game, GameSpec, Twins, TwinsSpec};
 use retro::sweep::{Driver, Silent};
@@ -19,30 +18,6 @@ struct Row {
     to_move: String,
     value: i64,
     best: String,
-}
-
-fn board(name: &str) -> String {
-    format!("{}/tables/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "exit {:?}: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// The command fails with `code` and exactly one stderr line `error: ...` containing `needle`.
-fn fails(out: &Output, code: i32, needle: &str) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(code), "stderr: {err}");
-    assert!(!err.contains("panicked"), "panic: {err}");
-    assert_eq!(err.lines().count(), 1, "not one line: {err}");
-    assert!(err.starts_with("error: "), "{err}");
-    assert!(err.contains(needle), "{err:?} lacks {needle:?}");
 }
 
 /// Build a table with the CLI from one of the repository's boards.
@@ -217,12 +192,12 @@ fn csv_of_the_sample_boards_matches_table_and_query() {
     let dir = tempfile::tempdir().unwrap();
     let young = build_cli(
         dir.path(),
-        &["young", &board("young-sample.txt")],
+        &["young", &shipped("young-sample.txt")],
         "y.retro",
     );
     let twins = build_cli(
         dir.path(),
-        &["twins", &board("twins-sample1.txt")],
+        &["twins", &shipped("twins-sample1.txt")],
         "t.retro",
     );
     for table in [&young, &twins] {
@@ -241,7 +216,7 @@ fn layer_option_exports_exactly_that_layer() {
     let dir = tempfile::tempdir().unwrap();
     let table = build_cli(
         dir.path(),
-        &["twins", &board("twins-sample1.txt")],
+        &["twins", &shipped("twins-sample1.txt")],
         "t.retro",
     );
     let layers = all_layers(&table);
@@ -299,7 +274,7 @@ fn parquet_of_young_matches_csv_and_one_layer() {
     let dir = tempfile::tempdir().unwrap();
     let table = build_cli(
         dir.path(),
-        &["young", &board("young-sample.txt")],
+        &["young", &shipped("young-sample.txt")],
         "y.retro",
     );
     let csv = dir.path().join("y.csv");
@@ -319,7 +294,7 @@ fn an_existing_regular_file_is_replaced() {
     let dir = tempfile::tempdir().unwrap();
     let table = build_cli(
         dir.path(),
-        &["young", &board("young-sample.txt")],
+        &["young", &shipped("young-sample.txt")],
         "y.retro",
     );
     let csv = dir.path().join("old.csv");
@@ -333,7 +308,7 @@ fn bad_arguments_fail_with_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let table = build_cli(
         dir.path(),
-        &["young", &board("young-sample.txt")],
+        &["young", &shipped("young-sample.txt")],
         "y.retro",
     );
     let t = table.to_str().unwrap();
@@ -388,7 +363,7 @@ fn parquet_without_the_feature_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let table = build_cli(
         dir.path(),
-        &["young", &board("young-sample.txt")],
+        &["young", &shipped("young-sample.txt")],
         "y.retro",
     );
     let out = dir.path().join("y.parquet");

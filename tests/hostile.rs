@@ -11,30 +11,7 @@ use std::time::{Duration, Instant};
 use retro::table::Table;
 
 mod common;
-use common::retro;
-
-fn repo(name: &str) -> String {
-    format!("{}/tables/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// The command fails with `code` and exactly one stderr line `error: ...` containing `needle`.
-fn fails(out: &Output, code: i32, needle: &str) {
-    let err = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(code), "stderr: {err}");
-    assert!(!err.contains("panicked"), "panic: {err}");
-    assert_eq!(err.lines().count(), 1, "not one line: {err}");
-    assert!(err.starts_with("error: "), "{err}");
-    assert!(err.contains(needle), "{err:?} lacks {needle:?}");
-}
-
-fn succeeds(out: &Output) -> String {
-    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
-    text(&out.stdout)
-}
+use common::{fails, ok, retro, shipped, text};
 
 /// A young board of `size` written into `dir`.
 fn young_board(dir: &Path, size: &str) -> String {
@@ -49,7 +26,7 @@ fn build_table(dir: &Path, board: &str, name: &str, extra: &[&str]) -> PathBuf {
     let p = path.to_str().expect("utf-8 path");
     let mut args = vec!["build", "young", board, "-o", p, "-q"];
     args.extend_from_slice(extra);
-    succeeds(&retro(&args, ""));
+    ok(&retro(&args, ""));
     path
 }
 
@@ -62,7 +39,14 @@ fn a_second_build_of_a_locked_table_stops_naming_the_first() {
     let partial = File::create(dir.path().join("t.retro.partial")).expect("partial");
     partial.lock().expect("lock");
     let out = retro(
-        &["build", "young", &repo("young-sample.txt"), "-o", t, "-q"],
+        &[
+            "build",
+            "young",
+            &shipped("young-sample.txt"),
+            "-o",
+            t,
+            "-q",
+        ],
         "",
     );
     fails(&out, 1, "another build of this table is running");
@@ -76,7 +60,7 @@ fn a_second_build_of_a_locked_table_stops_naming_the_first() {
         &[
             "build",
             "young",
-            &repo("young-sample.txt"),
+            &shipped("young-sample.txt"),
             "-o",
             t,
             "--fresh",
@@ -93,8 +77,15 @@ fn a_second_build_of_a_locked_table_stops_naming_the_first() {
     );
     // Once the lock goes (the holder ended), the build proceeds.
     drop(partial);
-    succeeds(&retro(
-        &["build", "young", &repo("young-sample.txt"), "-o", t, "-q"],
+    ok(&retro(
+        &[
+            "build",
+            "young",
+            &shipped("young-sample.txt"),
+            "-o",
+            t,
+            "-q",
+        ],
         "",
     ));
     Table::open(&table)
@@ -141,7 +132,7 @@ fn concurrent_builds_never_leave_a_bad_table() {
         // Whatever interleaving happened, the file under the table's name is whole.
         let t = Table::open(&table).expect("open");
         t.verify_checksum().expect("checksum");
-        succeeds(&retro(
+        ok(&retro(
             &["verify", t.path().to_str().expect("path"), "-q"],
             "",
         ));
@@ -154,7 +145,7 @@ fn concurrent_builds_never_leave_a_bad_table() {
 #[test]
 fn output_paths_that_are_not_files_are_refused_before_any_work() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let board = repo("young-sample.txt");
+    let board = shipped("young-sample.txt");
     let fifo = dir.path().join("fifo");
     assert!(
         Command::new("mkfifo")
@@ -233,7 +224,7 @@ fn with_full_stdout(args: &[&str], stdin: &[u8]) -> Output {
 #[test]
 fn closed_output_ends_quietly_and_full_output_is_an_error() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let board = repo("young-sample.txt");
+    let board = shipped("young-sample.txt");
     let table = build_table(dir.path(), &board, "t.retro", &[]);
     let t = table.to_str().expect("path");
     let out2 = dir.path().join("u.retro");
@@ -282,7 +273,7 @@ fn closed_output_ends_quietly_and_full_output_is_an_error() {
 #[test]
 fn bytes_that_are_not_text() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let table = build_table(dir.path(), &repo("young-sample.txt"), "t.retro", &[]);
+    let table = build_table(dir.path(), &shipped("young-sample.txt"), "t.retro", &[]);
     let t = table.to_str().expect("path");
     // Batch: a line that is not UTF-8 is a bad line in its place; the rest go on.
     let out = Command::new(env!("CARGO_BIN_EXE_retro"))
@@ -322,7 +313,7 @@ fn thread_counts_beyond_the_machine_are_refused_at_once() {
         &[
             "solve",
             "young",
-            &repo("young-sample.txt"),
+            &shipped("young-sample.txt"),
             "--threads",
             "100000",
         ],
@@ -333,7 +324,7 @@ fn thread_counts_beyond_the_machine_are_refused_at_once() {
         &[
             "bench",
             "young",
-            &repo("young-sample.txt"),
+            &shipped("young-sample.txt"),
             "--threads",
             "1,100000",
         ],
@@ -346,7 +337,7 @@ fn thread_counts_beyond_the_machine_are_refused_at_once() {
 #[test]
 fn huge_input_lines_are_not_echoed() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let table = build_table(dir.path(), &repo("young-sample.txt"), "t.retro", &[]);
+    let table = build_table(dir.path(), &shipped("young-sample.txt"), "t.retro", &[]);
     let t = table.to_str().expect("path");
     let mut input = "9".repeat(10 << 20);
     input.push('\n');
@@ -369,7 +360,7 @@ fn huge_input_lines_are_not_echoed() {
 #[test]
 fn smaller_hostile_cases() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let board = repo("young-sample.txt");
+    let board = shipped("young-sample.txt");
     let table = build_table(dir.path(), &board, "t.retro", &[]);
     let t = table.to_str().expect("path");
 
@@ -390,7 +381,7 @@ fn smaller_hostile_cases() {
 
     // A huge sample is bounded by the table's positions.
     let started = Instant::now();
-    let out = succeeds(&retro(
+    let out = ok(&retro(
         &["verify", t, "--sample", "18446744073709551615"],
         "",
     ));
@@ -504,7 +495,7 @@ fn a_full_disk_stops_the_build_and_the_rerun_resumes_byte_identical() {
             .expect("remount")
             .success()
     );
-    let out = succeeds(&retro(&["build", "young", &board, "-o", t, "--force"], ""));
+    let out = ok(&retro(&["build", "young", &board, "-o", t, "--force"], ""));
     assert!(out.contains("resumed below layer"), "{out}");
     assert_eq!(
         std::fs::read(&table).expect("table"),
@@ -522,7 +513,7 @@ fn sizes_past_the_bounds_are_refused_naming_the_bound() {
         "--ranks 4294967295 is more than plan describes: at most 65536",
     );
     // The largest rank count plan describes is answered (work linear in the ranks).
-    let out = succeeds(&retro(
+    let out = ok(&retro(
         &["plan", "young", "10x10", "--ranks", "65536", "--total"],
         "",
     ));
@@ -546,7 +537,7 @@ fn sizes_past_the_bounds_are_refused_naming_the_bound() {
             &[
                 "bench",
                 "young",
-                &repo("young-sample.txt"),
+                &shipped("young-sample.txt"),
                 "--repeat",
                 "4294967295",
             ],
@@ -568,11 +559,11 @@ fn sizes_past_the_bounds_are_refused_naming_the_bound() {
 #[test]
 fn play_bounds_its_input_lines_and_echoes_little() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let table = build_table(dir.path(), &repo("young-sample.txt"), "t.retro", &[]);
+    let table = build_table(dir.path(), &shipped("young-sample.txt"), "t.retro", &[]);
     let t = table.to_str().expect("path");
     let input = format!("{}\n{}\nquit\n", "7".repeat(1 << 20), "9".repeat(1000));
     let out = retro(&["play", t], &input);
-    let shown = succeeds(&out);
+    let shown = ok(&out);
     assert!(shown.len() < 4000, "play echoed {} bytes", shown.len());
     assert!(
         shown.contains("that line is longer than 65536 bytes, not a move"),
@@ -595,12 +586,12 @@ fn twins_boards_read_back_as_gen_wrote_them() {
     fails(&retro(&["solve", "twins"], "\n \n"), 2, "no weights");
     let dir = tempfile::tempdir().expect("tempdir");
     for size in ["1x1", "1x2", "2x1", "1x3", "3x1", "2x3", "3x2"] {
-        let board = succeeds(&retro(&["gen", "twins", size, "--seed", "5"], ""));
+        let board = ok(&retro(&["gen", "twins", size, "--seed", "5"], ""));
         assert!(!board.is_empty(), "gen twins {size} printed nothing");
         let path = dir.path().join(format!("{size}.retro"));
         let p = path.to_str().expect("path");
-        succeeds(&retro(&["build", "twins", "-o", p, "-q"], &board));
-        let info = succeeds(&retro(&["info", p, "--json"], ""));
+        ok(&retro(&["build", "twins", "-o", p, "-q"], &board));
+        let info = ok(&retro(&["info", p, "--json"], ""));
         let (r, c) = size.split_once('x').expect("size");
         assert!(
             info.contains(&format!("\"board\":\"{r}x{c}\"")),

@@ -5,27 +5,14 @@ mod common;
 
 use std::process::Output;
 
-use common::retro;
+use common::{retro, shipped, stdout};
 use retro::game::{Game, GameSpec, Twins, Young};
 use retro::random::random_board;
 
-fn board(name: &str) -> String {
-    format!("{}/tables/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// The command failed with `code` and one `error: ...` line holding `needle`.
+/// `common::fails`, and nothing was printed on stdout.
 fn fails(out: &Output, code: i32, needle: &str) -> String {
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(code), "stderr: {err}");
     assert!(out.stdout.is_empty(), "stdout: {}", stdout(out));
-    assert_eq!(err.lines().count(), 1, "not one line: {err}");
-    assert!(err.starts_with("error: "), "{err}");
-    assert!(err.contains(needle), "{err:?} lacks {needle:?}");
-    err
+    common::fails(out, code, needle)
 }
 
 fn parse_error(game: &str, text: &str, rows: Option<usize>, cols: Option<usize>) -> String {
@@ -103,12 +90,12 @@ fn contest_samples_need_no_flags() {
         ("twins-sample1.txt", 15, 80),
         ("twins-sample2.txt", 72, 107),
     ] {
-        let text = std::fs::read_to_string(board(name)).unwrap();
+        let text = std::fs::read_to_string(shipped(name)).unwrap();
         assert_eq!(
             GameSpec::parse("twins", &text, None, None).unwrap().dims(),
             (3, 3)
         );
-        let out = retro(&["solve", "twins", &board(name)], "");
+        let out = retro(&["solve", "twins", &shipped(name)], "");
         assert_eq!(stdout(&out), format!("{first}\n{second}\n"), "{name}");
     }
 }
@@ -127,7 +114,7 @@ fn rows_and_cols_override_the_input() {
         (1, 25)
     );
     // The flags win over a layout that says 3 x 3.
-    let sample = std::fs::read_to_string(board("twins-sample1.txt")).unwrap();
+    let sample = std::fs::read_to_string(shipped("twins-sample1.txt")).unwrap();
     assert_eq!(
         GameSpec::parse("twins", &sample, Some(1), Some(13))
             .unwrap()
@@ -160,7 +147,7 @@ fn rows_and_cols_override_the_input() {
 #[test]
 fn a_twins_file_given_to_young_is_named_as_one() {
     let err = fails(
-        &retro(&["solve", "young", &board("twins-sample1.txt")], ""),
+        &retro(&["solve", "young", &shipped("twins-sample1.txt")], ""),
         2,
         "looks like a twins board",
     );
@@ -219,7 +206,7 @@ fn young_shorthands_mean_the_full_form() {
     same("2", "2,0,0,0");
     same("3,3,1,0", "3,3,1,0");
 
-    let t = twins(&std::fs::read_to_string(board("twins-sample1.txt")).unwrap());
+    let t = twins(&std::fs::read_to_string(shipped("twins-sample1.txt")).unwrap());
     let (a, b) = (
         t.parse_position("empty").unwrap(),
         t.parse_position(".../.../...").unwrap(),
@@ -233,7 +220,7 @@ fn young_shorthands_mean_the_full_form() {
         &[
             "build",
             "young",
-            &board("young-sample.txt"),
+            &shipped("young-sample.txt"),
             "-o",
             table.to_str().unwrap(),
             "--quiet",
@@ -249,7 +236,7 @@ fn young_shorthands_mean_the_full_form() {
 
 #[test]
 fn position_errors_show_the_expected_form() {
-    let y = young(&std::fs::read_to_string(board("young-10x10.txt")).unwrap());
+    let y = young(&std::fs::read_to_string(shipped("young-10x10.txt")).unwrap());
     let err = position_error(&y, "1,2");
     assert!(
         err.contains(
@@ -268,7 +255,7 @@ fn position_errors_show_the_expected_form() {
     assert!(err.contains("at most 10 comma-separated"), "{err}");
     assert!(position_error(&y, "").contains("no position given"));
 
-    let t = twins(&std::fs::read_to_string(board("twins-sample2.txt")).unwrap());
+    let t = twins(&std::fs::read_to_string(shipped("twins-sample2.txt")).unwrap());
     let err = position_error(&t, "3,1,0");
     assert!(
         err.contains("this is a twins table; \"3,1,0\" looks like a young position"),
@@ -306,7 +293,7 @@ fn position_errors_show_the_expected_form() {
         &[
             "build",
             "twins",
-            &board("twins-sample1.txt"),
+            &shipped("twins-sample1.txt"),
             "-o",
             table.to_str().unwrap(),
             "--quiet",
@@ -322,10 +309,10 @@ fn position_errors_show_the_expected_form() {
 
 #[test]
 fn both_games_draw_cells_one_space_apart() {
-    let y = young(&std::fs::read_to_string(board("young-sample.txt")).unwrap());
+    let y = young(&std::fs::read_to_string(shipped("young-sample.txt")).unwrap());
     let pos = y.parse_position("2").unwrap();
     assert_eq!(y.draw(&pos), "# # +\n+ . .\n");
-    let t = twins(&std::fs::read_to_string(board("twins-sample1.txt")).unwrap());
+    let t = twins(&std::fs::read_to_string(shipped("twins-sample1.txt")).unwrap());
     let pos = t.parse_position("o.x/.o./...").unwrap();
     assert_eq!(t.draw(&pos), "o . x\n. o .\n. . .\n");
 }

@@ -3,10 +3,9 @@
 //! pass (`retro::testing`); known results; the command line.
 
 use std::collections::HashSet;
-use std::process::Output;
 
 mod common;
-use common::retro;
+use common::{ok, retro};
 
 use retro::game::{Board, Game, Mnk, MnkSpec, Twins, TwinsSpec, Verdict};
 use retro::sweep::{self, Driver, Silent};
@@ -277,16 +276,6 @@ fn every_game_check_holds_for_mnk_and_twins() {
 
 // ---------------------------------------------------------------------------------------
 // The command line.
-
-fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "exit {:?}: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 #[test]
 fn command_line_builds_queries_and_refuses() {

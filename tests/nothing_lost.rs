@@ -9,32 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 mod common;
-use common::retro;
-
-fn repo(name: &str) -> String {
-    format!("{}/tables/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{fails, ok, retro, shipped, text};
 
 fn s(path: &Path) -> &str {
     path.to_str().expect("utf-8 path")
-}
-
-/// The command fails with `code` and exactly one stderr line `error: ...` containing `needle`.
-fn fails(out: &Output, code: i32, needle: &str) {
-    let err = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(code), "stderr: {err}");
-    assert_eq!(err.lines().count(), 1, "not one line: {err}");
-    assert!(err.starts_with("error: "), "{err}");
-    assert!(err.contains(needle), "{err:?} lacks {needle:?}");
-}
-
-fn succeeds(out: &Output) -> String {
-    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
-    text(&out.stdout)
 }
 
 /// How a board is given to `build`: the game, then the file or size.
@@ -47,11 +25,11 @@ fn boards() -> Vec<Board> {
     vec![
         Board {
             game: "young",
-            input: repo("young-sample.txt"),
+            input: shipped("young-sample.txt"),
         },
         Board {
             game: "twins",
-            input: repo("twins-sample1.txt"),
+            input: shipped("twins-sample1.txt"),
         },
         Board {
             game: "mnk",
@@ -75,7 +53,7 @@ fn a_partial_file_is_never_a_link_nor_the_input_nor_a_strangers() {
     let dir = tempfile::tempdir().expect("tempdir");
     let d = dir.path();
     let table = d.join("t.retro");
-    succeeds(&build(&boards()[0], &table, &[]));
+    ok(&build(&boards()[0], &table, &[]));
     let original = std::fs::read(&table).expect("read");
 
     // `export snap.partial -o snap`: the partial name is the input.
@@ -108,7 +86,7 @@ fn a_partial_file_is_never_a_link_nor_the_input_nor_a_strangers() {
 
     // `build ... -o BOARD` would replace the board with the table.
     let board = d.join("board.txt");
-    std::fs::copy(repo("young-sample.txt"), &board).expect("copy");
+    std::fs::copy(shipped("young-sample.txt"), &board).expect("copy");
     let before = std::fs::read(&board).expect("read");
     let out = retro(&["build", "young", s(&board), "-o", s(&board), "-q"], "");
     fails(&out, 2, "is the board file being read");
@@ -125,7 +103,7 @@ fn a_partial_file_is_never_a_link_nor_the_input_nor_a_strangers() {
         "my notes\n"
     );
     std::fs::write(d.join("mine.csv.partial"), "position,stones,to_m").expect("write");
-    succeeds(&retro(&["export", s(&table), "--csv", "-o", s(&mine)], ""));
+    ok(&retro(&["export", s(&table), "--csv", "-o", s(&mine)], ""));
     assert!(!d.join("mine.csv.partial").exists());
 }
 
@@ -134,7 +112,7 @@ fn an_export_holds_its_partial_file_and_a_second_one_stops_naming_it() {
     let dir = tempfile::tempdir().expect("tempdir");
     let d = dir.path();
     let table = d.join("t.retro");
-    succeeds(&build(&boards()[2], &table, &[]));
+    ok(&build(&boards()[2], &table, &[]));
     let out_csv = d.join("out.csv");
     // This test process holds the lock a running export holds.
     let held = std::fs::File::create(d.join("out.csv.partial")).expect("create");
@@ -153,10 +131,10 @@ fn an_export_holds_its_partial_file_and_a_second_one_stops_naming_it() {
     // whatever the interleaving, the file is one whole export, never a mix, and a loser
     // says who holds the file.
     let other = d.join("u.retro");
-    succeeds(&build(&boards()[3], &other, &[]));
+    ok(&build(&boards()[3], &other, &[]));
     let whole = |t: &Path, name: &str| {
         let f = d.join(name);
-        succeeds(&retro(&["export", s(t), "--csv", "-o", s(&f)], ""));
+        ok(&retro(&["export", s(t), "--csv", "-o", s(&f)], ""));
         std::fs::read(f).expect("read")
     };
     let (a, b) = (whole(&table, "a.csv"), whole(&other, "b.csv"));
@@ -190,7 +168,7 @@ fn an_export_holds_its_partial_file_and_a_second_one_stops_naming_it() {
 fn stop_and_resume(board: &Board, extra: &[&str], every: usize, second: &[u64]) -> usize {
     let dir = tempfile::tempdir().expect("tempdir");
     let reference = dir.path().join("ref.retro");
-    succeeds(&build(board, &reference, extra));
+    ok(&build(board, &reference, extra));
     let want = std::fs::read(&reference).expect("read");
     let out = dir.path().join("t.retro");
     let partial = dir.path().join("t.retro.partial");
@@ -275,7 +253,7 @@ fn a_build_stopped_before_its_first_layer_starts_again() {
     let dir = tempfile::tempdir().expect("tempdir");
     let board = &boards()[1];
     let reference = dir.path().join("ref.retro");
-    succeeds(&build(board, &reference, &[]));
+    ok(&build(board, &reference, &[]));
     let want = std::fs::read(&reference).expect("read");
     let out = dir.path().join("t.retro");
     let partial: PathBuf = dir.path().join("t.retro.partial");
@@ -297,7 +275,7 @@ fn a_build_stopped_before_its_first_layer_starts_again() {
                 .and_then(|f| f.set_len(len))
                 .expect("truncate");
         }
-        succeeds(&build(board, &out, &[]));
+        ok(&build(board, &out, &[]));
         assert_eq!(
             std::fs::read(&out).expect("read"),
             want,
@@ -313,9 +291,9 @@ fn exports_stopped_at_every_step_leave_the_old_file_and_rerun_identical() {
     let mut stops = 0;
     for (i, board) in boards().iter().enumerate() {
         let table = d.join(format!("t{i}.retro"));
-        succeeds(&build(board, &table, &["--moves", "2"]));
+        ok(&build(board, &table, &["--moves", "2"]));
         let reference = d.join(format!("ref{i}.csv"));
-        succeeds(&retro(
+        ok(&retro(
             &["export", s(&table), "--csv", "-o", s(&reference)],
             "",
         ));
@@ -347,7 +325,7 @@ fn exports_stopped_at_every_step_leave_the_old_file_and_rerun_identical() {
                 std::fs::read_to_string(&out).expect("read"),
                 "an older export\n"
             );
-            succeeds(&retro(&["export", s(&table), "--csv", "-o", s(&out)], ""));
+            ok(&retro(&["export", s(&table), "--csv", "-o", s(&out)], ""));
             assert_eq!(std::fs::read(&out).expect("read"), want, "step {step}");
             std::fs::write(&out, "an older export\n").expect("write");
         }
@@ -398,9 +376,9 @@ fn a_flipped_byte_in_any_layer_stops_export_and_batch() {
     let board = &boards()[1];
     let positions: String = {
         let t = d.join("whole.retro");
-        succeeds(&build(board, &t, &[]));
+        ok(&build(board, &t, &[]));
         let csv = d.join("whole.csv");
-        succeeds(&retro(&["export", s(&t), "--csv", "-o", s(&csv)], ""));
+        ok(&retro(&["export", s(&t), "--csv", "-o", s(&csv)], ""));
         let text = std::fs::read_to_string(csv).expect("read");
         text.lines()
             .skip(1)
@@ -410,7 +388,7 @@ fn a_flipped_byte_in_any_layer_stops_export_and_batch() {
     let mut flips = 0;
     for extra in [&[][..], &["--compact"][..], &["--moves", "3"][..]] {
         let table = d.join("t.retro");
-        succeeds(&build(
+        ok(&build(
             board,
             &table,
             &["--fresh"].iter().chain(extra).copied().collect::<Vec<_>>(),
@@ -449,15 +427,15 @@ fn a_table_written_over_in_place_while_a_batch_reads_it_is_an_error_not_a_crash(
     )
     .expect("write");
     let table = d.join("v.retro");
-    succeeds(&retro(
+    ok(&retro(
         &["build", "young", s(&board), "-o", s(&table), "-q"],
         "",
     ));
     let other = d.join("other.retro");
-    succeeds(&build(&boards()[3], &other, &[]));
+    ok(&build(&boards()[3], &other, &[]));
     // Every position of layer 40, many times over: output comes in 64 KiB pieces.
     let csv = d.join("l.csv");
-    succeeds(&retro(
+    ok(&retro(
         &["export", s(&table), "--layer", "40", "--csv", "-o", s(&csv)],
         "",
     ));
@@ -469,9 +447,9 @@ fn a_table_written_over_in_place_while_a_batch_reads_it_is_an_error_not_a_crash(
         .collect();
     let lines: String = layer.iter().map(|p| format!("{p}\n")).collect();
     let want = retro(&["query", s(&table), "--batch"], &lines);
-    let want = succeeds(&want);
+    let want = ok(&want);
     for replace in ["truncate", "rewrite"] {
-        succeeds(&retro(
+        ok(&retro(
             &[
                 "build",
                 "young",
@@ -568,7 +546,7 @@ fn verify_holds_no_more_memory_than_the_build() {
         let v: serde_json::Value = serde_json::from_str(out.trim()).expect("json");
         v["peak_rss"].as_u64().expect("peak_rss")
     };
-    let built = succeeds(&retro(
+    let built = ok(&retro(
         &[
             "build",
             "twins",
@@ -582,7 +560,7 @@ fn verify_holds_no_more_memory_than_the_build() {
         ],
         "",
     ));
-    let verified = succeeds(&retro(
+    let verified = ok(&retro(
         &["verify", s(&table), "-q", "--json", "--threads", "2"],
         "",
     ));

@@ -5,11 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 mod common;
-use common::retro;
-
-fn board(name: &str) -> String {
-    format!("{}/tables/{name}", env!("CARGO_MANIFEST_DIR"))
-}
+use common::{retro, shipped};
 
 fn build(dir: &Path, game: &str, file: &str) -> PathBuf {
     let path = dir.join(format!("{game}.retro"));
@@ -17,7 +13,7 @@ fn build(dir: &Path, game: &str, file: &str) -> PathBuf {
         &[
             "build",
             game,
-            &board(file),
+            &shipped(file),
             "-o",
             path.to_str().unwrap(),
             "-q",
