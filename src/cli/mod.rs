@@ -6,7 +6,7 @@ mod completions;
 mod export;
 mod generate;
 mod info;
-mod lines;
+pub(crate) mod lines;
 mod man;
 mod plan;
 mod play;

@@ -22,14 +22,12 @@ use axum::routing::{get, post};
 use serde_json::json;
 
 use super::{Served, State as Tables};
+use crate::cli::lines::MAX_LINE;
 use crate::error::{Error, Result, excerpt};
 
 /// Largest batch body: far more positions than anyone pastes, and small enough that 64
 /// clients at once cost well under 100 MB.
 pub(crate) const MAX_BODY: usize = 1 << 20;
-
-/// Longest batch line, the same bound as `retro query --batch`.
-const MAX_LINE: usize = 1 << 16;
 
 /// A streamed batch answers in chunks of about this size, so its output is never held
 /// whole in memory however many lines the body has.
