@@ -17,9 +17,9 @@ mod baseline;
 
 use std::time::Instant;
 
-use retro::game::GameSpec;
+use retro::Registry;
+use retro::game::AnyBoard;
 use retro::job;
-use retro::random::random_board;
 use retro::sweep::{Driver, Silent};
 
 fn rows(flat: &[i64], cols: usize) -> Vec<Vec<i64>> {
@@ -45,7 +45,7 @@ fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> (T, f64) {
 }
 
 /// `retro solve` as a user runs it: the binary, on the board file, `--threads N`.
-fn retro_solve(spec: &GameSpec, board: &std::path::Path, threads: usize) -> (i64, f64) {
+fn retro_solve(spec: &AnyBoard, board: &std::path::Path, threads: usize) -> (i64, f64) {
     let (r, c) = spec.dims();
     let (rows, cols) = (r.to_string(), c.to_string());
     let mut args = vec!["solve", spec.name(), board.to_str().expect("path")];
@@ -80,7 +80,7 @@ fn pool(threads: usize) -> rayon::ThreadPool {
 }
 
 fn compare(game: &str, size: usize, cols: usize, max: u64) {
-    let spec = random_board(game, size, cols, 7, max).expect("board");
+    let spec = retro::Builtin::random(game, (size, cols), 7, max, "--max").expect("board");
     let board =
         std::env::temp_dir().join(format!("retro-baseline-{}-{size}x{cols}.txt", spec.name()));
     std::fs::write(&board, spec.to_input()).expect("write board");
@@ -88,25 +88,32 @@ fn compare(game: &str, size: usize, cols: usize, max: u64) {
     let (v2, s2) = retro_solve(&spec, &board, 2);
     // Peak memory: retro's sweep once in this process first, so the peak so far is its
     // own; the baseline's array then raises it.
-    pool(1).install(|| job::solve(&spec, Driver::Parallel, &Silent).expect("solve"));
+    pool(1).install(|| {
+        job::solve_board::<retro::Builtin>(&spec, Driver::Parallel, &Silent).expect("solve")
+    });
     let retro_peak = job::peak_rss().unwrap_or(0);
-    let positions: u64 = spec.layer_sizes().expect("sizes").iter().sum();
+    let positions: u64 = retro::Builtin::layer_sizes(&spec)
+        .expect("sizes")
+        .iter()
+        .sum();
     // The baseline is as slow as it is; repeat it too where that costs under a minute.
     let runs = if positions < 50_000_000 { 3 } else { 1 };
-    let (base_value, base_s) = match &spec {
-        GameSpec::Young(y) => time(runs, || {
+    let (base_value, base_s) = if let Some(y) = spec.get::<retro::game::Young>() {
+        time(runs, || {
             baseline::young_mask(y.rows, y.cols, &rows(&y.a, y.cols), &rows(&y.b, y.cols))
-        }),
-        GameSpec::Twins(t) => time(runs, || {
+        })
+    } else if let Some(t) = spec.get::<retro::game::Twins>() {
+        time(runs, || {
             baseline::twins_base3(
                 t.rows,
                 t.cols,
                 &rows(&t.vert, t.cols),
                 &rows(&t.horiz, t.cols - 1),
             )
-        }),
+        })
+    } else {
         // The contest baselines are for the weighted games only.
-        GameSpec::Mnk(_) | GameSpec::Connect(_) => return,
+        return;
     };
     let base_peak = job::peak_rss().unwrap_or(0);
     assert_eq!(base_value, v1, "retro and the baseline disagree");

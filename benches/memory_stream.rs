@@ -13,8 +13,8 @@
 use std::time::Instant;
 
 use rayon::prelude::*;
-use retro::game::GameSpec;
-use retro::random::random_board;
+use retro::Registry;
+use retro::game::AnyBoard;
 use retro::value::ValueType;
 
 /// Read all of `next`, write all of `out`.
@@ -53,8 +53,18 @@ fn run<V: Copy + Send + Sync + Into<i64> + From<i8> + Default>(
     times[times.len() / 2]
 }
 
-fn value_type(spec: &GameSpec) -> retro::Result<ValueType> {
-    retro::with_game!(spec, game => Ok(retro::sweep::value_type(&game)))
+/// The value type the sweep picks for a board's weights.
+struct PickedType;
+
+impl retro::Visitor for PickedType {
+    type Output = ValueType;
+    fn visit<G: retro::Registered>(self, game: G) -> retro::Result<ValueType> {
+        Ok(retro::sweep::value_type(&game))
+    }
+}
+
+fn value_type(spec: &AnyBoard) -> retro::Result<ValueType> {
+    retro::Builtin::visit(spec, PickedType)
 }
 
 fn main() {
@@ -67,8 +77,8 @@ fn main() {
         _ => ("young".to_string(), 15),
     };
     let max = if game == "young" { 100_000 } else { 100 };
-    let spec = random_board(&game, n, n, 7, max).expect("board");
-    let sizes = spec.layer_sizes().expect("layer sizes");
+    let spec = retro::Builtin::random(&game, (n, n), 7, max, "--max").expect("board");
+    let sizes = retro::Builtin::layer_sizes(&spec).expect("layer sizes");
     let positions: u64 = sizes.iter().sum();
     // The value type the sweep picks for these weights (i32 for young, i16 for twins).
     let vt = value_type(&spec).expect("a board");

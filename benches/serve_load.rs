@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use retro::game::{Game, GameSpec};
+use retro::game::AnyBoard;
 
 fn env_or(name: &str, default: usize) -> usize {
     std::env::var(name)
@@ -32,8 +32,12 @@ fn env_or(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
-fn positions(spec: &GameSpec) -> retro::Result<Vec<String>> {
-    retro::with_game!(spec, game => {
+/// Every position of a board's game, in its notation.
+struct Positions;
+
+impl retro::Visitor for Positions {
+    type Output = Vec<String>;
+    fn visit<G: retro::Registered>(self, game: G) -> retro::Result<Vec<String>> {
         let mut out = Vec::new();
         for k in 0..=game.cells() {
             for r in 0..game.layer_size(k) {
@@ -41,7 +45,12 @@ fn positions(spec: &GameSpec) -> retro::Result<Vec<String>> {
             }
         }
         Ok(out)
-    })
+    }
+}
+
+fn positions(spec: &AnyBoard) -> retro::Result<Vec<String>> {
+    use retro::Registry;
+    retro::Builtin::visit(spec, Positions)
 }
 
 /// One GET on a kept-alive connection; the status, or None when the connection failed.

@@ -2,8 +2,8 @@
 //! in positions (HTML reports under target/criterion).
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use retro::Registry;
 use retro::job;
-use retro::random::random_board;
 use retro::sweep::{Driver, Silent};
 
 fn sweeps(c: &mut Criterion) {
@@ -12,8 +12,11 @@ fn sweeps(c: &mut Criterion) {
         ("twins 3x4", "twins", 3, 4, 100),
     ];
     for (name, game, r, cols, max) in boards {
-        let spec = random_board(game, r, cols, 1, max).expect("board");
-        let positions: u64 = spec.layer_sizes().expect("sizes").iter().sum();
+        let spec = retro::Builtin::random(game, (r, cols), 1, max, "--max").expect("board");
+        let positions: u64 = retro::Builtin::layer_sizes(&spec)
+            .expect("sizes")
+            .iter()
+            .sum();
         let mut group = c.benchmark_group(name);
         group.throughput(Throughput::Elements(positions));
         group.sample_size(10);
@@ -24,7 +27,10 @@ fn sweeps(c: &mut Criterion) {
                 .expect("pool");
             group.bench_with_input(BenchmarkId::new("threads", threads), &spec, |b, spec| {
                 b.iter(|| {
-                    pool.install(|| job::solve(spec, Driver::Parallel, &Silent).expect("solve"))
+                    pool.install(|| {
+                        job::solve_board::<retro::Builtin>(spec, Driver::Parallel, &Silent)
+                            .expect("solve")
+                    })
                 })
             });
         }

@@ -7,7 +7,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::game::GameSpec;
+use crate::game::{AnyBoard, Registered};
 use crate::job;
 use crate::sweep::{Driver, Silent};
 
@@ -17,7 +17,7 @@ use crate::sweep::{Driver, Silent};
 pub struct Bench {
     /// The game's name (`young`, `twins`, `mnk`).
     pub game: &'static str,
-    /// The board's size (`GameSpec::label`): "15x15"; mnk and connect add K ("4x4k3").
+    /// The board's size (`AnyBoard::label`): "15x15"; mnk and connect add K ("4x4k3").
     pub board: String,
     /// Positions the sweep solves (every layer).
     pub positions: u64,
@@ -75,16 +75,16 @@ pub enum Progress {
     },
 }
 
-/// Time the sweep of `spec` `repeat` times per thread count, after untimed warm-up runs in
+/// Time the sweep of `game` `repeat` times per thread count, after untimed warm-up runs in
 /// the same pool: at least one, and more until `warmup` seconds have passed.
-pub fn run(
-    spec: &GameSpec,
+pub fn run<G: Registered>(
+    game: &G,
     threads: &[usize],
     repeat: usize,
     warmup: f64,
     mut progress: impl FnMut(Progress),
 ) -> Result<Bench> {
-    let positions: u64 = spec.layer_sizes()?.iter().sum();
+    let positions = game.total_positions();
     let repeat = repeat.max(1);
     let mut runs = Vec::new();
     for &t in threads {
@@ -95,7 +95,7 @@ pub fn run(
         // A fresh pool's first sweeps are slower: on this VM a newly busy core took up to
         // three twins 4 x 4 sweeps (0.27 s) to run at full speed, enough to move a median
         // of 9. Warming up by time rather than by count covers small and large boards alike.
-        let sweep = || pool.install(|| job::solve(spec, Driver::Parallel, &Silent));
+        let sweep = || pool.install(|| job::solve(game, Driver::Parallel, &Silent));
         progress(Progress::WarmUp { threads: t });
         let warm = Instant::now();
         loop {
@@ -120,8 +120,8 @@ pub fn run(
         runs.push((t, times));
     }
     Ok(Bench {
-        game: spec.name(),
-        board: spec.label(),
+        game: G::NAME,
+        board: AnyBoard::of(game).label(),
         positions,
         results: rows(positions, runs),
     })

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use crate::error::Error;
 use crate::error::Result;
-use crate::game::{Game, GameSpec};
+use crate::game::{AnyBoard, Game, Registered, Registry, Visitor};
 use crate::sweep::{self, Driver, Progress};
 use crate::table::Encoding;
 use crate::table::blocks;
@@ -15,26 +15,12 @@ use crate::table::writer::{Start, TableWriter, partial_path};
 use crate::value::Value;
 use crate::with_value_type;
 
-/// Value of the empty board, holding two layers at a time.
-pub fn solve(spec: &GameSpec, driver: Driver, progress: &dyn Progress) -> Result<i64> {
-    crate::with_game!(spec, game => solve_game(&game, driver, progress))
-}
-
-/// `solve` for a concrete game.
-pub fn solve_game<G: Game>(game: &G, driver: Driver, progress: &dyn Progress) -> Result<i64> {
+/// Value of the empty board, holding two layers at a time (after checking they fit in
+/// memory).
+pub fn solve<G: Game>(game: &G, driver: Driver, progress: &dyn Progress) -> Result<i64> {
     let vt = sweep::value_type(game);
     sweep::check_memory(game, vt.width())?;
     with_value_type!(vt, V => sweep::solve::<G, V>(game, driver, progress))
-}
-
-/// The board of a game that has a table format (one in the registry).
-pub fn registered<G: Game>(game: &G) -> Result<GameSpec> {
-    game.spec().ok_or_else(|| {
-        Error::other(format!(
-            "{} is not a registered game: only games in the registry have a table format",
-            game.name()
-        ))
-    })
 }
 
 /// What a finished build reports.
@@ -100,34 +86,46 @@ pub struct Estimate {
 }
 
 impl Estimate {
-    /// Work out what building `spec` into `path` will take.
-    pub fn of(spec: &GameSpec, path: &Path, options: &BuildOptions) -> Result<Estimate> {
-        crate::with_game!(spec, game => {
-            let vt = sweep::value_type(&game);
-            let width = vt.width() as u64;
-            let encoding = options.encoding()?;
-            let sizes: Vec<u64> = (0..=game.cells()).map(|k| game.layer_size(k)).collect();
-            let header = Header::blank(spec.clone(), vt, encoding, &sizes);
-            let values_start = header::values_start(header::encode(&header)?.len() as u64);
-            // A best move takes at most a byte (its index is at most `MAX_INDEX`).
-            let layer_bytes = |k: usize, n: u64| {
-                let width = if encoding.stores_values(k, game.cells()) { width } else { 1 };
-                if encoding.blocked() { blocks::layer_bytes_bound(n, width) } else { n.saturating_mul(width) }
+    /// Work out what building `game`'s table into `path` will take.
+    pub fn of<G: Registered>(game: &G, path: &Path, options: &BuildOptions) -> Result<Estimate> {
+        let vt = sweep::value_type(game);
+        let width = vt.width() as u64;
+        let encoding = options.encoding()?;
+        let sizes: Vec<u64> = (0..=game.cells()).map(|k| game.layer_size(k)).collect();
+        let header = Header::blank(AnyBoard::of(game), vt, encoding, &sizes);
+        let values_start = header::values_start(header::encode(&header)?.len() as u64);
+        // A best move takes at most a byte (its index is at most `MAX_INDEX`).
+        let layer_bytes = |k: usize, n: u64| {
+            let width = if encoding.stores_values(k, game.cells()) {
+                width
+            } else {
+                1
             };
-            let table_bytes = sizes
-                .iter()
-                .enumerate()
-                .fold(values_start, |sum, (k, &n)| sum.saturating_add(layer_bytes(k, n)));
-            let peak_memory = sweep::peak_bytes(&game, vt.width()).min(u64::MAX as u128) as u64;
-            let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-            let free_disk = options.assume_free.or_else(|| free_bytes(dir));
-            Ok(Estimate { table_bytes, peak_memory, free_disk })
+            if encoding.blocked() {
+                blocks::layer_bytes_bound(n, width)
+            } else {
+                n.saturating_mul(width)
+            }
+        };
+        let table_bytes = sizes.iter().enumerate().fold(values_start, |sum, (k, &n)| {
+            sum.saturating_add(layer_bytes(k, n))
+        });
+        let peak_memory = sweep::peak_bytes(game, vt.width()).min(u64::MAX as u128) as u64;
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let free_disk = options.assume_free.or_else(|| free_bytes(dir));
+        Ok(Estimate {
+            table_bytes,
+            peak_memory,
+            free_disk,
         })
     }
 
     /// Refuse a board whose two largest adjacent layers do not fit in available memory.
-    pub fn check_memory(spec: &GameSpec) -> Result<()> {
-        crate::with_game!(spec, game => sweep::check_memory(&game, sweep::value_type(&game).width()))
+    pub fn check_memory<G: Game>(game: &G) -> Result<()> {
+        sweep::check_memory(game, sweep::value_type(game).width())
     }
 
     /// Refuse a build the output file system has no room for (unless forced).
@@ -170,21 +168,19 @@ pub fn peak_rss() -> Option<u64> {
 
 /// Sweep the board and write its complete table to `path`, resuming an interrupted build
 /// of the same board unless told otherwise.
-pub fn build(
-    spec: &GameSpec,
+pub fn build<G: Registered>(
+    game: &G,
     path: &Path,
     options: &BuildOptions,
     driver: Driver,
     progress: &dyn Progress,
 ) -> Result<BuildReport> {
-    crate::with_game!(spec, game => {
-        let vt = sweep::value_type(&game);
-        sweep::check_memory(&game, vt.width())?;
-        with_value_type!(vt, V => build_game::<_, V>(&game, path, options, driver, progress))
-    })
+    let vt = sweep::value_type(game);
+    sweep::check_memory(game, vt.width())?;
+    with_value_type!(vt, V => build_layers::<G, V>(game, path, options, driver, progress))
 }
 
-fn build_game<G: Game, V: Value>(
+fn build_layers<G: Registered, V: Value>(
     game: &G,
     path: &Path,
     options: &BuildOptions,
@@ -194,9 +190,9 @@ fn build_game<G: Game, V: Value>(
     let start = Instant::now();
     let sizes: Vec<u64> = (0..=game.cells()).map(|k| game.layer_size(k)).collect();
     let encoding = options.encoding()?;
-    let (mut writer, from) = TableWriter::open(
+    let (mut writer, from) = TableWriter::open::<G>(
         path,
-        registered(game)?,
+        AnyBoard::of(game),
         V::TYPE,
         encoding,
         &sizes,
@@ -243,4 +239,54 @@ fn build_game<G: Game, V: Value>(
         peak_rss: peak_rss(),
         resumed_below,
     })
+}
+
+/// `build` for a board of any game of registry `R` (`Builtin` for retro's own games).
+pub fn build_board<R: Registry>(
+    board: &AnyBoard,
+    path: &Path,
+    options: &BuildOptions,
+    driver: Driver,
+    progress: &dyn Progress,
+) -> Result<BuildReport> {
+    struct Build<'a> {
+        path: &'a Path,
+        options: &'a BuildOptions,
+        driver: Driver,
+        progress: &'a dyn Progress,
+    }
+    impl Visitor for Build<'_> {
+        type Output = BuildReport;
+        fn visit<G: Registered>(self, game: G) -> Result<BuildReport> {
+            build(&game, self.path, self.options, self.driver, self.progress)
+        }
+    }
+    R::visit(
+        board,
+        Build {
+            path,
+            options,
+            driver,
+            progress,
+        },
+    )
+}
+
+/// `solve` for a board of any game of registry `R`.
+pub fn solve_board<R: Registry>(
+    board: &AnyBoard,
+    driver: Driver,
+    progress: &dyn Progress,
+) -> Result<i64> {
+    struct Solve<'a> {
+        driver: Driver,
+        progress: &'a dyn Progress,
+    }
+    impl Visitor for Solve<'_> {
+        type Output = i64;
+        fn visit<G: Registered>(self, game: G) -> Result<i64> {
+            solve(&game, self.driver, self.progress)
+        }
+    }
+    R::visit(board, Solve { driver, progress })
 }

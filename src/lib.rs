@@ -9,8 +9,9 @@
 //!
 //! Where things are:
 //!
-//! - [`game`]: the [`Game`](game::Game) trait, the registry of games, one module per game
-//!   (its ranking lives there);
+//! - [`game`]: the [`Game`], [`Gameplay`] and
+//!   [`Registered`] traits, the open registry ([`Registry`],
+//!   [`Visitor`], [`Builtin`]), one folder per game (its rules and ranking in `mod.rs`);
 //! - [`rank`]: binomial tables and the colex combinatorial number system;
 //! - [`sweep`]: the layer sweep, serial and parallel, generic over the game;
 //! - [`table`]: the file format (header, writer, reader over [`ReadAt`](table::ReadAt));
@@ -23,40 +24,41 @@
 //! Build a table and query it:
 //!
 //! ```
-//! use retro::game::{Game, GameSpec};
+//! use retro::game::{Young, YoungBoard};
+//! use retro::prelude::*;
 //! use retro::probe;
 //! use retro::sweep::{Driver, Silent};
-//! use retro::table::Table;
 //!
 //! # fn main() -> retro::Result<()> {
 //! // The contest sample of the young game (docs/games.md): 2 rows, 3 columns.
-//! let spec = GameSpec::parse("young", "2 3\n2 7 3\n9 1 2\n3 7 2\n2 3 1\n", None, None)?;
+//! let board = YoungBoard::parse("2 3\n2 7 3\n9 1 2\n3 7 2\n2 3 1\n", None, None)?;
+//! let game = Young::new(board)?;
 //! let dir = std::env::temp_dir().join(format!("retro-doc-{}", std::process::id()));
 //! std::fs::create_dir_all(&dir).map_err(|e| retro::Error::io("mkdir", e))?;
 //! let path = dir.join("sample.retro");
-//! let report = retro::job::build(&spec, &path, &Default::default(), Driver::Parallel, &Silent)?;
+//! let report = retro::job::build(&game, &path, &Default::default(), Driver::Parallel, &Silent)?;
 //! assert_eq!(report.root_value, 2);
 //!
 //! let table = Table::open(&path)?;
-//! retro::with_game!(&spec, game => {
-//!     let answer = probe::answer_text(&game, &table, "1,0")?;
-//!     assert_eq!(answer.value, 0);
-//!     let best = answer.first_best().map(|i| (answer.moves[i].0.row, answer.moves[i].0.col));
-//!     assert_eq!(best, Some((0, 1)));
-//!     Ok(())
-//! })?;
+//! let answer = probe::answer_text(&game, &table, "1,0")?;
+//! assert_eq!(answer.value, 0);
+//! let best = answer.first_best().map(|i| (answer.moves[i].0.row, answer.moves[i].0.col));
+//! assert_eq!(best, Some((0, 1)));
 //! # std::fs::remove_dir_all(&dir).ok();
 //! # Ok(())
 //! # }
 //! ```
 //!
-//! A game of your own: implement [`Game`](game::Game) and the sweep solves it. Two strips
+//! A game of your own: implement [`Game`] and the sweep solves it;
+//! [`Gameplay`] says how people write its positions, and
+//! [`Registered`] (a name and a board) gives it tables and every command
+//! (`docs/adding-a-game.md`). Two strips
 //! of `n` cells each, filled from the left; a stone on cell i of either strip is worth
 //! `i + 1` to whoever places it. A position is (a, b), the stones on each strip; layer k
 //! holds the positions with a + b = k, ranked by a.
 //!
 //! ```
-//! use retro::game::{Game, Move};
+//! use retro::game::{Game, Gameplay, Move};
 //!
 //! struct Strips { n: usize }
 //!
@@ -66,7 +68,6 @@
 //!
 //! impl Game for Strips {
 //!     type Position = (usize, usize);
-//!     fn name(&self) -> &'static str { "strips" }
 //!     fn cells(&self) -> usize { 2 * self.n }
 //!     fn layer_size(&self, k: usize) -> u64 {
 //!         (k.min(self.n) - self.lowest_a(k) + 1) as u64
@@ -100,6 +101,10 @@
 //!         }
 //!         moves
 //!     }
+//! }
+//!
+//! // How positions are written, for `testing::check_game` (and `query`, `play`).
+//! impl Gameplay for Strips {
 //!     fn parse_position(&self, text: &str) -> retro::Result<(usize, usize)> {
 //!         let bad = || retro::Error::input(format!("not a position: {text}"));
 //!         let (a, b) = text.split_once(',').ok_or_else(bad)?;
@@ -142,3 +147,17 @@ pub mod value;
 pub mod verify;
 
 pub use error::{Error, Result};
+pub use game::{
+    AnyBoard, Board, Builtin, Game, Gameplay, Move, Registered, Registry, RunSink, Visitor,
+};
+pub use table::Table;
+
+/// The traits and types a game or a program over tables needs, to `use retro::prelude::*`.
+pub mod prelude {
+    pub use crate::game::{
+        AnyBoard, Board, Builtin, Game, Gameplay, Move, MoveNotation, Registered, Registry,
+        RunSink, Scores, Visitor,
+    };
+    pub use crate::table::Table;
+    pub use crate::{Error, Result};
+}

@@ -1,12 +1,5 @@
+//! The `retro` binary: the command line (`retro::cli`) over the built-in games.
+
 fn main() {
-    let code = match retro::cli::run() {
-        Ok(code) => code,
-        // Whoever read our output has stopped reading (`| head`): end quietly.
-        Err(err) if err.is_broken_pipe() => 0,
-        Err(err) => {
-            eprintln!("error: {err}");
-            err.exit_code()
-        }
-    };
-    std::process::exit(code);
+    retro::cli::main::<retro::game::Builtin>()
 }

@@ -6,7 +6,7 @@
 use serde_json::json;
 
 use crate::error::Result;
-use crate::game::{Game, Move, MoveNotation, Scores};
+use crate::game::{Gameplay, Move, MoveNotation, Registered, Scores};
 use crate::table::Table;
 
 /// A position's answer, read from the table.
@@ -58,14 +58,14 @@ pub fn move_text(notation: MoveNotation, style: MoveStyle, row: usize, col: usiz
 }
 
 /// `move_text` for a move of `game`.
-pub fn describe_move<G: Game>(game: &G, style: MoveStyle, mv: &Move<G::Position>) -> String {
+pub fn describe_move<G: Gameplay>(game: &G, style: MoveStyle, mv: &Move<G::Position>) -> String {
     move_text(game.move_notation(), style, mv.row, mv.col)
 }
 
 /// A build's root value for its summary line: the number, and in words for a game that
 /// ends in a win, a loss or a tie ("-1 (o completes a line at ply 24)"); scores need no
 /// words there.
-pub fn root_text<G: Game>(game: &G, value: i64) -> String {
+pub fn root_text<G: Gameplay>(game: &G, value: i64) -> String {
     match game.outcome(value, 0) {
         Some(_) => game.describe_value(value),
         None => value.to_string(),
@@ -74,7 +74,7 @@ pub fn root_text<G: Game>(game: &G, value: i64) -> String {
 
 /// Look a position and all its children up in the table; a position play cannot reach
 /// is refused (`Game::check_reachable`).
-pub fn answer<G: Game>(
+pub fn answer<G: Gameplay>(
     game: &G,
     table: &Table,
     position: G::Position,
@@ -95,18 +95,22 @@ pub fn answer<G: Game>(
 }
 
 /// Parse a position in the game's notation, then `answer` it.
-pub fn answer_text<G: Game>(game: &G, table: &Table, text: &str) -> Result<Answer<G::Position>> {
+pub fn answer_text<G: Gameplay>(
+    game: &G,
+    table: &Table,
+    text: &str,
+) -> Result<Answer<G::Position>> {
     answer(game, table, game.parse_position(text)?)
 }
 
 /// Running scores at `pos`: the board's own scores for a game that scores the board,
 /// else zero (a line's moves add up from here).
-pub fn start_scores<G: Game>(game: &G, pos: &G::Position) -> Scores {
+pub fn start_scores<G: Gameplay>(game: &G, pos: &G::Position) -> Scores {
     game.board_scores(pos).unwrap_or_default()
 }
 
 /// Running scores after `mv` is played from `pos` by the side to move.
-pub fn scores_after<G: Game>(
+pub fn scores_after<G: Gameplay>(
     game: &G,
     scores: Scores,
     pos: &G::Position,
@@ -125,7 +129,7 @@ pub fn scores_after<G: Game>(
 }
 
 /// Whether the first player is to move at `pos` (the stone count is even).
-pub fn first_to_move<G: Game>(game: &G, pos: &G::Position) -> bool {
+pub fn first_to_move<G: Gameplay>(game: &G, pos: &G::Position) -> bool {
     game.stones(pos).is_multiple_of(2)
 }
 
@@ -151,7 +155,7 @@ pub struct Step<P> {
 }
 
 /// Follow the first best move until the board is full.
-pub fn principal_variation<G: Game>(
+pub fn principal_variation<G: Gameplay>(
     game: &G,
     table: &Table,
     start: &G::Position,
@@ -182,7 +186,7 @@ pub fn principal_variation<G: Game>(
 /// that plays it) where the game ends in a win, a loss or a tie. Each move names its `cell`
 /// `[row, col]` (1-based, the landing cell for connect), and also its `column` (1-based)
 /// where a move only chooses a column (`MoveNotation::Column`).
-pub fn to_json<G: Game>(game: &G, a: &Answer<G::Position>) -> serde_json::Value {
+pub fn to_json<G: Registered>(game: &G, a: &Answer<G::Position>) -> serde_json::Value {
     let stones = game.stones(&a.position);
     let moves: Vec<_> = a
         .moves
@@ -204,7 +208,7 @@ pub fn to_json<G: Game>(game: &G, a: &Answer<G::Position>) -> serde_json::Value 
         .map(|i| json!([a.moves[i].0.row + 1, a.moves[i].0.col + 1]))
         .collect();
     let mut out = json!({
-        "game": game.name(),
+        "game": G::NAME,
         "position": game.format_position(&a.position),
         "stones": stones,
         // Nobody moves where play has ended, full board or not.
@@ -223,7 +227,7 @@ pub fn to_json<G: Game>(game: &G, a: &Answer<G::Position>) -> serde_json::Value 
 
 /// `result` (win, loss or tie for the side to move at `stones` stones) and `remoteness`,
 /// for a game that ends that way (`Game::outcome`).
-fn add_outcome<G: Game>(game: &G, out: &mut serde_json::Value, value: i64, stones: usize) {
+fn add_outcome<G: Gameplay>(game: &G, out: &mut serde_json::Value, value: i64, stones: usize) {
     if let Some(o) = game.outcome(value, stones) {
         out["result"] = json!(o.result.as_str());
         out["remoteness"] = json!(o.remoteness);
@@ -232,14 +236,14 @@ fn add_outcome<G: Game>(game: &G, out: &mut serde_json::Value, value: i64, stone
 
 /// `column` (1-based) for a game whose moves are columns; nothing for the others, whose
 /// JSON stays as it was.
-fn add_column<G: Game>(game: &G, out: &mut serde_json::Value, mv: &Move<G::Position>) {
+fn add_column<G: Gameplay>(game: &G, out: &mut serde_json::Value, mv: &Move<G::Position>) {
     if game.move_notation() == MoveNotation::Column {
         out["column"] = json!(mv.col + 1);
     }
 }
 
 /// A principal variation as JSON: one object per move (with `column` as in `to_json`).
-pub fn pv_json<G: Game>(game: &G, pv: &[Step<G::Position>]) -> serde_json::Value {
+pub fn pv_json<G: Gameplay>(game: &G, pv: &[Step<G::Position>]) -> serde_json::Value {
     pv.iter()
         .map(|s| {
             let mut step = json!({
@@ -256,14 +260,14 @@ pub fn pv_json<G: Game>(game: &G, pv: &[Step<G::Position>]) -> serde_json::Value
 }
 
 /// A game behind a trait object, for code that holds tables of several games at once
-/// (`retro serve`) without listing the games: built once per table with `with_game!`.
+/// (`retro serve`) without listing the games: built once per table through a `Visitor`.
 pub trait Prober: Send + Sync {
     /// `query --json`'s object for a position in the game's notation, with the principal
     /// variation under `pv` when asked for.
     fn query_json(&self, table: &Table, text: &str, pv: bool) -> Result<serde_json::Value>;
 }
 
-impl<G: Game> Prober for G {
+impl<G: Registered> Prober for G {
     fn query_json(&self, table: &Table, text: &str, pv: bool) -> Result<serde_json::Value> {
         let answer = answer_text(self, table, text)?;
         let mut out = to_json(self, &answer);

@@ -1,7 +1,4 @@
-//! Seeded random boards (`retro gen`, benchmarks) and the generator behind them.
-
-use crate::error::{Error, Result};
-use crate::game::GameSpec;
+//! The seeded generator behind random boards (`retro gen`, `Registry::random`, benchmarks).
 
 /// splitmix64: tiny, seedable, and good enough for weights.
 pub struct SplitMix(pub u64);
@@ -22,36 +19,4 @@ impl SplitMix {
             .map(|_| (self.next_u64() % (max + 1)) as i64)
             .collect()
     }
-}
-
-/// A random board of the given game and size. Twins boards are written one row of weights
-/// per line, which is what lets `retro solve twins` infer their size.
-pub fn random_board(game: &str, rows: usize, cols: usize, seed: u64, max: u64) -> Result<GameSpec> {
-    random_board_named(game, rows, cols, seed, max, "--max")
-}
-
-/// `random_board`, naming the flag that gave `max` (`--max`, `--max-weight`) in errors.
-pub fn random_board_named(
-    game: &str,
-    rows: usize,
-    cols: usize,
-    seed: u64,
-    max: u64,
-    flag: &str,
-) -> Result<GameSpec> {
-    if rows == 0 || cols == 0 {
-        return Err(Error::input(format!(
-            "board size {rows}x{cols}: rows and columns must be at least 1"
-        )));
-    }
-    if max > i64::MAX as u64 / 4096 {
-        return Err(Error::input(format!(
-            "{flag} {max} is too large: at most {}",
-            i64::MAX as u64 / 4096
-        )));
-    }
-    rows.checked_mul(cols)
-        .filter(|&c| c <= 4096)
-        .ok_or_else(|| Error::input(format!("board size {rows}x{cols} is too large")))?;
-    GameSpec::random(game, rows, cols, &mut SplitMix(seed), max)
 }

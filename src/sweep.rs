@@ -432,7 +432,8 @@ pub fn solve<G: Game, V: Value>(game: &G, driver: Driver, progress: &dyn Progres
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::random::random_board;
+    use crate::game::{Twins, Young};
+    use crate::testing::random_game;
 
     /// Every build of the kernel this CPU can run (portable, AVX2, AVX-512) against the
     /// sweep's values, layer by layer, in chunks of awkward sizes so that runs are cut at both
@@ -476,12 +477,10 @@ mod tests {
     #[test]
     fn kernel_builds_agree_young() -> Result<()> {
         for (rows, cols) in [(5, 6), (7, 7), (4, 9)] {
-            let spec = random_board("young", rows, cols, 11, 1000).expect("board");
-            crate::with_game!(&spec, game => {
-                // The board's own value type (what the sweep runs) and the widest.
-                crate::with_value_type!(value_type(&game), V => builds_agree::<_, V>(&game));
-                builds_agree::<_, i64>(&game);
-            });
+            let game: Young = random_game(rows, cols, 11, 1000)?;
+            // The board's own value type (what the sweep runs) and the widest.
+            crate::with_value_type!(value_type(&game), V => builds_agree::<_, V>(&game));
+            builds_agree::<_, i64>(&game);
         }
         Ok(())
     }
@@ -489,12 +488,10 @@ mod tests {
     #[test]
     fn kernel_builds_agree_twins() -> Result<()> {
         for (rows, cols) in [(3, 3), (3, 4)] {
-            let spec = random_board("twins", rows, cols, 5, 100).expect("board");
-            crate::with_game!(&spec, game => {
-                // The board's own value type (what the sweep runs) and the widest.
-                crate::with_value_type!(value_type(&game), V => builds_agree::<_, V>(&game));
-                builds_agree::<_, i64>(&game);
-            });
+            let game: Twins = random_game(rows, cols, 5, 100)?;
+            // The board's own value type (what the sweep runs) and the widest.
+            crate::with_value_type!(value_type(&game), V => builds_agree::<_, V>(&game));
+            builds_agree::<_, i64>(&game);
         }
         Ok(())
     }

@@ -1,24 +1,24 @@
-//! Conformance checks for any [`Game`]: what the sweep, the table and the query tool rely
+//! Conformance checks for any [`Game`](crate::game::Game): what the sweep, the table and the query tool rely
 //! on, as functions a game's tests call. They panic with a message naming the position on
 //! the first violation, as test assertions do. A new game gets them all with one call to
 //! [`check_game`], plus [`check_values`] against a brute force of its own.
 //!
 //! ```
-//! use retro::game::{Board, Twins, TwinsSpec};
+//! use retro::game::{Board, Twins, TwinsBoard};
 //! use retro::random::SplitMix;
 //!
-//! let spec = TwinsSpec::random(2, 3, &mut SplitMix(1), 9).unwrap();
+//! let spec = TwinsBoard::random(2, 3, &mut SplitMix(1), 9).unwrap();
 //! retro::testing::check_game(&Twins::new(spec).unwrap());
 //! ```
 
 use std::collections::HashSet;
 
-use crate::game::{Game, RunSink};
+use crate::game::{Gameplay, RunSink};
 use crate::sweep::{self, Driver, Silent};
 
 /// Every check below that needs no oracle: ranking, successor stepping, notation,
 /// children, and runs (over whole layers and windows that cut runs).
-pub fn check_game<G: Game>(game: &G) {
+pub fn check_game<G: Gameplay>(game: &G) {
     check_ranking(game);
     check_runs(game);
     check_parallel_equals_serial(game);
@@ -26,7 +26,7 @@ pub fn check_game<G: Game>(game: &G) {
 
 /// Calls `f(layer, rank, position)` for every position of every layer, in rank order, by
 /// successor stepping from each layer's first position.
-pub fn walk<G: Game>(game: &G, mut f: impl FnMut(usize, u64, &G::Position)) {
+pub fn walk<G: Gameplay>(game: &G, mut f: impl FnMut(usize, u64, &G::Position)) {
     for k in 0..=game.cells() {
         let mut pos = game.unrank(k, 0);
         for r in 0..game.layer_size(k) {
@@ -40,7 +40,7 @@ pub fn walk<G: Game>(game: &G, mut f: impl FnMut(usize, u64, &G::Position)) {
 
 /// Every value of every layer, computed in memory as i64 (whatever the board's own value
 /// type), indexed `[layer][rank]`.
-pub fn all_values<G: Game>(game: &G, driver: Driver) -> Vec<Vec<i64>> {
+pub fn all_values<G: Gameplay>(game: &G, driver: Driver) -> Vec<Vec<i64>> {
     let mut layers = vec![Vec::new(); game.cells() + 1];
     sweep::sweep::<G, i64>(game, driver, &Silent, |k, values| {
         layers[k] = values.to_vec();
@@ -52,7 +52,7 @@ pub fn all_values<G: Game>(game: &G, driver: Driver) -> Vec<Vec<i64>> {
 
 /// The sweep's value of every position equals `oracle(position)`, an independent
 /// computation (a brute-force minimax written for the test). Returns the positions checked.
-pub fn check_values<G: Game>(game: &G, mut oracle: impl FnMut(&G::Position) -> i64) -> u64 {
+pub fn check_values<G: Gameplay>(game: &G, mut oracle: impl FnMut(&G::Position) -> i64) -> u64 {
     let values = all_values(game, Driver::Parallel);
     let mut checked = 0;
     walk(game, |k, r, pos| {
@@ -72,7 +72,7 @@ pub fn check_values<G: Game>(game: &G, mut oracle: impl FnMut(&G::Position) -> i
 /// the text notation round-trips, and every child's incrementally computed rank equals
 /// the rank of the child rebuilt from its text, with the same reward as `moves` gives;
 /// `for_each_move_in_order` and `move_in_order` report those children in `moves` order.
-pub fn check_ranking<G: Game>(game: &G) {
+pub fn check_ranking<G: Gameplay>(game: &G) {
     let mut seen = HashSet::new();
     walk(game, |k, r, pos| {
         assert_eq!(game.stones(pos), k, "stones of rank {r} in layer {k}");
@@ -193,7 +193,7 @@ impl RunSink for Recorder {
 
 /// `visit_runs` over `start..start + len` of layer `k` reports exactly the moves
 /// `for_each_child` gives, in runs that tile the range in order.
-pub fn check_runs_at<G: Game>(game: &G, k: usize, start: u64, len: usize) {
+pub fn check_runs_at<G: Gameplay>(game: &G, k: usize, start: u64, len: usize) {
     let mut seen = Recorder::default();
     game.visit_runs(k, start, len, &mut seen);
     let mut at = start;
@@ -231,7 +231,7 @@ pub fn check_runs_at<G: Game>(game: &G, k: usize, start: u64, len: usize) {
 
 /// `check_runs_at` over every whole layer below the full one, and over windows that start
 /// and end inside runs.
-pub fn check_runs<G: Game>(game: &G) {
+pub fn check_runs<G: Gameplay>(game: &G) {
     for k in 0..game.cells() {
         let size = game.layer_size(k);
         check_runs_at(game, k, 0, size as usize);
@@ -247,9 +247,26 @@ pub fn check_runs<G: Game>(game: &G) {
 }
 
 /// The parallel sweep computes the same values as the serial one.
-pub fn check_parallel_equals_serial<G: Game>(game: &G) {
+pub fn check_parallel_equals_serial<G: Gameplay>(game: &G) {
     assert!(
         all_values(game, Driver::Serial) == all_values(game, Driver::Parallel),
         "the parallel sweep differs from the serial one"
     );
+}
+
+/// Game `G` on a random board of `rows` x `cols` (`Board::random`, weights in `0..=max`,
+/// seeded): what `retro gen` prints, as the game itself.
+pub fn random_game<G: crate::game::Registered>(
+    rows: usize,
+    cols: usize,
+    seed: u64,
+    max: u64,
+) -> crate::Result<G> {
+    use crate::game::Board;
+    G::new(G::Board::random(
+        rows,
+        cols,
+        &mut crate::random::SplitMix(seed),
+        max,
+    )?)
 }

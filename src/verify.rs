@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 use rayon::prelude::*;
 
 use crate::error::Result;
-use crate::game::Game;
+use crate::game::Gameplay;
 use crate::sweep::{CHUNK, Progress};
 use crate::table::Table;
 use crate::value::Value;
@@ -31,7 +31,7 @@ pub struct Mismatch {
 /// The index in `Game::moves` order of the first move of `pos` whose reward plus child
 /// value is `value`: what a table of best moves stores (None if no move gives it; 0 where
 /// play has ended, as the writer stores it).
-fn first_best<G: Game>(
+fn first_best<G: Gameplay>(
     game: &G,
     pos: &G::Position,
     value: i64,
@@ -62,7 +62,7 @@ fn first_best<G: Game>(
 }
 
 /// The value a position must have, given a way to read its children's values.
-fn expected<G: Game>(
+fn expected<G: Gameplay>(
     game: &G,
     pos: &G::Position,
     child: impl Fn(u64) -> Result<i64>,
@@ -95,7 +95,7 @@ fn expected<G: Game>(
 ///
 /// Memory: the values of two adjacent layers in the table's own value type, as the build
 /// held them (refused up front, as `build` refuses, when they do not fit).
-pub fn verify_all<G: Game>(
+pub fn verify_all<G: Gameplay>(
     game: &G,
     table: &Table,
     progress: &dyn Progress,
@@ -105,7 +105,7 @@ pub fn verify_all<G: Game>(
     crate::with_value_type!(vt, V => verify_layers::<G, V>(game, table, progress))
 }
 
-fn verify_layers<G: Game, V: Value>(
+fn verify_layers<G: Gameplay, V: Value>(
     game: &G,
     table: &Table,
     progress: &dyn Progress,
@@ -166,7 +166,7 @@ fn verify_layers<G: Game, V: Value>(
 /// Check `count` random entries (seeded), each with one read per child, as `query` does.
 /// At most as many entries as the table has are drawn: a larger sample would cost more
 /// than checking every entry (`verify_all`).
-pub fn verify_sample<G: Game>(
+pub fn verify_sample<G: Gameplay>(
     game: &G,
     table: &Table,
     count: u64,

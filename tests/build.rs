@@ -62,9 +62,7 @@ fn compact_tables_hold_the_same_values_in_fewer_bytes() {
                 compact,
                 ..Default::default()
             };
-            retro::job::Estimate::of(&spec, path, &options)
-                .unwrap()
-                .table_bytes
+            common::estimate(&spec, path, &options).table_bytes
         };
         assert_eq!(estimate(false, &plain), tp.file_len);
         assert!(estimate(true, &compact) >= tc.file_len);

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 mod common;
 use common::{ok, retro};
 
-use retro::game::{Board, Connect, ConnectSpec, Game, Verdict};
+use retro::game::{Board, Connect, ConnectBoard, Game, Gameplay, Verdict};
 use retro::sweep::{self, Driver, Silent};
 use retro::testing::{all_values, check_game, walk};
 
@@ -252,7 +252,7 @@ fn marks_of(text: &str) -> Vec<u8> {
 }
 
 fn connect(width: usize, height: usize, k: usize) -> Connect {
-    Connect::new(ConnectSpec::checked(width, height, k).expect("a valid board")).expect("ranks")
+    Connect::new(ConnectBoard::checked(width, height, k).expect("a valid board")).expect("ranks")
 }
 
 /// Every board with 1 <= W, H <= 4 and every K from 1 to max(W, H).
@@ -473,16 +473,16 @@ fn known_results() {
 #[test]
 fn board_limits() {
     // A bitboard column is H + 1 bits: W x (H + 1) must fit 64.
-    assert!(ConnectSpec::checked(9, 7, 4).is_err());
-    assert!(ConnectSpec::checked(1, 63, 4).is_ok());
-    assert!(ConnectSpec::checked(1, 64, 4).is_err());
-    assert!(ConnectSpec::checked(1, usize::MAX, 2).is_err());
-    assert!(ConnectSpec::checked(usize::MAX, 1, 2).is_err());
+    assert!(ConnectBoard::checked(9, 7, 4).is_err());
+    assert!(ConnectBoard::checked(1, 63, 4).is_ok());
+    assert!(ConnectBoard::checked(1, 64, 4).is_err());
+    assert!(ConnectBoard::checked(1, usize::MAX, 2).is_err());
+    assert!(ConnectBoard::checked(usize::MAX, 1, 2).is_err());
     // At most 2^20 height vectors ((H + 1)^W): 7 x 6 has 823,543 and ranks; 7 x 7 (2.1
     // million) and 8 x 7 (16.7 million, though its bits fit) are refused as input.
     assert_eq!(retro::game::connect::MAX_HEIGHT_VECTORS, 1 << 20);
     for (w, h) in [(8, 7), (7, 7), (22, 1)] {
-        let err = ConnectSpec::checked(w, h, 4)
+        let err = ConnectBoard::checked(w, h, 4)
             .err()
             .unwrap_or_else(|| panic!("{w} x {h} is refused"));
         assert!(err.is_input(), "{err}");
@@ -503,8 +503,8 @@ fn board_limits() {
         .unwrap();
     assert!(standard.check_reachable(&pos).is_err());
     // K from 1 to max(W, H); the default is 4, or max(W, H) when that is less.
-    assert!(ConnectSpec::checked(3, 2, 4).is_err());
-    assert!(ConnectSpec::checked(4, 4, 0).is_err());
+    assert!(ConnectBoard::checked(3, 2, 4).is_err());
+    assert!(ConnectBoard::checked(4, 4, 0).is_err());
     for (text, (w, h, k)) in [
         ("7 6 4", (7, 6, 4)),
         ("7x6k4", (7, 6, 4)),
@@ -514,7 +514,7 @@ fn board_limits() {
         ("1 2", (1, 2, 2)),
         ("5x1k2", (5, 1, 2)),
     ] {
-        let spec = ConnectSpec::parse(text, None, None).unwrap();
+        let spec = ConnectBoard::parse(text, None, None).unwrap();
         assert_eq!((spec.width, spec.height, spec.k), (w, h, k), "{text}");
         assert_eq!(spec.dims(), (h, w), "{text}: dims are rows, columns");
     }

@@ -4,7 +4,8 @@
 mod common;
 
 use common::brute::{Rng, twins_value, young_value, young_values_memo};
-use retro::game::{Game, GameSpec, Twins, TwinsSpec, Young, YoungSpec};
+use retro::Registry;
+use retro::game::{AnyBoard, Game, Registered, Twins, TwinsBoard, Visitor, Young, YoungBoard};
 use retro::sweep::{Driver, Silent};
 use retro::table::Table;
 use retro::testing::{
@@ -16,7 +17,7 @@ fn flat(m: &[Vec<i64>]) -> Vec<i64> {
 }
 
 fn young(n: usize, m: usize, a: &[Vec<i64>], b: &[Vec<i64>]) -> Young {
-    Young::new(YoungSpec {
+    Young::new(YoungBoard {
         rows: n,
         cols: m,
         a: flat(a),
@@ -26,7 +27,7 @@ fn young(n: usize, m: usize, a: &[Vec<i64>], b: &[Vec<i64>]) -> Young {
 }
 
 fn twins(r: usize, c: usize, vert: &[Vec<i64>], horiz: &[Vec<i64>]) -> Twins {
-    Twins::new(TwinsSpec {
+    Twins::new(TwinsBoard {
         rows: r,
         cols: c,
         vert: flat(vert),
@@ -189,38 +190,69 @@ fn every_game_passes_the_conformance_checks() {
         // Width x height, with the default K (4, or max(W, H) if less).
         ("connect", &[(1, 1), (1, 4), (4, 1), (2, 3), (3, 3), (4, 3)]),
     ];
-    for name in retro::game::GAMES {
+    for name in retro::Builtin::names() {
         let (_, sizes) = boards
             .iter()
-            .find(|(n, _)| n == name)
+            .find(|(n, _)| *n == name)
             .unwrap_or_else(|| panic!("game {name} has no boards in this test"));
         for &(rows, cols) in *sizes {
-            let spec = retro::random::random_board(name, rows, cols, 3, 50).unwrap();
-            let check = || -> retro::Result<()> {
-                retro::with_game!(&spec, game => {
-                    retro::testing::check_game(&game);
-                    Ok(())
-                })
-            };
-            check().unwrap();
+            let spec = retro::Builtin::random(name, (rows, cols), 3, 50, "--max").unwrap();
+            retro::Builtin::visit(&spec, Conformance).unwrap();
         }
     }
 }
 
-fn round_trip(spec: GameSpec) -> retro::Result<()> {
+/// `testing::check_game` on a board's game.
+struct Conformance;
+
+impl Visitor for Conformance {
+    type Output = ();
+    fn visit<G: Registered>(self, game: G) -> retro::Result<()> {
+        retro::testing::check_game(&game);
+        Ok(())
+    }
+}
+
+/// Every value of the table against a serial sweep of the board's game.
+struct SameValues<'a> {
+    table: &'a Table,
+    root: i64,
+}
+
+impl Visitor for SameValues<'_> {
+    type Output = ();
+    fn visit<G: Registered>(self, game: G) -> retro::Result<()> {
+        let values = all_values(&game, Driver::Serial);
+        assert_eq!(self.root, values[0][0]);
+        walk(&game, |k, r, _| {
+            assert_eq!(self.table.value(k, r).unwrap(), values[k][r as usize])
+        });
+        Ok(())
+    }
+}
+
+fn round_trip(spec: AnyBoard) -> retro::Result<()> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.retro");
-    let report =
-        retro::job::build(&spec, &path, &Default::default(), Driver::Parallel, &Silent).unwrap();
+    let report = retro::job::build_board::<retro::Builtin>(
+        &spec,
+        &path,
+        &Default::default(),
+        Driver::Parallel,
+        &Silent,
+    )
+    .unwrap();
     let table = Table::open(&path).unwrap();
     table.verify_checksum().unwrap();
     assert_eq!(table.header.game, spec);
     assert_eq!(report.file_bytes, table.file_len);
-    retro::with_game!(&spec, game => {
-        let values = all_values(&game, Driver::Serial);
-        assert_eq!(report.root_value, values[0][0]);
-        walk(&game, |k, r, _| assert_eq!(table.value(k, r).unwrap(), values[k][r as usize]));
-    });
+    retro::Builtin::visit(
+        &spec,
+        SameValues {
+            table: &table,
+            root: report.root_value,
+        },
+    )?;
     assert!(!retro::table::writer::partial_path(&path).exists());
     Ok(())
 }
@@ -234,6 +266,6 @@ fn build_then_read_round_trips_every_position() {
         ("twins", 1, 1, 100),
     ];
     for (game, rows, cols, max) in boards {
-        round_trip(retro::random::random_board(game, rows, cols, 9, max).unwrap()).unwrap();
+        round_trip(retro::Builtin::random(game, (rows, cols), 9, max, "--max").unwrap()).unwrap();
     }
 }

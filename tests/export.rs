@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 mod common;
 use common::{fails, ok, retro, shipped};
 
-use retro::game::{Game, GameSpec, Twins, TwinsSpec};
+use retro::Registry;
+use retro::game::{AnyBoard, Game, Gameplay, Registered, Twins, TwinsBoard, Visitor};
 use retro::sweep::{Driver, Silent};
 use retro::table::Table;
 
@@ -30,8 +31,15 @@ fn build_cli(dir: &Path, args: &[&str], name: &str) -> PathBuf {
     path
 }
 
-fn build_lib(spec: &GameSpec, path: &Path) -> PathBuf {
-    retro::job::build(spec, path, &Default::default(), Driver::Parallel, &Silent).unwrap();
+fn build_lib(spec: &AnyBoard, path: &Path) -> PathBuf {
+    retro::job::build_board::<retro::Builtin>(
+        spec,
+        path,
+        &Default::default(),
+        Driver::Parallel,
+        &Silent,
+    )
+    .unwrap();
     path.to_path_buf()
 }
 
@@ -109,7 +117,7 @@ fn read_parquet(path: &Path) -> (Vec<Row>, usize) {
 /// Every row is the table's entry for its position, in layer and rank order, with the
 /// first best move of `Game::moves` (legal, and its reward plus its child's value is the
 /// position's value, as no earlier move's is).
-fn check_rows<G: Game>(game: &G, table: &Table, rows: &[Row], layers: &[usize]) {
+fn check_rows<G: Gameplay>(game: &G, table: &Table, rows: &[Row], layers: &[usize]) {
     let expected: u64 = layers.iter().map(|&k| game.layer_size(k)).sum();
     assert_eq!(rows.len() as u64, expected);
     let mut at = 0;
@@ -173,13 +181,28 @@ fn check_against_query(table: &Path, rows: &[Row]) {
 
 fn game_check(table_path: &Path, rows: &[Row], layers: &[usize]) {
     let table = Table::open(table_path).unwrap();
-    let check = || -> retro::Result<()> {
-        retro::with_game!(&table.header.game, g => {
-            check_rows(&g, &table, rows, layers);
+    struct Rows<'a> {
+        table: &'a Table,
+        rows: &'a [Row],
+        layers: &'a [usize],
+    }
+    impl Visitor for Rows<'_> {
+        type Output = ();
+        fn visit<G: Registered>(self, game: G) -> retro::Result<()> {
+            check_rows(&game, self.table, self.rows, self.layers);
             Ok(())
-        })
-    };
-    check().unwrap();
+        }
+    }
+    let board = table.header.game.clone();
+    retro::Builtin::visit(
+        &board,
+        Rows {
+            table: &table,
+            rows,
+            layers,
+        },
+    )
+    .unwrap();
 }
 
 fn all_layers(table: &Path) -> Vec<usize> {
@@ -234,7 +257,7 @@ fn layer_option_exports_exactly_that_layer() {
 #[test]
 fn rows_across_read_chunks_and_row_groups() {
     let dir = tempfile::tempdir().unwrap();
-    let spec = TwinsSpec {
+    let spec = TwinsBoard {
         rows: 3,
         cols: 4,
         vert: (1..=8).map(|x| x * 7 % 11).collect(),
@@ -242,7 +265,7 @@ fn rows_across_read_chunks_and_row_groups() {
     };
     let game = Twins::new(spec.clone()).unwrap();
     assert!((0..=game.cells()).any(|k| game.layer_size(k) > 8192));
-    let table = build_lib(&GameSpec::Twins(spec), &dir.path().join("t34.retro"));
+    let table = build_lib(&AnyBoard::new::<Twins>(spec), &dir.path().join("t34.retro"));
     let csv = dir.path().join("all.csv");
     export(&table, &csv, &["--csv", "-q"]);
     let rows = read_csv(&csv);

@@ -5,9 +5,10 @@ mod common;
 
 use std::process::Output;
 
+use common::random_board;
 use common::{retro, shipped, stdout};
-use retro::game::{Game, GameSpec, Twins, Young};
-use retro::random::random_board;
+use retro::Registry;
+use retro::game::{Game, Gameplay, Twins, Young};
 
 /// `common::fails`, and nothing was printed on stdout.
 fn fails(out: &Output, code: i32, needle: &str) -> String {
@@ -16,7 +17,7 @@ fn fails(out: &Output, code: i32, needle: &str) -> String {
 }
 
 fn parse_error(game: &str, text: &str, rows: Option<usize>, cols: Option<usize>) -> String {
-    match GameSpec::parse(game, text, rows, cols) {
+    match retro::Builtin::parse(game, text, rows, cols) {
         Ok(spec) => panic!("{text:?} parsed as {:?}", spec.dims()),
         Err(e) => e.to_string(),
     }
@@ -32,11 +33,11 @@ fn twins_24_unlaid() -> String {
 fn twins_size_comes_back_from_gen_output_for_every_board_up_to_5x5() {
     for r in 1..=5 {
         for c in 1..=5 {
-            let spec = random_board("twins", r, c, (r * 10 + c) as u64, 100).unwrap();
+            let spec = random_board("twins", r, c, (r * 10 + c) as u64, 100);
             let text = spec.to_input();
             let spaced = text.replace('\n', "\n\n");
             for input in [&text, &spaced] {
-                let parsed = GameSpec::parse("twins", input, None, None)
+                let parsed = retro::Builtin::parse("twins", input, None, None)
                     .unwrap_or_else(|e| panic!("{r} x {c}: {}", e));
                 assert_eq!(parsed, spec, "{r} x {c}");
             }
@@ -92,7 +93,9 @@ fn contest_samples_need_no_flags() {
     ] {
         let text = std::fs::read_to_string(shipped(name)).unwrap();
         assert_eq!(
-            GameSpec::parse("twins", &text, None, None).unwrap().dims(),
+            retro::Builtin::parse("twins", &text, None, None)
+                .unwrap()
+                .dims(),
             (3, 3)
         );
         let out = retro(&["solve", "twins", &shipped(name)], "");
@@ -104,11 +107,11 @@ fn contest_samples_need_no_flags() {
 fn rows_and_cols_override_the_input() {
     let text = twins_24_unlaid();
     for (rows, cols) in [(Some(4), Some(4)), (Some(4), None), (None, Some(4))] {
-        let spec = GameSpec::parse("twins", &text, rows, cols).unwrap();
+        let spec = retro::Builtin::parse("twins", &text, rows, cols).unwrap();
         assert_eq!(spec.dims(), (4, 4));
     }
     assert_eq!(
-        GameSpec::parse("twins", &text, Some(1), None)
+        retro::Builtin::parse("twins", &text, Some(1), None)
             .unwrap()
             .dims(),
         (1, 25)
@@ -116,7 +119,7 @@ fn rows_and_cols_override_the_input() {
     // The flags win over a layout that says 3 x 3.
     let sample = std::fs::read_to_string(shipped("twins-sample1.txt")).unwrap();
     assert_eq!(
-        GameSpec::parse("twins", &sample, Some(1), Some(13))
+        retro::Builtin::parse("twins", &sample, Some(1), Some(13))
             .unwrap()
             .dims(),
         (1, 13)
@@ -169,20 +172,16 @@ fn a_twins_file_given_to_young_is_named_as_one() {
 }
 
 fn young(text: &str) -> Young {
-    match GameSpec::parse("young", text, None, None).unwrap() {
-        GameSpec::Young(s) => Young::new(s).unwrap(),
-        _ => unreachable!(),
-    }
+    let board = retro::Builtin::parse("young", text, None, None).unwrap();
+    Young::new(board.get::<Young>().unwrap().clone()).unwrap()
 }
 
 fn twins(text: &str) -> Twins {
-    match GameSpec::parse("twins", text, None, None).unwrap() {
-        GameSpec::Twins(s) => Twins::new(s).unwrap(),
-        _ => unreachable!(),
-    }
+    let board = retro::Builtin::parse("twins", text, None, None).unwrap();
+    Twins::new(board.get::<Twins>().unwrap().clone()).unwrap()
 }
 
-fn position_error<G: Game>(game: &G, text: &str) -> String {
+fn position_error<G: Gameplay>(game: &G, text: &str) -> String {
     match game.parse_position(text) {
         Ok(pos) => panic!("{text:?} parsed as {}", game.format_position(&pos)),
         Err(e) => e.to_string(),
@@ -191,7 +190,7 @@ fn position_error<G: Game>(game: &G, text: &str) -> String {
 
 #[test]
 fn young_shorthands_mean_the_full_form() {
-    let y = young(&random_board("young", 4, 3, 5, 9).unwrap().to_input());
+    let y = young(&random_board("young", 4, 3, 5, 9).to_input());
     let same = |short: &str, full: &str| {
         let (a, b) = (
             y.parse_position(short).unwrap(),
@@ -271,11 +270,7 @@ fn position_errors_show_the_expected_form() {
 
     // The example fits the table's own board and is a legal position of it.
     for (r, c) in [(1, 1), (1, 2), (2, 2), (2, 4), (4, 2), (4, 4)] {
-        let spec = random_board("twins", r, c, 3, 9).unwrap();
-        let GameSpec::Twins(s) = spec else {
-            unreachable!()
-        };
-        let game = Twins::new(s).unwrap();
+        let game: Twins = retro::testing::random_game(r, c, 3, 9).unwrap();
         let err = position_error(&game, "?");
         let example = err
             .split("positions look like ")

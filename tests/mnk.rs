@@ -7,7 +7,7 @@ use std::collections::HashSet;
 mod common;
 use common::{ok, retro};
 
-use retro::game::{Board, Game, Mnk, MnkSpec, Twins, TwinsSpec, Verdict};
+use retro::game::{Board, Game, Gameplay, Mnk, MnkBoard, Twins, TwinsBoard, Verdict};
 use retro::sweep::{self, Driver, Silent};
 use retro::testing::{all_values, check_game, walk};
 
@@ -154,7 +154,7 @@ fn marks_of(text: &str) -> Vec<u8> {
 }
 
 fn mnk(rows: usize, cols: usize, k: usize) -> Mnk {
-    Mnk::new(MnkSpec { rows, cols, k }).expect("a valid board")
+    Mnk::new(MnkBoard { rows, cols, k }).expect("a valid board")
 }
 
 fn small_boards() -> Vec<(usize, usize, usize)> {
@@ -269,7 +269,7 @@ fn every_game_check_holds_for_mnk_and_twins() {
     }
     // Twins ranks through the same module; its checks pass through the same door.
     for (rows, cols) in [(2, 3), (3, 3)] {
-        let spec = TwinsSpec::random(rows, cols, &mut retro::random::SplitMix(3), 9).unwrap();
+        let spec = TwinsBoard::random(rows, cols, &mut retro::random::SplitMix(3), 9).unwrap();
         check_game(&Twins::new(spec).unwrap());
     }
 }

@@ -6,92 +6,133 @@ mod common;
 
 use std::path::Path;
 
+use common::random_board;
 use common::retro;
-use retro::game::{Game, GameSpec};
+use retro::Registry;
+use retro::game::{AnyBoard, Registered, Visitor};
 use retro::job::{self, BuildOptions};
 use retro::probe;
-use retro::random::random_board;
 use retro::sweep::{Driver, Silent};
 use retro::table::{Encoding, Table};
 
-fn build(spec: &GameSpec, path: &Path, moves: Option<u32>) -> Table {
+fn build(spec: &AnyBoard, path: &Path, moves: Option<u32>) -> Table {
     let options = BuildOptions {
         moves,
         force: true,
         ..Default::default()
     };
-    job::build(spec, path, &options, Driver::Parallel, &Silent).expect("build");
+    job::build_board::<retro::Builtin>(spec, path, &options, Driver::Parallel, &Silent)
+        .expect("build");
     Table::open(path).expect("open")
 }
 
 /// Every position of the board, in every table, against the plain table: the value, and
 /// the first best move the query tool picks (which `--pv` follows).
-fn same_everywhere(spec: &GameSpec, every: &[u32]) {
+fn same_everywhere(spec: &AnyBoard, every: &[u32]) {
     let dir = tempfile::tempdir().unwrap();
     let plain = build(spec, &dir.path().join("plain.retro"), None);
     for &l in every {
         let moves = build(spec, &dir.path().join(format!("moves-{l}.retro")), Some(l));
         assert_eq!(moves.header.encoding, Encoding::Moves { values_every: l });
         moves.verify_checksum().expect("checksum");
-        let check = || -> retro::error::Result<()> {
-            retro::with_game!(spec, game => {
-            let mut checked = 0u64;
-            for k in 0..=game.cells() {
-                let values = moves.read_range(k, 0, game.layer_size(k) as usize)?;
-                for r in 0..game.layer_size(k) {
-                    let want = plain.value(k, r)?;
-                    assert_eq!(moves.value(k, r)?, want, "{spec:?} L {l} layer {k} rank {r}");
-                    assert_eq!(values[r as usize], want);
-                    let pos = game.unrank(k, r);
-                    // Boards play cannot reach (mnk) are refused by `answer`; their
-                    // values were compared above.
-                    if !moves.stores_values(k) && game.check_reachable(&pos).is_ok() {
-                        let a = probe::answer(&game, &plain, pos)?;
-                        // A position where play has ended (mnk) has no move; it stores 0.
-                        assert_eq!(
-                            moves.best_move(k, r)?,
-                            a.first_best().map_or(0, |i| i as u64),
-                            "first best move, layer {k} rank {r}"
-                        );
-                    }
-                    checked += 1;
-                }
-            }
-            assert_eq!(checked, game.total_positions());
-            let root = game.unrank(0, 0);
-            let pv = |t: &Table| -> retro::error::Result<Vec<(usize, usize)>> {
-                Ok(probe::principal_variation(&game, t, &root)?
-                    .iter()
-                    .map(|s| (s.mv.row, s.mv.col))
-                    .collect())
-            };
-            assert_eq!(pv(&moves)?, pv(&plain)?);
-            let checked = retro::verify::verify_all(&game, &moves, &Silent)?;
-            assert_eq!(checked.ok(), Some(game.total_positions()));
-            let sampled = retro::verify::verify_sample(&game, &moves, 300, 5)?;
-            assert!(sampled.is_ok());
-            Ok(())
-            })
-        };
-        check().expect("reads");
+        retro::Builtin::visit(
+            spec,
+            Compare {
+                spec,
+                plain: &plain,
+                moves: &moves,
+                l,
+            },
+        )
+        .expect("reads");
     }
+}
+
+/// A table of best moves against the plain table, on the board's game.
+struct Compare<'a> {
+    spec: &'a AnyBoard,
+    plain: &'a Table,
+    moves: &'a Table,
+    l: u32,
+}
+
+impl Visitor for Compare<'_> {
+    type Output = ();
+    fn visit<G: Registered>(self, game: G) -> retro::Result<()> {
+        let Compare {
+            spec,
+            plain,
+            moves,
+            l,
+        } = self;
+        compare(&game, spec, plain, moves, l)
+    }
+}
+
+fn compare<G: Registered>(
+    game: &G,
+    spec: &AnyBoard,
+    plain: &Table,
+    moves: &Table,
+    l: u32,
+) -> retro::Result<()> {
+    let mut checked = 0u64;
+    for k in 0..=game.cells() {
+        let values = moves.read_range(k, 0, game.layer_size(k) as usize)?;
+        for r in 0..game.layer_size(k) {
+            let want = plain.value(k, r)?;
+            assert_eq!(
+                moves.value(k, r)?,
+                want,
+                "{spec:?} L {l} layer {k} rank {r}"
+            );
+            assert_eq!(values[r as usize], want);
+            let pos = game.unrank(k, r);
+            // Boards play cannot reach (mnk) are refused by `answer`; their
+            // values were compared above.
+            if !moves.stores_values(k) && game.check_reachable(&pos).is_ok() {
+                let a = probe::answer(game, plain, pos)?;
+                // A position where play has ended (mnk) has no move; it stores 0.
+                assert_eq!(
+                    moves.best_move(k, r)?,
+                    a.first_best().map_or(0, |i| i as u64),
+                    "first best move, layer {k} rank {r}"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, game.total_positions());
+    let root = game.unrank(0, 0);
+    let pv = |t: &Table| -> retro::error::Result<Vec<(usize, usize)>> {
+        Ok(probe::principal_variation(game, t, &root)?
+            .iter()
+            .map(|s| (s.mv.row, s.mv.col))
+            .collect())
+    };
+    assert_eq!(pv(moves)?, pv(plain)?);
+    let checked = retro::verify::verify_all(game, moves, &Silent)?;
+    assert_eq!(checked.ok(), Some(game.total_positions()));
+    let sampled = retro::verify::verify_sample(game, moves, 300, 5)?;
+    assert!(sampled.is_ok());
+    Ok(())
 }
 
 #[test]
 fn young_values_through_moves_equal_plain_values() {
     for (rows, cols, seed) in [(4, 5, 1), (5, 6, 2), (6, 6, 3), (3, 9, 4)] {
-        let spec = random_board("young", rows, cols, seed, 1000).unwrap();
+        let spec = random_board("young", rows, cols, seed, 1000);
         same_everywhere(&spec, &[1, 2, 3, 8]);
     }
     // Small weights: many ties, so "first best" is tested, not just "best".
-    let spec = random_board("young", 5, 5, 9, 2).unwrap();
+    let spec = random_board("young", 5, 5, 9, 2);
     same_everywhere(&spec, &[4]);
 }
 
 #[test]
 fn twins_values_through_moves_equal_plain_values() {
     for (rows, cols, seed) in [(2, 3, 1), (3, 3, 2), (3, 4, 3)] {
-        let spec = random_board("twins", rows, cols, seed, 100).unwrap();
+        let spec = random_board("twins", rows, cols, seed, 100);
         same_everywhere(&spec, &[2, 5, 8]);
     }
 }
@@ -101,7 +142,7 @@ fn mnk_values_through_moves_equal_plain_values() {
     // Positions where play ends early sit in layers of moves too: their value comes from
     // the position itself.
     for board in ["3 3 3", "3 4 3", "4 3 4"] {
-        let spec = GameSpec::parse("mnk", board, None, None).unwrap();
+        let spec = retro::Builtin::parse("mnk", board, None, None).unwrap();
         same_everywhere(&spec, &[2, 3, 5]);
     }
 }
@@ -109,7 +150,7 @@ fn mnk_values_through_moves_equal_plain_values() {
 #[test]
 fn a_wrong_stored_move_is_caught_by_verify() {
     let dir = tempfile::tempdir().unwrap();
-    let spec = random_board("young", 4, 4, 7, 1000).unwrap();
+    let spec = random_board("young", 4, 4, 7, 1000);
     let path = dir.path().join("m.retro");
     let table = build(&spec, &path, Some(4));
     // Layer 5 holds moves, in one block: raise its minimum by one, so every stored index
@@ -126,19 +167,21 @@ fn a_wrong_stored_move_is_caught_by_verify() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("checksum mismatch in layer 5"), "{err}");
     let table = Table::open(&path).unwrap();
-    let check = || -> retro::error::Result<()> {
-        retro::with_game!(&spec, game => {
-        let found = retro::verify::verify_all(&game, &table, &Silent);
-        // Either the damaged index names no move (an error), or a mismatch is reported.
-        match found {
-            Ok(Ok(_)) => panic!("a damaged move passed verify"),
-            Ok(Err(m)) => assert_eq!(m.layer, 5),
-            Err(e) => assert!(e.to_string().contains("best move"), "{e}"),
+    struct Verify<'a>(&'a Table);
+    impl Visitor for Verify<'_> {
+        type Output = ();
+        fn visit<G: Registered>(self, game: G) -> retro::Result<()> {
+            let found = retro::verify::verify_all(&game, self.0, &Silent);
+            // Either the damaged index names no move (an error), or a mismatch is reported.
+            match found {
+                Ok(Ok(_)) => panic!("a damaged move passed verify"),
+                Ok(Err(m)) => assert_eq!(m.layer, 5),
+                Err(e) => assert!(e.to_string().contains("best move"), "{e}"),
+            }
+            Ok(())
         }
-        Ok(())
-        })
-    };
-    check().unwrap();
+    }
+    retro::Builtin::visit(&spec, Verify(&table)).unwrap();
 }
 
 #[test]
@@ -226,7 +269,7 @@ fn commands_work_on_tables_of_moves() {
 #[test]
 fn an_interrupted_build_of_moves_resumes_to_an_identical_table() {
     let dir = tempfile::tempdir().unwrap();
-    let spec = random_board("young", 5, 6, 11, 1000).unwrap();
+    let spec = random_board("young", 5, 6, 11, 1000);
     let whole = dir.path().join("whole.retro");
     build(&spec, &whole, Some(4));
     // 30 is the full layer, 24 and 0 layers of values, 17 and 2 layers of moves.
@@ -238,10 +281,13 @@ fn an_interrupted_build_of_moves_resumes_to_an_identical_table() {
             stop_after: Some(stop),
             ..Default::default()
         };
-        let err = job::build(&spec, &path, &options, Driver::Parallel, &Silent);
+        let err =
+            job::build_board::<retro::Builtin>(&spec, &path, &options, Driver::Parallel, &Silent);
         assert!(err.is_err(), "stop {stop}");
         options.stop_after = None;
-        let report = job::build(&spec, &path, &options, Driver::Serial, &Silent).unwrap();
+        let report =
+            job::build_board::<retro::Builtin>(&spec, &path, &options, Driver::Serial, &Silent)
+                .unwrap();
         // Layers of moves are written again from the lowest finished layer of values.
         let expect = match stop {
             17 => Some(20),

@@ -6,7 +6,8 @@ use std::process::Output;
 mod common;
 use common::retro;
 
-use retro::game::{Game, GameSpec, Twins, TwinsSpec, Young, YoungSpec};
+use retro::Registry;
+use retro::game::{AnyBoard, Gameplay, Registered, Twins, TwinsBoard, Visitor, Young, YoungBoard};
 use retro::sweep::{Driver, Silent};
 use retro::table::Table;
 
@@ -15,8 +16,8 @@ fn json(out: &Output) -> serde_json::Value {
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
 }
 
-fn young_spec() -> GameSpec {
-    GameSpec::Young(YoungSpec {
+fn young_spec() -> AnyBoard {
+    AnyBoard::new::<Young>(YoungBoard {
         rows: 3,
         cols: 4,
         a: (1..=12).map(|x| x * 7 % 11).collect(),
@@ -24,8 +25,8 @@ fn young_spec() -> GameSpec {
     })
 }
 
-fn twins_spec() -> GameSpec {
-    GameSpec::Twins(TwinsSpec {
+fn twins_spec() -> AnyBoard {
+    AnyBoard::new::<Twins>(TwinsBoard {
         rows: 3,
         cols: 3,
         vert: vec![18, 22, 15, 11, 16, 17],
@@ -34,7 +35,7 @@ fn twins_spec() -> GameSpec {
 }
 
 /// Every position's text, in layer and rank order.
-fn all_positions<G: Game>(game: &G) -> Vec<String> {
+fn all_positions<G: Gameplay>(game: &G) -> Vec<String> {
     let mut out = Vec::new();
     for k in 0..=game.cells() {
         let mut pos = game.unrank(k, 0);
@@ -48,12 +49,19 @@ fn all_positions<G: Game>(game: &G) -> Vec<String> {
     out
 }
 
-fn build(spec: &GameSpec, path: &Path) -> Table {
-    retro::job::build(spec, path, &Default::default(), Driver::Parallel, &Silent).unwrap();
+fn build(spec: &AnyBoard, path: &Path) -> Table {
+    retro::job::build_board::<retro::Builtin>(
+        spec,
+        path,
+        &Default::default(),
+        Driver::Parallel,
+        &Silent,
+    )
+    .unwrap();
     Table::open(path).unwrap()
 }
 
-fn check_batch<G: Game>(game: &G, table: &Table, path: &Path) {
+fn check_batch<G: Registered>(game: &G, table: &Table, path: &Path) {
     let positions = all_positions(game);
     let out = retro(
         &["query", path.to_str().unwrap(), "--batch"],
@@ -108,14 +116,10 @@ fn batch_equals_single_queries_on_every_position() {
     let dir = tempfile::tempdir().unwrap();
     let (ys, ts) = (young_spec(), twins_spec());
     let (yp, tp) = (dir.path().join("y.retro"), dir.path().join("t.retro"));
-    let GameSpec::Young(y) = &ys else {
-        unreachable!()
-    };
-    check_batch(&Young::new(y.clone()).unwrap(), &build(&ys, &yp), &yp);
-    let GameSpec::Twins(t) = &ts else {
-        unreachable!()
-    };
-    check_batch(&Twins::new(t.clone()).unwrap(), &build(&ts, &tp), &tp);
+    let y = ys.get::<Young>().unwrap().clone();
+    check_batch(&Young::new(y).unwrap(), &build(&ys, &yp), &yp);
+    let t = ts.get::<Twins>().unwrap().clone();
+    check_batch(&Twins::new(t).unwrap(), &build(&ts, &tp), &tp);
 }
 
 #[test]
@@ -167,32 +171,63 @@ fn principal_variation_is_legal_and_ends_at_the_value() {
     ] {
         let path = dir.path().join("t.retro");
         build(&spec, &path);
-        let check = || -> retro::Result<()> {
-            retro::with_game!(&spec, game => {
-                for start in starts {
-                    let v = json(&retro(&["query", path.to_str().unwrap(), start, "--pv", "--json"], ""));
-                    let pv = v["pv"].as_array().unwrap();
-                    let mut pos = game.parse_position(start).unwrap();
-                    assert_eq!(pv.len(), game.cells() - game.stones(&pos));
-                    for step in pv {
-                        let next = step["position"].as_str().unwrap();
-                        let legal = game.moves(&pos).into_iter().find(|m| game.format_position(&m.child) == next);
-                        let mv = legal.unwrap_or_else(|| panic!("{next} does not follow {}", game.format_position(&pos)));
-                        assert_eq!(step["cell"], serde_json::json!([mv.row + 1, mv.col + 1]));
-                        pos = mv.child;
-                    }
-                    let last = pv.last().unwrap();
-                    let result = match &spec {
-                        GameSpec::Young(_) => last["first_score"].as_i64().unwrap() - last["second_score"].as_i64().unwrap(),
-                        GameSpec::Twins(_) => last["first_score"].as_i64().unwrap(),
-                        GameSpec::Mnk(_) | GameSpec::Connect(_) => unreachable!("the boards above are young and twins"),
-                    };
-                    assert_eq!(result, v["value"].as_i64().unwrap(), "{start}");
-                }
-                Ok(())
-            })
-        };
-        check().unwrap();
+        retro::Builtin::visit(
+            &spec,
+            Lines {
+                path: &path,
+                starts: &starts,
+            },
+        )
+        .unwrap();
+    }
+}
+
+/// Each start's principal variation, through the binary, replayed on the board's game.
+struct Lines<'a> {
+    path: &'a Path,
+    starts: &'a [&'a str],
+}
+
+impl Visitor for Lines<'_> {
+    type Output = ();
+    fn visit<G: Registered>(self, game: G) -> retro::Result<()> {
+        for &start in self.starts {
+            let v = json(&retro(
+                &[
+                    "query",
+                    self.path.to_str().unwrap(),
+                    start,
+                    "--pv",
+                    "--json",
+                ],
+                "",
+            ));
+            let pv = v["pv"].as_array().unwrap();
+            let mut pos = game.parse_position(start).unwrap();
+            assert_eq!(pv.len(), game.cells() - game.stones(&pos));
+            for step in pv {
+                let next = step["position"].as_str().unwrap();
+                let legal = game
+                    .moves(&pos)
+                    .into_iter()
+                    .find(|m| game.format_position(&m.child) == next);
+                let mv = legal.unwrap_or_else(|| {
+                    panic!("{next} does not follow {}", game.format_position(&pos))
+                });
+                assert_eq!(step["cell"], serde_json::json!([mv.row + 1, mv.col + 1]));
+                pos = mv.child;
+            }
+            let last = pv.last().unwrap();
+            // What the line's final scores come to: first minus second (young), first's
+            // (twins).
+            let scores = retro::game::Scores {
+                first: last["first_score"].as_i64().unwrap(),
+                second: last["second_score"].as_i64().unwrap(),
+            };
+            let result = game.line_result(scores);
+            assert_eq!(result, v["value"].as_i64().unwrap(), "{start}");
+        }
+        Ok(())
     }
 }
 

@@ -2,12 +2,13 @@
 //! overflow or would size huge tables must be refused by `Table::open`, not panic or
 //! allocate. Each header carries a valid prefix checksum, as anyone can write one.
 
-use retro::game::{GameSpec, TwinsSpec, YoungSpec};
+use retro::Registry;
+use retro::game::{AnyBoard, Twins, TwinsBoard, Young, YoungBoard};
 use retro::table::Table;
 use retro::table::header::{self, Encoding, Header, LayerEntry};
 use retro::value::ValueType;
 
-fn open_with(game: GameSpec) -> retro::Result<Table> {
+fn open_with(game: AnyBoard) -> retro::Result<Table> {
     let header = Header {
         game,
         value_type: ValueType::I8,
@@ -35,7 +36,7 @@ fn open_with(game: GameSpec) -> retro::Result<Table> {
 
 #[test]
 fn twins_rows_times_cols_overflow() {
-    let game = GameSpec::Twins(TwinsSpec {
+    let game = AnyBoard::new::<Twins>(TwinsBoard {
         rows: usize::MAX,
         cols: 2,
         vert: vec![],
@@ -46,7 +47,7 @@ fn twins_rows_times_cols_overflow() {
 
 #[test]
 fn young_rows_times_cols_overflow() {
-    let game = GameSpec::Young(YoungSpec {
+    let game = AnyBoard::new::<Young>(YoungBoard {
         rows: 2,
         cols: usize::MAX,
         a: vec![],
@@ -58,7 +59,7 @@ fn young_rows_times_cols_overflow() {
 #[test]
 fn young_cols_that_wrap_the_cell_count() {
     // 2 * (2^63 + 1) wraps to 2, which matched the two weights before the fix.
-    let game = GameSpec::Young(YoungSpec {
+    let game = AnyBoard::new::<Young>(YoungBoard {
         rows: 2,
         cols: (1 << 63) + 1,
         a: vec![1, 2],
@@ -74,7 +75,7 @@ fn young_cols_that_wrap_the_cell_count() {
 #[test]
 fn a_very_wide_young_board_is_refused_before_sizing_tables() {
     let n = 40_000;
-    let game = GameSpec::Young(YoungSpec {
+    let game = AnyBoard::new::<Young>(YoungBoard {
         rows: 1,
         cols: n,
         a: vec![0; n],
@@ -119,12 +120,12 @@ fn errors_are_typed_and_keep_their_source() {
     let err = Table::open(&foreign).err().unwrap();
     assert!(matches!(err, Error::Corrupt(_)), "{err:?}");
 
-    let bad = GameSpec::parse("young", "2 3 1 2", None, None)
+    let bad = retro::Builtin::parse("young", "2 3 1 2", None, None)
         .err()
         .unwrap();
     assert!(bad.is_input() && bad.exit_code() == 2, "{bad:?}");
     // Young 24 x 24: two adjacent layers of about 2.5 TB.
-    let huge = retro::random::random_board("young", 24, 24, 1, 9).unwrap();
+    let huge: Young = retro::testing::random_game(24, 24, 1, 9).unwrap();
     let err = retro::job::Estimate::check_memory(&huge).err().unwrap();
     assert!(matches!(err, Error::TooLarge(_)), "{err:?}");
 }
@@ -134,8 +135,8 @@ fn errors_are_typed_and_keep_their_source() {
 fn tables_read_from_memory_through_the_positioned_reader() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.retro");
-    let spec = retro::random::random_board("twins", 3, 3, 4, 100).unwrap();
-    retro::job::build(
+    let spec = retro::Builtin::random("twins", (3, 3), 4, 100, "--max").unwrap();
+    retro::job::build_board::<retro::Builtin>(
         &spec,
         &path,
         &Default::default(),
@@ -145,7 +146,7 @@ fn tables_read_from_memory_through_the_positioned_reader() {
     .unwrap();
     let bytes = std::fs::read(&path).unwrap();
     let file = Table::open(&path).unwrap();
-    let memory = Table::from_reader(bytes.clone(), "in memory").unwrap();
+    let memory = Table::from_reader::<retro::Builtin>(bytes.clone(), "in memory").unwrap();
     memory.verify_checksum().unwrap();
     for (k, layer) in file.header.layers.iter().enumerate() {
         let n = layer.positions as usize;
@@ -155,7 +156,9 @@ fn tables_read_from_memory_through_the_positioned_reader() {
         );
     }
     let cut = bytes[..bytes.len() - 1].to_vec();
-    let err = Table::from_reader(cut, "cut").err().unwrap();
+    let err = Table::from_reader::<retro::Builtin>(cut, "cut")
+        .err()
+        .unwrap();
     assert!(matches!(err, retro::Error::Corrupt(_)), "{err:?}");
     assert!(err.to_string().starts_with("cut: truncated"), "{err}");
 }

@@ -7,25 +7,13 @@ mod server;
 
 use std::path::{Path, PathBuf};
 
-use retro::game::{Game, GameSpec};
+use retro::game::AnyBoard;
 use serde_json::Value;
 use server::{Server, get, raw, request, sample_tables};
 
 use common::retro;
 
-fn all_positions(spec: &GameSpec) -> retro::Result<Vec<String>> {
-    retro::with_game!(spec, game => {
-        let mut out = Vec::new();
-        for k in 0..=game.cells() {
-            for r in 0..game.layer_size(k) {
-                out.push(game.format_position(&game.unrank(k, r)));
-            }
-        }
-        Ok(out)
-    })
-}
-
-fn spec_of(table: &Path) -> GameSpec {
+fn spec_of(table: &Path) -> AnyBoard {
     retro::table::Table::open(table).unwrap().header.game
 }
 
@@ -88,7 +76,7 @@ fn every_position_answers_as_query_json_pv() {
     let server = Server::start(&tables, &["--quiet"]);
     for table in &tables {
         let name = name_of(table);
-        let positions = all_positions(&spec_of(table)).unwrap();
+        let positions = common::all_positions(&spec_of(table));
         let expected = cli_batch(table, (positions.join("\n") + "\n").as_bytes(), true);
         assert_eq!(expected.len(), positions.len());
         for (position, mut want) in positions.iter().zip(expected) {
@@ -157,7 +145,7 @@ fn batch_answers_as_query_batch_json() {
     let server = Server::start(&tables, &["--quiet"]);
     for table in &tables {
         let name = name_of(table);
-        let mut positions = all_positions(&spec_of(table)).unwrap();
+        let mut positions = common::all_positions(&spec_of(table));
         // Bad lines answer in place, and the lines after them still answer.
         positions.extend([
             "zz".to_string(),

@@ -3,12 +3,12 @@
 
 use std::process::Command;
 
-use retro::game::{Game, GameSpec, Twins, TwinsSpec};
+use retro::game::{AnyBoard, Game, Twins, TwinsBoard};
 use retro::sweep::{self, Driver, Silent};
 use retro::table::{Encoding, TableWriter};
 
 fn write_table(path: &std::path::Path, corrupt: Option<(usize, usize)>) {
-    let spec = TwinsSpec {
+    let spec = TwinsBoard {
         rows: 3,
         cols: 3,
         vert: vec![0, 15, 0, 0, 0, 25],
@@ -16,9 +16,9 @@ fn write_table(path: &std::path::Path, corrupt: Option<(usize, usize)>) {
     };
     let game = Twins::new(spec.clone()).unwrap();
     let sizes: Vec<u64> = (0..=game.cells()).map(|k| game.layer_size(k)).collect();
-    let (mut writer, _) = TableWriter::open(
+    let (mut writer, _) = TableWriter::open::<Twins>(
         path,
-        GameSpec::Twins(spec),
+        AnyBoard::new::<Twins>(spec),
         retro::value::ValueType::I16,
         Encoding::Blocked,
         &sizes,

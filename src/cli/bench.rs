@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use super::BoardArgs;
 use crate::bench::{self, Progress};
 use crate::error::{Error, Result};
+use crate::game::{Registered, Registry, Visitor};
 
 #[derive(clap::Args)]
 #[command(after_help = "\
@@ -43,10 +44,10 @@ pub struct Args {
     plot: Option<PathBuf>,
 }
 
-pub fn run(args: Args) -> Result<i32> {
+pub fn run<R: Registry>(args: Args) -> Result<i32> {
     super::check_threads(&args.threads)?;
     let threads = &args.threads[..];
-    let spec = args.board.load()?;
+    let board = args.board.load::<R>()?;
     // Runs take tens of seconds on large boards; a plot that cannot be written should fail
     // before them, not after.
     if let Some(path) = &args.plot {
@@ -66,22 +67,25 @@ pub fn run(args: Args) -> Result<i32> {
         shown: false,
         enabled: !args.quiet && std::io::stderr().is_terminal(),
     };
-    let result = bench::run(
-        &spec,
-        threads,
-        args.repeat as usize,
-        args.warmup,
-        |p| match p {
-            Progress::WarmUp { threads } => line.show(&format!("threads {threads}: warm-up")),
-            Progress::Run {
-                threads,
-                run,
-                of,
-                last,
-            } => line.show(&match last {
-                Some(s) => format!("threads {threads}: run {run}/{of} (last {})", seconds(s)),
-                None => format!("threads {threads}: run {run}/{of}"),
-            }),
+    let mut progress = |p| match p {
+        Progress::WarmUp { threads } => line.show(&format!("threads {threads}: warm-up")),
+        Progress::Run {
+            threads,
+            run,
+            of,
+            last,
+        } => line.show(&match last {
+            Some(s) => format!("threads {threads}: run {run}/{of} (last {})", seconds(s)),
+            None => format!("threads {threads}: run {run}/{of}"),
+        }),
+    };
+    let result = R::visit(
+        &board,
+        Timed {
+            threads,
+            repeat: args.repeat as usize,
+            warmup: args.warmup,
+            progress: &mut progress,
         },
     )?;
     drop(line);
@@ -103,6 +107,22 @@ pub fn run(args: Args) -> Result<i32> {
         )?;
     }
     Ok(0)
+}
+
+/// The runs, on the board's game.
+struct Timed<'a> {
+    threads: &'a [usize],
+    repeat: usize,
+    warmup: f64,
+    progress: &'a mut dyn FnMut(Progress),
+}
+
+impl Visitor for Timed<'_> {
+    type Output = bench::Bench;
+
+    fn visit<G: Registered>(self, game: G) -> Result<bench::Bench> {
+        bench::run(&game, self.threads, self.repeat, self.warmup, self.progress)
+    }
 }
 
 /// A time for a person, in the unit that gives it a few significant digits.

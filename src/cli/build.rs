@@ -6,7 +6,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use super::{BoardArgs, progress_bar};
 use crate::error::{Result, io_error};
-use crate::game::GameSpec;
+use crate::game::{AnyBoard, Board, Registered, Registry, Visitor};
 use crate::job::{self, BuildOptions, Estimate};
 use crate::sweep::{Driver, Progress, Silent, human_bytes};
 use crate::table::writer::{check_output, check_unlocked, partial_path};
@@ -61,36 +61,56 @@ pub struct Args {
 }
 
 /// tables/<input file stem>.retro, or for stdin tables/<game>-<board>-<hash>.retro (the
-/// board's `GameSpec::label`).
-fn default_path(spec: &GameSpec, file: Option<&Path>) -> PathBuf {
+/// board's `AnyBoard::label`).
+fn default_path(board: &AnyBoard, file: Option<&Path>) -> PathBuf {
     let stem = file
         .and_then(|f| f.file_stem())
         .map(|s| s.to_string_lossy().into_owned());
     let name = stem.unwrap_or_else(|| {
-        let hash = xxh3_64(spec.to_input().as_bytes()) as u32;
-        format!("{}-{}-{hash:08x}", spec.name(), spec.label())
+        let hash = xxh3_64(board.to_input().as_bytes()) as u32;
+        format!("{}-{}-{hash:08x}", board.name(), board.label())
     });
     PathBuf::from("tables").join(format!("{name}.retro"))
 }
 
-pub fn run(args: Args) -> Result<i32> {
+pub fn run<R: Registry>(args: Args) -> Result<i32> {
     args.threads.start()?;
     if let Some(n) = args.crash_before_step {
         crate::partial::crash_before_step(n);
     }
-    let spec = args.board.load()?;
+    let board = args.board.load::<R>()?;
+    let input = args.board.input_file::<R>();
     let path = match &args.output {
         Some(path) => path.clone(),
         None => {
-            let path = default_path(&spec, args.board.input_file());
+            let path = default_path(&board, input);
             std::fs::create_dir_all("tables").map_err(|e| io_error(Path::new("tables"), e))?;
             path
         }
     };
     check_output(&path)?;
-    if let Some(board) = args.board.input_file() {
-        crate::partial::check_not_input(&path, &[(board, "the board file being read")])?;
+    if let Some(input) = input {
+        crate::partial::check_not_input(&path, &[(input, "the board file being read")])?;
     }
+    R::visit(&board, Build { args: &args, path })
+}
+
+/// The rest of `build`, on the board's game.
+struct Build<'a> {
+    args: &'a Args,
+    path: PathBuf,
+}
+
+impl Visitor for Build<'_> {
+    type Output = i32;
+
+    fn visit<G: Registered>(self, game: G) -> Result<i32> {
+        build(&game, self.args, &self.path)
+    }
+}
+
+fn build<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32> {
+    let path = path.to_path_buf();
     let options = BuildOptions {
         compact: args.compact,
         moves: args.moves,
@@ -108,7 +128,7 @@ pub fn run(args: Args) -> Result<i32> {
                 "--moves is not built over MPI yet: build it in one process",
             ));
         }
-        if let Some(report) = crate::distributed::build(&spec, &path, &options, args.quiet)? {
+        if let Some(report) = crate::distributed::build(game, &path, &options, args.quiet)? {
             print_distributed(&path, &report, args.quiet)?;
         }
         return Ok(0);
@@ -116,7 +136,7 @@ pub fn run(args: Args) -> Result<i32> {
     // One process: stop at once if another build holds this table's lock (the ranks of
     // an MPI build all open the partial file at once, so they do not take this check).
     check_unlocked(&path, crate::partial::Kind::Table)?;
-    let estimate = Estimate::of(&spec, &path, &options)?;
+    let estimate = Estimate::of(game, &path, &options)?;
     if !args.quiet {
         let free = estimate
             .free_disk
@@ -130,16 +150,16 @@ pub fn run(args: Args) -> Result<i32> {
         );
     }
     // Memory first: a board that cannot be swept at all is the more useful thing to hear.
-    Estimate::check_memory(&spec)?;
+    Estimate::check_memory(game)?;
     estimate.check_disk(&path, &options)?;
-    let total: u64 = spec.layer_sizes()?.iter().sum();
+    let total = game.total_positions();
     announce_resume_on_interrupt(&path, args.quiet);
     let bar = progress_bar(total, args.quiet);
     let progress: &dyn Progress = match &bar {
         Some(bar) => bar,
         None => &Silent,
     };
-    let report = job::build(&spec, &path, &options, Driver::Parallel, progress);
+    let report = job::build(game, &path, &options, Driver::Parallel, progress);
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -150,8 +170,8 @@ pub fn run(args: Args) -> Result<i32> {
     if args.json {
         let summary = serde_json::json!({
             "table": path.display().to_string(),
-            "game": spec.name(),
-            "board": spec.label(),
+            "game": G::NAME,
+            "board": game.board().label(),
             "positions": report.positions,
             "seconds": report.seconds,
             "file_bytes": report.file_bytes,
@@ -175,7 +195,7 @@ pub fn run(args: Args) -> Result<i32> {
         human_bytes(report.file_bytes as f64),
         report.file_bytes,
         report.value_bytes as f64 / report.positions as f64,
-        crate::with_game!(&spec, g => Ok(crate::probe::root_text(&g, report.root_value)))?
+        crate::probe::root_text(game, report.root_value)
     )?;
     Ok(0)
 }

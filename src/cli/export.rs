@@ -16,7 +16,7 @@ use rayon::prelude::*;
 
 use super::{open_table, progress_bar};
 use crate::error::{Error, Result, io_error};
-use crate::game::{Game, MoveNotation};
+use crate::game::{AnyBoard, Gameplay, MoveNotation, Registered, Registry, Visitor};
 use crate::partial::{self, Kind, Partial, crash_point};
 use crate::probe::{MoveStyle, move_text};
 use crate::sweep::{Progress, Silent};
@@ -90,16 +90,18 @@ trait RowSink {
     fn finish(self) -> Result<File>;
 }
 
-pub fn run(args: Args) -> Result<i32> {
+pub fn run<R: Registry>(args: Args) -> Result<i32> {
     args.threads.start()?;
     if let Some(n) = args.crash_before_step {
         crate::partial::crash_before_step(n);
     }
     // Every layer read is checked against its checksum once, as the rows stream out.
-    let table = open_table(&args.table)?.with_mmap()?.check_layers_as_read();
+    let table = open_table::<R>(&args.table)?
+        .with_mmap()?
+        .check_layers_as_read();
     partial::check_output(&args.output)?;
     partial::check_not_input(&args.output, &[(&args.table, "the table being exported")])?;
-    let spec = table.header.game.clone();
+    let board = table.header.game.clone();
     let last = table.header.layers.len().saturating_sub(1);
     let layers = match args.layer {
         Some(k) if k > last => {
@@ -125,15 +127,17 @@ pub fn run(args: Args) -> Result<i32> {
     locked.start_over()?;
     let partial = locked.path.clone();
     let file = locked.file.try_clone().map_err(|e| io_error(&partial, e))?;
-    let written = crate::with_game!(&spec, game => {
-        let notation = game.move_notation();
-        match args.parquet {
-            #[cfg(feature = "parquet")]
-            true => parquet_sink::ParquetSink::new(file, &spec, &partial, args.row_group, notation)
-                .and_then(|sink| export(&game, &table, layers, sink, args.quiet)),
-            _ => export(&game, &table, layers, CsvSink::new(file, &partial, notation), args.quiet),
-        }
-    });
+    let written = R::visit(
+        &board,
+        Export {
+            args: &args,
+            table: &table,
+            board: &board,
+            layers,
+            file,
+            partial: &partial,
+        },
+    );
     // A table written over while it was read gives rows of garbage: no rename then.
     let finished = table.unless_changed(written).and_then(|(file, rows)| {
         crash_point();
@@ -181,12 +185,53 @@ struct Chunk {
     best: Vec<Option<(usize, usize)>>,
 }
 
+/// The rows of a table's layers, on its game, into the sink `args` asks for.
+struct Export<'a> {
+    args: &'a Args,
+    table: &'a Table,
+    board: &'a AnyBoard,
+    layers: std::ops::RangeInclusive<usize>,
+    file: File,
+    partial: &'a Path,
+}
+
+impl Visitor for Export<'_> {
+    type Output = (File, u64);
+
+    fn visit<G: Registered>(self, game: G) -> Result<(File, u64)> {
+        let Export {
+            args,
+            table,
+            board,
+            layers,
+            file,
+            partial,
+        } = self;
+        let notation = game.move_notation();
+        match args.parquet {
+            #[cfg(feature = "parquet")]
+            true => parquet_sink::ParquetSink::new(file, board, partial, args.row_group, notation)
+                .and_then(|sink| export(&game, table, layers, sink, args.quiet)),
+            _ => {
+                let _ = board;
+                export(
+                    &game,
+                    table,
+                    layers,
+                    CsvSink::new(file, partial, notation),
+                    args.quiet,
+                )
+            }
+        }
+    }
+}
+
 /// Stream `layers` of the table to `sink`; returns the finished file and the row count.
 ///
 /// Making a row (the game's notation, every move's child and its value) costs far more
 /// than writing it, so workers make a batch of chunks while the previous batch is written
 /// in order.
-fn export<G: Game>(
+fn export<G: Gameplay>(
     game: &G,
     table: &Table,
     layers: RangeInclusive<usize>,
@@ -232,7 +277,7 @@ fn export<G: Game>(
 }
 
 /// Positions `start..start + count` of layer `k` with their values and best moves.
-fn make_chunk<G: Game>(
+fn make_chunk<G: Gameplay>(
     game: &G,
     table: &Table,
     k: usize,
@@ -261,7 +306,7 @@ fn make_chunk<G: Game>(
     Ok(chunk)
 }
 
-fn write_chunks<G: Game>(
+fn write_chunks<G: Gameplay>(
     game: &G,
     sink: &mut impl RowSink,
     chunks: &[Chunk],
@@ -296,7 +341,7 @@ fn write_chunks<G: Game>(
 /// The first move (in `Game::moves` order, as `retro query` lists them) whose reward plus
 /// its child's value is the position's value, as its 0-based (row, col); None where nobody
 /// moves.
-fn best_move<G: Game>(
+fn best_move<G: Gameplay>(
     game: &G,
     table: &Table,
     pos: &G::Position,
@@ -409,7 +454,7 @@ mod parquet_sink {
 
     use super::{CHUNK, Row, RowSink};
     use crate::error::{Error, Result};
-    use crate::game::{GameSpec, MoveNotation};
+    use crate::game::{AnyBoard, MoveNotation};
     use crate::probe::{MoveStyle, move_text};
 
     const SCHEMA: &str = "
@@ -449,7 +494,7 @@ mod parquet_sink {
     impl ParquetSink {
         pub fn new(
             file: File,
-            spec: &GameSpec,
+            board: &AnyBoard,
             path: &Path,
             group_rows: u64,
             notation: MoveNotation,
@@ -459,8 +504,8 @@ mod parquet_sink {
             let schema = Arc::new(parse_message_type(SCHEMA).map_err(fail)?);
             // Which board the values belong to, for whoever finds the file later.
             let metadata = vec![
-                KeyValue::new("retro.game".into(), spec.name().to_string()),
-                KeyValue::new("retro.board".into(), spec.to_input()),
+                KeyValue::new("retro.game".into(), board.name().to_string()),
+                KeyValue::new("retro.board".into(), board.to_input()),
             ];
             let props = WriterProperties::builder()
                 .set_compression(Compression::SNAPPY)

@@ -2,7 +2,7 @@
 
 use super::GameName;
 use crate::error::{Error, Result};
-use crate::game::GameSpec;
+use crate::game::{AnyBoard, Registry};
 
 #[derive(clap::Args)]
 #[command(after_help = "\
@@ -43,26 +43,22 @@ pub fn parse_size(text: &str) -> Result<(usize, usize)> {
 /// The board `gen` and `plan` mean by SIZE: rows x columns (width x height for connect)
 /// with random weights; or, where the game reads the text itself as a board (mnk and
 /// connect with K: `4x4k3`), that board.
-pub fn board_for_size(game: &str, size: &str, seed: u64, max: u64) -> Result<GameSpec> {
-    board_for_size_named(game, size, seed, max, "--max")
-}
-
-/// `board_for_size`, naming the flag that gave `max` in errors.
-pub fn board_for_size_named(
+/// `flag` names the option that gave `max` in errors.
+pub fn board_for_size<R: Registry>(
     game: &str,
     size: &str,
     seed: u64,
     max: u64,
     flag: &str,
-) -> Result<GameSpec> {
+) -> Result<AnyBoard> {
     match parse_size(size) {
-        Ok((a, b)) => crate::random::random_board_named(game, a, b, seed, max, flag),
-        Err(e) => GameSpec::parse(game, size, None, None).map_err(|_| e),
+        Ok(dims) => R::random(game, dims, seed, max, flag),
+        Err(e) => R::parse(game, size, None, None).map_err(|_| e),
     }
 }
 
-pub fn run(args: Args) -> Result<i32> {
-    let spec = board_for_size(args.game.as_str(), &args.size, args.seed, args.max)?;
-    super::out!("{}", spec.to_input())?;
+pub fn run<R: Registry>(args: Args) -> Result<i32> {
+    let board = board_for_size::<R>(args.game.as_str(), &args.size, args.seed, args.max, "--max")?;
+    super::out!("{}", board.to_input())?;
     Ok(0)
 }

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use super::open_table;
 use crate::error::Result;
+use crate::game::Registry;
 use crate::sweep::human_bytes;
 use crate::table::Encoding;
 
@@ -20,8 +21,8 @@ pub struct Args {
     json: bool,
 }
 
-pub fn run(args: Args) -> Result<i32> {
-    let table = open_table(&args.table)?;
+pub fn run<R: Registry>(args: Args) -> Result<i32> {
+    let table = open_table::<R>(&args.table)?;
     let h = &table.header;
     let positions = h.total_positions();
     let value_bytes = h.value_bytes();

@@ -22,7 +22,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::error::{Error, Result, io_error};
-use crate::game::GameSpec;
+use crate::game::{AnyBoard, Registry};
 
 #[derive(Parser)]
 #[command(
@@ -119,7 +119,8 @@ impl Threads {
     }
 }
 
-/// A game named on the command line: one of `crate::game::GAMES`.
+/// A game named on the command line: one of the registry's (`Registry::names`), which
+/// `run` gives clap as the possible values.
 #[derive(Clone, Debug)]
 pub struct GameName(String);
 
@@ -134,11 +135,23 @@ impl clap::builder::ValueParserFactory for GameName {
     type Parser =
         clap::builder::MapValueParser<clap::builder::PossibleValuesParser, fn(String) -> GameName>;
     fn value_parser() -> Self::Parser {
+        let names = GAME_NAMES.get().cloned().unwrap_or_default();
         clap::builder::TypedValueParser::map(
-            clap::builder::PossibleValuesParser::new(crate::game::GAMES),
-            GameName,
+            clap::builder::PossibleValuesParser::new(names),
+            GameName as fn(String) -> GameName,
         )
     }
+}
+
+/// The running registry's game names, for clap's possible values: set once by `run`
+/// before the command line is built (a derived parser cannot take an argument, and
+/// changing the argument afterwards would move it among the positionals).
+static GAME_NAMES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+
+/// The command line for registry `R`: every game argument takes its games.
+fn command<R: Registry>() -> clap::Command {
+    let _ = GAME_NAMES.set(R::names());
+    Cli::command()
 }
 
 /// Where a board comes from: the game, a file or stdin, and (twins) its size.
@@ -162,25 +175,25 @@ pub struct BoardArgs {
 impl BoardArgs {
     /// The board given in place of a file (`6x5`, `4x4k3`): the argument names no file
     /// and reads as a board of the game.
-    fn inline(&self) -> Option<GameSpec> {
+    fn inline<R: Registry>(&self) -> Option<AnyBoard> {
         let path = self.file.as_deref()?;
         if path.exists() {
             return None;
         }
-        GameSpec::parse(self.game.as_str(), path.to_str()?, self.rows, self.cols).ok()
+        R::parse(self.game.as_str(), path.to_str()?, self.rows, self.cols).ok()
     }
 
     /// The board's input file; None for stdin or a board given in its place.
-    fn input_file(&self) -> Option<&std::path::Path> {
-        match self.inline() {
+    fn input_file<R: Registry>(&self) -> Option<&std::path::Path> {
+        match self.inline::<R>() {
             Some(_) => None,
             None => self.file.as_deref(),
         }
     }
 
-    fn load(&self) -> Result<GameSpec> {
-        if let Some(spec) = self.inline() {
-            return Ok(spec);
+    fn load<R: Registry>(&self) -> Result<AnyBoard> {
+        if let Some(board) = self.inline::<R>() {
+            return Ok(board);
         }
         let from = self
             .file
@@ -197,7 +210,7 @@ impl BoardArgs {
                             && path.components().count() == 1 =>
                     {
                         let game = self.game.as_str();
-                        let why = GameSpec::parse(game, &from, self.rows, self.cols)
+                        let why = R::parse(game, &from, self.rows, self.cols)
                             .err()
                             .map_or(String::new(), |e| format!(" ({e})"));
                         return Err(Error::input(format!(
@@ -225,8 +238,7 @@ impl BoardArgs {
                 e.utf8_error().valid_up_to() + 1
             ))
         })?;
-        GameSpec::parse(self.game.as_str(), &text, self.rows, self.cols)
-            .map_err(|e| e.context(from))
+        R::parse(self.game.as_str(), &text, self.rows, self.cols).map_err(|e| e.context(from))
     }
 }
 
@@ -250,36 +262,83 @@ fn read_bounded(source: impl Read, from: &str) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Text of `retro help games`.
+/// `retro help games` for the built-in games.
 const GAMES: &str = include_str!("../../docs/games.md");
 
-/// Parse the command line and run the command; returns the exit code.
-pub fn run() -> Result<i32> {
+/// The whole program for the games of registry `R`: parse the command line, run the
+/// command, print an error as one `error: ...` line, and exit with the command's code.
+/// `retro`'s own binary is `retro::cli::main::<retro::Builtin>()`; a crate with a game of
+/// its own passes `(retro::Builtin, MyGame)`, or `MyGame` alone.
+pub fn main<R: Registry>() -> ! {
+    let code = match run::<R>() {
+        Ok(code) => code,
+        // Whoever read our output has stopped reading (`| head`): end quietly.
+        Err(err) if err.is_broken_pipe() => 0,
+        Err(err) => {
+            eprintln!("error: {err}");
+            err.exit_code()
+        }
+    };
+    std::process::exit(code);
+}
+
+/// Parse the command line and run the command for the games of registry `R`; returns the
+/// exit code.
+pub fn run<R: Registry>() -> Result<i32> {
     // `help games` is a topic, not a subcommand; clap's own `help` handles the rest.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if args.len() == 3 && args[1] == "help" && args[2] == "games" {
-        write_stdout(GAMES)?;
+        write_stdout(&games_help::<R>())?;
         return Ok(0);
     }
-    let cli = match Cli::try_parse_from(&args) {
+    let cmd = command::<R>();
+    let cli = match cmd
+        .clone()
+        .try_get_matches_from(&args)
+        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m))
+    {
         Ok(cli) => cli,
         Err(e) => return usage_error(e, &args),
     };
     match cli.command {
-        Command::Solve(args) => solve::run(args),
-        Command::Build(args) => build::run(args),
-        Command::Query(args) => query::run(args),
-        Command::Info(args) => info::run(args),
-        Command::Gen(args) => generate::run(args),
-        Command::Verify(args) => verify::run(args),
-        Command::Play(args) => play::run(args),
-        Command::Bench(args) => bench::run(args),
-        Command::Export(args) => export::run(args),
-        Command::Plan(args) => plan::run(args),
-        Command::Serve(args) => serve::run(args),
-        Command::Completions(args) => completions::run(args, Cli::command()),
-        Command::Man(args) => man::run(args, Cli::command()),
+        Command::Solve(args) => solve::run::<R>(args),
+        Command::Build(args) => build::run::<R>(args),
+        Command::Query(args) => query::run::<R>(args),
+        Command::Info(args) => info::run::<R>(args),
+        Command::Gen(args) => generate::run::<R>(args),
+        Command::Verify(args) => verify::run::<R>(args),
+        Command::Play(args) => play::run::<R>(args),
+        Command::Bench(args) => bench::run::<R>(args),
+        Command::Export(args) => export::run::<R>(args),
+        Command::Plan(args) => plan::run::<R>(args),
+        Command::Serve(args) => serve::run::<R>(args),
+        Command::Completions(args) => completions::run(args, cmd),
+        Command::Man(args) => man::run(args, cmd),
     }
+}
+
+/// `retro help games`: the built-in games' page where the registry has any of them, then
+/// each other game's own rules (`Registered::rules`).
+fn games_help<R: Registry>() -> String {
+    let builtin = crate::game::Builtin::names();
+    let mut text = String::new();
+    if R::names().iter().any(|n| builtin.contains(n)) {
+        text.push_str(GAMES);
+    }
+    for (name, rules) in R::rules() {
+        if builtin.contains(&name) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        if rules.is_empty() {
+            text.push_str(&format!("# {name}\n\n(no rules given)\n"));
+        } else {
+            text.push_str(rules);
+        }
+    }
+    text
 }
 
 /// Help and version go out as clap writes them; a usage error becomes one `error: ...`
@@ -430,6 +489,6 @@ pub fn human_count(x: f64) -> String {
     }
 }
 
-fn open_table(path: &Path) -> Result<crate::table::Table> {
-    crate::table::Table::open(path)
+fn open_table<R: Registry>(path: &Path) -> Result<crate::table::Table> {
+    crate::table::Table::open_in::<R>(path)
 }

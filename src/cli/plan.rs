@@ -4,7 +4,7 @@
 use super::GameName;
 use crate::distributed::estimate::{self, LayerPlan};
 use crate::error::{Error, Result};
-use crate::game::Game;
+use crate::game::{Board, Registered, Registry, Visitor};
 use crate::sweep::{self, human_bytes};
 
 #[derive(clap::Args)]
@@ -39,19 +39,18 @@ pub struct Args {
     total: bool,
 }
 
-pub fn run(args: Args) -> Result<i32> {
+pub fn run<R: Registry>(args: Args) -> Result<i32> {
     if !(args.bytes_per_second.is_finite() && args.bytes_per_second > 0.0) {
         return Err(Error::input("--bytes-per-second must be a positive number"));
     }
     let threads = args.threads as usize;
-    let spec = super::generate::board_for_size_named(
+    let board = super::generate::board_for_size::<R>(
         args.game.as_str(),
         &args.size,
         0,
         args.max_weight,
         "--max-weight",
     )?;
-    let board = spec.label();
     let ranks = args.ranks as usize;
     if ranks > estimate::MAX_RANKS {
         return Err(Error::input(format!(
@@ -59,11 +58,45 @@ pub fn run(args: Args) -> Result<i32> {
             estimate::MAX_RANKS
         )));
     }
-    crate::with_game!(&spec, game => {
+    R::visit(
+        &board,
+        Plan {
+            args: &args,
+            threads,
+            ranks,
+        },
+    )
+}
+
+/// The plan, on the board's game.
+struct Plan<'a> {
+    args: &'a Args,
+    threads: usize,
+    ranks: usize,
+}
+
+impl Visitor for Plan<'_> {
+    type Output = i32;
+
+    fn visit<G: Registered>(self, game: G) -> Result<i32> {
+        let Plan {
+            args,
+            threads,
+            ranks,
+        } = self;
+        let board = game.board().label();
         let vt = sweep::value_type(&game);
         let ns = game.distributed_ns_per_position();
         let width = vt.width() as u64;
-        let layers = estimate::plan(&game, ranks, threads, width, args.compact, ns, args.bytes_per_second);
+        let layers = estimate::plan(
+            &game,
+            ranks,
+            threads,
+            width,
+            args.compact,
+            ns,
+            args.bytes_per_second,
+        );
         super::outln!(
             "plan: {} {board}, {} positions, {ranks} ranks x {threads} threads, {} values, {ns} ns per position per thread, {} per second per rank",
             args.game.as_str(),
@@ -72,7 +105,17 @@ pub fn run(args: Args) -> Result<i32> {
             human_bytes(args.bytes_per_second)
         )?;
         if !args.total {
-            super::outln!("{:>5} {:>15} {:>14} {:>14} {:>14} {:>11} {:>11} {:>10}", "layer", "positions", "per rank", "recv/rank", "sent/rank", "peak/rank", "disk", "seconds")?;
+            super::outln!(
+                "{:>5} {:>15} {:>14} {:>14} {:>14} {:>11} {:>11} {:>10}",
+                "layer",
+                "positions",
+                "per rank",
+                "recv/rank",
+                "sent/rank",
+                "peak/rank",
+                "disk",
+                "seconds"
+            )?;
             for l in &layers {
                 print_layer(l, width)?;
             }
@@ -85,14 +128,18 @@ pub fn run(args: Args) -> Result<i32> {
             sum(|l| l.per_rank),
             human_bytes((sum(|l| l.received) * width) as f64),
             human_bytes((sum(|l| l.sent) * width) as f64),
-            if layers.iter().any(|l| l.sampled) { "; large slices sampled" } else { "" },
+            if layers.iter().any(|l| l.sampled) {
+                "; large slices sampled"
+            } else {
+                ""
+            },
             human_bytes(peak as f64),
             if args.compact { "at most " } else { "" },
             human_bytes(sum(|l| l.disk_bytes) as f64),
             seconds
         )?;
         Ok(0)
-    })
+    }
 }
 
 fn print_layer(l: &LayerPlan, width: u64) -> Result<()> {

@@ -10,7 +10,7 @@ use clap::ValueEnum;
 use super::lines::{Line, MAX_LINE, read_line};
 use super::open_table;
 use crate::error::{Error, Result};
-use crate::game::{Game, MoveNotation, Scores};
+use crate::game::{Board, MoveNotation, Registered, Registry, Scores, Visitor};
 use crate::probe::{Answer, MoveStyle, answer_text, describe_move, scores_after, start_scores};
 use crate::table::Table;
 
@@ -48,10 +48,30 @@ commands:
   undo   take back your last move and the reply to it
   quit   end the game";
 
-pub fn run(args: Args) -> Result<i32> {
-    let table = open_table(&args.table)?;
-    let spec = table.header.game.clone();
-    crate::with_game!(&spec, game => play(&game, &table, &args))
+pub fn run<R: Registry>(args: Args) -> Result<i32> {
+    let table = open_table::<R>(&args.table)?;
+    let board = table.header.game.clone();
+    R::visit(
+        &board,
+        Play {
+            args: &args,
+            table: &table,
+        },
+    )
+}
+
+/// `play`, on the table's game.
+struct Play<'a> {
+    args: &'a Args,
+    table: &'a Table,
+}
+
+impl Visitor for Play<'_> {
+    type Output = i32;
+
+    fn visit<G: Registered>(self, game: G) -> Result<i32> {
+        play(&game, self.table, self.args)
+    }
 }
 
 /// What the player asked for at the prompt, once it is something the game loop must act on.
@@ -68,7 +88,7 @@ struct Saved {
     played: usize,
 }
 
-fn play<G: Game>(game: &G, table: &Table, args: &Args) -> Result<i32> {
+fn play<G: Registered>(game: &G, table: &Table, args: &Args) -> Result<i32> {
     let mut input = std::io::stdin().lock();
     let mut out = std::io::stdout().lock();
     let empty = game.format_position(&game.unrank(0, 0));
@@ -176,7 +196,7 @@ fn io(e: std::io::Error) -> Error {
 
 /// Prompt until the player names a legal move or a command the game loop handles; help,
 /// hints and refusals are answered here so the board is not redrawn for them.
-fn ask<G: Game>(
+fn ask<G: Registered>(
     game: &G,
     input: &mut impl BufRead,
     out: &mut impl Write,
@@ -257,7 +277,7 @@ fn ask<G: Game>(
                 if let Some(i) = found {
                     return Ok(Action::Move(i));
                 }
-                let columns = game.spec().map_or(0, |s| s.dims().1);
+                let columns = game.board().dims().1;
                 if (1..=columns).contains(&c) {
                     format!("illegal move {shown}: column {c} is full")
                 } else {

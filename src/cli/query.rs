@@ -9,7 +9,7 @@ use super::open_table;
 use std::io::Write;
 
 use crate::error::{Error, Result};
-use crate::game::{Game, MoveNotation, Verdict};
+use crate::game::{Gameplay, MoveNotation, Registered, Registry, Verdict, Visitor};
 use crate::probe::{
     Answer, MoveStyle, Step, answer, answer_text, describe_move, principal_variation, pv_json,
     to_json, to_move,
@@ -45,25 +45,46 @@ pub struct Args {
     check: bool,
 }
 
-pub fn run(args: Args) -> Result<i32> {
-    let table = open_table(&args.table)?;
+pub fn run<R: Registry>(args: Args) -> Result<i32> {
+    let table = open_table::<R>(&args.table)?;
     if args.check {
         table.verify_checksum()?;
     }
-    let spec = table.header.game.clone();
-    crate::with_game!(&spec, game => {
+    let board = table.header.game.clone();
+    R::visit(&board, Query { args: &args, table })
+}
+
+/// The rest of `query`, on the table's game.
+struct Query<'a> {
+    args: &'a Args,
+    table: Table,
+}
+
+impl Visitor for Query<'_> {
+    type Output = i32;
+
+    fn visit<G: Registered>(self, game: G) -> Result<i32> {
+        let Query { args, table } = self;
         if args.batch {
             if args.pv && !args.json {
                 return Err(Error::input(
                     "--batch --pv needs --json: a line of play does not fit one value per line",
                 ));
             }
-            let style = if args.json { Batch::Json { pv: args.pv } } else { Batch::Plain };
+            let style = if args.json {
+                Batch::Json { pv: args.pv }
+            } else {
+                Batch::Plain
+            };
             return batch(&game, &table.with_mmap()?.check_layers_as_read(), style);
         }
         let text = args.position.as_deref().unwrap_or_default();
         let a = answer_text(&game, &table, text)?;
-        let pv = if args.pv { Some(principal_variation(&game, &table, &a.position)?) } else { None };
+        let pv = if args.pv {
+            Some(principal_variation(&game, &table, &a.position)?)
+        } else {
+            None
+        };
         if args.json {
             let mut out = to_json(&game, &a);
             if let Some(pv) = &pv {
@@ -77,7 +98,7 @@ pub fn run(args: Args) -> Result<i32> {
             }
         }
         Ok(0)
-    })
+    }
 }
 
 /// What `--batch` prints per line.
@@ -97,7 +118,7 @@ enum Batch {
 ///
 /// Answers are held until the table is seen unchanged since they were read (a file written
 /// over in place reads as garbage): every answer printed was read from the table as opened.
-fn batch<G: Game>(game: &G, table: &Table, style: Batch) -> Result<i32> {
+fn batch<G: Registered>(game: &G, table: &Table, style: Batch) -> Result<i32> {
     let mut stdin = std::io::stdin().lock();
     let mut out = Checked {
         table,
@@ -185,7 +206,7 @@ impl<W: Write> Checked<'_, W> {
     }
 }
 
-fn pv_text<G: Game>(game: &G, pv: &[Step<G::Position>], value: i64, stones: usize) -> String {
+fn pv_text<G: Gameplay>(game: &G, pv: &[Step<G::Position>], value: i64, stones: usize) -> String {
     let mut out = String::from(
         "principal variation
 ",
@@ -226,7 +247,7 @@ fn pv_text<G: Game>(game: &G, pv: &[Step<G::Position>], value: i64, stones: usiz
     out
 }
 
-fn to_text<G: Game>(game: &G, a: &Answer<G::Position>) -> String {
+fn to_text<G: Gameplay>(game: &G, a: &Answer<G::Position>) -> String {
     let stones = game.stones(&a.position);
     let mut out = format!("position  {}\n", game.format_position(&a.position));
     let mut drawing = game.draw(&a.position);

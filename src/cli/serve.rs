@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::error::{Error, Result};
+use crate::game::{Registered, Registry, Visitor};
 use crate::probe::Prober;
 use crate::table::Table;
 
@@ -63,7 +64,7 @@ pub(crate) struct Served {
 }
 
 impl Served {
-    fn open(path: &Path) -> Result<Served> {
+    fn open<R: Registry>(path: &Path) -> Result<Served> {
         let name = path
             .file_stem()
             .and_then(|s| s.to_str())
@@ -75,16 +76,16 @@ impl Served {
                 ))
             })?
             .to_string();
-        let table = Table::open(path)?.with_mmap()?;
+        let table = Table::open_in::<R>(path)?.with_mmap()?;
         // As `info` does: a table whose values do not match its checksum is not served.
         table.verify_checksum()?;
-        let spec = table.header.game.clone();
-        let game = crate::with_game!(&spec, g => Ok(Box::new(g) as Box<dyn Prober>))?;
-        let (rows, cols) = spec.dims();
+        let board = table.header.game.clone();
+        let game = R::visit(&board, Boxed)?;
+        let (rows, cols) = board.dims();
         let mut summary = json!({
             "name": name,
-            "game": spec.name(),
-            "board": spec.size_words(),
+            "game": board.name(),
+            "board": board.size_words(),
             "rows": rows,
             "cols": cols,
             "positions": table.header.total_positions(),
@@ -92,11 +93,8 @@ impl Served {
             "root_value": table.value(0, 0)?,
         });
         // The explorer draws the board from its own fields (young's a and b, twins' pair
-        // weights, mnk's K), whatever the game: the spec as the table header stores it.
-        summary["weights"] = serde_json::to_value(&spec)
-            .ok()
-            .and_then(|v| v.as_object().and_then(|o| o.values().next().cloned()))
-            .unwrap_or_default();
+        // weights, mnk's K), whatever the game: the board as the table header stores it.
+        summary["weights"] = board.to_json();
         Ok(Served {
             name,
             game,
@@ -119,11 +117,11 @@ pub(crate) struct State {
 }
 
 impl State {
-    fn load(paths: &[PathBuf], workers: usize) -> Result<State> {
+    fn load<R: Registry>(paths: &[PathBuf], workers: usize) -> Result<State> {
         let mut tables: BTreeMap<String, Served> = BTreeMap::new();
         let mut from: BTreeMap<String, &Path> = BTreeMap::new();
         for path in paths {
-            let served = Served::open(path)?;
+            let served = Served::open::<R>(path)?;
             if let Some(other) = from.get(&served.name) {
                 return Err(Error::input(format!(
                     "{} and {} would both be served as {:?}: rename one",
@@ -142,6 +140,17 @@ impl State {
     }
 }
 
+/// A table's game behind a trait object, so tables of several games share one map.
+struct Boxed;
+
+impl Visitor for Boxed {
+    type Output = Box<dyn Prober>;
+
+    fn visit<G: Registered>(self, game: G) -> Result<Box<dyn Prober>> {
+        Ok(Box::new(game))
+    }
+}
+
 fn timeout_seconds(text: &str) -> std::result::Result<f64, String> {
     match text.parse::<f64>() {
         Ok(s) if (0.05..=86400.0).contains(&s) => Ok(s),
@@ -149,13 +158,13 @@ fn timeout_seconds(text: &str) -> std::result::Result<f64, String> {
     }
 }
 
-pub fn run(args: Args) -> Result<i32> {
+pub fn run<R: Registry>(args: Args) -> Result<i32> {
     super::check_threads(args.threads.threads.as_slice())?;
     let workers = args
         .threads
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let state = State::load(&args.tables, workers)?;
+    let state = State::load::<R>(&args.tables, workers)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers)
         .enable_all()

@@ -2,7 +2,7 @@
 
 use super::BoardArgs;
 use crate::error::Result;
-use crate::game::Game;
+use crate::game::{Registered, Registry, Visitor};
 use crate::job;
 use crate::sweep::{Driver, Silent};
 
@@ -18,23 +18,29 @@ pub struct Args {
     board: BoardArgs,
 }
 
-pub fn run(args: Args) -> Result<i32> {
+pub fn run<R: Registry>(args: Args) -> Result<i32> {
     args.threads.start()?;
-    let spec = args.board.load()?;
-    // MPI: the ranks sweep together and rank 0 prints (see `distributed`).
-    #[cfg(feature = "mpi")]
-    if crate::distributed::under_mpi() {
-        if let Some(answer) = crate::distributed::solve(&spec)? {
-            super::outln!("{answer}")?;
-        }
-        return Ok(0);
+    let board = args.board.load::<R>()?;
+    if let Some(answer) = R::visit(&board, ContestAnswer)? {
+        super::outln!("{answer}")?;
     }
-    // One game instance for the sweep and the answer: building a game (young's suffix
-    // templates) is not free.
-    let answer = crate::with_game!(&spec, game => {
-        let value = job::solve_game(&game, Driver::Parallel, &Silent)?;
-        Ok(game.contest_answer(value))
-    })?;
-    super::outln!("{answer}")?;
     Ok(0)
+}
+
+/// The sweep and the answer on one game instance (building a game, young's suffix
+/// templates say, is not free). Under MPI the ranks sweep together and only rank 0 has
+/// the answer (see `distributed`).
+struct ContestAnswer;
+
+impl Visitor for ContestAnswer {
+    type Output = Option<String>;
+
+    fn visit<G: Registered>(self, game: G) -> Result<Option<String>> {
+        #[cfg(feature = "mpi")]
+        if crate::distributed::under_mpi() {
+            return crate::distributed::solve(&game);
+        }
+        let value = job::solve(&game, Driver::Parallel, &Silent)?;
+        Ok(Some(game.contest_answer(value)))
+    }
 }

@@ -4,8 +4,10 @@ use std::path::PathBuf;
 
 use super::{open_table, progress_bar};
 use crate::error::{Error, Result};
+use crate::game::{Registered, Registry, Visitor};
 use crate::sweep::{Progress, Silent};
-use crate::verify;
+use crate::table::Table;
+use crate::verify::{self, Mismatch};
 
 #[derive(clap::Args)]
 #[command(after_help = "\
@@ -32,29 +34,18 @@ pub struct Args {
     json: bool,
 }
 
-pub fn run(args: Args) -> Result<i32> {
+pub fn run<R: Registry>(args: Args) -> Result<i32> {
     args.threads.start()?;
-    let table = open_table(&args.table)?;
+    let table = open_table::<R>(&args.table)?;
     table.verify_checksum()?;
-    let spec = table.header.game.clone();
-    let outcome = crate::with_game!(&spec, game => {
-        match args.sample {
-            Some(n) => verify::verify_sample(&game, &table, n, args.seed)?,
-            None => {
-                let bar = progress_bar(table.header.total_positions(), args.quiet);
-                let progress: &dyn Progress = match &bar {
-                    Some(b) => b,
-                    None => &Silent,
-                };
-                let out = verify::verify_all(&game, &table, progress)?;
-                if let Some(b) = bar {
-                    b.finish_and_clear();
-                }
-                out
-            }
-        }
-    });
-    match outcome {
+    let board = table.header.game.clone();
+    match R::visit(
+        &board,
+        Verify {
+            args: &args,
+            table: &table,
+        },
+    )? {
         Ok(checked) if args.json => {
             let summary = serde_json::json!({
                 "table": args.table.display().to_string(),
@@ -86,5 +77,34 @@ pub fn run(args: Args) -> Result<i32> {
             m.stored,
             m.expected
         ))),
+    }
+}
+
+/// Re-derive the table's entries on its game: every one, or a sample.
+struct Verify<'a> {
+    args: &'a Args,
+    table: &'a Table,
+}
+
+impl Visitor for Verify<'_> {
+    type Output = std::result::Result<u64, Mismatch>;
+
+    fn visit<G: Registered>(self, game: G) -> Result<Self::Output> {
+        let Verify { args, table } = self;
+        match args.sample {
+            Some(n) => verify::verify_sample(&game, table, n, args.seed),
+            None => {
+                let bar = progress_bar(table.header.total_positions(), args.quiet);
+                let progress: &dyn Progress = match &bar {
+                    Some(b) => b,
+                    None => &Silent,
+                };
+                let out = verify::verify_all(&game, table, progress);
+                if let Some(b) = bar {
+                    b.finish_and_clear();
+                }
+                out
+            }
+        }
     }
 }

@@ -228,67 +228,74 @@ fn fetched_spans<G: Game>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::random::random_board;
+    use crate::game::{Connect, Game, Mnk, Registered, Twins, Young};
+    use crate::testing::random_game;
 
     /// The sparse marks give exactly the spans the bitmap plan of an MPI build fetches.
     #[test]
     fn sparse_spans_equal_the_build_plan() -> crate::Result<()> {
-        for (game, rows, cols) in [
-            ("young", 4, 5),
-            ("twins", 3, 4),
-            ("mnk", 3, 3),
-            ("connect", 4, 3),
-        ] {
-            let spec = random_board(game, rows, cols, 1, 0)?;
-            crate::with_game!(&spec, g => {
+        sparse_spans_equal_the_plan(&random_game::<Young>(4, 5, 1, 0)?);
+        sparse_spans_equal_the_plan(&random_game::<Twins>(3, 4, 1, 0)?);
+        sparse_spans_equal_the_plan(&random_game::<Mnk>(3, 3, 1, 0)?);
+        sparse_spans_equal_the_plan(&random_game::<Connect>(4, 3, 1, 0)?);
+        Ok(())
+    }
+
+    fn sparse_spans_equal_the_plan<G: Registered>(g: &G) {
+        let game = G::NAME;
+        {
+            {
                 for ranks in [1, 2, 3, 7] {
                     for k in 0..g.cells() {
                         g.prepare_layer(k);
                         let next = g.layer_size(k + 1);
                         for r in 0..ranks {
-                            let (slice, own, marks) = plan::plan_rank(&g, k, ranks, r);
+                            let (slice, own, marks) = plan::plan_rank(g, k, ranks, r);
                             let windows = (slice.start..slice.end)
                                 .step_by(CHUNK)
                                 .map(|s| (s, (slice.end - s).min(CHUNK as u64) as usize));
                             assert_eq!(
-                                fetched_spans(&g, k, windows, &own, next),
+                                fetched_spans(g, k, windows, &own, next),
                                 plan::spans(&marks, next),
                                 "{game} layer {k}, rank {r} of {ranks}"
                             );
                         }
                     }
                 }
-            });
+            }
         }
-        Ok(())
     }
 
     #[test]
     fn many_ranks_are_planned_from_a_sample() -> crate::Result<()> {
-        let spec = random_board("twins", 3, 4, 1, 0)?;
-        crate::with_game!(&spec, g => {
-            let layers = plan(&g, MAX_RANKS, 1, 1, false, 1.0, 1e9);
-            assert!(layers.iter().all(|l| l.sampled));
-            assert_eq!(layers.iter().map(|l| l.disk_bytes).sum::<u64>(), g.total_positions());
-        });
+        let g: Twins = random_game(3, 4, 1, 0)?;
+        let layers = plan(&g, MAX_RANKS, 1, 1, false, 1.0, 1e9);
+        assert!(layers.iter().all(|l| l.sampled));
+        assert_eq!(
+            layers.iter().map(|l| l.disk_bytes).sum::<u64>(),
+            g.total_positions()
+        );
         Ok(())
     }
 
     #[test]
     fn one_rank_fetches_only_from_itself() -> crate::Result<()> {
-        let spec = random_board("young", 5, 6, 1, 0)?;
-        crate::with_game!(&spec, game => {
-            let layers = plan(&game, 1, 1, 1, false, 1.0, 1e9);
-            assert_eq!(layers.len(), 31);
-            assert!(layers.iter().all(|l| l.received == 0 && l.sent == 0 && l.per_rank == l.positions));
-        });
+        let game: Young = random_game(5, 6, 1, 0)?;
+        let layers = plan(&game, 1, 1, 1, false, 1.0, 1e9);
+        assert_eq!(layers.len(), 31);
+        assert!(
+            layers
+                .iter()
+                .all(|l| l.received == 0 && l.sent == 0 && l.per_rank == l.positions)
+        );
         // Twins 3 x 4 layers span several blocks, so two ranks exchange values.
-        let spec = random_board("twins", 3, 4, 1, 0)?;
-        crate::with_game!(&spec, game => {
-            let two = plan(&game, 2, 1, 1, false, 1.0, 1e9);
-            assert!(two.iter().any(|l| l.received > 0 && l.sent > 0));
-            assert_eq!(two.iter().map(|l| l.disk_bytes).sum::<u64>(), game.total_positions());
-        });
+        let game: Twins = random_game(3, 4, 1, 0)?;
+        let two = plan(&game, 2, 1, 1, false, 1.0, 1e9);
+        assert!(two.iter().any(|l| l.received > 0 && l.sent > 0));
+        assert_eq!(
+            two.iter().map(|l| l.disk_bytes).sum::<u64>(),
+            game.total_positions()
+        );
         Ok(())
     }
 }

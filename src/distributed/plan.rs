@@ -271,7 +271,8 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
-    use crate::random::random_board;
+    use crate::game::{Twins, Young};
+    use crate::testing::random_game;
 
     /// The marked grains hold every child of the slice's positions, and every marked
     /// grain holds one; the fetched values plus the own slice answer every lookup.
@@ -323,8 +324,7 @@ mod tests {
     #[test]
     fn plans_cover_exactly_the_children_young() -> crate::Result<()> {
         for (rows, cols) in [(3, 4), (5, 6), (6, 7)] {
-            let spec = random_board("young", rows, cols, 3, 50)?;
-            crate::with_game!(&spec, game => plans_are_exact(&game));
+            plans_are_exact(&random_game::<Young>(rows, cols, 3, 50)?);
         }
         Ok(())
     }
@@ -332,8 +332,7 @@ mod tests {
     #[test]
     fn plans_cover_exactly_the_children_twins() -> crate::Result<()> {
         for (rows, cols) in [(3, 3), (3, 4)] {
-            let spec = random_board("twins", rows, cols, 3, 50)?;
-            crate::with_game!(&spec, game => plans_are_exact(&game));
+            plans_are_exact(&random_game::<Twins>(rows, cols, 3, 50)?);
         }
         Ok(())
     }

@@ -18,7 +18,7 @@ use super::plan;
 use super::split;
 use super::writer::{self, HeaderOwner, Shared};
 use crate::error::{Error, Result, io_error};
-use crate::game::{Game, GameSpec};
+use crate::game::{AnyBoard, Game, Gameplay, Registered};
 use crate::job::{BuildOptions, Estimate, peak_rss};
 use crate::sweep::{self, CHUNK, Progress, Silent};
 use crate::table::blocks::{self, BLOCK, DIR_ENTRY, SLACK};
@@ -253,16 +253,12 @@ fn compute<G: Game, V: Value, C: sweep::ChildValues<V> + ?Sized>(
 }
 
 /// `retro solve` under MPI: the contest answer, on rank 0 (None on the other ranks).
-pub fn solve(spec: &GameSpec) -> Result<Option<String>> {
+pub fn solve<G: Gameplay>(game: &G) -> Result<Option<String>> {
     let (_universe, ctx) = Ctx::init()?;
     let solved = (|| {
-        // One game instance for the sweep and the answer (building a game is not free).
-        let answer = crate::with_game!(spec, game => {
-            let vt = sweep::value_type(&game);
-            let value = crate::with_value_type!(vt, V => sweep::<_, V>(&ctx, &game, game.cells() + 1, Arc::default(), &Silent, &mut Stats::default(), |_, _, _, _| Ok(())))?;
-            Ok(crate::game::Game::contest_answer(&game, value))
-        })?;
-        Ok((ctx.rank == 0).then_some(answer))
+        let vt = sweep::value_type(game);
+        let value = crate::with_value_type!(vt, V => sweep::<_, V>(&ctx, game, game.cells() + 1, Arc::default(), &Silent, &mut Stats::default(), |_, _, _, _| Ok(())))?;
+        Ok((ctx.rank == 0).then(|| game.contest_answer(value)))
     })();
     ctx.settle(solved)
 }
@@ -304,8 +300,8 @@ pub struct Split {
 
 /// `retro build` under MPI: the table at `path`, byte for byte what one process writes.
 /// Rank 0 returns the report; the other ranks return None.
-pub fn build(
-    spec: &GameSpec,
+pub fn build<G: Registered>(
+    game: &G,
     path: &Path,
     options: &BuildOptions,
     quiet: bool,
@@ -314,17 +310,15 @@ pub fn build(
     let start = Instant::now();
     // Rank 0's bar counts whole layers as they finish.
     let bar = (ctx.rank == 0 && !quiet && std::io::stderr().is_terminal()).then(|| {
-        let total = spec.layer_sizes().map_or(0, |s| s.iter().sum());
+        let total = game.total_positions();
         indicatif::ProgressBar::new(total)
     });
     let progress: &dyn Progress = match &bar {
         Some(bar) => bar,
         None => &Silent,
     };
-    let result = crate::with_game!(spec, game => {
-        let vt = sweep::value_type(&game);
-        crate::with_value_type!(vt, V => build_game::<_, V>(&ctx, &game, path, options, progress, start))
-    });
+    let vt = sweep::value_type(game);
+    let result = crate::with_value_type!(vt, V => build_layers::<_, V>(&ctx, game, path, options, progress, start));
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -463,7 +457,7 @@ impl<'s, 'e: 's> Layers<'s, 'e> {
 const NO_LAYER: u64 = u64::MAX;
 
 #[allow(clippy::too_many_arguments)]
-fn build_game<G: Game, V: Value + Equivalence>(
+fn build_layers<G: Registered, V: Value + Equivalence>(
     ctx: &Ctx,
     game: &G,
     path: &Path,
@@ -490,10 +484,9 @@ fn build_game<G: Game, V: Value + Equivalence>(
     let mut owner = None;
     let opened = if ctx.rank == 0 {
         (|| {
-            let spec = crate::job::registered(game)?;
-            Estimate::of(&spec, path, options)?.check_disk(path, options)?;
-            let wanted = Header::blank(spec, V::TYPE, encoding, &sizes);
-            let (o, end, resume) = writer::create_or_resume(path, wanted, options.fresh)?;
+            Estimate::of(game, path, options)?.check_disk(path, options)?;
+            let wanted = Header::blank(AnyBoard::of(game), V::TYPE, encoding, &sizes);
+            let (o, end, resume) = writer::create_or_resume::<G>(path, wanted, options.fresh)?;
             std::fs::write(&check, token.to_le_bytes()).map_err(|e| io_error(&check, e))?;
             owner = Some(o);
             Ok([end, resume.map_or(NO_LAYER, |l| l as u64), token])
@@ -523,7 +516,7 @@ fn build_game<G: Game, V: Value + Equivalence>(
             let l = l as usize;
             let slice = split::slice(sizes[l], ctx.size, ctx.rank);
             let read = (|| {
-                let table = Table::open_partial(&partial)?;
+                let table = Table::open_partial::<G>(&partial)?;
                 let mut values = Vec::with_capacity((slice.end - slice.start) as usize);
                 let step = (BLOCK * 256) as u64;
                 let mut at = slice.start;

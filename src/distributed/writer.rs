@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::error::{Error, Result, io_error};
+use crate::game::Registry;
 use crate::partial::{Kind, Partial, partial_path};
 use crate::table::blocks;
 use crate::table::header::{self, Header};
@@ -24,7 +25,7 @@ pub struct HeaderOwner {
 
 /// Create `path.partial` (or resume it unless `fresh`): the header to keep, where the
 /// next layer goes, and the lowest finished layer when resuming. Rank 0 only.
-pub fn create_or_resume(
+pub fn create_or_resume<R: Registry>(
     path: &Path,
     wanted: Header,
     fresh: bool,
@@ -36,7 +37,7 @@ pub fn create_or_resume(
     let mut partial = Partial::open_shared(path, Kind::Table)?;
     let found = match fresh || partial.held == 0 {
         true => None,
-        false => check_partial(&partial.path, &wanted)?,
+        false => check_partial::<R>(&partial.path, &wanted)?,
     };
     let Some((table, lowest)) = found else {
         partial.start_over()?;

@@ -1,5 +1,9 @@
-//! The game abstraction: everything the sweep, the table and the query tool need to know
-//! about a placement game, and nothing more.
+//! The game abstraction, in three traits: `Game` (what the sweep needs: ranking, moves,
+//! values), `Gameplay` (what people see: notation, drawing, words) and `Registered` (a
+//! name and a `Board`, which give a game tables and every command; `registry.rs`). Each
+//! game lives in its own folder: `mod.rs` (the rules and the ranking, `impl Game`),
+//! `board.rs` (its input format, `impl Board`) and `gameplay.rs` (`impl Gameplay` and
+//! `impl Registered`).
 //!
 //! Positions with k stones form layer k; a layer is numbered densely 0..layer_size(k) by a
 //! combinatorial number system. The sweep asks a game for the children of a stretch of a
@@ -11,18 +15,18 @@
 
 pub mod connect;
 pub mod mnk;
+mod registry;
 pub mod twins;
 pub mod two_colour;
 pub mod win_loss;
 pub mod young;
 
-use serde::{Deserialize, Serialize};
-
 use crate::error::{Error, Result};
-pub use connect::{Connect, ConnectPosition, ConnectSpec};
-pub use mnk::{Mnk, MnkSpec};
-pub use twins::{Twins, TwinsSpec};
-pub use young::{Young, YoungSpec};
+pub use connect::{Connect, ConnectBoard, ConnectPosition};
+pub use mnk::{Mnk, MnkBoard};
+pub use registry::{AnyBoard, Board, Builtin, Registered, Registry, Visitor};
+pub use twins::{Twins, TwinsBoard};
+pub use young::{Young, YoungBoard};
 
 /// Both players' scores: along a line of play, or on a board (see `Game::board_scores`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -88,7 +92,9 @@ pub struct Move<P> {
     pub child: P,
 }
 
-/// A two-player placement game, as the sweep, the table and the query tool see it.
+/// A two-player placement game, as the sweep sees it: the solver's side of a game (its
+/// ranking, its moves, its values). What people see is `Gameplay`; what it takes to write
+/// its tables and get every command is `Registered`.
 ///
 /// Positions with k stones form layer k, numbered densely `0..layer_size(k)`; every move
 /// adds one stone, so the children of layer k are in layer k + 1. The first player moves on
@@ -101,11 +107,6 @@ pub trait Game: Send + Sync + Sized {
     /// so it may carry whatever the game needs to rank children cheaply.
     type Position: Clone + Send;
 
-    /// What a table header records about the board; None for a game outside the
-    /// registry (`__games!`), which can be solved but not written to a table file.
-    fn spec(&self) -> Option<GameSpec> {
-        None
-    }
     /// Number of cells; the layers are 0..=cells.
     fn cells(&self) -> usize;
     /// Positions in layer `k` (those with `k` stones).
@@ -193,6 +194,26 @@ pub trait Game: Send + Sync + Sized {
         });
         found
     }
+    /// What one position costs one thread of an MPI rank (planning plus computing through
+    /// the fetched values), in nanoseconds, for `retro plan`'s time estimate. The default
+    /// was measured on `retro gen twins 4x5 --seed 7` (release `--features mpi`,
+    /// `mpirun -np 1 retro build --threads 1`: plan 59.2 s + compute 73.4 s over 741.4 M
+    /// positions, while other builds kept the box's load near 10, so high), a game whose
+    /// moves come one by one; mnk, ranked the same way, takes it as it is.
+    fn distributed_ns_per_position(&self) -> f64 {
+        178.8
+    }
+    /// Total number of positions over all layers.
+    fn total_positions(&self) -> u64 {
+        (0..=self.cells()).map(|k| self.layer_size(k)).sum()
+    }
+}
+
+/// What people see of a game: how positions and moves are written and drawn, values in
+/// words, scores, the contest's answer. The sweep never asks for any of it; `query`,
+/// `play`, `export` and `serve` do. Only `parse_position` and `format_position` are
+/// required; the rest have defaults that fit a game of scores.
+pub trait Gameplay: Game {
     /// How moves are written (`MoveNotation::Cell` unless a move only picks a column).
     fn move_notation(&self) -> MoveNotation {
         MoveNotation::Cell
@@ -214,8 +235,6 @@ pub trait Game: Send + Sync + Sized {
         self.format_position(pos)
     }
 
-    /// The game's name, as on the command line and in `GameSpec::name`.
-    fn name(&self) -> &'static str;
     /// A value in words, for `query` ("0 (first minus second, over the stones to come)").
     fn describe_value(&self, value: i64) -> String {
         match self.win_loss() {
@@ -264,23 +283,9 @@ pub trait Game: Send + Sync + Sized {
     fn line_result(&self, scores: Scores) -> i64 {
         scores.first - scores.second
     }
-    /// What one position costs one thread of an MPI rank (planning plus computing through
-    /// the fetched values), in nanoseconds, for `retro plan`'s time estimate. The default
-    /// was measured on `retro gen twins 4x5 --seed 7` (release `--features mpi`,
-    /// `mpirun -np 1 retro build --threads 1`: plan 59.2 s + compute 73.4 s over 741.4 M
-    /// positions, while other builds kept the box's load near 10, so high), a game whose
-    /// moves come one by one; mnk, ranked the same way, takes it as it is.
-    fn distributed_ns_per_position(&self) -> f64 {
-        178.8
-    }
     /// The contest's output for a board whose empty position has value `root`.
     fn contest_answer(&self, root: i64) -> String {
         root.to_string()
-    }
-
-    /// Total number of positions over all layers.
-    fn total_positions(&self) -> u64 {
-        (0..=self.cells()).map(|k| self.layer_size(k)).sum()
     }
 }
 
@@ -307,213 +312,6 @@ pub trait RunSink {
     /// moves. The sweep's kernel stores the value; a sink that only records which
     /// children are read (a distributed plan) has nothing to do.
     fn terminal(&mut self, _i: usize, _value: i64) {}
-}
-
-/// The one list of games. Adding a game is a folder under `src/game/` (its `Game` and its
-/// `Board`) and one line in the first rule here; everything else (the `GameSpec` enum the
-/// table header stores, the names commands accept, `with_game!`, `gen`) is derived from
-/// it. Each entry: the `GameSpec` variant, the module, the game type, its board type and
-/// the name used on the command line. Keep the order: a variant's index is part of the
-/// table format.
-#[macro_export]
-#[doc(hidden)]
-macro_rules! __games {
-    ($action:ident { $($args:tt)* }) => {
-        $crate::__games! {
-            @$action { $($args)* }
-            Young young Young YoungSpec "young",
-            Twins twins Twins TwinsSpec "twins",
-            Mnk mnk Mnk MnkSpec "mnk",
-            Connect connect Connect ConnectSpec "connect"
-        }
-    };
-    (@with_game { $spec:expr, $g:ident => $body:expr }
-     $($variant:ident $module:ident $game:ident $board:ident $name:literal),*) => {
-        match $spec {
-            $(
-                $crate::game::GameSpec::$variant(s) => {
-                    let $g = $crate::game::$module::$game::new(s.clone())?;
-                    $body
-                }
-            )*
-        }
-    };
-    (@define {} $($variant:ident $module:ident $game:ident $board:ident $name:literal),*) => {
-        /// The board a table was built for: the game and all its weights (what a table's
-        /// header records, so its variants and their order are part of the format).
-        #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-        pub enum GameSpec {
-            $(
-                #[doc = concat!("A `", $name, "` board.")]
-                $variant($module::$board),
-            )*
-        }
-
-        /// Every game's name, as commands take it.
-        pub const GAMES: &[&str] = &[$($name),*];
-
-        impl GameSpec {
-            /// The game's name (`young`, `twins`, ...).
-            pub fn name(&self) -> &'static str {
-                match self {
-                    $(GameSpec::$variant(_) => $name,)*
-                }
-            }
-
-            /// Parse a board of game `game` from its input format (see `docs/games.md`);
-            /// `rows`/`cols` are `--rows/--cols` for games whose input does not carry its
-            /// size.
-            pub fn parse(game: &str, text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Self> {
-                match game {
-                    $($name => Ok(GameSpec::$variant(<$module::$board as Board>::parse(text, rows, cols)?)),)*
-                    other => Err(unknown_game(other)),
-                }
-            }
-
-            /// A board of game `game` with random weights in `0..=max` (`retro gen`).
-            pub fn random(game: &str, rows: usize, cols: usize, rng: &mut $crate::random::SplitMix, max: u64) -> Result<Self> {
-                match game {
-                    $($name => Ok(GameSpec::$variant(<$module::$board as Board>::random(rows, cols, rng, max)?)),)*
-                    other => Err(unknown_game(other)),
-                }
-            }
-
-            /// The board's input, as `parse` reads it back.
-            pub fn to_input(&self) -> String {
-                match self {
-                    $(GameSpec::$variant(s) => s.to_input(),)*
-                }
-            }
-
-            /// The game's name and the board's bytes, as a table header stores them.
-            pub fn to_table(&self) -> (&'static str, Vec<u8>) {
-                match self {
-                    $(GameSpec::$variant(s) => ($name, board_bytes(s)),)*
-                }
-            }
-
-            /// The board from a table header's game name and board bytes; a game this
-            /// binary does not have is refused, naming it.
-            pub fn from_table(game: &str, bytes: &[u8]) -> Result<Self> {
-                let (spec, used) = Self::from_table_prefix(game, bytes)?;
-                if used != bytes.len() {
-                    return Err(Error::corrupt(format!("header: the {game} board has trailing bytes")));
-                }
-                Ok(spec)
-            }
-
-            /// The board at the start of `bytes` and how many bytes it took.
-            pub(crate) fn from_table_prefix(game: &str, bytes: &[u8]) -> Result<(Self, usize)> {
-                match game {
-                    $($name => {
-                        let (board, used) = board_from_bytes::<$module::$board>(game, bytes)?;
-                        Ok((GameSpec::$variant(board), used))
-                    })*
-                    other => Err(Error::other(format!(
-                        "a table of the game {other:?}, which this retro does not have (it has {})",
-                        GAMES.join(", ")
-                    ))),
-                }
-            }
-
-            /// Rows and columns.
-            pub fn dims(&self) -> (usize, usize) {
-                match self {
-                    $(GameSpec::$variant(s) => s.dims(),)*
-                }
-            }
-
-            /// The board's size as commands print it (`4x4`, `7x6k4`).
-            pub fn label(&self) -> String {
-                match self {
-                    $(GameSpec::$variant(s) => s.label(),)*
-                }
-            }
-
-            /// The board's size in words (`2 x 3`, `7 x 6 (width x height), 4 in a row`).
-            pub fn size_words(&self) -> String {
-                match self {
-                    $(GameSpec::$variant(s) => s.size_words(),)*
-                }
-            }
-        }
-    };
-}
-
-__games!(define {});
-
-/// The bincode a table header uses for a board (fixed-width integers, little-endian).
-fn board_config() -> impl bincode::config::Config {
-    bincode::config::standard()
-        .with_little_endian()
-        .with_fixed_int_encoding()
-        .with_limit::<{ 1 << 20 }>()
-}
-
-fn board_bytes<B: Serialize>(board: &B) -> Vec<u8> {
-    // A board is plain data (sizes and weights): serialising it into a Vec cannot fail.
-    bincode::serde::encode_to_vec(board, board_config()).unwrap_or_default()
-}
-
-fn board_from_bytes<B: serde::de::DeserializeOwned>(
-    game: &str,
-    bytes: &[u8],
-) -> Result<(B, usize)> {
-    bincode::serde::decode_from_slice(bytes, board_config())
-        .map_err(|e| Error::corrupt(format!("header: the {game} board does not decode ({e})")))
-}
-
-fn unknown_game(name: &str) -> Error {
-    Error::input(format!(
-        "unknown game {name:?}: expected one of {}",
-        GAMES.join(", ")
-    ))
-}
-
-impl GameSpec {
-    /// Positions per layer, 0..=cells; fails for a board too large to count.
-    pub fn layer_sizes(&self) -> Result<Vec<u64>> {
-        crate::with_game!(self, g => Ok((0..=g.cells()).map(|k| g.layer_size(k)).collect()))
-    }
-}
-
-/// A game's board description: what its input holds and how to write it back.
-pub trait Board: Sized {
-    /// Parse the game's input format. `rows`/`cols` come from `--rows/--cols`; a game
-    /// whose input carries its size refuses them.
-    fn parse(text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Self>;
-    /// A board of the given size with weights uniform in `0..=max`.
-    fn random(
-        rows: usize,
-        cols: usize,
-        rng: &mut crate::random::SplitMix,
-        max: u64,
-    ) -> Result<Self>;
-    /// The input text that `parse` reads back to this board.
-    fn to_input(&self) -> String;
-    /// Rows and columns.
-    fn dims(&self) -> (usize, usize);
-    /// The size as commands print it: `RxC` unless the board says more (mnk and connect
-    /// add K; connect gives width first, as Connect Four's 7x6).
-    fn label(&self) -> String {
-        let (r, c) = self.dims();
-        format!("{r}x{c}")
-    }
-    /// The size in words, for `info` and the explorer: `R x C` unless the board says more
-    /// (mnk and connect add K; connect says its width comes first).
-    fn size_words(&self) -> String {
-        let (r, c) = self.dims();
-        format!("{r} x {c}")
-    }
-}
-
-/// Run `$body` with `$g` bound to the concrete game built from `$spec` (a `&GameSpec`),
-/// so generic code is monomorphised per game. Evaluates to `Result<_>`.
-#[macro_export]
-macro_rules! with_game {
-    ($spec:expr, $g:ident => $body:expr) => {
-        $crate::__games!(with_game { $spec, $g => $body })
-    };
 }
 
 /// Split whitespace-separated contest input into integers, naming the first bad token.

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::error::{Error, Result};
-use crate::game::GameSpec;
+use crate::game::{AnyBoard, Registry};
 use crate::value::ValueType;
 
 /// First eight bytes of every table.
@@ -89,7 +89,7 @@ impl Encoding {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Header {
     /// The board the table was built for.
-    pub game: GameSpec,
+    pub game: AnyBoard,
     /// The integer type of the stored values.
     pub value_type: ValueType,
     /// Plain, compact or best moves.
@@ -106,7 +106,7 @@ impl Header {
     /// Its encoded length is final (integers are fixed-width), so the values' offset is
     /// known before the first layer is written.
     pub fn blank(
-        game: GameSpec,
+        game: AnyBoard,
         value_type: ValueType,
         encoding: Encoding,
         layer_sizes: &[u64],
@@ -215,7 +215,7 @@ pub fn encode(header: &Header) -> Result<Vec<u8>> {
 
 /// Decode the header bytes of a table of format `version` (1 or 2); damage is a `Corrupt`
 /// error, a game this retro does not have an `Other` one.
-pub fn decode(bytes: &[u8], version: u32) -> Result<Header> {
+pub fn decode<R: Registry>(bytes: &[u8], version: u32) -> Result<Header> {
     let bad = |e: &dyn std::fmt::Display| Error::corrupt(format!("header does not decode ({e})"));
     let (game, rest, used) = if version == 1 {
         // The game enum's variant index (u32), its board's fields, then the rest.
@@ -227,7 +227,7 @@ pub fn decode(bytes: &[u8], version: u32) -> Result<Header> {
         let name = VERSION_1_GAMES
             .get(index as usize)
             .ok_or_else(|| bad(&format!("version 1 game index {index}")))?;
-        let (game, board_len) = GameSpec::from_table_prefix(name, &bytes[4..])?;
+        let (game, board_len) = R::decode(name, &bytes[4..])?;
         let (rest, used): (Rest, usize) =
             bincode::serde::decode_from_slice(&bytes[4 + board_len..], config())
                 .map_err(|e| bad(&e))?;
@@ -235,11 +235,14 @@ pub fn decode(bytes: &[u8], version: u32) -> Result<Header> {
     } else {
         let (stored, used): (Stored, usize) =
             bincode::serde::decode_from_slice(bytes, config()).map_err(|e| bad(&e))?;
-        (
-            GameSpec::from_table(&stored.game, &stored.board)?,
-            stored.rest,
-            used,
-        )
+        let (game, board_len) = R::decode(&stored.game, &stored.board)?;
+        if board_len != stored.board.len() {
+            return Err(Error::corrupt(format!(
+                "header: the {} board has trailing bytes",
+                stored.game
+            )));
+        }
+        (game, stored.rest, used)
     };
     if used != bytes.len() {
         return Err(Error::corrupt("header has trailing bytes"));

@@ -16,7 +16,7 @@ use std::ops::ControlFlow;
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::game::{Game, GameSpec};
+use crate::game::Game;
 use crate::sweep::CHUNK;
 use crate::value::Value;
 
@@ -71,9 +71,9 @@ impl<G: Game> Follow for Resolver<G> {
     }
 }
 
-/// The game of a board, as a `Follow`.
-pub(crate) fn follower(spec: &GameSpec) -> Result<Box<dyn Follow>> {
-    crate::with_game!(spec, game => Ok(Box::new(Resolver(game)) as Box<dyn Follow>))
+/// A game, as a `Follow`.
+pub(crate) fn follower<G: Game + 'static>(game: G) -> Box<dyn Follow> {
+    Box::new(Resolver(game))
 }
 
 /// For every position of layer `k` (`values`), the index in `Game::moves` order of its

@@ -18,6 +18,7 @@ use super::header::{
 use super::mapped::GuardedMap;
 use super::moves::{self, Follow, Next};
 use crate::error::{Error, Result, io_error};
+use crate::game::{Builtin, Registered, Registry, Visitor};
 
 /// Positioned reads of a table's bytes, as shakmaty-syzygy's `RandomAccessFile`: files,
 /// memory maps and plain bytes in memory (tests, the fuzzer) all serve a [`Table`].
@@ -139,6 +140,8 @@ pub struct Table {
     pub header: Header,
     /// Length of the whole file in bytes.
     pub file_len: u64,
+    /// Positions per layer of the header's board.
+    sizes: Vec<u64>,
     /// The board's game, for a table of best moves: it finds a stored move's child.
     follow: Option<Box<dyn Follow>>,
     /// A table of best moves keeps each layer's block directory in memory once it is
@@ -151,29 +154,41 @@ pub struct Table {
 impl Table {
     /// Open a table and check its prefix, header and sizes (not the value checksum; see
     /// `verify_checksum`).
+    /// A table of one of `retro`'s own games; `open_in` opens tables of a registry of
+    /// your own.
     pub fn open(path: &Path) -> Result<Table> {
-        Table::open_checked(path, false)
+        Table::open_in::<Builtin>(path)
+    }
+
+    /// `open` for the games of registry `R`: a table of a game `R` does not have is
+    /// refused, naming the game.
+    pub fn open_in<R: Registry>(path: &Path) -> Result<Table> {
+        Table::open_checked::<R>(path, false)
     }
 
     /// Open the `.partial` file of an interrupted build: the layers written so far must be
     /// the top ones, side by side; the file may extend past them.
-    pub fn open_partial(path: &Path) -> Result<Table> {
-        Table::open_checked(path, true)
+    pub fn open_partial<R: Registry>(path: &Path) -> Result<Table> {
+        Table::open_checked::<R>(path, true)
     }
 
     /// A table read through any positioned reader (bytes in memory, say), checked as
     /// `open` checks a file; `name` stands for the path in messages.
-    pub fn from_reader(reader: impl ReadAt + 'static, name: impl Into<PathBuf>) -> Result<Table> {
+    /// `R` is the registry whose games it may hold (`Builtin` for `retro`'s own).
+    pub fn from_reader<R: Registry>(
+        reader: impl ReadAt + 'static,
+        name: impl Into<PathBuf>,
+    ) -> Result<Table> {
         let path = name.into();
-        let (table, values_start) = Table::from_source(Box::new(reader), None, path.clone())?;
+        let (table, values_start) = Table::from_source::<R>(Box::new(reader), None, path.clone())?;
         table
             .check_layout(values_start, false)
             .map_err(|why| Error::corrupt(format!("{}: {why}", path.display())))?;
         table.with_game()
     }
 
-    fn open_checked(path: &Path, partial: bool) -> Result<Table> {
-        let (table, values_start) = Table::open_unchecked(path)?;
+    fn open_checked<R: Registry>(path: &Path, partial: bool) -> Result<Table> {
+        let (table, values_start) = Table::open_unchecked::<R>(path)?;
         table
             .check_layout(values_start, partial)
             .map_err(|why| Error::corrupt(format!("{}: {why}", path.display())))?;
@@ -181,7 +196,7 @@ impl Table {
     }
 
     /// A regular file, opened; prefix and header checked.
-    fn open_unchecked(path: &Path) -> Result<(Table, u64)> {
+    fn open_unchecked<R: Registry>(path: &Path) -> Result<(Table, u64)> {
         let meta = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
         // A FIFO would block the open below forever; a directory or device is no table.
         if !meta.is_file() {
@@ -195,18 +210,15 @@ impl Table {
         let handle = file.try_clone().map_err(|e| io_error(path, e))?;
         let stamp = Stamp::of(&file.metadata().map_err(|e| io_error(path, e))?);
         let (mut table, values_start) =
-            Table::from_source(Box::new(file), Some(handle), path.to_path_buf())?;
+            Table::from_source::<R>(Box::new(file), Some(handle), path.to_path_buf())?;
         table.stamp = Some(stamp);
         Ok((table, values_start))
     }
 
-    /// A table of best moves gets its game (built from the header's board, which the
-    /// layout check has accepted); other tables need none.
+    /// A table of best moves keeps its block directories once read (the layout check
+    /// has accepted its header); other tables need none.
     fn with_game(mut self) -> Result<Table> {
-        if matches!(self.header.encoding, Encoding::Moves { .. }) {
-            self.follow = Some(
-                moves::follower(&self.header.game).map_err(|e| e.context(self.path.display()))?,
-            );
+        if self.follow.is_some() {
             self.directories = self.header.layers.iter().map(|_| OnceLock::new()).collect();
         }
         Ok(self)
@@ -214,7 +226,7 @@ impl Table {
 
     /// Prefix and header checked, before anything else is read; returns the table and
     /// where its value region starts.
-    fn from_source(
+    fn from_source<R: Registry>(
         source: Box<dyn ReadAt>,
         file: Option<File>,
         path: PathBuf,
@@ -258,7 +270,13 @@ impl Table {
                 "header checksum mismatch: the header is damaged".into(),
             ));
         }
-        let header = header::decode(&encoded, version).map_err(|e| e.context(path.display()))?;
+        let header =
+            header::decode::<R>(&encoded, version).map_err(|e| e.context(path.display()))?;
+        // The board's game gives its layer sizes and, for a table of best moves, follows
+        // a stored move to its child.
+        let moves = matches!(header.encoding, Encoding::Moves { .. });
+        let (sizes, follow) = R::visit(&header.game, OpenGame { moves })
+            .map_err(|e| fail(format!("header describes a bad board ({e})")))?;
         let table = Table {
             version,
             source,
@@ -269,7 +287,8 @@ impl Table {
             path,
             header,
             file_len,
-            follow: None,
+            sizes,
+            follow,
             directories: Vec::new(),
         };
         Ok((table, header::values_start(len as u64)))
@@ -280,10 +299,7 @@ impl Table {
     /// partial file, only the finished (top) layers are checked.
     fn check_layout(&self, values_start: u64, partial: bool) -> std::result::Result<(), String> {
         let h = &self.header;
-        let sizes = h
-            .game
-            .layer_sizes()
-            .map_err(|e| format!("header describes a bad board ({e})"))?;
+        let sizes = &self.sizes;
         if sizes.len() != h.layers.len() {
             return Err(format!(
                 "header lists {} layers, the board has {}",
@@ -298,7 +314,7 @@ impl Table {
         // Layers are written from the full board down, so in file order k descends.
         let mut at = values_start;
         let mut seen_unfinished = false;
-        for (k, (entry, &size)) in h.layers.iter().zip(&sizes).enumerate().rev() {
+        for (k, (entry, &size)) in h.layers.iter().zip(sizes).enumerate().rev() {
             if entry.positions != size {
                 return Err(format!(
                     "layer {k} holds {} positions, the board has {size}",
@@ -641,5 +657,20 @@ pub(crate) fn file_kind(t: &std::fs::FileType) -> &'static str {
         "a socket"
     } else {
         "not a regular file"
+    }
+}
+
+/// What opening a table needs of its game: the layer sizes, and for a table of best moves
+/// the game itself, boxed, to follow stored moves.
+struct OpenGame {
+    moves: bool,
+}
+
+impl Visitor for OpenGame {
+    type Output = (Vec<u64>, Option<Box<dyn Follow>>);
+
+    fn visit<G: Registered>(self, game: G) -> Result<Self::Output> {
+        let sizes = (0..=game.cells()).map(|k| game.layer_size(k)).collect();
+        Ok((sizes, self.moves.then(|| moves::follower(game))))
     }
 }

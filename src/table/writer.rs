@@ -18,7 +18,7 @@ use super::blocks::{self, BLOCK, SLACK};
 use super::header::{self, Encoding, Header, LayerEntry, PREFIX_LEN};
 use super::reader::Table;
 use crate::error::{Error, Result, io_error};
-use crate::game::GameSpec;
+use crate::game::{AnyBoard, Builtin, Registry};
 use crate::partial::{Kind, Partial, crash_point};
 use crate::value::{Value, ValueType};
 
@@ -34,6 +34,8 @@ pub struct TableWriter {
     end: u64,
     /// Test hook: fail after writing this layer, as an interrupted build would stop.
     stop_after: Option<usize>,
+    /// `Table::open_partial` for the registry the board's game is in.
+    open_partial: fn(&Path) -> Result<Table>,
 }
 
 /// How a build starts: from scratch, or below the lowest layer a partial file holds.
@@ -52,9 +54,10 @@ impl TableWriter {
     /// board, value type and encoding is resumed after its finished layers are checked;
     /// one of another board with finished layers is refused, and one with none (a build
     /// stopped before its first layer) is started again.
-    pub fn open(
+    /// `R` is a registry that has the board's game (the game itself will do).
+    pub fn open<R: Registry>(
         path: &Path,
-        game: GameSpec,
+        game: AnyBoard,
         value_type: ValueType,
         encoding: Encoding,
         layer_sizes: &[u64],
@@ -66,9 +69,10 @@ impl TableWriter {
         let mut partial = Partial::lock(path, Kind::Table)?;
         if !fresh
             && partial.held > 0
-            && let Some((table, lowest)) = check_partial(&partial.path, &header)?
+            && let Some((table, lowest)) = check_partial::<R>(&partial.path, &header)?
         {
-            return Self::resume(path, partial, table, lowest, header_len);
+            return Self::resume(path, partial, table, lowest, header_len)
+                .map(|(w, s)| (w.reading_with(Table::open_partial::<R>), s));
         }
         partial.start_over()?;
         let mut writer = TableWriter {
@@ -78,6 +82,7 @@ impl TableWriter {
             header_len,
             end: header::values_start(header_len as u64),
             stop_after: None,
+            open_partial: Table::open_partial::<R>,
         };
         writer.write_header()?;
         Ok((writer, Start::Fresh))
@@ -116,6 +121,7 @@ impl TableWriter {
             header_len,
             end,
             stop_after: None,
+            open_partial: Table::open_partial::<Builtin>,
         };
         if writer.header != on_disk {
             // Layers of moves below the layer resumed from are dropped: the header on disk
@@ -134,9 +140,14 @@ impl TableWriter {
         Ok((writer, start))
     }
 
+    fn reading_with(mut self, open_partial: fn(&Path) -> Result<Table>) -> Self {
+        self.open_partial = open_partial;
+        self
+    }
+
     /// The values of finished layer `k`, read back from the partial file to resume from.
     pub fn read_back<V: Value>(&self, k: usize) -> Result<Vec<V>> {
-        let table = Table::open_partial(&self.partial.path)?;
+        let table = (self.open_partial)(&self.partial.path)?;
         let size = self.header.layers[k].positions;
         let mut values = Vec::with_capacity(size as usize);
         let step = (BLOCK * 256) as u64;
@@ -297,7 +308,10 @@ impl TableWriter {
 /// holds no finished layer at all (a build stopped before its first layer, even in the
 /// middle of writing its header, or one of another board that had finished nothing): there
 /// is nothing to keep, and the build starts again. Shared by single-process and MPI builds.
-pub fn check_partial(partial: &Path, wanted: &Header) -> Result<Option<(Table, usize)>> {
+pub fn check_partial<R: Registry>(
+    partial: &Path,
+    wanted: &Header,
+) -> Result<Option<(Table, usize)>> {
     let refuse = |why: &str| {
         Error::other(format!(
             "{}: {why}; remove it or run again with --fresh to start over",
@@ -310,7 +324,7 @@ pub fn check_partial(partial: &Path, wanted: &Header) -> Result<Option<(Table, u
         Started::HeaderWhole => {}
     }
     // The reader's messages start with the path, which `refuse` already names.
-    let table = Table::open_partial(partial).map_err(|e| {
+    let table = Table::open_partial::<R>(partial).map_err(|e| {
         let prefix = format!("{}: ", partial.display());
         let message = e.to_string();
         refuse(message.strip_prefix(&prefix).unwrap_or(&message))

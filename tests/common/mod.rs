@@ -68,3 +68,54 @@ pub fn retro(args: &[&str], stdin: &str) -> Output {
         .expect("write stdin");
     child.wait_with_output().expect("wait for retro")
 }
+
+/// A board of one of retro's own games from its input text.
+pub fn parse_board(game: &str, text: &str) -> retro::AnyBoard {
+    use retro::Registry;
+    retro::Builtin::parse(game, text, None, None).expect("a board")
+}
+
+/// A random board of one of retro's own games, as `retro gen` makes it.
+pub fn random_board(game: &str, rows: usize, cols: usize, seed: u64, max: u64) -> retro::AnyBoard {
+    use retro::Registry;
+    retro::Builtin::random(game, (rows, cols), seed, max, "--max").expect("a board")
+}
+
+/// Lists a game's positions (`all_positions`).
+struct Positions;
+
+impl retro::Visitor for Positions {
+    type Output = Vec<String>;
+    fn visit<G: retro::Registered>(self, game: G) -> retro::Result<Vec<String>> {
+        let mut out = Vec::new();
+        for k in 0..=game.cells() {
+            for r in 0..game.layer_size(k) {
+                out.push(game.format_position(&game.unrank(k, r)));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Every position of a board, layer by layer in rank order, in its game's notation.
+pub fn all_positions(board: &retro::AnyBoard) -> Vec<String> {
+    use retro::Registry;
+    retro::Builtin::visit(board, Positions).expect("the board's game")
+}
+
+/// What building a board's table will take (`job::Estimate::of` on its game).
+pub fn estimate(
+    board: &retro::AnyBoard,
+    path: &std::path::Path,
+    options: &retro::job::BuildOptions,
+) -> retro::job::Estimate {
+    struct Estimate<'a>(&'a std::path::Path, &'a retro::job::BuildOptions);
+    impl retro::Visitor for Estimate<'_> {
+        type Output = retro::job::Estimate;
+        fn visit<G: retro::Registered>(self, game: G) -> retro::Result<Self::Output> {
+            retro::job::Estimate::of(&game, self.0, self.1)
+        }
+    }
+    use retro::Registry;
+    retro::Builtin::visit(board, Estimate(path, options)).expect("an estimate")
+}

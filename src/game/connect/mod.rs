@@ -22,108 +22,23 @@
 //! a column); every board with a line is over, valued for whoever has one, 0 when both
 //! have, and `check_reachable` tells them apart for `query` and `play`.
 
+mod board;
+mod gameplay;
 mod heights;
+
+pub use board::ConnectBoard;
 
 use std::collections::HashSet;
 
-use serde::{Deserialize, Serialize};
-
 use super::win_loss::{self, WinLoss};
-use super::{Board, Game, GameSpec, Move, MoveNotation, RunSink, two_colour};
+use super::{Game, Move, RunSink, two_colour};
 use crate::error::{Error, Result};
-use crate::random::SplitMix;
 use crate::rank::{colex_next_mask, colex_unrank_mask};
 pub use heights::MAX_HEIGHT_VECTORS;
 use heights::{ColourRank, Heights};
 
 /// Default line length: Connect Four's.
 const DEFAULT_K: usize = 4;
-
-/// A board: `width` columns of `height` cells, `k` in a row to win.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ConnectSpec {
-    /// Columns W.
-    pub width: usize,
-    /// Rows H (cells per column).
-    pub height: usize,
-    /// Stones in a row that win (K).
-    pub k: usize,
-}
-
-/// What the input must look like, for error messages.
-const FORM: &str = "expected `W H K` (e.g. `7 6 4`), `WxHkK` (e.g. `7x6k4`), or `W H` / `WxH` for K = 4 \
-     (width, the number of columns, first)";
-
-impl Board for ConnectSpec {
-    /// `W H K`, `WxHkK`, or either without K (K = 4, or max(W, H) if less).
-    fn parse(text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Self> {
-        if rows.is_some() || cols.is_some() {
-            return Err(Error::input(
-                "--rows/--cols are for twins; a connect board gives its size in the input",
-            ));
-        }
-        let (w, h, k) = win_loss::parse_size_k(text, "connect", FORM)?;
-        Self::checked(w, h, k.unwrap_or_else(|| Self::default_k(w, h)))
-    }
-
-    /// The size asked for, read as `WxH` (width first, as Connect Four's 7x6), with the
-    /// default K: there is nothing to draw at random.
-    fn random(width: usize, height: usize, _rng: &mut SplitMix, _max: u64) -> Result<Self> {
-        Self::checked(width, height, Self::default_k(width, height))
-    }
-
-    fn to_input(&self) -> String {
-        format!("{}\n", self.label())
-    }
-
-    fn dims(&self) -> (usize, usize) {
-        (self.height, self.width)
-    }
-
-    fn label(&self) -> String {
-        format!("{}x{}k{}", self.width, self.height, self.k)
-    }
-
-    fn size_words(&self) -> String {
-        format!(
-            "{} x {} (width x height), {} in a row",
-            self.width, self.height, self.k
-        )
-    }
-}
-
-impl ConnectSpec {
-    fn default_k(width: usize, height: usize) -> usize {
-        DEFAULT_K.min(width.max(height)).max(1)
-    }
-
-    /// The board, refused unless it fits a 64-bit bitboard (W * (H + 1) <= 64, a guard bit
-    /// per column) and 1 <= K <= max(W, H).
-    pub fn checked(width: usize, height: usize, k: usize) -> Result<Self> {
-        // Both are compared before any arithmetic: a height of usize::MAX must not wrap.
-        if width == 0 || height == 0 || width > 64 || height > 63 || width * (height + 1) > 64 {
-            return Err(Error::input(format!(
-                "connect board {width} x {height} (width x height): both at least 1, and \
-                 width x (height + 1) at most 64"
-            )));
-        }
-        let vectors = (height as u64 + 1).checked_pow(width as u32);
-        if vectors.is_none_or(|n| n > MAX_HEIGHT_VECTORS) {
-            return Err(Error::input(format!(
-                "connect board {width} x {height}: {}^{width} column-height vectors, more than \
-                 the {MAX_HEIGHT_VECTORS} the ranking tabulates (7 x 6 has 823,543)",
-                height + 1
-            )));
-        }
-        if k == 0 || k > width.max(height) {
-            return Err(Error::input(format!(
-                "connect line length K = {k} on a {width} x {height} board: K must be from 1 to {}",
-                width.max(height)
-            )));
-        }
-        Ok(ConnectSpec { width, height, k })
-    }
-}
 
 /// A position, and the cursor that walks a layer in rank order.
 #[derive(Debug, Clone)]
@@ -143,7 +58,7 @@ pub struct ConnectPosition {
 
 /// Connect on one board: the height vectors, the colour ranks, the lines.
 pub struct Connect {
-    spec: ConnectSpec,
+    spec: ConnectBoard,
     cells: usize,
     values: WinLoss,
     heights: Heights,
@@ -159,8 +74,8 @@ pub struct Connect {
 
 impl Connect {
     /// Build the game for a board; fails for boards too large to rank.
-    pub fn new(spec: ConnectSpec) -> Result<Self> {
-        let spec = ConnectSpec::checked(spec.width, spec.height, spec.k)?;
+    pub fn new(spec: ConnectBoard) -> Result<Self> {
+        let spec = ConnectBoard::checked(spec.width, spec.height, spec.k)?;
         let (w, h) = (spec.width, spec.height);
         let cells = w * h;
         let colours = ColourRank::new(cells)?;
@@ -196,7 +111,7 @@ impl Connect {
     }
 
     /// The board.
-    pub fn board(&self) -> &ConnectSpec {
+    pub fn board(&self) -> &ConnectBoard {
         &self.spec
     }
 
@@ -391,10 +306,6 @@ fn next_on(s: u64, occupied: u64) -> u64 {
 impl Game for Connect {
     type Position = ConnectPosition;
 
-    fn spec(&self) -> Option<GameSpec> {
-        Some(GameSpec::Connect(self.spec.clone()))
-    }
-
     fn cells(&self) -> usize {
         self.cells
     }
@@ -528,94 +439,6 @@ impl Game for Connect {
         out
     }
 
-    fn move_notation(&self) -> MoveNotation {
-        MoveNotation::Column
-    }
-
-    fn parse_position(&self, text: &str) -> Result<ConnectPosition> {
-        let bad = |why: String| {
-            Error::input(format!(
-                "bad connect position {}: {why}; {}",
-                crate::error::excerpt(text),
-                self.position_form()
-            ))
-        };
-        let (w, h) = (self.spec.width, self.spec.height);
-        let trimmed = text.trim();
-        if trimmed.eq_ignore_ascii_case("empty") {
-            return Ok(self.unrank(0, 0));
-        }
-        if trimmed.is_empty() {
-            return Err(bad("no position given".into()));
-        }
-        let marks = two_colour::parse_marks(trimmed, h, w, 'x', 'o').map_err(bad)?;
-        let (mut occupied, mut x) = (0u64, 0u64);
-        for (cell, &m) in marks.iter().enumerate() {
-            let (i, j) = (cell / w, cell % w);
-            let bit = 1u64 << self.heights.bit(j, h - 1 - i);
-            if m != 0 {
-                occupied |= bit;
-            }
-            if m == 1 {
-                x |= bit;
-            }
-        }
-        self.position_of(occupied, x).ok_or_else(|| {
-            let col = (0..w)
-                .find(|&j| {
-                    let column = (occupied >> self.heights.bit(j, 0)) & ((1u64 << h) - 1);
-                    column & (column + 1) != 0
-                })
-                .unwrap_or(0);
-            bad(format!(
-                "column {} has a stone above an empty cell (stones fall to the lowest empty cell)",
-                col + 1
-            ))
-        })
-    }
-
-    fn check_reachable(&self, pos: &ConnectPosition) -> Result<()> {
-        let o = pos.occupied ^ pos.x;
-        let full =
-            |m: u64| -> Vec<u64> { self.lines.iter().copied().filter(|&l| m & l == l).collect() };
-        // The last stone dropped is the top stone of its column.
-        let tops = (0..self.spec.width)
-            .filter_map(|col| {
-                let height = self.heights.column_height(pos.occupied, col);
-                (height > 0).then(|| 1u64 << self.heights.bit(col, height - 1))
-            })
-            .fold(0, |m, b| m | b);
-        let why = WinLoss::unreachable(pos.stones, (pos.x, &full(pos.x)), (o, &full(o)), tops)
-            .or_else(|| {
-                // The lines allow it; gravity and turns may not (in one column, o under
-                // x and nothing else: x moves first).
-                (!self.buildable(pos.occupied, pos.x, &mut HashSet::new())).then_some(
-                    "no order of drops (x first, turns alternating) stacks these columns \
-                     without a line ending the game sooner",
-                )
-            });
-        match why {
-            Some(why) => Err(Error::input(format!("this position cannot arise: {why}"))),
-            None => Ok(()),
-        }
-    }
-
-    fn format_position(&self, pos: &ConnectPosition) -> String {
-        two_colour::format_marks(&self.marks(pos), self.spec.width, 'x', 'o')
-    }
-
-    fn draw(&self, pos: &ConnectPosition) -> String {
-        two_colour::draw_marks(&self.marks(pos), self.spec.width, 'x', 'o')
-    }
-
-    fn name(&self) -> &'static str {
-        "connect"
-    }
-
-    fn win_loss(&self) -> Option<WinLoss> {
-        Some(self.values)
-    }
-
     /// Measured on connect 6x4 (release `--features mpi` in the `ci` profile,
     /// `mpirun -np 1 retro build connect --threads 1`: plan 7.41 s + compute 7.30 s over
     /// 159.6 M positions, load average about 5 from other builds).
@@ -627,24 +450,26 @@ impl Game for Connect {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[allow(unused_imports)]
+    use crate::game::{Board, Gameplay};
     use crate::rank::colex_rank_mask;
 
     fn game(w: usize, h: usize, k: usize) -> Connect {
-        Connect::new(ConnectSpec::checked(w, h, k).unwrap()).unwrap()
+        Connect::new(ConnectBoard::checked(w, h, k).unwrap()).unwrap()
     }
 
     #[test]
     fn inputs_read_back() {
         for text in ["7 6 4", "7x6k4", " 7X6K4\n", "7 6", "7x6"] {
-            let spec = ConnectSpec::parse(text, None, None).unwrap();
+            let spec = ConnectBoard::parse(text, None, None).unwrap();
             assert_eq!((spec.width, spec.height, spec.k), (7, 6, 4), "{text:?}");
             assert_eq!(
-                ConnectSpec::parse(&spec.to_input(), None, None).unwrap(),
+                ConnectBoard::parse(&spec.to_input(), None, None).unwrap(),
                 spec
             );
         }
-        assert_eq!(ConnectSpec::parse("3x3", None, None).unwrap().k, 3);
-        assert_eq!(ConnectSpec::parse("6x5k3", None, None).unwrap().k, 3);
+        assert_eq!(ConnectBoard::parse("3x3", None, None).unwrap().k, 3);
+        assert_eq!(ConnectBoard::parse("6x5k3", None, None).unwrap().k, 3);
         for bad in [
             "",
             "7",
@@ -659,7 +484,7 @@ mod tests {
             "1 18446744073709551615 2",
             "18446744073709551615 1 1",
         ] {
-            assert!(ConnectSpec::parse(bad, None, None).is_err(), "{bad:?}");
+            assert!(ConnectBoard::parse(bad, None, None).is_err(), "{bad:?}");
         }
     }
 

@@ -13,89 +13,18 @@
 //! stones, o: -(cells + 1 - k)) or 0 when both have; `check_reachable` tells them apart for
 //! `query` and `play`.
 
-use serde::{Deserialize, Serialize};
+mod board;
+mod gameplay;
 
 use super::two_colour::{self, MAX_CELLS, TwoColour};
 use super::win_loss::{self, WinLoss};
-use super::{Board, Game, GameSpec, Move, RunSink};
+use super::{Game, Move, RunSink};
 use crate::error::{Error, Result};
-use crate::random::SplitMix;
-
-/// An m,n,k board: `rows` x `cols` cells, `k` in a row to win.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MnkSpec {
-    /// Rows R.
-    pub rows: usize,
-    /// Columns C.
-    pub cols: usize,
-    /// Marks in a row that win (K).
-    pub k: usize,
-}
-
-/// What the input must look like, for error messages.
-const FORM: &str =
-    "expected `R C K` (e.g. `4 4 4`), `RxCkK` (e.g. `4x4k4`), or `R C` / `RxC` for K = min(R, C)";
-
-impl Board for MnkSpec {
-    /// `R C K`, `RxCkK`, or either without K (K = min(R, C)).
-    fn parse(text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Self> {
-        if rows.is_some() || cols.is_some() {
-            return Err(Error::input(
-                "--rows/--cols are for twins; an mnk board gives its size in the input",
-            ));
-        }
-        Self::parse_text(text)
-    }
-
-    /// The size asked for, with K = min(R, C): there is nothing to draw at random.
-    fn random(rows: usize, cols: usize, _rng: &mut SplitMix, _max: u64) -> Result<Self> {
-        Self::checked(rows, cols, rows.min(cols))
-    }
-
-    fn to_input(&self) -> String {
-        format!("{} {} {}\n", self.rows, self.cols, self.k)
-    }
-
-    fn dims(&self) -> (usize, usize) {
-        (self.rows, self.cols)
-    }
-
-    fn label(&self) -> String {
-        format!("{}x{}k{}", self.rows, self.cols, self.k)
-    }
-
-    fn size_words(&self) -> String {
-        format!("{} x {}, {} in a row", self.rows, self.cols, self.k)
-    }
-}
-
-impl MnkSpec {
-    /// The board, refused unless 1 <= K <= max(R, C) and the board has 1 to `MAX_CELLS`
-    /// cells.
-    pub fn checked(rows: usize, cols: usize, k: usize) -> Result<Self> {
-        if rows == 0 || cols == 0 || rows.saturating_mul(cols) > MAX_CELLS {
-            return Err(Error::input(format!(
-                "mnk board {rows} x {cols}: a board has 1 to {MAX_CELLS} cells"
-            )));
-        }
-        if k == 0 || k > rows.max(cols) {
-            return Err(Error::input(format!(
-                "mnk line length K = {k} on a {rows} x {cols} board: K must be from 1 to {}",
-                rows.max(cols)
-            )));
-        }
-        Ok(MnkSpec { rows, cols, k })
-    }
-
-    fn parse_text(text: &str) -> Result<Self> {
-        let (r, c, k) = win_loss::parse_size_k(text, "mnk", FORM)?;
-        Self::checked(r, c, k.unwrap_or(r.min(c)))
-    }
-}
+pub use board::MnkBoard;
 
 /// The m,n,k-game on one board: the two-colour ranking and the lines, built once.
 pub struct Mnk {
-    spec: MnkSpec,
+    spec: MnkBoard,
     cells: usize,
     ranking: TwoColour,
     values: WinLoss,
@@ -115,8 +44,8 @@ struct Lines {
 
 impl Mnk {
     /// Build the game for a board; fails for boards too large to rank.
-    pub fn new(spec: MnkSpec) -> Result<Self> {
-        let spec = MnkSpec::checked(spec.rows, spec.cols, spec.k)?;
+    pub fn new(spec: MnkBoard) -> Result<Self> {
+        let spec = MnkBoard::checked(spec.rows, spec.cols, spec.k)?;
         let ranking = TwoColour::new(spec.rows, spec.cols)?;
         let cols = spec.cols;
         let lines = win_loss::lines(spec.rows, cols, spec.k, |i, j| (i * cols + j) as u32);
@@ -132,7 +61,7 @@ impl Mnk {
     }
 
     /// The board.
-    pub fn board(&self) -> &MnkSpec {
+    pub fn board(&self) -> &MnkBoard {
         &self.spec
     }
 
@@ -195,10 +124,6 @@ impl Mnk {
 
 impl Game for Mnk {
     type Position = MnkPosition;
-
-    fn spec(&self) -> Option<GameSpec> {
-        Some(GameSpec::Mnk(self.spec.clone()))
-    }
 
     fn cells(&self) -> usize {
         self.cells
@@ -298,100 +223,55 @@ impl Game for Mnk {
             })
             .collect()
     }
-
-    fn parse_position(&self, text: &str) -> Result<MnkPosition> {
-        let bad = |why: String| {
-            Error::input(format!(
-                "bad mnk position {}: {why}; {}",
-                crate::error::excerpt(text),
-                self.position_form()
-            ))
-        };
-        let (r, c) = (self.spec.rows, self.spec.cols);
-        let trimmed = text.trim();
-        if trimmed.eq_ignore_ascii_case("empty") {
-            return Ok(self.ranking.position_from_marks(&vec![0; self.cells]));
-        }
-        if trimmed.is_empty() {
-            return Err(bad("no position given".into()));
-        }
-        let marks = two_colour::parse_marks(trimmed, r, c, 'x', 'o').map_err(bad)?;
-        Ok(self.ranking.position_from_marks(&marks))
-    }
-
-    fn check_reachable(&self, pos: &MnkPosition) -> Result<()> {
-        let (x, o) = self.cell_masks(pos);
-        let full =
-            |m: u64| -> Vec<u64> { self.lines.iter().copied().filter(|&l| m & l == l).collect() };
-        let every_cell = u64::MAX;
-        match WinLoss::unreachable(pos.stones(), (x, &full(x)), (o, &full(o)), every_cell) {
-            Some(why) => Err(Error::input(format!("this position cannot arise: {why}"))),
-            None => Ok(()),
-        }
-    }
-
-    fn format_position(&self, pos: &MnkPosition) -> String {
-        two_colour::format_marks(&self.ranking.marks(pos), self.spec.cols, 'x', 'o')
-    }
-
-    fn draw(&self, pos: &MnkPosition) -> String {
-        two_colour::draw_marks(&self.ranking.marks(pos), self.spec.cols, 'x', 'o')
-    }
-
-    fn name(&self) -> &'static str {
-        "mnk"
-    }
-
-    fn win_loss(&self) -> Option<WinLoss> {
-        Some(self.values)
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[allow(unused_imports)]
+    use crate::game::{Board, Gameplay};
 
     #[test]
     fn inputs_read_back() {
         for text in ["4 4 4", "4x4k4", " 4X4K4\n", "4 4", "4x4"] {
-            let spec = MnkSpec::parse(text, None, None).unwrap();
+            let spec = MnkBoard::parse(text, None, None).unwrap();
             assert_eq!(
                 spec,
-                MnkSpec {
+                MnkBoard {
                     rows: 4,
                     cols: 4,
                     k: 4
                 },
                 "{text:?}"
             );
-            assert_eq!(MnkSpec::parse(&spec.to_input(), None, None).unwrap(), spec);
+            assert_eq!(MnkBoard::parse(&spec.to_input(), None, None).unwrap(), spec);
         }
-        assert_eq!(MnkSpec::parse("4x5k3", None, None).unwrap().k, 3);
+        assert_eq!(MnkBoard::parse("4x5k3", None, None).unwrap().k, 3);
         for bad in [
             "", "4", "4 4 5", "4 4 0", "0 4 1", "4x", "4x4k", "4 4 4 4", "-1 3 3",
         ] {
-            assert!(MnkSpec::parse(bad, None, None).is_err(), "{bad:?}");
+            assert!(MnkBoard::parse(bad, None, None).is_err(), "{bad:?}");
         }
-        assert!(MnkSpec::parse("3 3 3", Some(3), None).is_err());
+        assert!(MnkBoard::parse("3 3 3", Some(3), None).is_err());
     }
 
     #[test]
     fn lines_of_tic_tac_toe() {
-        let game = Mnk::new(MnkSpec {
+        let game = Mnk::new(MnkBoard {
             rows: 3,
             cols: 3,
             k: 3,
         })
         .unwrap();
         assert_eq!(game.lines.len(), 8);
-        let game = Mnk::new(MnkSpec {
+        let game = Mnk::new(MnkBoard {
             rows: 4,
             cols: 5,
             k: 4,
         })
         .unwrap();
         assert_eq!(game.lines.len(), 8 + 5 + 2 + 2);
-        let game = Mnk::new(MnkSpec {
+        let game = Mnk::new(MnkBoard {
             rows: 2,
             cols: 2,
             k: 1,

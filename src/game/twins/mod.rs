@@ -4,14 +4,15 @@
 //! o is the first player. Positions are ranked by `two_colour` (occupied cells, then which
 //! of them hold o), the ranking twins shares with mnk.
 
-mod spec;
+mod board;
+mod gameplay;
 
-pub(crate) use spec::sizes_by_layout;
-pub use spec::{TwinsSpec, sizes_for_count};
+pub(crate) use board::sizes_by_layout;
+pub use board::{TwinsBoard, sizes_for_count};
 
 pub use super::two_colour::MAX_CELLS;
 use super::two_colour::{self, TwoColour};
-use super::{Game, GameSpec, Move, Scores};
+use super::{Game, Move};
 use crate::error::{Error, Result};
 
 /// Whether `text` reads as a twins position (only o, x, . and /), which no young
@@ -25,7 +26,7 @@ pub(crate) fn looks_like_position(text: &str) -> bool {
 
 /// The twins game on one board: ranking tables and the pairs, built once.
 pub struct Twins {
-    spec: TwinsSpec,
+    spec: TwinsBoard,
     cells: usize,
     ranking: TwoColour,
     /// (cell, cell, weight) for every adjacent pair.
@@ -38,7 +39,7 @@ pub type TwinsPosition = two_colour::Position;
 
 impl Twins {
     /// Build the game for a board; fails for boards too large to rank.
-    pub fn new(spec: TwinsSpec) -> Result<Self> {
+    pub fn new(spec: TwinsBoard) -> Result<Self> {
         let (r, c) = (spec.rows, spec.cols);
         if r == 0
             || c == 0
@@ -132,57 +133,7 @@ impl Twins {
 }
 
 impl Game for Twins {
-    fn name(&self) -> &'static str {
-        "twins"
-    }
-
-    fn describe_value(&self, value: i64) -> String {
-        let second = self.total_weight() - value;
-        format!("{value} (final scores: first {value}, second {second})")
-    }
-
-    fn value_meaning(&self) -> &'static str {
-        "value: first's final score, with perfect play"
-    }
-
-    fn final_scores(&self, value: i64) -> Option<Scores> {
-        Some(Scores {
-            first: value,
-            second: self.total_weight() - value,
-        })
-    }
-
-    /// The pairs already decided (both cells filled): same marks score for first,
-    /// different marks for second.
-    fn board_scores(&self, pos: &TwinsPosition) -> Option<Scores> {
-        let marks = self.marks(pos);
-        let mut s = Scores::default();
-        for &(a, b, w) in &self.pairs {
-            let (a, b) = (marks[a as usize], marks[b as usize]);
-            if a != 0 && b != 0 {
-                if a == b {
-                    s.first += w;
-                } else {
-                    s.second += w;
-                }
-            }
-        }
-        Some(s)
-    }
-
-    fn line_result(&self, scores: Scores) -> i64 {
-        scores.first
-    }
-
-    fn contest_answer(&self, root: i64) -> String {
-        format!("{root}\n{}", self.total_weight() - root)
-    }
-
     type Position = TwinsPosition;
-
-    fn spec(&self) -> Option<GameSpec> {
-        Some(GameSpec::Twins(self.spec.clone()))
-    }
 
     fn cells(&self) -> usize {
         self.cells
@@ -263,55 +214,18 @@ impl Game for Twins {
             })
             .collect()
     }
-
-    fn parse_position(&self, text: &str) -> Result<TwinsPosition> {
-        let bad = |why: String| {
-            Error::input(format!(
-                "bad twins position {}: {why}; {}",
-                crate::error::excerpt(text),
-                self.position_form()
-            ))
-        };
-        let (r, c) = (self.spec.rows, self.spec.cols);
-        let trimmed = text.trim();
-        if trimmed.eq_ignore_ascii_case("empty") {
-            return Ok(self.position_from_marks(&vec![0; self.cells]));
-        }
-        if trimmed.is_empty() {
-            return Err(bad("no position given".into()));
-        }
-        // Young positions are digits and commas, which no twins position holds.
-        if trimmed.chars().any(|ch| ch.is_ascii_digit())
-            && trimmed
-                .chars()
-                .all(|ch| ch.is_ascii_digit() || ch == ',' || ch.is_whitespace())
-        {
-            return Err(bad(format!(
-                "this is a twins table; {} looks like a young position",
-                crate::error::excerpt(trimmed)
-            )));
-        }
-        let marks = two_colour::parse_marks(trimmed, r, c, 'o', 'x').map_err(bad)?;
-        Ok(self.position_from_marks(&marks))
-    }
-
-    fn format_position(&self, pos: &TwinsPosition) -> String {
-        two_colour::format_marks(&self.marks(pos), self.spec.cols, 'o', 'x')
-    }
-
-    fn draw(&self, pos: &TwinsPosition) -> String {
-        two_colour::draw_marks(&self.marks(pos), self.spec.cols, 'o', 'x')
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[allow(unused_imports)]
+    use crate::game::{Board, Gameplay};
 
     #[test]
     fn layer_counts_match_the_spec() {
         let t = |r, c| {
-            let spec = TwinsSpec {
+            let spec = TwinsBoard {
                 rows: r,
                 cols: c,
                 vert: vec![1; (r - 1) * c],

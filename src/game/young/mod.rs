@@ -16,17 +16,18 @@
 //! on the row and the rows above only, so stepping to the successor (which changes the rows
 //! from some row down) redoes just those rows, with one table entry (`Step`) per row.
 
-mod spec;
+mod board;
+mod gameplay;
 mod templates;
 
-pub use spec::YoungSpec;
+pub use board::YoungBoard;
 
-use super::{Game, GameSpec, Move, RunSink, check_weights};
+use super::{Game, Move, RunSink, check_weights};
 use crate::error::{Error, Result};
 
 /// The young game on one board: binomial tables and suffix templates, built once.
 pub struct Young {
-    spec: YoungSpec,
+    spec: YoungBoard,
     n: usize,
     m: usize,
     /// T(rows, r, s) at `(rows * (m + 2) + r) * s_stride + s` (rank and unrank).
@@ -233,7 +234,7 @@ pub struct YoungPosition {
 
 impl Young {
     /// Build the game for a board; fails for boards whose counts overflow 64 bits.
-    pub fn new(spec: YoungSpec) -> Result<Self> {
+    pub fn new(spec: YoungBoard) -> Result<Self> {
         let (n, m) = (spec.rows, spec.cols);
         // Sizes may come from a table header, so no arithmetic on them may overflow.
         let cells = n.checked_mul(m);
@@ -559,14 +560,6 @@ impl Young {
 }
 
 impl Game for Young {
-    fn name(&self) -> &'static str {
-        "young"
-    }
-
-    fn describe_value(&self, value: i64) -> String {
-        format!("{value} (first minus second, over the stones to come)")
-    }
-
     /// Measured on `retro gen young 16x16 --seed 7` (release `--features mpi`,
     /// `mpirun -np 1 retro build --threads 1`): rank 0's plan 8.03 s + compute 9.60 s over
     /// 601.1 M positions (a single-process build of the same board: 22.5 ns).
@@ -574,15 +567,7 @@ impl Game for Young {
         29.3
     }
 
-    fn value_meaning(&self) -> &'static str {
-        "value: first's minus second's score over the stones still to come, with perfect play"
-    }
-
     type Position = YoungPosition;
-
-    fn spec(&self) -> Option<GameSpec> {
-        Some(GameSpec::Young(self.spec.clone()))
-    }
 
     fn cells(&self) -> usize {
         self.n * self.m
@@ -876,102 +861,16 @@ impl Game for Young {
         }
         out
     }
-
-    fn parse_position(&self, text: &str) -> Result<YoungPosition> {
-        let bad = |why: String| {
-            Error::input(format!(
-                "bad young position {}: {why}; {}",
-                crate::error::excerpt(text),
-                self.position_form()
-            ))
-        };
-        let trimmed = text.trim();
-        if trimmed.eq_ignore_ascii_case("empty") {
-            return Ok(self.position_from_rows(vec![0; self.n]));
-        }
-        if trimmed.is_empty() {
-            return Err(bad("no position given".into()));
-        }
-        if super::twins::looks_like_position(trimmed) {
-            return Err(bad(format!(
-                "this is a young table; {} looks like a twins position",
-                crate::error::excerpt(trimmed)
-            )));
-        }
-        let parts: Vec<&str> = trimmed.split(',').map(str::trim).collect();
-        if parts.len() > self.n {
-            return Err(bad(format!(
-                "expected at most {} comma-separated row lengths, found {}",
-                self.n,
-                parts.len()
-            )));
-        }
-        let mut rows = Vec::with_capacity(self.n);
-        for (i, p) in parts.iter().enumerate() {
-            let r: u32 = p
-                .parse()
-                .map_err(|_| bad(format!("row {} ({p:?}) is not a row length", i + 1)))?;
-            if r as usize > self.m {
-                return Err(bad(format!(
-                    "row {} has length {r}, above the width {}",
-                    i + 1,
-                    self.m
-                )));
-            }
-            if let Some(&prev) = rows.last()
-                && r > prev
-            {
-                return Err(bad(format!(
-                    "row {} ({r}) is longer than the row above ({prev}); lengths must not increase",
-                    i + 1
-                )));
-            }
-            rows.push(r);
-        }
-        // Rows left off are empty, so `3,1` on a 4-row board is `3,1,0,0`.
-        rows.resize(self.n, 0);
-        Ok(self.position_from_rows(rows))
-    }
-
-    fn format_position(&self, pos: &YoungPosition) -> String {
-        let parts: Vec<String> = pos.rows.iter().map(|r| r.to_string()).collect();
-        parts.join(",")
-    }
-
-    fn draw(&self, pos: &YoungPosition) -> String {
-        let mut out = String::new();
-        for i in 0..self.n {
-            let r = pos.rows[i] as usize;
-            let cap = if i == 0 {
-                self.m
-            } else {
-                pos.rows[i - 1] as usize
-            };
-            // Spaced like twins' drawing, so both games read alike.
-            for j in 0..self.m {
-                if j > 0 {
-                    out.push(' ');
-                }
-                out.push(if j < r {
-                    '#'
-                } else if j == r && r < cap {
-                    '+'
-                } else {
-                    '.'
-                });
-            }
-            out.push('\n');
-        }
-        out
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[allow(unused_imports)]
+    use crate::game::{Board, Gameplay};
 
     fn board(n: usize, m: usize) -> Young {
-        Young::new(YoungSpec {
+        Young::new(YoungBoard {
             rows: n,
             cols: m,
             a: vec![1; n * m],
@@ -1008,7 +907,7 @@ mod tests {
     #[test]
     fn advance_matches_unrank_and_moves() {
         for (n, m) in [(1, 3), (2, 2), (3, 3), (4, 4), (6, 6), (5, 9), (8, 8)] {
-            let y = Young::new(YoungSpec {
+            let y = Young::new(YoungBoard {
                 rows: n,
                 cols: m,
                 a: vec![1; n * m],

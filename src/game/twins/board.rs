@@ -10,7 +10,7 @@ use crate::random::SplitMix;
 /// A twins board: `vert` holds rows of C weights for the pairs (i,j)-(i+1,j),
 /// `horiz` R rows of C-1 weights for the pairs (i,j)-(i,j+1).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TwinsSpec {
+pub struct TwinsBoard {
     /// Rows R.
     pub rows: usize,
     /// Columns C.
@@ -21,7 +21,7 @@ pub struct TwinsSpec {
     pub horiz: Vec<i64>,
 }
 
-impl Board for TwinsSpec {
+impl Board for TwinsBoard {
     /// The contest input, whose size comes from `rows`/`cols` where given and from the
     /// input's layout or count otherwise (see `infer_size`).
     fn parse(text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Self> {
@@ -29,7 +29,7 @@ impl Board for TwinsSpec {
     }
 
     fn random(rows: usize, cols: usize, rng: &mut SplitMix, max: u64) -> Result<Self> {
-        Ok(TwinsSpec {
+        Ok(TwinsBoard {
             rows,
             cols,
             vert: rng.weights((rows - 1) * cols, max),
@@ -54,7 +54,7 @@ impl Board for TwinsSpec {
     }
 }
 
-impl TwinsSpec {
+impl TwinsBoard {
     /// The weights, one row per line, rows without weights left out.
     fn weight_lines(&self) -> String {
         let mut out = String::new();
@@ -107,7 +107,7 @@ impl TwinsSpec {
                 nums.len()
             )));
         }
-        let spec = TwinsSpec {
+        let spec = TwinsBoard {
             rows,
             cols,
             vert: nums[..nv].to_vec(),

@@ -8,7 +8,7 @@ use crate::random::SplitMix;
 
 /// A young board: n rows, m columns, weights a (first player) and b (second), row-major.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct YoungSpec {
+pub struct YoungBoard {
     /// Rows n.
     pub rows: usize,
     /// Columns m.
@@ -19,7 +19,7 @@ pub struct YoungSpec {
     pub b: Vec<i64>,
 }
 
-impl Board for YoungSpec {
+impl Board for YoungBoard {
     /// The contest input: `n m`, then n rows of a, then n rows of b. A young board carries
     /// its size, so `--rows/--cols` are refused.
     fn parse(text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Self> {
@@ -33,7 +33,7 @@ impl Board for YoungSpec {
 
     fn random(rows: usize, cols: usize, rng: &mut SplitMix, max: u64) -> Result<Self> {
         let cells = rows * cols;
-        Ok(YoungSpec {
+        Ok(YoungBoard {
             rows,
             cols,
             a: rng.weights(cells, max),
@@ -59,7 +59,7 @@ impl Board for YoungSpec {
     }
 }
 
-impl YoungSpec {
+impl YoungBoard {
     /// Parse the contest input: `n m`, then n rows of a, then n rows of b.
     pub fn parse_contest(text: &str) -> Result<Self> {
         let nums = parse_integers(text)?;
@@ -97,7 +97,7 @@ impl YoungSpec {
                 2 * cells
             )));
         }
-        let spec = YoungSpec {
+        let spec = YoungBoard {
             rows: n,
             cols: m,
             a: nums[2..2 + cells].to_vec(),

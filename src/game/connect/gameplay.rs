@@ -1,0 +1,104 @@
+//! What people see of connect: its notation, drawing and words (`Gameplay`), and its
+//! name and board (`Registered`).
+
+use super::*;
+use crate::game::{Gameplay, MoveNotation, Registered};
+
+impl Gameplay for Connect {
+    fn move_notation(&self) -> MoveNotation {
+        MoveNotation::Column
+    }
+
+    fn parse_position(&self, text: &str) -> Result<ConnectPosition> {
+        let bad = |why: String| {
+            Error::input(format!(
+                "bad connect position {}: {why}; {}",
+                crate::error::excerpt(text),
+                self.position_form()
+            ))
+        };
+        let (w, h) = (self.spec.width, self.spec.height);
+        let trimmed = text.trim();
+        if trimmed.eq_ignore_ascii_case("empty") {
+            return Ok(self.unrank(0, 0));
+        }
+        if trimmed.is_empty() {
+            return Err(bad("no position given".into()));
+        }
+        let marks = two_colour::parse_marks(trimmed, h, w, 'x', 'o').map_err(bad)?;
+        let (mut occupied, mut x) = (0u64, 0u64);
+        for (cell, &m) in marks.iter().enumerate() {
+            let (i, j) = (cell / w, cell % w);
+            let bit = 1u64 << self.heights.bit(j, h - 1 - i);
+            if m != 0 {
+                occupied |= bit;
+            }
+            if m == 1 {
+                x |= bit;
+            }
+        }
+        self.position_of(occupied, x).ok_or_else(|| {
+            let col = (0..w)
+                .find(|&j| {
+                    let column = (occupied >> self.heights.bit(j, 0)) & ((1u64 << h) - 1);
+                    column & (column + 1) != 0
+                })
+                .unwrap_or(0);
+            bad(format!(
+                "column {} has a stone above an empty cell (stones fall to the lowest empty cell)",
+                col + 1
+            ))
+        })
+    }
+
+    fn check_reachable(&self, pos: &ConnectPosition) -> Result<()> {
+        let o = pos.occupied ^ pos.x;
+        let full =
+            |m: u64| -> Vec<u64> { self.lines.iter().copied().filter(|&l| m & l == l).collect() };
+        // The last stone dropped is the top stone of its column.
+        let tops = (0..self.spec.width)
+            .filter_map(|col| {
+                let height = self.heights.column_height(pos.occupied, col);
+                (height > 0).then(|| 1u64 << self.heights.bit(col, height - 1))
+            })
+            .fold(0, |m, b| m | b);
+        let why = WinLoss::unreachable(pos.stones, (pos.x, &full(pos.x)), (o, &full(o)), tops)
+            .or_else(|| {
+                // The lines allow it; gravity and turns may not (in one column, o under
+                // x and nothing else: x moves first).
+                (!self.buildable(pos.occupied, pos.x, &mut HashSet::new())).then_some(
+                    "no order of drops (x first, turns alternating) stacks these columns \
+                     without a line ending the game sooner",
+                )
+            });
+        match why {
+            Some(why) => Err(Error::input(format!("this position cannot arise: {why}"))),
+            None => Ok(()),
+        }
+    }
+
+    fn format_position(&self, pos: &ConnectPosition) -> String {
+        two_colour::format_marks(&self.marks(pos), self.spec.width, 'x', 'o')
+    }
+
+    fn draw(&self, pos: &ConnectPosition) -> String {
+        two_colour::draw_marks(&self.marks(pos), self.spec.width, 'x', 'o')
+    }
+
+    fn win_loss(&self) -> Option<WinLoss> {
+        Some(self.values)
+    }
+}
+
+impl Registered for Connect {
+    const NAME: &'static str = "connect";
+    type Board = ConnectBoard;
+
+    fn new(board: ConnectBoard) -> Result<Self> {
+        Connect::new(board)
+    }
+
+    fn board(&self) -> &ConnectBoard {
+        &self.spec
+    }
+}

@@ -1,0 +1,63 @@
+//! What people see of mnk: its notation, drawing and words (`Gameplay`), and its
+//! name and board (`Registered`).
+
+use super::*;
+use crate::game::{Gameplay, Registered};
+
+impl Gameplay for Mnk {
+    fn parse_position(&self, text: &str) -> Result<MnkPosition> {
+        let bad = |why: String| {
+            Error::input(format!(
+                "bad mnk position {}: {why}; {}",
+                crate::error::excerpt(text),
+                self.position_form()
+            ))
+        };
+        let (r, c) = (self.spec.rows, self.spec.cols);
+        let trimmed = text.trim();
+        if trimmed.eq_ignore_ascii_case("empty") {
+            return Ok(self.ranking.position_from_marks(&vec![0; self.cells]));
+        }
+        if trimmed.is_empty() {
+            return Err(bad("no position given".into()));
+        }
+        let marks = two_colour::parse_marks(trimmed, r, c, 'x', 'o').map_err(bad)?;
+        Ok(self.ranking.position_from_marks(&marks))
+    }
+
+    fn check_reachable(&self, pos: &MnkPosition) -> Result<()> {
+        let (x, o) = self.cell_masks(pos);
+        let full =
+            |m: u64| -> Vec<u64> { self.lines.iter().copied().filter(|&l| m & l == l).collect() };
+        let every_cell = u64::MAX;
+        match WinLoss::unreachable(pos.stones(), (x, &full(x)), (o, &full(o)), every_cell) {
+            Some(why) => Err(Error::input(format!("this position cannot arise: {why}"))),
+            None => Ok(()),
+        }
+    }
+
+    fn format_position(&self, pos: &MnkPosition) -> String {
+        two_colour::format_marks(&self.ranking.marks(pos), self.spec.cols, 'x', 'o')
+    }
+
+    fn draw(&self, pos: &MnkPosition) -> String {
+        two_colour::draw_marks(&self.ranking.marks(pos), self.spec.cols, 'x', 'o')
+    }
+
+    fn win_loss(&self) -> Option<WinLoss> {
+        Some(self.values)
+    }
+}
+
+impl Registered for Mnk {
+    const NAME: &'static str = "mnk";
+    type Board = MnkBoard;
+
+    fn new(board: MnkBoard) -> Result<Self> {
+        Mnk::new(board)
+    }
+
+    fn board(&self) -> &MnkBoard {
+        &self.spec
+    }
+}

@@ -1,0 +1,433 @@
+//! The open registry: which games a program knows, and how a board of one of them gets
+//! back to its concrete game type.
+//!
+//! A game that implements [`Registered`] (a name, a board type, a constructor) is a
+//! [`Registry`] of one game; a tuple of registries is the registry of all their games, so a
+//! program lists its games as a type: [`Builtin`] for `retro`'s own, `(Builtin, Hex)` for a
+//! crate that adds Hex. Generic code runs on the concrete game through a [`Visitor`]: the
+//! registry finds the game a board belongs to, builds it, and calls the visitor's generic
+//! method with it, so every command is compiled once per game and nothing here lists one.
+
+use std::any::Any;
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::{Connect, Gameplay, Mnk, Twins, Young};
+use crate::error::{Error, Result};
+use crate::random::SplitMix;
+
+/// A game's board: everything its input holds (sizes, weights), what a table's header
+/// records, and from which `Registered::new` builds the game.
+pub trait Board:
+    Clone + PartialEq + fmt::Debug + Serialize + DeserializeOwned + Send + Sync + 'static
+{
+    /// Parse the game's input format. `rows`/`cols` come from `--rows/--cols`; a game
+    /// whose input carries its size refuses them.
+    fn parse(text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Self>;
+    /// A board of the given size with weights uniform in `0..=max` (`retro gen`); a game
+    /// without weights ignores `rng` and `max`.
+    fn random(rows: usize, cols: usize, rng: &mut SplitMix, max: u64) -> Result<Self>;
+    /// The input text that `parse` reads back to this board.
+    fn to_input(&self) -> String;
+    /// Rows and columns.
+    fn dims(&self) -> (usize, usize);
+    /// The size as commands print it: `RxC` unless the board says more (mnk and connect
+    /// add K; connect gives width first, as Connect Four's 7x6).
+    fn label(&self) -> String {
+        let (r, c) = self.dims();
+        format!("{r}x{c}")
+    }
+    /// The size in words, for `info` and the explorer: `R x C` unless the board says more.
+    fn size_words(&self) -> String {
+        let (r, c) = self.dims();
+        format!("{r} x {c}")
+    }
+}
+
+/// A game with a name and a board: what it takes to write its tables and to get every
+/// command. Its name goes in table headers, so it must never change once tables exist.
+pub trait Registered: Gameplay + 'static {
+    /// The name on the command line and in a table's header (`young`, `hex`, ...).
+    const NAME: &'static str;
+    /// Its board (input, header record).
+    type Board: Board;
+    /// The game on a board; fails for a board too large to rank.
+    fn new(board: Self::Board) -> Result<Self>;
+    /// The board it was built from.
+    fn board(&self) -> &Self::Board;
+    /// Its rules, input format and notation, for `retro help games` (Markdown).
+    fn rules() -> &'static str {
+        ""
+    }
+}
+
+/// Code to run on a concrete game: `Registry::visit` calls `visit` with the game a board
+/// belongs to. The generic method is where the monomorphised work goes.
+pub trait Visitor {
+    /// What the visit gives back.
+    type Output;
+    /// Run on the game.
+    fn visit<G: Registered>(self, game: G) -> Result<Self::Output>;
+}
+
+/// A board of some registered game: its game's name and the board itself, with the
+/// board's type erased so one value can stand for a board of any game.
+#[derive(Clone)]
+pub struct AnyBoard {
+    game: &'static str,
+    board: Arc<dyn ErasedBoard>,
+}
+
+/// What `AnyBoard` needs of a board without knowing its type.
+trait ErasedBoard: Send + Sync + fmt::Debug {
+    fn as_any(&self) -> &dyn Any;
+    fn to_input(&self) -> String;
+    fn dims(&self) -> (usize, usize);
+    fn label(&self) -> String;
+    fn size_words(&self) -> String;
+    fn to_bytes(&self) -> Vec<u8>;
+    fn to_json(&self) -> serde_json::Value;
+}
+
+impl<B: Board> ErasedBoard for B {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn to_input(&self) -> String {
+        Board::to_input(self)
+    }
+    fn dims(&self) -> (usize, usize) {
+        Board::dims(self)
+    }
+    fn label(&self) -> String {
+        Board::label(self)
+    }
+    fn size_words(&self) -> String {
+        Board::size_words(self)
+    }
+    fn to_bytes(&self) -> Vec<u8> {
+        // A board is plain data (sizes and weights): serialising it cannot fail.
+        bincode::serde::encode_to_vec(self, board_config()).unwrap_or_default()
+    }
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+}
+
+impl AnyBoard {
+    /// A board of game `G`.
+    pub fn new<G: Registered>(board: G::Board) -> AnyBoard {
+        AnyBoard {
+            game: G::NAME,
+            board: Arc::new(board),
+        }
+    }
+
+    /// The board a game was built from.
+    pub fn of<G: Registered>(game: &G) -> AnyBoard {
+        AnyBoard::new::<G>(game.board().clone())
+    }
+
+    /// The game's name (`young`, `twins`, ...).
+    pub fn name(&self) -> &'static str {
+        self.game
+    }
+
+    /// The board as game `G`'s, if it is one.
+    pub fn get<G: Registered>(&self) -> Option<&G::Board> {
+        if self.game != G::NAME {
+            return None;
+        }
+        self.board.as_any().downcast_ref::<G::Board>()
+    }
+
+    /// The board's input, as its game's `Board::parse` reads it back.
+    pub fn to_input(&self) -> String {
+        self.board.to_input()
+    }
+
+    /// Rows and columns.
+    pub fn dims(&self) -> (usize, usize) {
+        self.board.dims()
+    }
+
+    /// The board's size as commands print it (`4x4`, `7x6k4`).
+    pub fn label(&self) -> String {
+        self.board.label()
+    }
+
+    /// The board's size in words (`2 x 3`, `7 x 6 (width x height), 4 in a row`).
+    pub fn size_words(&self) -> String {
+        self.board.size_words()
+    }
+
+    /// The board's fields as JSON (young's `a` and `b`, mnk's `rows`, `cols`, `k`, ...).
+    pub fn to_json(&self) -> serde_json::Value {
+        self.board.to_json()
+    }
+
+    /// The game's name and the board's bytes, as a table header stores them.
+    pub fn to_table(&self) -> (&'static str, Vec<u8>) {
+        (self.game, self.board.to_bytes())
+    }
+}
+
+impl fmt::Debug for AnyBoard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {:?}", self.game, self.board)
+    }
+}
+
+impl PartialEq for AnyBoard {
+    fn eq(&self, other: &AnyBoard) -> bool {
+        self.game == other.game && self.board.to_bytes() == other.board.to_bytes()
+    }
+}
+
+impl Eq for AnyBoard {}
+
+/// A list of games, as a type: a `Registered` game is a registry of itself, and a tuple
+/// of registries (up to eight, nested as deep as you like) is the registry of all of them.
+/// The first game of a name wins.
+///
+/// The `try_` methods are the registry's plumbing, answering None for a game it does not
+/// have; use the provided methods, which say what is missing.
+pub trait Registry: 'static {
+    #[doc(hidden)]
+    fn collect_names(out: &mut Vec<&'static str>);
+    #[doc(hidden)]
+    fn collect_rules(out: &mut Vec<(&'static str, &'static str)>);
+    #[doc(hidden)]
+    fn try_parse(
+        game: &str,
+        text: &str,
+        rows: Option<usize>,
+        cols: Option<usize>,
+    ) -> Option<Result<AnyBoard>>;
+    #[doc(hidden)]
+    fn try_random(
+        game: &str,
+        rows: usize,
+        cols: usize,
+        rng: &mut SplitMix,
+        max: u64,
+    ) -> Option<Result<AnyBoard>>;
+    #[doc(hidden)]
+    fn try_decode(game: &str, bytes: &[u8]) -> Option<Result<(AnyBoard, usize)>>;
+    #[doc(hidden)]
+    fn try_visit<V: Visitor>(
+        board: &AnyBoard,
+        visitor: V,
+    ) -> std::result::Result<Result<V::Output>, V>;
+
+    /// Every game's name, in the registry's order.
+    fn names() -> Vec<&'static str> {
+        let mut out = Vec::new();
+        Self::collect_names(&mut out);
+        out
+    }
+
+    /// Each game's name and rules (`Registered::rules`), in the registry's order.
+    fn rules() -> Vec<(&'static str, &'static str)> {
+        let mut out = Vec::new();
+        Self::collect_rules(&mut out);
+        out
+    }
+
+    /// Parse a board of game `game` from its input format (see `docs/games.md`);
+    /// `rows`/`cols` are `--rows/--cols` for games whose input does not carry its size.
+    fn parse(game: &str, text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<AnyBoard> {
+        Self::try_parse(game, text, rows, cols).unwrap_or_else(|| Err(unknown::<Self>(game)))
+    }
+
+    /// A random board of game `game` (`retro gen`, benchmarks), seeded; `flag` names the
+    /// option that gave `max` in errors (`--max`, `--max-weight`).
+    fn random(
+        game: &str,
+        (rows, cols): (usize, usize),
+        seed: u64,
+        max: u64,
+        flag: &str,
+    ) -> Result<AnyBoard> {
+        if rows == 0 || cols == 0 {
+            return Err(Error::input(format!(
+                "board size {rows}x{cols}: rows and columns must be at least 1"
+            )));
+        }
+        if max > i64::MAX as u64 / 4096 {
+            return Err(Error::input(format!(
+                "{flag} {max} is too large: at most {}",
+                i64::MAX as u64 / 4096
+            )));
+        }
+        rows.checked_mul(cols)
+            .filter(|&c| c <= 4096)
+            .ok_or_else(|| Error::input(format!("board size {rows}x{cols} is too large")))?;
+        Self::try_random(game, rows, cols, &mut SplitMix(seed), max)
+            .unwrap_or_else(|| Err(unknown::<Self>(game)))
+    }
+
+    /// The board at the start of a table header's board bytes and how many bytes it took;
+    /// a game this registry does not have is refused, naming it.
+    fn decode(game: &str, bytes: &[u8]) -> Result<(AnyBoard, usize)> {
+        Self::try_decode(game, bytes).unwrap_or_else(|| {
+            Err(Error::other(format!(
+                "a table of the game {game:?}, which this retro does not have (it has {})",
+                Self::names().join(", ")
+            )))
+        })
+    }
+
+    /// Build the game `board` belongs to and run `visitor` on it.
+    fn visit<V: Visitor>(board: &AnyBoard, visitor: V) -> Result<V::Output> {
+        Self::try_visit(board, visitor).unwrap_or_else(|_| {
+            Err(Error::other(format!(
+                "a board of the game {:?}, which this retro does not have (it has {})",
+                board.name(),
+                Self::names().join(", ")
+            )))
+        })
+    }
+
+    /// Positions per layer of `board`, 0..=cells; fails for a board too large to count.
+    fn layer_sizes(board: &AnyBoard) -> Result<Vec<u64>> {
+        struct Sizes;
+        impl Visitor for Sizes {
+            type Output = Vec<u64>;
+            fn visit<G: Registered>(self, game: G) -> Result<Vec<u64>> {
+                Ok((0..=game.cells()).map(|k| game.layer_size(k)).collect())
+            }
+        }
+        Self::visit(board, Sizes)
+    }
+}
+
+/// The games `retro` itself has, in the order `retro help games` lists them.
+pub type Builtin = (Young, Twins, Mnk, Connect);
+
+fn unknown<R: Registry + ?Sized>(name: &str) -> Error {
+    Error::input(format!(
+        "unknown game {:?}: expected one of {}",
+        crate::error::excerpt(name),
+        R::names().join(", ")
+    ))
+}
+
+impl<G: Registered> Registry for G {
+    fn collect_names(out: &mut Vec<&'static str>) {
+        out.push(G::NAME);
+    }
+
+    fn collect_rules(out: &mut Vec<(&'static str, &'static str)>) {
+        out.push((G::NAME, G::rules()));
+    }
+
+    fn try_parse(
+        game: &str,
+        text: &str,
+        rows: Option<usize>,
+        cols: Option<usize>,
+    ) -> Option<Result<AnyBoard>> {
+        (game == G::NAME).then(|| G::Board::parse(text, rows, cols).map(AnyBoard::new::<G>))
+    }
+
+    fn try_random(
+        game: &str,
+        rows: usize,
+        cols: usize,
+        rng: &mut SplitMix,
+        max: u64,
+    ) -> Option<Result<AnyBoard>> {
+        (game == G::NAME).then(|| G::Board::random(rows, cols, rng, max).map(AnyBoard::new::<G>))
+    }
+
+    fn try_decode(game: &str, bytes: &[u8]) -> Option<Result<(AnyBoard, usize)>> {
+        (game == G::NAME).then(|| {
+            bincode::serde::decode_from_slice::<G::Board, _>(bytes, board_config())
+                .map(|(board, used)| (AnyBoard::new::<G>(board), used))
+                .map_err(|e| {
+                    Error::corrupt(format!("header: the {game} board does not decode ({e})"))
+                })
+        })
+    }
+
+    fn try_visit<V: Visitor>(
+        board: &AnyBoard,
+        visitor: V,
+    ) -> std::result::Result<Result<V::Output>, V> {
+        match board.get::<G>() {
+            Some(b) => Ok(G::new(b.clone()).and_then(|game| visitor.visit(game))),
+            None => Err(visitor),
+        }
+    }
+}
+
+/// A tuple of registries is one registry: each method asks the members in order.
+macro_rules! tuple_registry {
+    ($($r:ident),+) => {
+        impl<$($r: Registry),+> Registry for ($($r,)+) {
+            fn collect_names(out: &mut Vec<&'static str>) {
+                $($r::collect_names(out);)+
+            }
+
+            fn collect_rules(out: &mut Vec<(&'static str, &'static str)>) {
+                $($r::collect_rules(out);)+
+            }
+
+            fn try_parse(
+                game: &str,
+                text: &str,
+                rows: Option<usize>,
+                cols: Option<usize>,
+            ) -> Option<Result<AnyBoard>> {
+                None$(.or_else(|| $r::try_parse(game, text, rows, cols)))+
+            }
+
+            fn try_random(
+                game: &str,
+                rows: usize,
+                cols: usize,
+                rng: &mut SplitMix,
+                max: u64,
+            ) -> Option<Result<AnyBoard>> {
+                None$(.or_else(|| $r::try_random(game, rows, cols, rng, max)))+
+            }
+
+            fn try_decode(game: &str, bytes: &[u8]) -> Option<Result<(AnyBoard, usize)>> {
+                None$(.or_else(|| $r::try_decode(game, bytes)))+
+            }
+
+            fn try_visit<V: Visitor>(
+                board: &AnyBoard,
+                visitor: V,
+            ) -> std::result::Result<Result<V::Output>, V> {
+                let visitor = Err(visitor);
+                $(let visitor = match visitor {
+                    Err(v) => $r::try_visit(board, v),
+                    done => done,
+                };)+
+                visitor
+            }
+        }
+    };
+}
+
+tuple_registry!(A);
+tuple_registry!(A, B);
+tuple_registry!(A, B, C);
+tuple_registry!(A, B, C, D);
+tuple_registry!(A, B, C, D, E);
+tuple_registry!(A, B, C, D, E, F);
+tuple_registry!(A, B, C, D, E, F, H);
+tuple_registry!(A, B, C, D, E, F, H, I);
+
+/// The bincode a table header uses for a board (fixed-width integers, little-endian).
+fn board_config() -> impl bincode::config::Config {
+    bincode::config::standard()
+        .with_little_endian()
+        .with_fixed_int_encoding()
+        .with_limit::<{ 1 << 20 }>()
+}

@@ -1,0 +1,101 @@
+//! What people see of twins: its notation, drawing and words (`Gameplay`), and its
+//! name and board (`Registered`).
+
+use super::*;
+use crate::game::{Gameplay, Registered, Scores};
+
+impl Gameplay for Twins {
+    fn describe_value(&self, value: i64) -> String {
+        let second = self.total_weight() - value;
+        format!("{value} (final scores: first {value}, second {second})")
+    }
+
+    fn value_meaning(&self) -> &'static str {
+        "value: first's final score, with perfect play"
+    }
+
+    fn final_scores(&self, value: i64) -> Option<Scores> {
+        Some(Scores {
+            first: value,
+            second: self.total_weight() - value,
+        })
+    }
+
+    /// The pairs already decided (both cells filled): same marks score for first,
+    /// different marks for second.
+    fn board_scores(&self, pos: &TwinsPosition) -> Option<Scores> {
+        let marks = self.marks(pos);
+        let mut s = Scores::default();
+        for &(a, b, w) in &self.pairs {
+            let (a, b) = (marks[a as usize], marks[b as usize]);
+            if a != 0 && b != 0 {
+                if a == b {
+                    s.first += w;
+                } else {
+                    s.second += w;
+                }
+            }
+        }
+        Some(s)
+    }
+
+    fn line_result(&self, scores: Scores) -> i64 {
+        scores.first
+    }
+
+    fn contest_answer(&self, root: i64) -> String {
+        format!("{root}\n{}", self.total_weight() - root)
+    }
+
+    fn parse_position(&self, text: &str) -> Result<TwinsPosition> {
+        let bad = |why: String| {
+            Error::input(format!(
+                "bad twins position {}: {why}; {}",
+                crate::error::excerpt(text),
+                self.position_form()
+            ))
+        };
+        let (r, c) = (self.spec.rows, self.spec.cols);
+        let trimmed = text.trim();
+        if trimmed.eq_ignore_ascii_case("empty") {
+            return Ok(self.position_from_marks(&vec![0; self.cells]));
+        }
+        if trimmed.is_empty() {
+            return Err(bad("no position given".into()));
+        }
+        // Young positions are digits and commas, which no twins position holds.
+        if trimmed.chars().any(|ch| ch.is_ascii_digit())
+            && trimmed
+                .chars()
+                .all(|ch| ch.is_ascii_digit() || ch == ',' || ch.is_whitespace())
+        {
+            return Err(bad(format!(
+                "this is a twins table; {} looks like a young position",
+                crate::error::excerpt(trimmed)
+            )));
+        }
+        let marks = two_colour::parse_marks(trimmed, r, c, 'o', 'x').map_err(bad)?;
+        Ok(self.position_from_marks(&marks))
+    }
+
+    fn format_position(&self, pos: &TwinsPosition) -> String {
+        two_colour::format_marks(&self.marks(pos), self.spec.cols, 'o', 'x')
+    }
+
+    fn draw(&self, pos: &TwinsPosition) -> String {
+        two_colour::draw_marks(&self.marks(pos), self.spec.cols, 'o', 'x')
+    }
+}
+
+impl Registered for Twins {
+    const NAME: &'static str = "twins";
+    type Board = TwinsBoard;
+
+    fn new(board: TwinsBoard) -> Result<Self> {
+        Twins::new(board)
+    }
+
+    fn board(&self) -> &TwinsBoard {
+        &self.spec
+    }
+}

@@ -1,0 +1,116 @@
+//! What people see of young: its notation, drawing and words (`Gameplay`), and its
+//! name and board (`Registered`).
+
+use super::*;
+use crate::game::{Gameplay, Registered};
+
+impl Gameplay for Young {
+    fn describe_value(&self, value: i64) -> String {
+        format!("{value} (first minus second, over the stones to come)")
+    }
+
+    fn value_meaning(&self) -> &'static str {
+        "value: first's minus second's score over the stones still to come, with perfect play"
+    }
+
+    fn parse_position(&self, text: &str) -> Result<YoungPosition> {
+        let bad = |why: String| {
+            Error::input(format!(
+                "bad young position {}: {why}; {}",
+                crate::error::excerpt(text),
+                self.position_form()
+            ))
+        };
+        let trimmed = text.trim();
+        if trimmed.eq_ignore_ascii_case("empty") {
+            return Ok(self.position_from_rows(vec![0; self.n]));
+        }
+        if trimmed.is_empty() {
+            return Err(bad("no position given".into()));
+        }
+        if crate::game::twins::looks_like_position(trimmed) {
+            return Err(bad(format!(
+                "this is a young table; {} looks like a twins position",
+                crate::error::excerpt(trimmed)
+            )));
+        }
+        let parts: Vec<&str> = trimmed.split(',').map(str::trim).collect();
+        if parts.len() > self.n {
+            return Err(bad(format!(
+                "expected at most {} comma-separated row lengths, found {}",
+                self.n,
+                parts.len()
+            )));
+        }
+        let mut rows = Vec::with_capacity(self.n);
+        for (i, p) in parts.iter().enumerate() {
+            let r: u32 = p
+                .parse()
+                .map_err(|_| bad(format!("row {} ({p:?}) is not a row length", i + 1)))?;
+            if r as usize > self.m {
+                return Err(bad(format!(
+                    "row {} has length {r}, above the width {}",
+                    i + 1,
+                    self.m
+                )));
+            }
+            if let Some(&prev) = rows.last()
+                && r > prev
+            {
+                return Err(bad(format!(
+                    "row {} ({r}) is longer than the row above ({prev}); lengths must not increase",
+                    i + 1
+                )));
+            }
+            rows.push(r);
+        }
+        // Rows left off are empty, so `3,1` on a 4-row board is `3,1,0,0`.
+        rows.resize(self.n, 0);
+        Ok(self.position_from_rows(rows))
+    }
+
+    fn format_position(&self, pos: &YoungPosition) -> String {
+        let parts: Vec<String> = pos.rows.iter().map(|r| r.to_string()).collect();
+        parts.join(",")
+    }
+
+    fn draw(&self, pos: &YoungPosition) -> String {
+        let mut out = String::new();
+        for i in 0..self.n {
+            let r = pos.rows[i] as usize;
+            let cap = if i == 0 {
+                self.m
+            } else {
+                pos.rows[i - 1] as usize
+            };
+            // Spaced like twins' drawing, so both games read alike.
+            for j in 0..self.m {
+                if j > 0 {
+                    out.push(' ');
+                }
+                out.push(if j < r {
+                    '#'
+                } else if j == r && r < cap {
+                    '+'
+                } else {
+                    '.'
+                });
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+impl Registered for Young {
+    const NAME: &'static str = "young";
+    type Board = YoungBoard;
+
+    fn new(board: YoungBoard) -> Result<Self> {
+        Young::new(board)
+    }
+
+    fn board(&self) -> &YoungBoard {
+        &self.spec
+    }
+}
