@@ -136,7 +136,7 @@ pub mod distributed;
 pub mod error;
 pub mod game;
 pub mod job;
-pub mod partial;
+pub(crate) mod partial;
 pub mod probe;
 pub mod random;
 pub mod rank;

@@ -208,6 +208,7 @@ impl Partial {
     }
 
     /// Open `target`'s partial file without a lock (an MPI build, whose ranks share it).
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
     pub fn open_shared(target: &Path, kind: Kind) -> Result<Partial> {
         let path = partial_path(target);
         let file = open_no_follow(&path, true)?;

@@ -30,6 +30,11 @@ fn build_table(dir: &Path, board: &str, name: &str, extra: &[&str]) -> PathBuf {
     path
 }
 
+
+/// A block directory entry's size in a compact table (the README's file format: minimum,
+/// offset and width, 16 bytes).
+const DIR_ENTRY: usize = 16;
+
 #[test]
 fn a_second_build_of_a_locked_table_stops_naming_the_first() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -428,8 +433,8 @@ fn smaller_hostile_cases() {
     let mut bytes = std::fs::read(&compact).expect("read");
     // The directory is the last part of the layer: break its first entry's width.
     let dir_entry_at = (layer.offset + layer.bytes) as usize
-        - layer.positions.div_ceil(4096) as usize * retro::table::blocks::DIR_ENTRY;
-    for b in &mut bytes[dir_entry_at..dir_entry_at + retro::table::blocks::DIR_ENTRY] {
+        - layer.positions.div_ceil(4096) as usize * DIR_ENTRY;
+    for b in &mut bytes[dir_entry_at..dir_entry_at + DIR_ENTRY] {
         *b = 0xff;
     }
     std::fs::write(&compact, &bytes).expect("write");

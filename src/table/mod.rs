@@ -3,10 +3,10 @@
 //! (`blocks.rs`), or best moves (`moves.rs`). The layout is documented field by field in
 //! the README.
 
-pub mod blocks;
+pub(crate) mod blocks;
 pub mod header;
 mod mapped;
-pub mod moves;
+pub(crate) mod moves;
 pub mod reader;
 pub mod writer;
 
