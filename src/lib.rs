@@ -15,7 +15,9 @@
 //! - [`rank`]: binomial tables and the colex combinatorial number system;
 //! - [`sweep`]: the layer sweep, serial and parallel, generic over the game;
 //! - [`table`]: the file format (header, writer, reader over [`ReadAt`](table::ReadAt));
-//! - [`probe`]: a position's value, its moves' values, the principal variation;
+//! - [`probe`]: a position's value, its moves' values, the principal variation, as data;
+//!   [`text`] renders them for people, [`export`] streams a table's rows to a file;
+//!   [`text`] and [`export`] render them for people and for files;
 //! - [`job`]: solve a board, build a table (what the commands call);
 //! - [`testing`]: the conformance checks every game must pass;
 //! - [`error`]: one error enum, whose variant decides the exit code;
@@ -143,6 +145,7 @@ pub mod rank;
 pub mod sweep;
 pub mod table;
 pub mod testing;
+pub mod text;
 pub mod value;
 pub mod verify;
 

@@ -73,36 +73,6 @@ enum Command {
     Man(man::Args),
 }
 
-/// The board under column numbers and, where moves name cells (`rows`), beside row
-/// numbers; a game whose moves are columns needs only the column numbers. `Game::draw`
-/// puts spaces between cells for some games and not for others; every cell is one char,
-/// so dropping the spaces and laying the cells out here gives every game the same look,
-/// and room for two-digit labels.
-pub(crate) fn labelled(drawing: &str, rows_numbered: bool) -> String {
-    let rows: Vec<Vec<char>> = drawing
-        .lines()
-        .map(|l| l.chars().filter(|c| !c.is_whitespace()).collect())
-        .collect();
-    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let rw = rows.len().to_string().len();
-    let cw = cols.to_string().len();
-    let header: Vec<String> = (1..=cols).map(|j| format!("{j:>cw$}")).collect();
-    if !rows_numbered {
-        let mut out = format!("{}\n", header.join(" "));
-        for row in &rows {
-            let cells: Vec<String> = row.iter().map(|c| format!("{c:>cw$}")).collect();
-            out.push_str(&format!("{}\n", cells.join(" ")));
-        }
-        return out;
-    }
-    let mut out = format!("{:rw$}  {}\n", "", header.join(" "));
-    for (i, row) in rows.iter().enumerate() {
-        let cells: Vec<String> = row.iter().map(|c| format!("{c:>cw$}")).collect();
-        out.push_str(&format!("{:>rw$}  {}\n", i + 1, cells.join(" ")));
-    }
-    out
-}
-
 /// `--threads` for the commands whose work runs on rayon's pool.
 #[derive(clap::Args)]
 pub struct Threads {

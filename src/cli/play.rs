@@ -104,7 +104,7 @@ fn play<G: Registered>(game: &G, table: &Table, args: &Args) -> Result<i32> {
         write!(
             out,
             "\n{}",
-            super::labelled(&game.draw(&a.position), notation == MoveNotation::Cell)
+            crate::text::labelled(&game.draw(&a.position), notation == MoveNotation::Cell)
         )
         .map_err(io)?;
         if a.moves.is_empty() && game.outcome(a.value, stones).is_some() {
@@ -296,7 +296,7 @@ fn ask<G: Registered>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::labelled;
+    use crate::text::labelled;
 
     #[test]
     fn spaced_and_unspaced_drawings_look_the_same() {

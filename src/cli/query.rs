@@ -9,11 +9,8 @@ use super::open_table;
 use std::io::Write;
 
 use crate::error::{Error, Result};
-use crate::game::{Gameplay, MoveNotation, Registered, Registry, Verdict, Visitor};
-use crate::probe::{
-    Answer, MoveStyle, Step, answer, answer_text, describe_move, principal_variation, pv_json,
-    to_json, to_move,
-};
+use crate::game::{Registered, Registry, Visitor};
+use crate::probe::{answer, answer_text, principal_variation, pv_json, to_json};
 use crate::table::Table;
 
 #[derive(clap::Args)]
@@ -92,9 +89,9 @@ impl Visitor for Query<'_> {
             }
             super::outln!("{out}")?;
         } else {
-            super::out!("{}", to_text(&game, &a))?;
+            super::out!("{}", crate::text::answer(&game, &a))?;
             if let Some(pv) = &pv {
-                super::out!("{}", pv_text(&game, pv, a.value, game.stones(&a.position)))?;
+                super::out!("{}", crate::text::principal_variation(&game, pv, a.value, game.stones(&a.position)))?;
             }
         }
         Ok(0)
@@ -204,99 +201,4 @@ impl<W: Write> Checked<'_, W> {
         self.held.clear();
         self.stdout.flush().map_err(io)
     }
-}
-
-fn pv_text<G: Gameplay>(game: &G, pv: &[Step<G::Position>], value: i64, stones: usize) -> String {
-    let mut out = String::from(
-        "principal variation
-",
-    );
-    // A game that ends in a win, a loss or a tie has no scores to run alongside.
-    if game.outcome(value, stones).is_some() {
-        for (i, s) in pv.iter().enumerate() {
-            let who = if s.first_to_move { "first" } else { "second" };
-            out.push_str(&format!(
-                "  {:>3}. {who:<6} {}  -> {}\n",
-                i + 1,
-                describe_move(game, MoveStyle::Listed, &s.mv),
-                game.format_position(&s.mv.child),
-            ));
-        }
-        out.push_str(&format!(
-            "  result {}\n",
-            game.describe_value_at(value, stones)
-        ));
-        return out;
-    }
-    for (i, s) in pv.iter().enumerate() {
-        let who = if s.first_to_move { "first" } else { "second" };
-        out.push_str(&format!(
-            "  {:>3}. {who:<6} {}  -> {:<20} scores: first {}, second {}\n",
-            i + 1,
-            describe_move(game, MoveStyle::Listed, &s.mv),
-            game.format_position(&s.mv.child),
-            s.scores.first,
-            s.scores.second
-        ));
-    }
-    let end = pv.last().map(|s| s.scores).unwrap_or_default();
-    out.push_str(&format!(
-        "  result {} (the position's value is {value})\n",
-        game.line_result(end)
-    ));
-    out
-}
-
-fn to_text<G: Gameplay>(game: &G, a: &Answer<G::Position>) -> String {
-    let stones = game.stones(&a.position);
-    let mut out = format!("position  {}\n", game.format_position(&a.position));
-    let mut drawing = game.draw(&a.position);
-    // A move names a column: number them, as play does.
-    if game.move_notation() == MoveNotation::Column {
-        drawing = super::labelled(&drawing, false);
-    }
-    for line in drawing.lines() {
-        out.push_str(&format!("          {line}\n"));
-    }
-    out.push_str(&format!("stones    {stones} of {}\n", game.cells()));
-    if stones == game.cells() {
-        out.push_str("to move   nobody (the board is full)\n");
-    } else if a.moves.is_empty() {
-        out.push_str("to move   nobody (the game is over)\n");
-    } else {
-        out.push_str(&format!("to move   {}\n", to_move(stones, game.cells())));
-    }
-    out.push_str(&format!(
-        "value     {}\n",
-        game.describe_value_at(a.value, stones)
-    ));
-    let named: Vec<String> = a
-        .moves
-        .iter()
-        .map(|(mv, _)| describe_move(game, MoveStyle::Listed, mv))
-        .collect();
-    // A cell `(r,c)` fits 8 columns on every board; `column 10` does not.
-    let width = named.iter().map(String::len).max().unwrap_or(0).max(8);
-    if !a.moves.is_empty() {
-        let head = match game.move_notation() {
-            MoveNotation::Cell => "cell",
-            MoveNotation::Column => "move",
-        };
-        out.push_str(&format!(
-            "moves     {head:<width$} position              value\n"
-        ));
-    }
-    for (i, ((mv, v), cell)) in a.moves.iter().zip(&named).enumerate() {
-        let best = if a.is_best(i) { "  best" } else { "" };
-        let result = match game.outcome(*v, stones) {
-            Some(o) if o.result == Verdict::Tie => "  tie".to_string(),
-            Some(o) => format!("  {} in {}", o.result.as_str(), o.remoteness),
-            None => String::new(),
-        };
-        out.push_str(&format!(
-            "          {cell:<width$} {:<21} {v:>5}{result}{best}\n",
-            game.format_position(&mv.child)
-        ));
-    }
-    out
 }

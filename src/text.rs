@@ -1,0 +1,134 @@
+//! Answers as text, the way `retro query` and `retro play` print them: the library renders,
+//! the command line prints.
+
+use crate::game::{Gameplay, MoveNotation, Verdict};
+use crate::probe::{Answer, MoveStyle, Step, describe_move, to_move};
+
+/// The board under column numbers and, where moves name cells (`rows`), beside row
+/// numbers; a game whose moves are columns needs only the column numbers. `Game::draw`
+/// puts spaces between cells for some games and not for others; every cell is one char,
+/// so dropping the spaces and laying the cells out here gives every game the same look,
+/// and room for two-digit labels.
+pub fn labelled(drawing: &str, rows_numbered: bool) -> String {
+    let rows: Vec<Vec<char>> = drawing
+        .lines()
+        .map(|l| l.chars().filter(|c| !c.is_whitespace()).collect())
+        .collect();
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let rw = rows.len().to_string().len();
+    let cw = cols.to_string().len();
+    let header: Vec<String> = (1..=cols).map(|j| format!("{j:>cw$}")).collect();
+    if !rows_numbered {
+        let mut out = format!("{}\n", header.join(" "));
+        for row in &rows {
+            let cells: Vec<String> = row.iter().map(|c| format!("{c:>cw$}")).collect();
+            out.push_str(&format!("{}\n", cells.join(" ")));
+        }
+        return out;
+    }
+    let mut out = format!("{:rw$}  {}\n", "", header.join(" "));
+    for (i, row) in rows.iter().enumerate() {
+        let cells: Vec<String> = row.iter().map(|c| format!("{c:>cw$}")).collect();
+        out.push_str(&format!("{:>rw$}  {}\n", i + 1, cells.join(" ")));
+    }
+    out
+}
+
+/// A principal variation as `retro query --pv` prints it: each step's mover, move and
+/// position (and the running scores of a game of scores), then the result.
+pub fn principal_variation<G: Gameplay>(game: &G, pv: &[Step<G::Position>], value: i64, stones: usize) -> String {
+    let mut out = String::from(
+        "principal variation
+",
+    );
+    // A game that ends in a win, a loss or a tie has no scores to run alongside.
+    if game.outcome(value, stones).is_some() {
+        for (i, s) in pv.iter().enumerate() {
+            let who = if s.first_to_move { "first" } else { "second" };
+            out.push_str(&format!(
+                "  {:>3}. {who:<6} {}  -> {}\n",
+                i + 1,
+                describe_move(game, MoveStyle::Listed, &s.mv),
+                game.format_position(&s.mv.child),
+            ));
+        }
+        out.push_str(&format!(
+            "  result {}\n",
+            game.describe_value_at(value, stones)
+        ));
+        return out;
+    }
+    for (i, s) in pv.iter().enumerate() {
+        let who = if s.first_to_move { "first" } else { "second" };
+        out.push_str(&format!(
+            "  {:>3}. {who:<6} {}  -> {:<20} scores: first {}, second {}\n",
+            i + 1,
+            describe_move(game, MoveStyle::Listed, &s.mv),
+            game.format_position(&s.mv.child),
+            s.scores.first,
+            s.scores.second
+        ));
+    }
+    let end = pv.last().map(|s| s.scores).unwrap_or_default();
+    out.push_str(&format!(
+        "  result {} (the position's value is {value})\n",
+        game.line_result(end)
+    ));
+    out
+}
+
+/// An answer as `retro query` prints it: the position drawn, who moves, its value in
+/// words, and every move with its child and value, the best marked.
+pub fn answer<G: Gameplay>(game: &G, a: &Answer<G::Position>) -> String {
+    let stones = game.stones(&a.position);
+    let mut out = format!("position  {}\n", game.format_position(&a.position));
+    let mut drawing = game.draw(&a.position);
+    // A move names a column: number them, as play does.
+    if game.move_notation() == MoveNotation::Column {
+        drawing = labelled(&drawing, false);
+    }
+    for line in drawing.lines() {
+        out.push_str(&format!("          {line}\n"));
+    }
+    out.push_str(&format!("stones    {stones} of {}\n", game.cells()));
+    if stones == game.cells() {
+        out.push_str("to move   nobody (the board is full)\n");
+    } else if a.moves.is_empty() {
+        out.push_str("to move   nobody (the game is over)\n");
+    } else {
+        out.push_str(&format!("to move   {}\n", to_move(stones, game.cells())));
+    }
+    out.push_str(&format!(
+        "value     {}\n",
+        game.describe_value_at(a.value, stones)
+    ));
+    let named: Vec<String> = a
+        .moves
+        .iter()
+        .map(|(mv, _)| describe_move(game, MoveStyle::Listed, mv))
+        .collect();
+    // A cell `(r,c)` fits 8 columns on every board; `column 10` does not.
+    let width = named.iter().map(String::len).max().unwrap_or(0).max(8);
+    if !a.moves.is_empty() {
+        let head = match game.move_notation() {
+            MoveNotation::Cell => "cell",
+            MoveNotation::Column => "move",
+        };
+        out.push_str(&format!(
+            "moves     {head:<width$} position              value\n"
+        ));
+    }
+    for (i, ((mv, v), cell)) in a.moves.iter().zip(&named).enumerate() {
+        let best = if a.is_best(i) { "  best" } else { "" };
+        let result = match game.outcome(*v, stones) {
+            Some(o) if o.result == Verdict::Tie => "  tie".to_string(),
+            Some(o) => format!("  {} in {}", o.result.as_str(), o.remoteness),
+            None => String::new(),
+        };
+        out.push_str(&format!(
+            "          {cell:<width$} {:<21} {v:>5}{result}{best}\n",
+            game.format_position(&mv.child)
+        ));
+    }
+    out
+}
