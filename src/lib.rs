@@ -136,6 +136,7 @@ pub mod bench;
 pub mod cli;
 pub mod distributed;
 pub mod error;
+pub mod export;
 pub mod game;
 pub mod job;
 pub(crate) mod partial;

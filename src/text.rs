@@ -36,7 +36,12 @@ pub fn labelled(drawing: &str, rows_numbered: bool) -> String {
 
 /// A principal variation as `retro query --pv` prints it: each step's mover, move and
 /// position (and the running scores of a game of scores), then the result.
-pub fn principal_variation<G: Gameplay>(game: &G, pv: &[Step<G::Position>], value: i64, stones: usize) -> String {
+pub fn principal_variation<G: Gameplay>(
+    game: &G,
+    pv: &[Step<G::Position>],
+    value: i64,
+    stones: usize,
+) -> String {
     let mut out = String::from(
         "principal variation
 ",

@@ -30,7 +30,6 @@ fn build_table(dir: &Path, board: &str, name: &str, extra: &[&str]) -> PathBuf {
     path
 }
 
-
 /// A block directory entry's size in a compact table (the README's file format: minimum,
 /// offset and width, 16 bytes).
 const DIR_ENTRY: usize = 16;
@@ -432,8 +431,8 @@ fn smaller_hostile_cases() {
     let layer = &header.layers[6];
     let mut bytes = std::fs::read(&compact).expect("read");
     // The directory is the last part of the layer: break its first entry's width.
-    let dir_entry_at = (layer.offset + layer.bytes) as usize
-        - layer.positions.div_ceil(4096) as usize * DIR_ENTRY;
+    let dir_entry_at =
+        (layer.offset + layer.bytes) as usize - layer.positions.div_ceil(4096) as usize * DIR_ENTRY;
     for b in &mut bytes[dir_entry_at..dir_entry_at + DIR_ENTRY] {
         *b = 0xff;
     }

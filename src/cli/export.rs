@@ -5,26 +5,19 @@
 //! chunks of values at a time, and Parquet buffers one row group (at most `ROW_GROUP` rows)
 //! because its writer takes a row group column by column.
 
-use std::fmt::Write as _;
 use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 
 use clap::ArgGroup;
-use rayon::prelude::*;
 
 use super::{open_table, progress_bar};
 use crate::error::{Error, Result, io_error};
-use crate::game::{AnyBoard, Gameplay, MoveNotation, Registered, Registry, Visitor};
+use crate::export::{CsvSink, RowSink};
+use crate::game::{AnyBoard, Gameplay, Registered, Registry, Visitor};
 use crate::partial::{self, Kind, Partial, crash_point};
-use crate::probe::{MoveStyle, move_text};
 use crate::sweep::{Progress, Silent};
 use crate::table::Table;
-
-/// Rows per read of the table and per progress update: large enough that the bar and the
-/// positioned reads cost nothing per row, small enough to keep the values read in cache.
-const CHUNK: usize = 1 << 13;
 
 /// Rows per Parquet row group. Readers parallelise and skip by row group, so groups should
 /// be large, but the writer holds a whole group before writing it.
@@ -71,23 +64,6 @@ pub struct Args {
           value_parser = clap::value_parser!(u64).range(1..))]
     #[cfg_attr(not(feature = "parquet"), allow(dead_code))]
     row_group: u64,
-}
-
-/// One exported position; `best` is the first best move's cell as 0-based (row, col),
-/// None where nobody moves.
-struct Row<'a> {
-    position: &'a str,
-    stones: usize,
-    to_move: &'static str,
-    value: i64,
-    best: Option<(usize, usize)>,
-}
-
-/// Where rows go; `finish` returns the written file so that it can be synced before the
-/// rename makes it look complete.
-trait RowSink {
-    fn push(&mut self, row: &Row<'_>) -> Result<()>;
-    fn finish(self) -> Result<File>;
 }
 
 pub fn run<R: Registry>(args: Args) -> Result<i32> {
@@ -169,22 +145,6 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     }
 }
 
-/// Chunks computed at once: enough to keep every worker busy while the previous batch is
-/// written, few enough that two batches in memory stay small on a many-core machine.
-fn batch_chunks() -> usize {
-    (rayon::current_num_threads() * 2).min(64)
-}
-
-/// The rows of one chunk of layer `k`, made by a worker: positions are one string and its
-/// row ends, so a chunk costs a handful of allocations rather than one per row.
-struct Chunk {
-    k: usize,
-    text: String,
-    ends: Vec<usize>,
-    values: Vec<i64>,
-    best: Vec<Option<(usize, usize)>>,
-}
-
 /// The rows of a table's layers, on its game, into the sink `args` asks for.
 struct Export<'a> {
     args: &'a Args,
@@ -211,10 +171,10 @@ impl Visitor for Export<'_> {
         match args.parquet {
             #[cfg(feature = "parquet")]
             true => parquet_sink::ParquetSink::new(file, board, partial, args.row_group, notation)
-                .and_then(|sink| export(&game, table, layers, sink, args.quiet)),
+                .and_then(|sink| rows_with_bar(&game, table, layers, sink, args.quiet)),
             _ => {
                 let _ = board;
-                export(
+                rows_with_bar(
                     &game,
                     table,
                     layers,
@@ -226,16 +186,12 @@ impl Visitor for Export<'_> {
     }
 }
 
-/// Stream `layers` of the table to `sink`; returns the finished file and the row count.
-///
-/// Making a row (the game's notation, every move's child and its value) costs far more
-/// than writing it, so workers make a batch of chunks while the previous batch is written
-/// in order.
-fn export<G: Gameplay>(
+/// `export::rows` under a progress bar (unless quiet or not on a terminal).
+fn rows_with_bar<G: Gameplay>(
     game: &G,
     table: &Table,
     layers: RangeInclusive<usize>,
-    mut sink: impl RowSink + Send,
+    sink: impl RowSink + Send,
     quiet: bool,
 ) -> Result<(File, u64)> {
     let total = layers.clone().map(|k| game.layer_size(k)).sum();
@@ -244,197 +200,11 @@ fn export<G: Gameplay>(
         Some(b) => b,
         None => &Silent,
     };
-    let mut work = layers.flat_map(|k| {
-        let size = game.layer_size(k);
-        (0..size.div_ceil(CHUNK as u64)).map(move |c| {
-            let start = c * CHUNK as u64;
-            (k, start, (CHUNK as u64).min(size - start) as usize)
-        })
-    });
-    let batch = batch_chunks();
-    let mut shown = None;
-    let mut made: Vec<Chunk> = Vec::new();
-    loop {
-        let next: Vec<(usize, u64, usize)> = work.by_ref().take(batch).collect();
-        if next.is_empty() && made.is_empty() {
-            break;
-        }
-        let (written, computed) = rayon::join(
-            || write_chunks(game, &mut sink, &made, progress, &mut shown),
-            || {
-                next.par_iter()
-                    .map(|&(k, start, count)| make_chunk(game, table, k, start, count))
-                    .collect::<Result<Vec<Chunk>>>()
-            },
-        );
-        written?;
-        made = computed?;
-    }
+    let written = crate::export::rows(game, table, layers, sink, progress);
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    Ok((sink.finish()?, total))
-}
-
-/// Positions `start..start + count` of layer `k` with their values and best moves.
-fn make_chunk<G: Gameplay>(
-    game: &G,
-    table: &Table,
-    k: usize,
-    start: u64,
-    count: usize,
-) -> Result<Chunk> {
-    let values = table.read_range(k, start, count)?;
-    let mut chunk = Chunk {
-        k,
-        text: String::new(),
-        ends: Vec::with_capacity(count),
-        best: Vec::with_capacity(count),
-        values,
-    };
-    let mut pos = game.unrank(k, start);
-    for (i, &value) in chunk.values.iter().enumerate() {
-        if i > 0 {
-            game.advance(&mut pos);
-        }
-        let from = chunk.text.len();
-        chunk.text.push_str(&game.format_position(&pos));
-        let best = best_move(game, table, &pos, value, &chunk.text[from..])?;
-        chunk.ends.push(chunk.text.len());
-        chunk.best.push(best);
-    }
-    Ok(chunk)
-}
-
-fn write_chunks<G: Gameplay>(
-    game: &G,
-    sink: &mut impl RowSink,
-    chunks: &[Chunk],
-    progress: &dyn Progress,
-    shown: &mut Option<usize>,
-) -> Result<()> {
-    for c in chunks {
-        crash_point();
-        if *shown != Some(c.k) {
-            progress.layer(c.k, game.layer_size(c.k));
-            *shown = Some(c.k);
-        }
-        let to_move = to_move(c.k, game.cells());
-        let mut from = 0;
-        for ((&end, &value), &best) in c.ends.iter().zip(&c.values).zip(&c.best) {
-            sink.push(&Row {
-                position: &c.text[from..end],
-                stones: c.k,
-                // Nobody moves where play has ended before the board is full (a won
-                // game: no best move), as `retro query --json` says.
-                to_move: if best.is_some() { to_move } else { "none" },
-                value,
-                best,
-            })?;
-            from = end;
-        }
-        progress.advance(c.ends.len() as u64);
-    }
-    Ok(())
-}
-
-/// The first move (in `Game::moves` order, as `retro query` lists them) whose reward plus
-/// its child's value is the position's value, as its 0-based (row, col); None where nobody
-/// moves.
-fn best_move<G: Gameplay>(
-    game: &G,
-    table: &Table,
-    pos: &G::Position,
-    value: i64,
-    position: &str,
-) -> Result<Option<(usize, usize)>> {
-    let moves = game.moves(pos);
-    if moves.is_empty() {
-        return Ok(None);
-    }
-    for mv in moves {
-        let child = table.value(game.stones(&mv.child), game.rank(&mv.child))?;
-        // A damaged table may hold anything; an overflow is just not a match.
-        if mv.reward.checked_add(child) == Some(value) {
-            return Ok(Some((mv.row, mv.col)));
-        }
-    }
-    Err(Error::other(format!(
-        "{}: no move of position {position} reaches its value {value}: the table is damaged (see retro verify)",
-        table.path().display()
-    )))
-}
-
-/// Who moves with `stones` on a board of `cells`, as `retro query --json` says it.
-fn to_move(stones: usize, cells: usize) -> &'static str {
-    if stones == cells {
-        "none"
-    } else if stones.is_multiple_of(2) {
-        "first"
-    } else {
-        "second"
-    }
-}
-
-struct CsvSink {
-    out: BufWriter<File>,
-    path: PathBuf,
-    line: String,
-    notation: MoveNotation,
-}
-
-impl CsvSink {
-    fn new(file: File, path: &Path, notation: MoveNotation) -> CsvSink {
-        CsvSink {
-            out: BufWriter::with_capacity(1 << 20, file),
-            path: path.to_path_buf(),
-            line: "position,stones,to_move,value,best_move\n".into(),
-            notation,
-        }
-    }
-}
-
-/// A CSV field, quoted when it holds a separator (young positions and moves hold commas).
-fn push_field(line: &mut String, field: &str) {
-    if field.contains([',', '"', '\n', '\r']) {
-        line.push('"');
-        line.push_str(&field.replace('"', "\"\""));
-        line.push('"');
-    } else {
-        line.push_str(field);
-    }
-}
-
-impl RowSink for CsvSink {
-    fn push(&mut self, row: &Row<'_>) -> Result<()> {
-        push_field(&mut self.line, row.position);
-        // Writing to a String cannot fail.
-        let _ = write!(self.line, ",{},{},{},", row.stones, row.to_move, row.value);
-        if let Some((r, c)) = row.best {
-            push_field(
-                &mut self.line,
-                &move_text(self.notation, MoveStyle::Field, r, c),
-            );
-        }
-        self.line.push('\n');
-        // One write per line keeps the header (in `line` from the start) and the rows on
-        // the same path; the BufWriter makes it cheap.
-        let written = self.out.write_all(self.line.as_bytes());
-        self.line.clear();
-        written.map_err(|e| io_error(&self.path, e))
-    }
-
-    fn finish(mut self) -> Result<File> {
-        if !self.line.is_empty() {
-            // No rows at all: the header alone.
-            self.out
-                .write_all(self.line.as_bytes())
-                .map_err(|e| io_error(&self.path, e))?;
-        }
-        self.out
-            .into_inner()
-            .map_err(|e| io_error(&self.path, e.into_error()))
-    }
+    written
 }
 
 #[cfg(feature = "parquet")]
@@ -452,8 +222,8 @@ mod parquet_sink {
     use parquet::schema::parser::parse_message_type;
     use parquet::schema::types::ColumnPath;
 
-    use super::{CHUNK, Row, RowSink};
     use crate::error::{Error, Result};
+    use crate::export::{CHUNK, Row, RowSink};
     use crate::game::{AnyBoard, MoveNotation};
     use crate::probe::{MoveStyle, move_text};
 

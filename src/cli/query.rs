@@ -91,7 +91,10 @@ impl Visitor for Query<'_> {
         } else {
             super::out!("{}", crate::text::answer(&game, &a))?;
             if let Some(pv) = &pv {
-                super::out!("{}", crate::text::principal_variation(&game, pv, a.value, game.stones(&a.position)))?;
+                super::out!(
+                    "{}",
+                    crate::text::principal_variation(&game, pv, a.value, game.stones(&a.position))
+                )?;
             }
         }
         Ok(0)
