@@ -17,7 +17,7 @@ impl Gameplay for Connect {
                 self.position_form()
             ))
         };
-        let (w, h) = (self.spec.width, self.spec.height);
+        let (w, h) = (self.board.width, self.board.height);
         let trimmed = text.trim();
         if trimmed.eq_ignore_ascii_case("empty") {
             return Ok(self.unrank(0, 0));
@@ -56,7 +56,7 @@ impl Gameplay for Connect {
         let full =
             |m: u64| -> Vec<u64> { self.lines.iter().copied().filter(|&l| m & l == l).collect() };
         // The last stone dropped is the top stone of its column.
-        let tops = (0..self.spec.width)
+        let tops = (0..self.board.width)
             .filter_map(|col| {
                 let height = self.heights.column_height(pos.occupied, col);
                 (height > 0).then(|| 1u64 << self.heights.bit(col, height - 1))
@@ -78,11 +78,11 @@ impl Gameplay for Connect {
     }
 
     fn format_position(&self, pos: &ConnectPosition) -> String {
-        two_colour::format_marks(&self.marks(pos), self.spec.width, 'x', 'o')
+        two_colour::format_marks(&self.marks(pos), self.board.width, 'x', 'o')
     }
 
     fn draw(&self, pos: &ConnectPosition) -> String {
-        two_colour::draw_marks(&self.marks(pos), self.spec.width, 'x', 'o')
+        two_colour::draw_marks(&self.marks(pos), self.board.width, 'x', 'o')
     }
 
     fn win_loss(&self) -> Option<WinLoss> {
@@ -99,6 +99,6 @@ impl Registered for Connect {
     }
 
     fn board(&self) -> &ConnectBoard {
-        &self.spec
+        &self.board
     }
 }

@@ -58,7 +58,7 @@ pub struct ConnectPosition {
 
 /// Connect on one board: the height vectors, the colour ranks, the lines.
 pub struct Connect {
-    spec: ConnectBoard,
+    board: ConnectBoard,
     cells: usize,
     values: WinLoss,
     heights: Heights,
@@ -74,9 +74,9 @@ pub struct Connect {
 
 impl Connect {
     /// Build the game for a board; fails for boards too large to rank.
-    pub fn new(spec: ConnectBoard) -> Result<Self> {
-        let spec = ConnectBoard::checked(spec.width, spec.height, spec.k)?;
-        let (w, h) = (spec.width, spec.height);
+    pub fn new(board: ConnectBoard) -> Result<Self> {
+        let board = ConnectBoard::checked(board.width, board.height, board.k)?;
+        let (w, h) = (board.width, board.height);
         let cells = w * h;
         let colours = ColourRank::new(cells)?;
         let heights = Heights::new(w, h, &colours)?;
@@ -93,10 +93,10 @@ impl Connect {
                 })?;
         }
         let stride = (h + 1) as u32;
-        let lines = win_loss::lines(h, w, spec.k, |i, j| j as u32 * stride + (h - 1 - i) as u32);
+        let lines = win_loss::lines(h, w, board.k, |i, j| j as u32 * stride + (h - 1 - i) as u32);
         let mut directions = [1, stride, stride - 1, stride + 1];
         directions.sort_unstable();
-        let reach = spec.k as u32 - 1;
+        let reach = board.k as u32 - 1;
         let live_directions = directions.iter().filter(|&&d| reach * d < 64).count();
         Ok(Connect {
             cells,
@@ -106,19 +106,19 @@ impl Connect {
             directions,
             live_directions,
             lines,
-            spec,
+            board,
         })
     }
 
     /// The board.
     pub fn board(&self) -> &ConnectBoard {
-        &self.spec
+        &self.board
     }
 
     /// Whether the stones of `b` hold K in a row anywhere.
     #[inline(always)]
     fn has_line(&self, b: u64) -> bool {
-        let k = self.spec.k as u32;
+        let k = self.board.k as u32;
         self.directions[..self.live_directions].iter().any(|&d| {
             let mut run = b;
             for i in 1..k {
@@ -131,7 +131,7 @@ impl Connect {
     #[inline(always)]
     fn line_value(&self, occupied: u64, x: u64, stones: usize) -> Option<i64> {
         let (xs, os) = (stones.div_ceil(2), stones / 2);
-        let k = self.spec.k;
+        let k = self.board.k;
         // Fewer than K stones make no line: most of a small layer skips the shifts.
         let x_line = xs >= k && self.has_line(x);
         let o_line = os >= k && self.has_line(occupied ^ x);
@@ -154,7 +154,7 @@ impl Connect {
 
     /// Cells of a position as marks, row-major from the top row (0 empty, 1 x, 2 o).
     fn marks(&self, pos: &ConnectPosition) -> Vec<u8> {
-        let (w, h) = (self.spec.width, self.spec.height);
+        let (w, h) = (self.board.width, self.board.height);
         let mut marks = Vec::with_capacity(w * h);
         for i in 0..h {
             for j in 0..w {
@@ -173,7 +173,7 @@ impl Connect {
 
     /// What a position of this board looks like, with an example, for error messages.
     fn position_form(&self) -> String {
-        let (w, h) = (self.spec.width, self.spec.height);
+        let (w, h) = (self.board.width, self.board.height);
         let example: Vec<String> = (0..h)
             .map(|i| {
                 (0..w)
@@ -206,7 +206,7 @@ impl Connect {
         }
         let stones = occupied.count_ones() as usize;
         let last = occupied & if stones % 2 == 1 { x } else { !x };
-        for col in 0..self.spec.width {
+        for col in 0..self.board.width {
             let height = self.heights.column_height(occupied, col);
             if height == 0 {
                 continue;
@@ -416,10 +416,10 @@ impl Game for Connect {
         if self.early_value(pos).is_some() {
             return Vec::new();
         }
-        let h = self.spec.height;
+        let h = self.board.height;
         let x_moves = pos.stones.is_multiple_of(2);
         let mut out = Vec::new();
-        for col in 0..self.spec.width {
+        for col in 0..self.board.width {
             let height = self.heights.column_height(pos.occupied, col);
             if height == h {
                 continue;
@@ -461,11 +461,11 @@ mod tests {
     #[test]
     fn inputs_read_back() {
         for text in ["7 6 4", "7x6k4", " 7X6K4\n", "7 6", "7x6"] {
-            let spec = ConnectBoard::parse(text, None, None).unwrap();
-            assert_eq!((spec.width, spec.height, spec.k), (7, 6, 4), "{text:?}");
+            let board = ConnectBoard::parse(text, None, None).unwrap();
+            assert_eq!((board.width, board.height, board.k), (7, 6, 4), "{text:?}");
             assert_eq!(
-                ConnectBoard::parse(&spec.to_input(), None, None).unwrap(),
-                spec
+                ConnectBoard::parse(&board.to_input(), None, None).unwrap(),
+                board
             );
         }
         assert_eq!(ConnectBoard::parse("3x3", None, None).unwrap().k, 3);

@@ -13,7 +13,7 @@ impl Gameplay for Mnk {
                 self.position_form()
             ))
         };
-        let (r, c) = (self.spec.rows, self.spec.cols);
+        let (r, c) = (self.board.rows, self.board.cols);
         let trimmed = text.trim();
         if trimmed.eq_ignore_ascii_case("empty") {
             return Ok(self.ranking.position_from_marks(&vec![0; self.cells]));
@@ -37,11 +37,11 @@ impl Gameplay for Mnk {
     }
 
     fn format_position(&self, pos: &MnkPosition) -> String {
-        two_colour::format_marks(&self.ranking.marks(pos), self.spec.cols, 'x', 'o')
+        two_colour::format_marks(&self.ranking.marks(pos), self.board.cols, 'x', 'o')
     }
 
     fn draw(&self, pos: &MnkPosition) -> String {
-        two_colour::draw_marks(&self.ranking.marks(pos), self.spec.cols, 'x', 'o')
+        two_colour::draw_marks(&self.ranking.marks(pos), self.board.cols, 'x', 'o')
     }
 
     fn win_loss(&self) -> Option<WinLoss> {
@@ -58,6 +58,6 @@ impl Registered for Mnk {
     }
 
     fn board(&self) -> &MnkBoard {
-        &self.spec
+        &self.board
     }
 }

@@ -24,7 +24,7 @@ pub use board::MnkBoard;
 
 /// The m,n,k-game on one board: the two-colour ranking and the lines, built once.
 pub struct Mnk {
-    spec: MnkBoard,
+    board: MnkBoard,
     cells: usize,
     ranking: TwoColour,
     values: WinLoss,
@@ -44,17 +44,17 @@ struct Lines {
 
 impl Mnk {
     /// Build the game for a board; fails for boards too large to rank.
-    pub fn new(spec: MnkBoard) -> Result<Self> {
-        let spec = MnkBoard::checked(spec.rows, spec.cols, spec.k)?;
-        let ranking = TwoColour::new(spec.rows, spec.cols)?;
-        let cols = spec.cols;
-        let lines = win_loss::lines(spec.rows, cols, spec.k, |i, j| (i * cols + j) as u32);
+    pub fn new(board: MnkBoard) -> Result<Self> {
+        let board = MnkBoard::checked(board.rows, board.cols, board.k)?;
+        let ranking = TwoColour::new(board.rows, board.cols)?;
+        let cols = board.cols;
+        let lines = win_loss::lines(board.rows, cols, board.k, |i, j| (i * cols + j) as u32);
         Ok(Mnk {
-            cells: spec.rows * spec.cols,
+            cells: board.rows * board.cols,
             values: WinLoss {
-                cells: spec.rows * spec.cols,
+                cells: board.rows * board.cols,
             },
-            spec,
+            board,
             ranking,
             lines,
         })
@@ -62,7 +62,7 @@ impl Mnk {
 
     /// The board.
     pub fn board(&self) -> &MnkBoard {
-        &self.spec
+        &self.board
     }
 
     /// x's and o's cells, as masks.
@@ -103,7 +103,7 @@ impl Mnk {
 
     /// What a position of this board looks like, with an example, for error messages.
     fn position_form(&self) -> String {
-        let (r, c) = (self.spec.rows, self.spec.cols);
+        let (r, c) = (self.board.rows, self.board.cols);
         let example: Vec<String> = (0..r)
             .map(|i| {
                 (0..c)
@@ -215,8 +215,8 @@ impl Game for Mnk {
                 let mut child = marks.clone();
                 child[c] = mark;
                 Move {
-                    row: c / self.spec.cols,
-                    col: c % self.spec.cols,
+                    row: c / self.board.cols,
+                    col: c % self.board.cols,
                     reward: 0,
                     child: self.ranking.position_from_marks(&child),
                 }
@@ -234,9 +234,9 @@ mod tests {
     #[test]
     fn inputs_read_back() {
         for text in ["4 4 4", "4x4k4", " 4X4K4\n", "4 4", "4x4"] {
-            let spec = MnkBoard::parse(text, None, None).unwrap();
+            let board = MnkBoard::parse(text, None, None).unwrap();
             assert_eq!(
-                spec,
+                board,
                 MnkBoard {
                     rows: 4,
                     cols: 4,
@@ -244,7 +244,7 @@ mod tests {
                 },
                 "{text:?}"
             );
-            assert_eq!(MnkBoard::parse(&spec.to_input(), None, None).unwrap(), spec);
+            assert_eq!(MnkBoard::parse(&board.to_input(), None, None).unwrap(), board);
         }
         assert_eq!(MnkBoard::parse("4x5k3", None, None).unwrap().k, 3);
         for bad in [

@@ -107,16 +107,16 @@ impl TwinsBoard {
                 nums.len()
             )));
         }
-        let spec = TwinsBoard {
+        let board = TwinsBoard {
             rows,
             cols,
             vert: nums[..nv].to_vec(),
             horiz: nums[nv..].to_vec(),
         };
-        check_weights("vertical", &spec.vert)?;
-        check_weights("horizontal", &spec.horiz)?;
-        spec.total_weight()?;
-        Ok(spec)
+        check_weights("vertical", &board.vert)?;
+        check_weights("horizontal", &board.horiz)?;
+        board.total_weight()?;
+        Ok(board)
     }
 
     /// The sum of all weights (both final scores add up to it); fails if it overflows.

@@ -55,7 +55,7 @@ impl Gameplay for Twins {
                 self.position_form()
             ))
         };
-        let (r, c) = (self.spec.rows, self.spec.cols);
+        let (r, c) = (self.board.rows, self.board.cols);
         let trimmed = text.trim();
         if trimmed.eq_ignore_ascii_case("empty") {
             return Ok(self.position_from_marks(&vec![0; self.cells]));
@@ -79,11 +79,11 @@ impl Gameplay for Twins {
     }
 
     fn format_position(&self, pos: &TwinsPosition) -> String {
-        two_colour::format_marks(&self.marks(pos), self.spec.cols, 'o', 'x')
+        two_colour::format_marks(&self.marks(pos), self.board.cols, 'o', 'x')
     }
 
     fn draw(&self, pos: &TwinsPosition) -> String {
-        two_colour::draw_marks(&self.marks(pos), self.spec.cols, 'o', 'x')
+        two_colour::draw_marks(&self.marks(pos), self.board.cols, 'o', 'x')
     }
 }
 
@@ -96,6 +96,6 @@ impl Registered for Twins {
     }
 
     fn board(&self) -> &TwinsBoard {
-        &self.spec
+        &self.board
     }
 }

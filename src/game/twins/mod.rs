@@ -1,5 +1,5 @@
 //! The twins game: o and x fill an R x C grid; adjacent equal marks pay the first player.
-//! This file holds the game; `spec.rs` the board, its input and how its size is inferred.
+//! This file holds the game; `board.rs` the board, its input and how its size is inferred.
 //!
 //! o is the first player. Positions are ranked by `two_colour` (occupied cells, then which
 //! of them hold o), the ranking twins shares with mnk.
@@ -26,7 +26,7 @@ pub(crate) fn looks_like_position(text: &str) -> bool {
 
 /// The twins game on one board: ranking tables and the pairs, built once.
 pub struct Twins {
-    spec: TwinsBoard,
+    board: TwinsBoard,
     cells: usize,
     ranking: TwoColour,
     /// (cell, cell, weight) for every adjacent pair.
@@ -39,17 +39,17 @@ pub type TwinsPosition = two_colour::Position;
 
 impl Twins {
     /// Build the game for a board; fails for boards too large to rank.
-    pub fn new(spec: TwinsBoard) -> Result<Self> {
-        let (r, c) = (spec.rows, spec.cols);
+    pub fn new(board: TwinsBoard) -> Result<Self> {
+        let (r, c) = (board.rows, board.cols);
         if r == 0
             || c == 0
             || r.saturating_mul(c) > MAX_CELLS
-            || spec.vert.len() != (r - 1) * c
-            || spec.horiz.len() != r * (c - 1)
+            || board.vert.len() != (r - 1) * c
+            || board.horiz.len() != r * (c - 1)
         {
             return Err(Error::input("twins board: dimensions and weights disagree"));
         }
-        let total = spec.total_weight()?;
+        let total = board.total_weight()?;
         let cells = r * c;
         let mut pairs = Vec::new();
         for i in 0..r.saturating_sub(1) {
@@ -57,7 +57,7 @@ impl Twins {
                 pairs.push((
                     (i * c + j) as u8,
                     ((i + 1) * c + j) as u8,
-                    spec.vert[i * c + j],
+                    board.vert[i * c + j],
                 ));
             }
         }
@@ -66,13 +66,13 @@ impl Twins {
                 pairs.push((
                     (i * c + j) as u8,
                     (i * c + j + 1) as u8,
-                    spec.horiz[i * (c - 1) + j],
+                    board.horiz[i * (c - 1) + j],
                 ));
             }
         }
         let ranking = TwoColour::new(r, c)?;
         Ok(Twins {
-            spec,
+            board,
             cells,
             ranking,
             pairs,
@@ -87,7 +87,7 @@ impl Twins {
 
     /// What a position of this board looks like, with an example, for error messages.
     fn position_form(&self) -> String {
-        let (r, c) = (self.spec.rows, self.spec.cols);
+        let (r, c) = (self.board.rows, self.board.cols);
         // The 3 x 3 example cut (or padded with empty cells) to the board, then thinned
         // so it stays legal (o = x or x + 1) where the cut dropped the x.
         const PATTERN: [&[u8]; 3] = [b"o.x", b".o.", b"..."];
@@ -206,8 +206,8 @@ impl Game for Twins {
                 let mut child = marks.clone();
                 child[c] = mark;
                 Move {
-                    row: c / self.spec.cols,
-                    col: c % self.spec.cols,
+                    row: c / self.board.cols,
+                    col: c % self.board.cols,
                     reward: 0,
                     child: self.position_from_marks(&child),
                 }
@@ -225,13 +225,13 @@ mod tests {
     #[test]
     fn layer_counts_match_the_spec() {
         let t = |r, c| {
-            let spec = TwinsBoard {
+            let board = TwinsBoard {
                 rows: r,
                 cols: c,
                 vert: vec![1; (r - 1) * c],
                 horiz: vec![1; r * (c - 1)],
             };
-            Twins::new(spec).unwrap().total_positions()
+            Twins::new(board).unwrap().total_positions()
         };
         assert_eq!(t(3, 3), 6_046);
         assert_eq!(t(4, 4), 10_165_779);

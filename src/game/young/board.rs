@@ -97,15 +97,15 @@ impl YoungBoard {
                 2 * cells
             )));
         }
-        let spec = YoungBoard {
+        let board = YoungBoard {
             rows: n,
             cols: m,
             a: nums[2..2 + cells].to_vec(),
             b: nums[2 + cells..].to_vec(),
         };
-        check_weights("a", &spec.a)?;
-        check_weights("b", &spec.b)?;
-        Ok(spec)
+        check_weights("a", &board.a)?;
+        check_weights("b", &board.b)?;
+        Ok(board)
     }
 }
 

@@ -111,6 +111,6 @@ impl Registered for Young {
     }
 
     fn board(&self) -> &YoungBoard {
-        &self.spec
+        &self.board
     }
 }

@@ -1,5 +1,5 @@
 //! The young game: stones fill a Young diagram inside an n x m box. This file holds the
-//! game and its ranking; `spec.rs` the board and its input, `templates.rs` the suffix
+//! game and its ranking; `board.rs` the board and its input, `templates.rs` the suffix
 //! templates that let the sweep treat runs of positions at once.
 //!
 //! Ranking. A position is its row lengths r_0 >= r_1 >= ... >= r_{n-1}, ordered
@@ -27,7 +27,7 @@ use crate::error::{Error, Result};
 
 /// The young game on one board: binomial tables and suffix templates, built once.
 pub struct Young {
-    spec: YoungBoard,
+    board: YoungBoard,
     n: usize,
     m: usize,
     /// T(rows, r, s) at `(rows * (m + 2) + r) * s_stride + s` (rank and unrank).
@@ -234,11 +234,11 @@ pub struct YoungPosition {
 
 impl Young {
     /// Build the game for a board; fails for boards whose counts overflow 64 bits.
-    pub fn new(spec: YoungBoard) -> Result<Self> {
-        let (n, m) = (spec.rows, spec.cols);
+    pub fn new(board: YoungBoard) -> Result<Self> {
+        let (n, m) = (board.rows, board.cols);
         // Sizes may come from a table header, so no arithmetic on them may overflow.
         let cells = n.checked_mul(m);
-        if n == 0 || m == 0 || cells.is_none_or(|c| spec.a.len() != c || spec.b.len() != c) {
+        if n == 0 || m == 0 || cells.is_none_or(|c| board.a.len() != c || board.b.len() != c) {
             return Err(Error::input("young board: dimensions and weights disagree"));
         }
         if n > MAX_ROWS || m > 64 {
@@ -252,8 +252,8 @@ impl Young {
                 "board size {n} x {m} is too large: counts overflow 64 bits"
             ))
         })?;
-        let hi = check_weights("a", &spec.a)?;
-        let lo = -check_weights("b", &spec.b)?;
+        let hi = check_weights("a", &board.a)?;
+        let lo = -check_weights("b", &board.b)?;
         let cells = n * m;
         let s_stride = cells + 2;
         let r_stride = m + 2;
@@ -293,7 +293,7 @@ impl Young {
             let b = n - 1 - j;
             for r in 0..=m {
                 let reward = if r < m {
-                    [spec.a[j * m + r], -spec.b[j * m + r]]
+                    [board.a[j * m + r], -board.b[j * m + r]]
                 } else {
                     [0, 0]
                 };
@@ -319,7 +319,7 @@ impl Young {
             }
         }
         let mut young = Young {
-            spec,
+            board,
             splits,
             split_stride,
             n,
@@ -826,9 +826,9 @@ impl Game for Young {
             rem -= len;
         }
         let reward = if k.is_multiple_of(2) {
-            self.spec.a[i * self.m + r]
+            self.board.a[i * self.m + r]
         } else {
-            -self.spec.b[i * self.m + r]
+            -self.board.b[i * self.m + r]
         };
         Some((child, reward))
     }
@@ -847,9 +847,9 @@ impl Game for Young {
                 let mut rows: Vec<u32> = pos.rows.iter().map(|&r| u32::from(r)).collect();
                 rows[i] += 1;
                 let w = if first {
-                    self.spec.a[i * self.m + r]
+                    self.board.a[i * self.m + r]
                 } else {
-                    -self.spec.b[i * self.m + r]
+                    -self.board.b[i * self.m + r]
                 };
                 out.push(Move {
                     row: i,

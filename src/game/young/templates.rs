@@ -157,7 +157,7 @@ impl Young {
                     let cell = l * self.m + r as usize;
                     moves.push(TplKid {
                         delta: acc.wrapping_add(step.child).wrapping_add(u64::from(at)),
-                        reward: [self.spec.a[cell], -self.spec.b[cell]],
+                        reward: [self.board.a[cell], -self.board.b[cell]],
                         at,
                     });
                 }
