@@ -110,6 +110,7 @@ pub fn check_output(path: &Path) -> Result<()> {
 /// Refuse an output whose final name or partial file is one of the inputs being read,
 /// each given with what it is ("the table being exported"): the partial file would be
 /// truncated under the reader, and the rename would replace the input.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
 pub fn check_not_input(path: &Path, inputs: &[(&Path, &str)]) -> Result<()> {
     let id = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
     // The partial file is opened without following links, so only the file itself counts.
@@ -310,6 +311,7 @@ static STEPS: AtomicU64 = AtomicU64::new(0);
 /// or its name (a write of a layer or a header, a sync, a truncation, the rename), so a
 /// test can stop a writer inside every window instead of hoping a timer lands there.
 #[doc(hidden)]
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
 pub fn crash_before_step(n: u64) {
     CRASH_AT.store(n, Ordering::Relaxed);
 }

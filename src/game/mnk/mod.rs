@@ -244,7 +244,10 @@ mod tests {
                 },
                 "{text:?}"
             );
-            assert_eq!(MnkBoard::parse(&board.to_input(), None, None).unwrap(), board);
+            assert_eq!(
+                MnkBoard::parse(&board.to_input(), None, None).unwrap(),
+                board
+            );
         }
         assert_eq!(MnkBoard::parse("4x5k3", None, None).unwrap().k, 3);
         for bad in [
