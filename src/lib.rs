@@ -143,6 +143,7 @@ pub(crate) mod partial;
 pub mod probe;
 pub mod random;
 pub mod rank;
+pub mod retrograde;
 pub mod sweep;
 pub mod table;
 pub mod testing;

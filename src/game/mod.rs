@@ -16,6 +16,7 @@
 pub mod connect;
 pub mod mnk;
 mod registry;
+pub mod teeko;
 pub mod twins;
 pub mod two_colour;
 pub mod win_loss;

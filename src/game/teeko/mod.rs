@@ -1,0 +1,401 @@
+//! Teeko (John Scarne, 1937) and its family: an R x C board, S stones each, x first. While
+//! a player has stones in hand a move drops one on an empty cell; once all 2S are down a move
+//! slides one of the mover's stones to an empty neighbouring cell (8 directions). A player
+//! whose stones form a pattern has won: S in a straight line (row, column, diagonal), and
+//! for S = 4 the four cells of a 2 x 2 square (standard: 44 patterns on 5 x 5); `advanced`
+//! adds, for S = 4, the four corners of every larger square (58 on 5 x 5). An option forbids
+//! x's first drop in the centre.
+//!
+//! Layers are by stones on the board: 0..2S - 1 are the drop phase (the stone count says who
+//! moves), 2S the movement phase, whose positions carry the side to move and whose moves stay
+//! in the layer. Layer k < 2S is ranked as two-colour grids are (`two_colour`): the k
+//! occupied cells in colex order, then which ceil(k/2) of them are x's; layer 2S is that
+//! ranking of the board, x to move first, then o to move.
+//!
+//! A position with a pattern is over and lost for the side to move: the other side formed
+//! it. Positions where the side to move has the pattern, or both have one, cannot arise; they
+//! are over too, and lost, so that every rank has a defined value.
+
+use crate::error::{Error, Result};
+use crate::rank::{Binomial, colex_next_mask, colex_rank_mask, colex_unrank_mask};
+use crate::retrograde::{Child, MovementGame};
+
+/// A Teeko board: its size, the stones each player has, the patterns and the first-drop rule.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TeekoBoard {
+    /// Rows R.
+    pub rows: usize,
+    /// Columns C.
+    pub cols: usize,
+    /// Stones each player has (S).
+    pub stones: usize,
+    /// The corners of squares larger than 2 x 2 win too (S = 4).
+    pub advanced: bool,
+    /// x's first drop may not be on the centre cell (boards with a centre).
+    pub no_centre_first: bool,
+}
+
+impl TeekoBoard {
+    /// Standard Teeko: 5 x 5, 4 stones each.
+    pub fn standard() -> TeekoBoard {
+        TeekoBoard {
+            rows: 5,
+            cols: 5,
+            stones: 4,
+            advanced: false,
+            no_centre_first: false,
+        }
+    }
+
+    /// The board, refused unless both players' stones fit with a cell to spare.
+    pub fn checked(self) -> Result<TeekoBoard> {
+        let cells = self.rows.saturating_mul(self.cols);
+        if self.rows == 0 || self.cols == 0 || cells > 36 {
+            return Err(Error::input(format!(
+                "teeko board {} x {}: a board has 1 to 36 cells",
+                self.rows, self.cols
+            )));
+        }
+        if self.stones == 0 || 2 * self.stones >= cells {
+            return Err(Error::input(format!(
+                "teeko with {} stones each on {} cells: the stones must leave a cell free",
+                self.stones, cells
+            )));
+        }
+        Ok(self)
+    }
+}
+
+/// A position: the occupied cells, x's cells among them, and who moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TeekoPosition {
+    /// Stones on the board (the layer).
+    pub k: usize,
+    /// Occupied cells, as a mask (cell r * C + c).
+    pub occupied: u64,
+    /// x's cells.
+    pub x: u64,
+    /// 0 when x moves, 1 when o moves.
+    pub side: u8,
+    /// Which of the occupied cells are x's, as a mask over their colex positions (the
+    /// cursor's inner part).
+    sub: u64,
+    /// The rank of the board within its side's half of the layer.
+    board_rank: u64,
+}
+
+/// Teeko on one board: the ranking tables, the neighbours and the patterns, built once.
+pub struct Teeko {
+    board: TeekoBoard,
+    cells: usize,
+    binom: Binomial,
+    /// Each cell's neighbours in 8 directions.
+    neighbours: Vec<u64>,
+    /// The winning patterns, as cell masks.
+    patterns: Vec<u64>,
+}
+
+impl Teeko {
+    /// The game on a board.
+    pub fn new(board: TeekoBoard) -> Result<Teeko> {
+        let board = board.checked()?;
+        let (rows, cols) = (board.rows, board.cols);
+        let cells = rows * cols;
+        let bit = |r: usize, c: usize| 1u64 << (r * cols + c);
+        let mut neighbours = vec![0u64; cells];
+        for r in 0..rows {
+            for c in 0..cols {
+                for dr in -1isize..=1 {
+                    for dc in -1isize..=1 {
+                        let (nr, nc) = (r as isize + dr, c as isize + dc);
+                        if (dr, dc) != (0, 0)
+                            && (0..rows as isize).contains(&nr)
+                            && (0..cols as isize).contains(&nc)
+                        {
+                            neighbours[r * cols + c] |= bit(nr as usize, nc as usize);
+                        }
+                    }
+                }
+            }
+        }
+        let s = board.stones;
+        let mut patterns = Vec::new();
+        // Lines of S: rows, columns, both diagonals.
+        for (dr, dc) in [(0isize, 1isize), (1, 0), (1, 1), (1, -1)] {
+            for r in 0..rows as isize {
+                for c in 0..cols as isize {
+                    let (er, ec) = (r + dr * (s as isize - 1), c + dc * (s as isize - 1));
+                    if (0..rows as isize).contains(&er) && (0..cols as isize).contains(&ec) {
+                        patterns.push((0..s as isize).fold(0u64, |m, i| {
+                            m | bit((r + dr * i) as usize, (c + dc * i) as usize)
+                        }));
+                    }
+                }
+            }
+        }
+        if s == 4 {
+            // Squares: 2 x 2 always, the corners of larger ones in the advanced game.
+            let largest = if board.advanced { rows.min(cols) } else { 2 };
+            for size in 2..=largest {
+                for r in 0..=rows - size {
+                    for c in 0..=cols - size {
+                        let far = size - 1;
+                        patterns.push(
+                            bit(r, c) | bit(r, c + far) | bit(r + far, c) | bit(r + far, c + far),
+                        );
+                    }
+                }
+            }
+        }
+        patterns.sort_unstable();
+        patterns.dedup();
+        Ok(Teeko {
+            binom: Binomial::new(cells)?,
+            cells,
+            neighbours,
+            patterns,
+            board,
+        })
+    }
+
+    /// The board.
+    pub fn board(&self) -> &TeekoBoard {
+        &self.board
+    }
+
+    /// The winning patterns, as cell masks.
+    pub fn patterns(&self) -> &[u64] {
+        &self.patterns
+    }
+
+    /// x's stones on a board of k stones.
+    fn x_count(k: usize) -> usize {
+        k.div_ceil(2)
+    }
+
+    /// Boards of layer k (one side's half of the movement layer).
+    fn boards(&self, k: usize) -> u64 {
+        self.binom.get(self.cells, k) * self.binom.get(k, Self::x_count(k))
+    }
+
+    fn movement(&self) -> usize {
+        2 * self.board.stones
+    }
+
+    /// The rank of a board of k stones within its half.
+    fn board_rank(&self, k: usize, occupied: u64, x: u64) -> u64 {
+        let sub = compress(x, occupied);
+        colex_rank_mask(&self.binom, occupied) * self.binom.get(k, Self::x_count(k))
+            + colex_rank_mask(&self.binom, sub)
+    }
+
+    /// The rank in layer k of a board with `side` to move.
+    fn rank_of(&self, k: usize, occupied: u64, x: u64, side: u8) -> u64 {
+        let half = if k == self.movement() {
+            side as u64 * self.boards(k)
+        } else {
+            0
+        };
+        half + self.board_rank(k, occupied, x)
+    }
+
+    /// Whether a side's stones form a pattern.
+    pub fn has_pattern(&self, stones: u64) -> bool {
+        self.patterns.iter().any(|&p| p & !stones == 0)
+    }
+
+    /// The rank of a position within its layer.
+    pub fn rank(&self, pos: &TeekoPosition) -> u64 {
+        self.rank_of(pos.k, pos.occupied, pos.x, pos.side)
+    }
+
+    /// The position of given masks and side (k = stones on the board).
+    pub fn position(&self, occupied: u64, x: u64, side: u8) -> TeekoPosition {
+        let k = occupied.count_ones() as usize;
+        TeekoPosition {
+            k,
+            occupied,
+            x,
+            side,
+            sub: compress(x, occupied),
+            board_rank: self.board_rank(k, occupied, x),
+        }
+    }
+
+    /// The centre cell, where the board has one.
+    fn centre(&self) -> Option<usize> {
+        let (r, c) = (self.board.rows, self.board.cols);
+        (r % 2 == 1 && c % 2 == 1).then_some((r / 2) * c + c / 2)
+    }
+}
+
+/// The bits of `value` at the set bits of `mask`, packed low (pext).
+fn compress(value: u64, mask: u64) -> u64 {
+    let (mut out, mut bit, mut rest) = (0u64, 0, mask);
+    while rest != 0 {
+        let low = rest & rest.wrapping_neg();
+        if value & low != 0 {
+            out |= 1 << bit;
+        }
+        bit += 1;
+        rest &= rest - 1;
+    }
+    out
+}
+
+/// The low bits of `bits` placed at the set bits of `mask` (pdep).
+fn spread(bits: u64, mask: u64) -> u64 {
+    let (mut out, mut bit, mut rest) = (0u64, 0, mask);
+    while rest != 0 {
+        let low = rest & rest.wrapping_neg();
+        if bits >> bit & 1 == 1 {
+            out |= low;
+        }
+        bit += 1;
+        rest &= rest - 1;
+    }
+    out
+}
+
+impl MovementGame for Teeko {
+    type Position = TeekoPosition;
+
+    fn last_layer(&self) -> usize {
+        self.movement()
+    }
+
+    fn layer_size(&self, k: usize) -> u64 {
+        let boards = self.boards(k);
+        if k == self.movement() {
+            2 * boards
+        } else {
+            boards
+        }
+    }
+
+    fn moves_within(&self, k: usize) -> bool {
+        k == self.movement()
+    }
+
+    fn unrank(&self, k: usize, rank: u64) -> TeekoPosition {
+        let boards = self.boards(k);
+        let (side, board_rank) = if k == self.movement() {
+            ((rank / boards) as u8, rank % boards)
+        } else {
+            ((k % 2) as u8, rank)
+        };
+        let inner = self.binom.get(k, Self::x_count(k));
+        let occupied = colex_unrank_mask(&self.binom, board_rank / inner, k);
+        let sub = colex_unrank_mask(&self.binom, board_rank % inner, Self::x_count(k));
+        TeekoPosition {
+            k,
+            occupied,
+            x: spread(sub, occupied),
+            side,
+            sub,
+            board_rank,
+        }
+    }
+
+    fn advance(&self, pos: &mut TeekoPosition) {
+        let k = pos.k;
+        let h = Self::x_count(k);
+        let inner = self.binom.get(k, h);
+        pos.board_rank += 1;
+        if pos.board_rank == self.boards(k) {
+            // The movement layer's second half: the same boards, o to move.
+            pos.board_rank = 0;
+            pos.side = 1;
+            pos.occupied = (1u64 << k) - 1;
+            pos.sub = (1u64 << h) - 1;
+        } else if pos.board_rank.is_multiple_of(inner) {
+            pos.occupied = colex_next_mask(pos.occupied);
+            pos.sub = (1u64 << h) - 1;
+        } else {
+            pos.sub = colex_next_mask(pos.sub);
+        }
+        pos.x = spread(pos.sub, pos.occupied);
+    }
+
+    fn over(&self, pos: &TeekoPosition) -> bool {
+        self.has_pattern(pos.x) || self.has_pattern(pos.occupied & !pos.x)
+    }
+
+    fn for_each_child(&self, pos: &TeekoPosition, mut f: impl FnMut(Child)) {
+        let k = pos.k;
+        let empty = ((1u64 << self.cells) - 1) & !pos.occupied;
+        if k < self.movement() {
+            let mut rest = empty;
+            if k == 0
+                && self.board.no_centre_first
+                && let Some(c) = self.centre()
+            {
+                rest &= !(1u64 << c);
+            }
+            while rest != 0 {
+                let cell = rest & rest.wrapping_neg();
+                rest &= rest - 1;
+                let x = if pos.side == 0 { pos.x | cell } else { pos.x };
+                // After the last drop x moves first in the movement layer.
+                f(Child::Next(self.rank_of(k + 1, pos.occupied | cell, x, 0)));
+            }
+            return;
+        }
+        let mine = if pos.side == 0 {
+            pos.x
+        } else {
+            pos.occupied & !pos.x
+        };
+        let next = 1 - pos.side;
+        let mut stones = mine;
+        while stones != 0 {
+            let from = stones.trailing_zeros() as usize;
+            stones &= stones - 1;
+            let mut to = self.neighbours[from] & empty;
+            while to != 0 {
+                let cell = to & to.wrapping_neg();
+                to &= to - 1;
+                let occupied = pos.occupied & !(1u64 << from) | cell;
+                let x = if pos.side == 0 {
+                    pos.x & !(1u64 << from) | cell
+                } else {
+                    pos.x
+                };
+                f(Child::Within(self.rank_of(k, occupied, x, next)));
+            }
+        }
+    }
+
+    fn for_each_parent_within(&self, pos: &TeekoPosition, mut f: impl FnMut(u64)) {
+        // The side that moved last slid one of its stones from a neighbouring empty cell.
+        let last = 1 - pos.side;
+        let theirs = if last == 0 {
+            pos.x
+        } else {
+            pos.occupied & !pos.x
+        };
+        let all = (1u64 << self.cells) - 1;
+        let empty = all & !pos.occupied;
+        let mut stones = theirs;
+        while stones != 0 {
+            let at = stones.trailing_zeros() as usize;
+            stones &= stones - 1;
+            let mut from = self.neighbours[at] & empty;
+            while from != 0 {
+                let cell = from & from.wrapping_neg();
+                from &= from - 1;
+                let occupied = pos.occupied & !(1u64 << at) | cell;
+                let x = if last == 0 {
+                    pos.x & !(1u64 << at) | cell
+                } else {
+                    pos.x
+                };
+                // A position that is over has no moves, so it is nobody's parent.
+                if self.has_pattern(x) || self.has_pattern(occupied & !x) {
+                    continue;
+                }
+                f(self.rank_of(pos.k, occupied, x, last));
+            }
+        }
+    }
+}

@@ -1,0 +1,356 @@
+//! Retrograde analysis for games whose stones move once they are placed (Teeko, Quixo): a
+//! layer may have moves that stay inside it, so positions repeat, and a position may be a
+//! draw because neither side can force anything.
+//!
+//! Layers are still by stone count, which never decreases, and are still solved from the
+//! fullest back to the empty one; a layer's moves lead into the layer itself or into the next
+//! one, which is finished. A layer without moves inside it is computed in one parallel pass,
+//! as the placement sweep does. A layer with moves inside it is solved to a fixpoint by
+//! classic retrograde analysis with child counters and predecessor generation, level by
+//! level of remoteness:
+//!
+//! - Every position first counts its distinct children inside the layer and folds its
+//!   children in the next layer into one pending word: the earliest level at which it wins
+//!   (a child that loses), or else the level before which it cannot lose (the slowest child
+//!   that wins), or "never loses" (a child that draws).
+//! - Pass d resolves the positions whose value is decided with remoteness d. Wins have odd
+//!   remoteness and losses even (every move passes the turn), so an odd pass resolves wins
+//!   (pending = d) and tells each predecessor one more child is a win (its counter drops),
+//!   and an even pass resolves losses (no child left unresolved, and the floor reached) and
+//!   offers each predecessor a win at d + 1 (an atomic minimum). A pass only writes what the
+//!   next pass reads, so one parallel pass per level needs no lock.
+//! - Positions never resolved are draws.
+//!
+//! Memory during a layer's solve: the layer's values (2 bytes a position), a pending word (2)
+//! and a counter (1), besides the finished next layer.
+//!
+//! Values are for the side to move, as an `i16`: 0 a draw, r + 1 a win in r plies,
+//! -(r + 1) a loss in r plies (a position where play has ended is a loss in 0).
+
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU64, Ordering::Relaxed};
+
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+
+/// Positions per parallel task.
+const CHUNK: usize = 4096;
+
+/// A child of a position: in its own layer, or in the next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Child {
+    /// Rank in the position's own layer (a stone moved).
+    Within(u64),
+    /// Rank in the next layer (a stone was added).
+    Next(u64),
+}
+
+/// A game with layers by stone count, some of whose layers have moves inside them, as the
+/// retrograde solver sees it.
+pub trait MovementGame: Send + Sync {
+    /// A decoded position; also the cursor that walks a layer in rank order.
+    type Position: Send;
+
+    /// The last layer; the layers are `0..=last_layer()`.
+    fn last_layer(&self) -> usize;
+    /// Positions in layer `k`.
+    fn layer_size(&self, k: usize) -> u64;
+    /// Whether moves can stay in layer `k`; such a layer is solved to a fixpoint.
+    fn moves_within(&self, k: usize) -> bool;
+    /// The position of rank `rank` in layer `k`.
+    fn unrank(&self, k: usize, rank: u64) -> Self::Position;
+    /// Step to the next rank; never called on a layer's last position.
+    fn advance(&self, pos: &mut Self::Position);
+    /// Whether play has ended here: the side to move has lost (the other side has won).
+    /// Such a position has no moves.
+    fn over(&self, pos: &Self::Position) -> bool;
+    /// Every move's child, once per move. A position that is not over and has no move is
+    /// lost for the side to move.
+    fn for_each_child(&self, pos: &Self::Position, f: impl FnMut(Child));
+    /// In a layer with moves inside it: every position of the layer that is not over and
+    /// has this one among its children, each once.
+    fn for_each_parent_within(&self, pos: &Self::Position, f: impl FnMut(u64));
+}
+
+/// A value for the side to move, decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wdl {
+    /// The side to move wins in this many plies.
+    Win(u32),
+    /// The side to move loses in this many plies (0: play has ended).
+    Loss(u32),
+    /// Neither side can force a win.
+    Draw,
+}
+
+impl Wdl {
+    /// The stored value of `wdl` (see the module's docs).
+    pub fn encode(self) -> i16 {
+        match self {
+            Wdl::Win(r) => (r + 1) as i16,
+            Wdl::Loss(r) => -((r + 1) as i16),
+            Wdl::Draw => 0,
+        }
+    }
+
+    /// The outcome a stored value stands for.
+    pub fn decode(value: i64) -> Wdl {
+        match value {
+            0 => Wdl::Draw,
+            v if v > 0 => Wdl::Win((v - 1) as u32),
+            v => Wdl::Loss((-v - 1) as u32),
+        }
+    }
+}
+
+/// The most plies a remoteness may take: its stored value must fit an `i16`.
+pub const MAX_REMOTENESS: u32 = i16::MAX as u32 - 1;
+
+/// Pending words: a win at level 1..0x8000, else a floor (`FLOOR | f`), else `NEVER`.
+const FLOOR: u16 = 0x8000;
+const NEVER: u16 = 0xffff;
+
+/// Solve every layer from the last to 0, handing each finished layer to `write` (layer,
+/// values); returns the empty board's value.
+pub fn solve<G: MovementGame>(
+    game: &G,
+    mut write: impl FnMut(usize, &[i16]) -> Result<()>,
+) -> Result<i16> {
+    let mut above: Vec<i16> = Vec::new();
+    for k in (0..=game.last_layer()).rev() {
+        let values = solve_layer(game, k, &above)?;
+        write(k, &values)?;
+        above = values;
+    }
+    Ok(above.first().copied().unwrap_or(0))
+}
+
+/// Every layer's values, in memory (tests, small boards).
+pub fn all_values<G: MovementGame>(game: &G) -> Result<Vec<Vec<i16>>> {
+    let mut layers = vec![Vec::new(); game.last_layer() + 1];
+    solve(game, |k, values| {
+        layers[k] = values.to_vec();
+        Ok(())
+    })?;
+    Ok(layers)
+}
+
+/// What a position's children in the next layer say, folded.
+struct Outside {
+    /// Fastest win through a child that loses (remoteness), if any.
+    win: Option<u32>,
+    /// Slowest loss so far: 1 + the largest remoteness of a child that wins.
+    floor: u32,
+    /// A child draws.
+    draw: bool,
+    /// Any child at all, inside the layer or not.
+    any: bool,
+}
+
+impl Outside {
+    fn new() -> Outside {
+        Outside {
+            win: None,
+            floor: 0,
+            draw: false,
+            any: false,
+        }
+    }
+
+    fn child(&mut self, value: i16) {
+        self.any = true;
+        match value {
+            0 => self.draw = true,
+            v if v < 0 => {
+                let r = (-v) as u32;
+                self.win = Some(self.win.map_or(r, |w| w.min(r)));
+            }
+            v => self.floor = self.floor.max(v as u32),
+        }
+    }
+
+    /// The value of a position whose children are all outside the layer.
+    fn value(&self) -> i16 {
+        match (self.win, self.draw, self.any) {
+            (Some(r), _, _) => Wdl::Win(r).encode(),
+            (None, true, _) => 0,
+            (None, false, true) => Wdl::Loss(self.floor).encode(),
+            (None, false, false) => Wdl::Loss(0).encode(),
+        }
+    }
+
+    /// The pending word of a position in a layer with moves inside it.
+    fn pending(&self) -> u16 {
+        match (self.win, self.draw) {
+            (Some(r), _) => r as u16,
+            (None, true) => NEVER,
+            (None, false) => FLOOR | self.floor as u16,
+        }
+    }
+
+    /// The level this word may resolve at (for the solve's last level).
+    fn level(&self) -> u32 {
+        match (self.win, self.draw) {
+            (Some(r), _) => r,
+            (None, true) => 0,
+            (None, false) => self.floor,
+        }
+    }
+}
+
+fn too_far(k: usize) -> Error {
+    Error::too_large(format!(
+        "layer {k}: a remoteness past {MAX_REMOTENESS} plies does not fit the table's values"
+    ))
+}
+
+/// Layer `k`'s values, from the finished next layer `above`.
+fn solve_layer<G: MovementGame>(game: &G, k: usize, above: &[i16]) -> Result<Vec<i16>> {
+    let n = usize::try_from(game.layer_size(k))
+        .map_err(|_| Error::too_large(format!("layer {k} does not fit in memory")))?;
+    let mut values = vec![0i16; n];
+    let far = AtomicBool::new(false);
+    if !game.moves_within(k) {
+        values
+            .par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(c, out)| {
+                let mut pos = game.unrank(k, (c * CHUNK) as u64);
+                for (i, v) in out.iter_mut().enumerate() {
+                    if i > 0 {
+                        game.advance(&mut pos);
+                    }
+                    let mut seen = Outside::new();
+                    if !game.over(&pos) {
+                        game.for_each_child(&pos, |child| match child {
+                            Child::Next(r) => seen.child(above[r as usize]),
+                            // A game that says its layer has no moves inside has none.
+                            Child::Within(_) => far.store(true, Relaxed),
+                        });
+                    }
+                    if seen.win.is_some_and(|r| r > MAX_REMOTENESS) || seen.floor > MAX_REMOTENESS {
+                        far.store(true, Relaxed);
+                    }
+                    *v = seen.value();
+                }
+            });
+        if far.load(Relaxed) {
+            return Err(too_far(k));
+        }
+        return Ok(values);
+    }
+
+    // Counters and pending words, from the children of every position.
+    let pending: Vec<AtomicU16> = (0..n).into_par_iter().map(|_| AtomicU16::new(0)).collect();
+    let counts: Vec<AtomicU8> = (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect();
+    let last = AtomicU64::new(0);
+    pending
+        .par_chunks(CHUNK)
+        .zip(counts.par_chunks(CHUNK))
+        .enumerate()
+        .for_each(|(c, (pend, count))| {
+            let mut pos = game.unrank(k, (c * CHUNK) as u64);
+            let mut within: Vec<u64> = Vec::with_capacity(64);
+            let mut top = 0u32;
+            for i in 0..pend.len() {
+                if i > 0 {
+                    game.advance(&mut pos);
+                }
+                let mut seen = Outside::new();
+                within.clear();
+                if !game.over(&pos) {
+                    game.for_each_child(&pos, |child| match child {
+                        Child::Next(r) => seen.child(above[r as usize]),
+                        Child::Within(r) => within.push(r),
+                    });
+                }
+                within.sort_unstable();
+                within.dedup();
+                if within.len() > u8::MAX as usize
+                    || seen.win.is_some_and(|r| r > MAX_REMOTENESS)
+                    || seen.floor > MAX_REMOTENESS
+                {
+                    far.store(true, Relaxed);
+                }
+                count[i].store(within.len() as u8, Relaxed);
+                pend[i].store(seen.pending(), Relaxed);
+                top = top.max(seen.level());
+            }
+            last.fetch_max(top as u64, Relaxed);
+        });
+    if far.load(Relaxed) {
+        return Err(too_far(k));
+    }
+
+    let last = last.load(Relaxed) as u32;
+    let mut d: u32 = 0;
+    loop {
+        if d > MAX_REMOTENESS {
+            return Err(too_far(k));
+        }
+        let resolved = AtomicU64::new(0);
+        let odd = d % 2 == 1;
+        values
+            .par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(c, out)| {
+                let start = c * CHUNK;
+                let mut cursor: Option<(usize, G::Position)> = None;
+                let mut here = 0u64;
+                for (i, slot) in out.iter_mut().enumerate() {
+                    if *slot != 0 {
+                        continue;
+                    }
+                    let at = start + i;
+                    let p = pending[at].load(Relaxed);
+                    let decided = if odd {
+                        p == d as u16
+                    } else {
+                        p >= FLOOR
+                            && p != NEVER
+                            && (p & !FLOOR) as u32 <= d
+                            && counts[at].load(Relaxed) == 0
+                    };
+                    if !decided {
+                        continue;
+                    }
+                    *slot = if odd {
+                        Wdl::Win(d).encode()
+                    } else {
+                        Wdl::Loss(d).encode()
+                    };
+                    here += 1;
+                    // A short walk from the last resolved position is cheaper than an
+                    // unrank; a long one is not.
+                    let pos = match cursor.take() {
+                        Some((j, mut pos)) if i - j <= 64 => {
+                            for _ in j..i {
+                                game.advance(&mut pos);
+                            }
+                            pos
+                        }
+                        _ => game.unrank(k, at as u64),
+                    };
+                    if odd {
+                        game.for_each_parent_within(&pos, |q| {
+                            counts[q as usize].fetch_sub(1, Relaxed);
+                        });
+                    } else {
+                        let offer = (d + 1) as u16;
+                        game.for_each_parent_within(&pos, |q| {
+                            pending[q as usize].fetch_min(offer, Relaxed);
+                        });
+                    }
+                    cursor = Some((i, pos));
+                }
+                resolved.fetch_add(here, Relaxed);
+            });
+        // Pass d + 1 resolves only what pass d resolved leads to, and the pending levels
+        // (wins and floors) that were there from the start, none of which is past `last`.
+        if resolved.load(Relaxed) == 0 && d >= last {
+            break;
+        }
+        d += 1;
+    }
+    Ok(values)
+}

@@ -1,0 +1,319 @@
+//! Teeko and its family against a brute force written here from the rules alone: every
+//! position as a plain grid and a side to move, an explicit graph of moves, and a plain
+//! fixpoint over it (no ranking, no code of the library), compared value by value with the
+//! retrograde solver, remoteness included.
+
+use std::collections::HashMap;
+
+use retro::game::teeko::{Teeko, TeekoBoard};
+use retro::retrograde::{MovementGame, Wdl, all_values};
+
+/// A position: cells 0 (empty), 1 (x), 2 (o), and the side to move (1 x, 2 o).
+type Grid = (Vec<u8>, u8);
+
+struct Rules {
+    rows: usize,
+    cols: usize,
+    stones: usize,
+    patterns: Vec<Vec<usize>>,
+    no_centre_first: bool,
+}
+
+impl Rules {
+    fn new(board: &TeekoBoard) -> Rules {
+        let (rows, cols, s) = (
+            board.rows as isize,
+            board.cols as isize,
+            board.stones as isize,
+        );
+        let mut patterns = Vec::new();
+        for (dr, dc) in [(0, 1), (1, 0), (1, 1), (1, -1)] {
+            for r in 0..rows {
+                for c in 0..cols {
+                    let cells: Vec<(isize, isize)> =
+                        (0..s).map(|i| (r + dr * i, c + dc * i)).collect();
+                    if cells
+                        .iter()
+                        .all(|&(a, b)| a >= 0 && a < rows && b >= 0 && b < cols)
+                    {
+                        patterns.push(
+                            cells
+                                .iter()
+                                .map(|&(a, b)| (a * cols + b) as usize)
+                                .collect(),
+                        );
+                    }
+                }
+            }
+        }
+        if s == 4 {
+            let largest = if board.advanced { rows.min(cols) } else { 2 };
+            for size in 2..=largest {
+                for r in 0..=rows - size {
+                    for c in 0..=cols - size {
+                        let f = size - 1;
+                        let mut p: Vec<usize> = [(r, c), (r, c + f), (r + f, c), (r + f, c + f)]
+                            .iter()
+                            .map(|&(a, b)| (a * cols + b) as usize)
+                            .collect();
+                        p.sort();
+                        patterns.push(p);
+                    }
+                }
+            }
+        }
+        Rules {
+            rows: board.rows,
+            cols: board.cols,
+            stones: board.stones,
+            patterns,
+            no_centre_first: board.no_centre_first,
+        }
+    }
+
+    fn won(&self, grid: &[u8], mark: u8) -> bool {
+        self.patterns
+            .iter()
+            .any(|p| p.iter().all(|&c| grid[c] == mark))
+    }
+
+    fn children(&self, (grid, side): &Grid) -> Vec<Grid> {
+        if self.won(grid, 1) || self.won(grid, 2) {
+            return Vec::new();
+        }
+        let mine = grid.iter().filter(|&&m| m == *side).count();
+        let other = 3 - side;
+        let mut out = Vec::new();
+        if mine < self.stones {
+            let stones = grid.iter().filter(|&&m| m != 0).count();
+            for c in 0..grid.len() {
+                let centre = self.rows % 2 == 1
+                    && self.cols % 2 == 1
+                    && c == (self.rows / 2) * self.cols + self.cols / 2;
+                if grid[c] == 0 && !(self.no_centre_first && stones == 0 && centre) {
+                    let mut g = grid.clone();
+                    g[c] = *side;
+                    out.push((g, other));
+                }
+            }
+            return out;
+        }
+        for from in 0..grid.len() {
+            if grid[from] != *side {
+                continue;
+            }
+            let (r, c) = ((from / self.cols) as isize, (from % self.cols) as isize);
+            for dr in -1..=1 {
+                for dc in -1..=1 {
+                    let (nr, nc) = (r + dr, c + dc);
+                    if (dr, dc) == (0, 0)
+                        || nr < 0
+                        || nc < 0
+                        || nr >= self.rows as isize
+                        || nc >= self.cols as isize
+                    {
+                        continue;
+                    }
+                    let to = (nr * self.cols as isize + nc) as usize;
+                    if grid[to] == 0 {
+                        let mut g = grid.clone();
+                        g[from] = 0;
+                        g[to] = *side;
+                        out.push((g, other));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Every position with legal stone counts: x has as many stones as o or one more while
+    /// stones are in hand (the count says who moves), both have all once they are down.
+    fn positions(&self) -> Vec<Grid> {
+        let n = self.rows * self.cols;
+        let mut out = Vec::new();
+        let mut grid = vec![0u8; n];
+        fn fill(i: usize, grid: &mut Vec<u8>, out: &mut Vec<Vec<u8>>, s: usize) {
+            if i == grid.len() {
+                let x = grid.iter().filter(|&&m| m == 1).count();
+                let o = grid.iter().filter(|&&m| m == 2).count();
+                if x <= s && o <= s && (x == o || x == o + 1) {
+                    out.push(grid.clone());
+                }
+                return;
+            }
+            for m in 0..3 {
+                grid[i] = m;
+                fill(i + 1, grid, out, s);
+            }
+            grid[i] = 0;
+        }
+        let mut grids = Vec::new();
+        fill(0, &mut grid, &mut grids, self.stones);
+        for g in grids {
+            let x = g.iter().filter(|&&m| m == 1).count();
+            let o = g.iter().filter(|&&m| m == 2).count();
+            if x == self.stones && o == self.stones {
+                out.push((g.clone(), 1));
+                out.push((g, 2));
+            } else {
+                out.push((g, if x == o { 1 } else { 2 }));
+            }
+        }
+        out
+    }
+
+    /// Every position's value by a plain fixpoint over the explicit graph: at level d, a
+    /// position wins in d (d odd) if a child loses in d - 1, loses in d (d even) if every
+    /// child wins in at most d - 1; what is never decided draws.
+    fn solve(&self) -> HashMap<Grid, Wdl> {
+        let positions = self.positions();
+        let index: HashMap<&Grid, usize> =
+            positions.iter().enumerate().map(|(i, p)| (p, i)).collect();
+        let children: Vec<Vec<usize>> = positions
+            .iter()
+            .map(|p| self.children(p).iter().map(|c| index[c]).collect())
+            .collect();
+        let mut value: Vec<Option<Wdl>> = vec![None; positions.len()];
+        let (mut d, mut quiet) = (0u32, 0);
+        // Two quiet levels in a row end it: a win needs a loss one level down and a loss a
+        // win one level down, so nothing can follow them.
+        while quiet < 2 {
+            let before = value.clone();
+            let mut changed = false;
+            for i in 0..positions.len() {
+                if before[i].is_some() {
+                    continue;
+                }
+                let kids = &children[i];
+                let decided = if d % 2 == 1 {
+                    kids.iter().any(|&c| before[c] == Some(Wdl::Loss(d - 1)))
+                } else {
+                    kids.iter()
+                        .all(|&c| matches!(before[c], Some(Wdl::Win(r)) if r < d))
+                        && (kids.is_empty()
+                            || kids
+                                .iter()
+                                .any(|&c| d > 0 && before[c] == Some(Wdl::Win(d - 1))))
+                };
+                if decided {
+                    value[i] = Some(if d % 2 == 1 {
+                        Wdl::Win(d)
+                    } else {
+                        Wdl::Loss(d)
+                    });
+                    changed = true;
+                }
+            }
+            quiet = if changed { 0 } else { quiet + 1 };
+            d += 1;
+        }
+        positions
+            .into_iter()
+            .zip(value)
+            .map(|(p, v)| (p, v.unwrap_or(Wdl::Draw)))
+            .collect()
+    }
+}
+
+fn check(board: TeekoBoard) -> (usize, Wdl) {
+    let rules = Rules::new(&board);
+    let brute = rules.solve();
+    let game = Teeko::new(board.clone()).unwrap();
+    let layers = all_values(&game).unwrap();
+    let cells = board.rows * board.cols;
+    let mut checked = 0;
+    for (k, values) in layers.iter().enumerate() {
+        assert_eq!(values.len() as u64, game.layer_size(k));
+        for (r, &v) in values.iter().enumerate() {
+            let pos = game.unrank(k, r as u64);
+            assert_eq!(game.rank(&pos), r as u64, "layer {k}");
+            let grid: Vec<u8> = (0..cells)
+                .map(|c| {
+                    if pos.x >> c & 1 == 1 {
+                        1
+                    } else if pos.occupied >> c & 1 == 1 {
+                        2
+                    } else {
+                        0
+                    }
+                })
+                .collect();
+            let key = (grid, pos.side + 1);
+            let want = brute
+                .get(&key)
+                .unwrap_or_else(|| panic!("layer {k} rank {r}: {key:?} is no position"));
+            assert_eq!(
+                Wdl::decode(v as i64),
+                *want,
+                "{board:?} layer {k} rank {r}: {key:?}"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, brute.len(), "every position, once");
+    (checked, Wdl::decode(layers[0][0] as i64))
+}
+
+fn board(rows: usize, cols: usize, stones: usize) -> TeekoBoard {
+    TeekoBoard {
+        rows,
+        cols,
+        stones,
+        advanced: false,
+        no_centre_first: false,
+    }
+}
+
+#[test]
+fn small_teekos_match_the_brute_force_on_every_position() {
+    for b in [
+        board(2, 2, 1),
+        board(2, 3, 2),
+        board(3, 3, 2),
+        board(3, 3, 3),
+    ] {
+        let (positions, root) = check(b.clone());
+        eprintln!("{b:?}: {positions} positions, root {root:?}");
+    }
+}
+
+#[test]
+fn teeko_4x4_with_3_stones_matches_the_brute_force() {
+    let (positions, root) = check(board(4, 4, 3));
+    eprintln!("4x4, 3 stones: {positions} positions, root {root:?}");
+}
+
+#[test]
+fn variants_match_the_brute_force() {
+    let mut b = board(3, 3, 2);
+    b.no_centre_first = true;
+    check(b);
+    let mut b = board(3, 4, 2);
+    b.advanced = true;
+    check(b);
+}
+
+#[test]
+fn standard_teeko_layers_have_the_published_sizes() {
+    let game = Teeko::new(TeekoBoard::standard()).unwrap();
+    let sizes: Vec<u64> = (0..=8).map(|k| game.layer_size(k)).collect();
+    assert_eq!(
+        sizes,
+        [
+            1,
+            25,
+            600,
+            6_900,
+            75_900,
+            531_300,
+            3_542_000,
+            16_824_500,
+            151_420_500
+        ]
+    );
+    assert_eq!(game.patterns().len(), 44);
+    let mut advanced = TeekoBoard::standard();
+    advanced.advanced = true;
+    assert_eq!(Teeko::new(advanced).unwrap().patterns().len(), 58);
+}
