@@ -64,8 +64,10 @@ pub trait MovementGame: Send + Sync {
     /// Whether play has ended here: the side to move has lost (the other side has won).
     /// Such a position has no moves.
     fn over(&self, pos: &Self::Position) -> bool;
-    /// Every move's child, once per move. A position that is not over and has no move is
-    /// lost for the side to move.
+    /// Every move's child: each child in the next layer once per move, each distinct child
+    /// within the layer once (a game whose different moves can lead to the same position
+    /// reports it once). A position that is not over and has no move is lost for the side
+    /// to move.
     fn for_each_child(&self, pos: &Self::Position, f: impl FnMut(Child));
     /// In a layer with moves inside it: every position of the layer that is not over and
     /// has this one among its children, each once.
@@ -250,29 +252,29 @@ fn solve_layer<G: MovementGame>(game: &G, k: usize, above: &[i16]) -> Result<Vec
         .enumerate()
         .for_each(|(c, (pend, count))| {
             let mut pos = game.unrank(k, (c * CHUNK) as u64);
-            let mut within: Vec<u64> = Vec::with_capacity(64);
             let mut top = 0u32;
             for i in 0..pend.len() {
                 if i > 0 {
                     game.advance(&mut pos);
                 }
                 let mut seen = Outside::new();
-                within.clear();
+                let mut within = 0usize;
                 if !game.over(&pos) {
                     game.for_each_child(&pos, |child| match child {
                         Child::Next(r) => seen.child(above[r as usize]),
-                        Child::Within(r) => within.push(r),
+                        Child::Within(_) => {
+                            seen.any = true;
+                            within += 1;
+                        }
                     });
                 }
-                within.sort_unstable();
-                within.dedup();
-                if within.len() > u8::MAX as usize
+                if within > u8::MAX as usize
                     || seen.win.is_some_and(|r| r > MAX_REMOTENESS)
                     || seen.floor > MAX_REMOTENESS
                 {
                     far.store(true, Relaxed);
                 }
-                count[i].store(within.len() as u8, Relaxed);
+                count[i].store(within as u8, Relaxed);
                 pend[i].store(seen.pending(), Relaxed);
                 top = top.max(seen.level());
             }

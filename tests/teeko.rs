@@ -232,7 +232,7 @@ fn check(board: TeekoBoard) -> (usize, Wdl) {
                 .map(|c| {
                     if pos.x >> c & 1 == 1 {
                         1
-                    } else if pos.occupied >> c & 1 == 1 {
+                    } else if pos.o >> c & 1 == 1 {
                         2
                     } else {
                         0

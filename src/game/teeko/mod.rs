@@ -66,22 +66,28 @@ impl TeekoBoard {
     }
 }
 
-/// A position: the occupied cells, x's cells among them, and who moves.
+/// A position: x's cells, o's cells, and who moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TeekoPosition {
     /// Stones on the board (the layer).
     pub k: usize,
-    /// Occupied cells, as a mask (cell r * C + c).
-    pub occupied: u64,
-    /// x's cells.
+    /// x's cells, as a mask (cell r * C + c).
     pub x: u64,
+    /// o's cells.
+    pub o: u64,
     /// 0 when x moves, 1 when o moves.
     pub side: u8,
-    /// Which of the occupied cells are x's, as a mask over their colex positions (the
-    /// cursor's inner part).
-    sub: u64,
+    /// o's cells packed over the cells x leaves free (the cursor's inner part).
+    o_packed: u64,
     /// The rank of the board within its side's half of the layer.
     board_rank: u64,
+}
+
+impl TeekoPosition {
+    /// The occupied cells.
+    pub fn occupied(&self) -> u64 {
+        self.x | self.o
+    }
 }
 
 /// Teeko on one board: the ranking tables, the neighbours and the patterns, built once.
@@ -168,57 +174,78 @@ impl Teeko {
         &self.patterns
     }
 
-    /// x's stones on a board of k stones.
+    /// x's stones on a board of k stones (x drops first).
     fn x_count(k: usize) -> usize {
         k.div_ceil(2)
     }
 
-    /// Boards of layer k (one side's half of the movement layer).
+    /// o's arrangements for each arrangement of x's stones, on a board of k stones.
+    fn inner(&self, k: usize) -> u64 {
+        let h = Self::x_count(k);
+        self.binom.get(self.cells - h, k - h)
+    }
+
+    /// Boards of layer k (one side's half of the movement layer): x's stones among the
+    /// cells, then o's among the cells x leaves free.
     fn boards(&self, k: usize) -> u64 {
-        self.binom.get(self.cells, k) * self.binom.get(k, Self::x_count(k))
+        self.binom.get(self.cells, Self::x_count(k)) * self.inner(k)
     }
 
     fn movement(&self) -> usize {
         2 * self.board.stones
     }
 
-    /// The rank of a board of k stones within its half.
-    fn board_rank(&self, k: usize, occupied: u64, x: u64) -> u64 {
-        let sub = compress(x, occupied);
-        colex_rank_mask(&self.binom, occupied) * self.binom.get(k, Self::x_count(k))
-            + colex_rank_mask(&self.binom, sub)
+    fn all(&self) -> u64 {
+        (1u64 << self.cells) - 1
+    }
+
+    /// The rank of a board of k stones within its half: x's cells in colex order, then o's
+    /// among the free cells (a cell's index among them is its index less the x's below it).
+    fn board_rank(&self, k: usize, x: u64, o: u64) -> u64 {
+        let mut rank_o = 0;
+        let (mut rest, mut j) = (o, 0);
+        while rest != 0 {
+            let at = rest.trailing_zeros();
+            let index = at - (x & ((1u64 << at) - 1)).count_ones();
+            rank_o += self.binom.get(index as usize, j + 1);
+            rest &= rest - 1;
+            j += 1;
+        }
+        colex_rank_mask(&self.binom, x) * self.inner(k) + rank_o
     }
 
     /// The rank in layer k of a board with `side` to move.
-    fn rank_of(&self, k: usize, occupied: u64, x: u64, side: u8) -> u64 {
+    fn rank_of(&self, k: usize, x: u64, o: u64, side: u8) -> u64 {
         let half = if k == self.movement() {
             side as u64 * self.boards(k)
         } else {
             0
         };
-        half + self.board_rank(k, occupied, x)
+        half + self.board_rank(k, x, o)
     }
 
-    /// Whether a side's stones form a pattern.
+    /// Whether a side's stones form a pattern: every pattern has S cells and a side at
+    /// most S stones, so its stones must be one.
     pub fn has_pattern(&self, stones: u64) -> bool {
-        self.patterns.iter().any(|&p| p & !stones == 0)
+        stones.count_ones() as usize == self.board.stones
+            && self.patterns.binary_search(&stones).is_ok()
     }
 
     /// The rank of a position within its layer.
     pub fn rank(&self, pos: &TeekoPosition) -> u64 {
-        self.rank_of(pos.k, pos.occupied, pos.x, pos.side)
+        self.rank_of(pos.k, pos.x, pos.o, pos.side)
     }
 
-    /// The position of given masks and side (k = stones on the board).
-    pub fn position(&self, occupied: u64, x: u64, side: u8) -> TeekoPosition {
-        let k = occupied.count_ones() as usize;
+    /// The position of given stones and side.
+    pub fn position(&self, x: u64, o: u64, side: u8) -> TeekoPosition {
+        let k = (x | o).count_ones() as usize;
         TeekoPosition {
             k,
-            occupied,
             x,
+            o,
             side,
-            sub: compress(x, occupied),
-            board_rank: self.board_rank(k, occupied, x),
+            o_packed: compress(o, self.all() & !x),
+            board_rank: self.board_rank(k, x, o),
         }
     }
 
@@ -284,15 +311,16 @@ impl MovementGame for Teeko {
         } else {
             ((k % 2) as u8, rank)
         };
-        let inner = self.binom.get(k, Self::x_count(k));
-        let occupied = colex_unrank_mask(&self.binom, board_rank / inner, k);
-        let sub = colex_unrank_mask(&self.binom, board_rank % inner, Self::x_count(k));
+        let inner = self.inner(k);
+        let h = Self::x_count(k);
+        let x = colex_unrank_mask(&self.binom, board_rank / inner, h);
+        let o_packed = colex_unrank_mask(&self.binom, board_rank % inner, k - h);
         TeekoPosition {
             k,
-            occupied,
-            x: spread(sub, occupied),
+            x,
+            o: spread(o_packed, self.all() & !x),
             side,
-            sub,
+            o_packed,
             board_rank,
         }
     }
@@ -300,30 +328,29 @@ impl MovementGame for Teeko {
     fn advance(&self, pos: &mut TeekoPosition) {
         let k = pos.k;
         let h = Self::x_count(k);
-        let inner = self.binom.get(k, h);
         pos.board_rank += 1;
         if pos.board_rank == self.boards(k) {
             // The movement layer's second half: the same boards, o to move.
             pos.board_rank = 0;
             pos.side = 1;
-            pos.occupied = (1u64 << k) - 1;
-            pos.sub = (1u64 << h) - 1;
-        } else if pos.board_rank.is_multiple_of(inner) {
-            pos.occupied = colex_next_mask(pos.occupied);
-            pos.sub = (1u64 << h) - 1;
+            pos.x = (1u64 << h) - 1;
+            pos.o_packed = (1u64 << (k - h)) - 1;
+        } else if pos.board_rank.is_multiple_of(self.inner(k)) {
+            pos.x = colex_next_mask(pos.x);
+            pos.o_packed = (1u64 << (k - h)) - 1;
         } else {
-            pos.sub = colex_next_mask(pos.sub);
+            pos.o_packed = colex_next_mask(pos.o_packed);
         }
-        pos.x = spread(pos.sub, pos.occupied);
+        pos.o = spread(pos.o_packed, self.all() & !pos.x);
     }
 
     fn over(&self, pos: &TeekoPosition) -> bool {
-        self.has_pattern(pos.x) || self.has_pattern(pos.occupied & !pos.x)
+        self.has_pattern(pos.x) || self.has_pattern(pos.o)
     }
 
     fn for_each_child(&self, pos: &TeekoPosition, mut f: impl FnMut(Child)) {
         let k = pos.k;
-        let empty = ((1u64 << self.cells) - 1) & !pos.occupied;
+        let empty = self.all() & !pos.occupied();
         if k < self.movement() {
             let mut rest = empty;
             if k == 0
@@ -335,33 +362,33 @@ impl MovementGame for Teeko {
             while rest != 0 {
                 let cell = rest & rest.wrapping_neg();
                 rest &= rest - 1;
-                let x = if pos.side == 0 { pos.x | cell } else { pos.x };
+                let (x, o) = if pos.side == 0 {
+                    (pos.x | cell, pos.o)
+                } else {
+                    (pos.x, pos.o | cell)
+                };
                 // After the last drop x moves first in the movement layer.
-                f(Child::Next(self.rank_of(k + 1, pos.occupied | cell, x, 0)));
+                f(Child::Next(self.rank_of(k + 1, x, o, 0)));
             }
             return;
         }
-        let mine = if pos.side == 0 {
-            pos.x
-        } else {
-            pos.occupied & !pos.x
-        };
+        // Slides: distinct (stone, target) pairs give distinct boards.
         let next = 1 - pos.side;
+        let mine = if pos.side == 0 { pos.x } else { pos.o };
         let mut stones = mine;
         while stones != 0 {
-            let from = stones.trailing_zeros() as usize;
+            let from = stones & stones.wrapping_neg();
             stones &= stones - 1;
-            let mut to = self.neighbours[from] & empty;
+            let mut to = self.neighbours[from.trailing_zeros() as usize] & empty;
             while to != 0 {
                 let cell = to & to.wrapping_neg();
                 to &= to - 1;
-                let occupied = pos.occupied & !(1u64 << from) | cell;
-                let x = if pos.side == 0 {
-                    pos.x & !(1u64 << from) | cell
+                let (x, o) = if pos.side == 0 {
+                    (pos.x & !from | cell, pos.o)
                 } else {
-                    pos.x
+                    (pos.x, pos.o & !from | cell)
                 };
-                f(Child::Within(self.rank_of(k, occupied, x, next)));
+                f(Child::Within(self.rank_of(k, x, o, next)));
             }
         }
     }
@@ -369,32 +396,26 @@ impl MovementGame for Teeko {
     fn for_each_parent_within(&self, pos: &TeekoPosition, mut f: impl FnMut(u64)) {
         // The side that moved last slid one of its stones from a neighbouring empty cell.
         let last = 1 - pos.side;
-        let theirs = if last == 0 {
-            pos.x
-        } else {
-            pos.occupied & !pos.x
-        };
-        let all = (1u64 << self.cells) - 1;
-        let empty = all & !pos.occupied;
+        let theirs = if last == 0 { pos.x } else { pos.o };
+        let empty = self.all() & !pos.occupied();
         let mut stones = theirs;
         while stones != 0 {
-            let at = stones.trailing_zeros() as usize;
+            let at = stones & stones.wrapping_neg();
             stones &= stones - 1;
-            let mut from = self.neighbours[at] & empty;
+            let mut from = self.neighbours[at.trailing_zeros() as usize] & empty;
             while from != 0 {
                 let cell = from & from.wrapping_neg();
                 from &= from - 1;
-                let occupied = pos.occupied & !(1u64 << at) | cell;
-                let x = if last == 0 {
-                    pos.x & !(1u64 << at) | cell
+                let (x, o) = if last == 0 {
+                    (pos.x & !at | cell, pos.o)
                 } else {
-                    pos.x
+                    (pos.x, pos.o & !at | cell)
                 };
                 // A position that is over has no moves, so it is nobody's parent.
-                if self.has_pattern(x) || self.has_pattern(occupied & !x) {
+                if self.has_pattern(x) || self.has_pattern(o) {
                     continue;
                 }
-                f(self.rank_of(pos.k, occupied, x, last));
+                f(self.rank_of(pos.k, x, o, last));
             }
         }
     }
