@@ -27,7 +27,7 @@
 //! Values are for the side to move, as an `i16`: 0 a draw, r + 1 a win in r plies,
 //! -(r + 1) a loss in r plies (a position where play has ended is a loss in 0).
 
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicI16, AtomicU8, AtomicU16, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
@@ -72,6 +72,26 @@ pub trait MovementGame: Send + Sync {
     /// In a layer with moves inside it: every position of the layer that is not over and
     /// has this one among its children, each once.
     fn for_each_parent_within(&self, pos: &Self::Position, f: impl FnMut(u64));
+    /// The children in the next layer alone (`for_each_child`'s `Next`); a game overrides it
+    /// where that saves ranking the children within the layer.
+    fn for_each_child_next(&self, pos: &Self::Position, mut f: impl FnMut(u64)) {
+        self.for_each_child(pos, |child| {
+            if let Child::Next(r) = child {
+                f(r)
+            }
+        });
+    }
+    /// How many distinct children within the layer (`for_each_child`'s `Within`); a game
+    /// overrides it where counting is cheaper than ranking them.
+    fn children_within(&self, pos: &Self::Position) -> usize {
+        let mut n = 0;
+        self.for_each_child(pos, |child| {
+            if let Child::Within(_) = child {
+                n += 1;
+            }
+        });
+        n
+    }
 }
 
 /// A value for the side to move, decoded.
@@ -242,9 +262,15 @@ fn solve_layer<G: MovementGame>(game: &G, k: usize, above: &[i16]) -> Result<Vec
         return Ok(values);
     }
 
-    // Counters and pending words, from the children of every position.
+    let started = std::time::Instant::now();
+    let trace = std::env::var_os("RETRO_TRACE").is_some();
+    // Counters and pending words, from the children of every position; the levels that
+    // hold a pending word from the start are marked, and only those are scanned whole.
     let pending: Vec<AtomicU16> = (0..n).into_par_iter().map(|_| AtomicU16::new(0)).collect();
     let counts: Vec<AtomicU8> = (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect();
+    let seeded: Vec<AtomicBool> = (0..=MAX_REMOTENESS as usize + 1)
+        .map(|_| AtomicBool::new(false))
+        .collect();
     let last = AtomicU64::new(0);
     pending
         .par_chunks(CHUNK)
@@ -260,22 +286,28 @@ fn solve_layer<G: MovementGame>(game: &G, k: usize, above: &[i16]) -> Result<Vec
                 let mut seen = Outside::new();
                 let mut within = 0usize;
                 if !game.over(&pos) {
-                    game.for_each_child(&pos, |child| match child {
-                        Child::Next(r) => seen.child(above[r as usize]),
-                        Child::Within(_) => {
-                            seen.any = true;
-                            within += 1;
-                        }
-                    });
+                    game.for_each_child_next(&pos, |r| seen.child(above[r as usize]));
+                    within = game.children_within(&pos);
+                    seen.any |= within > 0;
                 }
                 if within > u8::MAX as usize
                     || seen.win.is_some_and(|r| r > MAX_REMOTENESS)
                     || seen.floor > MAX_REMOTENESS
                 {
                     far.store(true, Relaxed);
+                    continue;
                 }
                 count[i].store(within as u8, Relaxed);
                 pend[i].store(seen.pending(), Relaxed);
+                // A win waits for its level; a loss for its floor once nothing within the
+                // layer is left (else the last child to win brings it).
+                match (seen.win, seen.draw) {
+                    (Some(r), _) => seeded[r as usize].store(true, Relaxed),
+                    (None, false) if within == 0 => {
+                        seeded[seen.floor as usize].store(true, Relaxed)
+                    }
+                    _ => {}
+                }
                 top = top.max(seen.level());
             }
             last.fetch_max(top as u64, Relaxed);
@@ -283,76 +315,133 @@ fn solve_layer<G: MovementGame>(game: &G, k: usize, above: &[i16]) -> Result<Vec
     if far.load(Relaxed) {
         return Err(too_far(k));
     }
-
     let last = last.load(Relaxed) as u32;
+    if trace {
+        eprintln!(
+            "layer {k}: counted in {:.2} s",
+            started.elapsed().as_secs_f64()
+        );
+    }
+
+    // The values, atomic while positions are resolved from lists any thread may hold.
+    let cells: Vec<AtomicI16> = values.into_par_iter().map(AtomicI16::new).collect();
+    // Positions that may resolve at the next level: offered a win, or out of children.
+    let mut next: Vec<u64> = Vec::new();
     let mut d: u32 = 0;
     loop {
         if d > MAX_REMOTENESS {
             return Err(too_far(k));
         }
-        let resolved = AtomicU64::new(0);
         let odd = d % 2 == 1;
-        values
-            .par_chunks_mut(CHUNK)
-            .enumerate()
-            .for_each(|(c, out)| {
-                let start = c * CHUNK;
-                let mut cursor: Option<(usize, G::Position)> = None;
-                let mut here = 0u64;
-                for (i, slot) in out.iter_mut().enumerate() {
-                    if *slot != 0 {
-                        continue;
-                    }
-                    let at = start + i;
-                    let p = pending[at].load(Relaxed);
-                    let decided = if odd {
-                        p == d as u16
-                    } else {
-                        p >= FLOOR
-                            && p != NEVER
-                            && (p & !FLOOR) as u32 <= d
-                            && counts[at].load(Relaxed) == 0
-                    };
-                    if !decided {
-                        continue;
-                    }
-                    *slot = if odd {
-                        Wdl::Win(d).encode()
-                    } else {
-                        Wdl::Loss(d).encode()
-                    };
-                    here += 1;
-                    // A short walk from the last resolved position is cheaper than an
-                    // unrank; a long one is not.
-                    let pos = match cursor.take() {
-                        Some((j, mut pos)) if i - j <= 64 => {
-                            for _ in j..i {
-                                game.advance(&mut pos);
-                            }
-                            pos
-                        }
-                        _ => game.unrank(k, at as u64),
-                    };
-                    if odd {
-                        game.for_each_parent_within(&pos, |q| {
-                            counts[q as usize].fetch_sub(1, Relaxed);
-                        });
-                    } else {
-                        let offer = (d + 1) as u16;
-                        game.for_each_parent_within(&pos, |q| {
-                            pending[q as usize].fetch_min(offer, Relaxed);
-                        });
-                    }
-                    cursor = Some((i, pos));
+        // Resolve position `at` if its value is decided at level d, and tell its parents;
+        // positions it makes candidates for level d + 1 go to `out`.
+        let settle =
+            |at: usize, pos: Option<G::Position>, out: &mut Vec<u64>| -> Option<G::Position> {
+                let p = pending[at].load(Relaxed);
+                let decided = if odd {
+                    p == d as u16
+                } else {
+                    p >= FLOOR
+                        && p != NEVER
+                        && (p & !FLOOR) as u32 <= d
+                        && counts[at].load(Relaxed) == 0
+                };
+                let value = if odd { Wdl::Win(d) } else { Wdl::Loss(d) }.encode();
+                if !decided
+                    || cells[at]
+                        .compare_exchange(0, value, Relaxed, Relaxed)
+                        .is_err()
+                {
+                    return pos;
                 }
-                resolved.fetch_add(here, Relaxed);
-            });
-        // Pass d + 1 resolves only what pass d resolved leads to, and the pending levels
-        // (wins and floors) that were there from the start, none of which is past `last`.
-        if resolved.load(Relaxed) == 0 && d >= last {
+                let pos = pos.unwrap_or_else(|| game.unrank(k, at as u64));
+                if odd {
+                    game.for_each_parent_within(&pos, |q| {
+                        // The last child to win leaves a parent that loses, at the next level or
+                        // at its floor (a child outside the layer that wins more slowly).
+                        if counts[q as usize].fetch_sub(1, Relaxed) == 1 {
+                            let p = pending[q as usize].load(Relaxed);
+                            match p & !FLOOR {
+                                f if p >= FLOOR && p != NEVER && f as u32 > d + 1 => {
+                                    seeded[f as usize].store(true, Relaxed)
+                                }
+                                _ => out.push(q),
+                            }
+                        }
+                    });
+                } else {
+                    let offer = (d + 1) as u16;
+                    game.for_each_parent_within(&pos, |q| {
+                        if pending[q as usize].fetch_min(offer, Relaxed) > offer {
+                            out.push(q);
+                        }
+                    });
+                }
+                Some(pos)
+            };
+        let mut found: Vec<u64> = next
+            .par_chunks(CHUNK)
+            .flat_map_iter(|chunk| {
+                let mut out = Vec::new();
+                for &at in chunk {
+                    if cells[at as usize].load(Relaxed) == 0 {
+                        settle(at as usize, None, &mut out);
+                    }
+                }
+                out
+            })
+            .collect();
+        if seeded[d as usize].load(Relaxed) {
+            // A level some positions were pending for from the start: scan the layer.
+            let more: Vec<u64> = cells
+                .par_chunks(CHUNK)
+                .enumerate()
+                .flat_map_iter(|(c, chunk)| {
+                    let start = c * CHUNK;
+                    let mut out = Vec::new();
+                    let mut cursor: Option<(usize, G::Position)> = None;
+                    for (i, cell) in chunk.iter().enumerate() {
+                        if cell.load(Relaxed) != 0 {
+                            continue;
+                        }
+                        // A short walk from the last position made is cheaper than an
+                        // unrank; a long one is not.
+                        let near = match cursor.take() {
+                            Some((j, mut pos)) if i - j <= 64 => {
+                                for _ in j..i {
+                                    game.advance(&mut pos);
+                                }
+                                Some(pos)
+                            }
+                            _ => None,
+                        };
+                        let had = near.is_some();
+                        let back = settle(start + i, near, &mut out);
+                        if let Some(pos) = back {
+                            cursor = Some((i, pos));
+                        } else if had {
+                            cursor = None;
+                        }
+                    }
+                    out
+                })
+                .collect();
+            found.extend(more);
+        }
+        if trace {
+            eprintln!(
+                "layer {k}: level {d}: {} candidates next, at {:.2} s",
+                found.len(),
+                started.elapsed().as_secs_f64()
+            );
+        }
+        next = found;
+        // Pass d + 1 resolves only what pass d resolved leads to (`next`), and the levels
+        // pending from the start, none of which is past `last`.
+        if next.is_empty() && d >= last {
             break;
         }
         d += 1;
     }
-    Ok(values)
+    Ok(cells.into_par_iter().map(AtomicI16::into_inner).collect())
 }

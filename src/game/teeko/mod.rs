@@ -102,9 +102,9 @@ pub struct Teeko {
     /// The patterns by their lowest cell: a side's stones form one only if they equal one
     /// of the patterns of their lowest stone.
     by_lowest: Vec<Vec<u64>>,
-    /// Colex ranks of masks, by 9-bit chunk: `chunk_rank[c][t][bits]` is what the set bits
-    /// of chunk c add when t set bits lie below it.
-    chunk_rank: Vec<Vec<[u64; 512]>>,
+    /// C(i, j) for cells i and j up to S, at `i * (S + 1) + j`: small enough to stay in
+    /// the nearest cache.
+    small_binom: Vec<u64>,
     /// Per layer: o's arrangements per arrangement of x's, and boards per side.
     inner: Vec<u64>,
     boards: Vec<u64>,
@@ -169,27 +169,9 @@ impl Teeko {
             by_lowest[p.trailing_zeros() as usize].push(p);
         }
         let binom = Binomial::new(cells)?;
-        let chunks = cells.div_ceil(9);
-        let chunk_rank = (0..chunks)
-            .map(|c| {
-                (0..=2 * s)
-                    .map(|t| {
-                        let mut table = [0u64; 512];
-                        for (bits, entry) in table.iter_mut().enumerate() {
-                            let (mut rest, mut j) = (bits as u64, t);
-                            while rest != 0 {
-                                let at = 9 * c + rest.trailing_zeros() as usize;
-                                if at <= cells {
-                                    *entry += binom.get(at, j + 1);
-                                }
-                                rest &= rest - 1;
-                                j += 1;
-                            }
-                        }
-                        table
-                    })
-                    .collect()
-            })
+        let small_binom = (0..cells)
+            .flat_map(|i| (0..=s).map(move |j| (i, j)))
+            .map(|(i, j)| binom.get(i, j))
             .collect();
         let movement = 2 * s;
         let inner: Vec<u64> = (0..=movement)
@@ -204,7 +186,7 @@ impl Teeko {
             neighbours,
             patterns,
             by_lowest,
-            chunk_rank,
+            small_binom,
             inner,
             boards,
             board,
@@ -238,12 +220,14 @@ impl Teeko {
     }
 
     /// The colex rank of a mask, a table lookup per 9 cells.
+    /// `mask` has at most S set bits.
     fn mask_rank(&self, mask: u64) -> u64 {
-        let (mut rank, mut below) = (0, 0);
-        for (c, tables) in self.chunk_rank.iter().enumerate() {
-            let bits = (mask >> (9 * c)) & 511;
-            rank += tables[below][bits as usize];
-            below += POP16[bits as usize] as usize;
+        let width = self.board.stones + 1;
+        let (mut rank, mut rest, mut j) = (0, mask, 1);
+        while rest != 0 {
+            rank += self.small_binom[rest.trailing_zeros() as usize * width + j];
+            rest &= rest - 1;
+            j += 1;
         }
         rank
     }
@@ -259,7 +243,7 @@ impl Teeko {
     /// The rank of a board of k stones within its half: x's cells in colex order, then o's
     /// among the free cells (a cell's index among them is its index less the x's below it).
     fn board_rank(&self, k: usize, x: u64, o: u64) -> u64 {
-        self.mask_rank(x) * self.inner(k) + self.mask_rank(compress(o, self.all() & !x))
+        self.mask_rank(x) * self.inner(k) + self.mask_rank(compress(o, x))
     }
 
     /// The rank in layer k of a board with `side` to move.
@@ -275,8 +259,8 @@ impl Teeko {
     /// Whether a side's stones form a pattern: every pattern has S cells and a side at
     /// most S stones, so its stones must be one.
     pub fn has_pattern(&self, stones: u64) -> bool {
-        popcount(stones) as usize == self.board.stones
-            && self.by_lowest[stones.trailing_zeros() as usize].contains(&stones)
+        // Every pattern has S cells, so equal masks hold the same number of stones.
+        stones != 0 && self.by_lowest[stones.trailing_zeros() as usize].contains(&stones)
     }
 
     /// The rank of a position within its layer.
@@ -292,7 +276,7 @@ impl Teeko {
             x,
             o,
             side,
-            o_packed: compress(o, self.all() & !x),
+            o_packed: compress(o, x),
             board_rank: self.board_rank(k, x, o),
         }
     }
@@ -304,34 +288,16 @@ impl Teeko {
     }
 }
 
-/// Set bits of every 16-bit number. The default x86-64 target has no popcount
-/// instruction, and `count_ones` without it cost a third of the Teeko solve (perf).
-static POP16: [u8; 1 << 16] = {
-    let mut table = [0u8; 1 << 16];
-    let mut i = 0;
-    while i < table.len() {
-        table[i] = (i as u32).count_ones() as u8;
-        i += 1;
-    }
-    table
-};
-
-/// Set bits of a mask of at most 48 bits (boards have at most 36 cells).
-#[inline(always)]
-fn popcount(mask: u64) -> u32 {
-    POP16[(mask & 0xffff) as usize] as u32
-        + POP16[(mask >> 16 & 0xffff) as usize] as u32
-        + POP16[(mask >> 32 & 0xffff) as usize] as u32
-}
-
 /// The bits of `value` at the set bits of `mask`, packed low (pext), where `value` lies
-/// within `mask`: each set bit moves down by the cells outside `mask` below it.
-fn compress(value: u64, mask: u64) -> u64 {
-    let (mut out, mut rest) = (0u64, value);
+/// within `mask` and `mask`'s complement `holes` (within the board) has few bits: each hole,
+/// from the highest down, shifts the bits above it down by one.
+fn compress(value: u64, holes: u64) -> u64 {
+    let (mut out, mut rest) = (value, holes);
     while rest != 0 {
-        let at = rest.trailing_zeros();
-        out |= 1 << (at - popcount(!mask & ((1u64 << at) - 1)));
-        rest &= rest - 1;
+        let hole = 63 - rest.leading_zeros();
+        let below = (1u64 << hole) - 1;
+        out = (out & below) | (out >> 1 & !below);
+        rest &= !(1u64 << hole);
     }
     out
 }
@@ -457,6 +423,35 @@ impl MovementGame for Teeko {
                 f(Child::Within(self.rank_of(k, x, o, next)));
             }
         }
+    }
+
+    fn for_each_child_next(&self, pos: &TeekoPosition, mut f: impl FnMut(u64)) {
+        if pos.k < self.movement() {
+            self.for_each_child(pos, |child| {
+                if let Child::Next(r) = child {
+                    f(r)
+                }
+            });
+        }
+    }
+
+    /// The mover's slides: each stone's empty neighbours.
+    fn children_within(&self, pos: &TeekoPosition) -> usize {
+        if pos.k < self.movement() {
+            return 0;
+        }
+        let empty = self.all() & !pos.occupied();
+        let mut stones = if pos.side == 0 { pos.x } else { pos.o };
+        let mut n = 0;
+        while stones != 0 {
+            let mut to = self.neighbours[stones.trailing_zeros() as usize] & empty;
+            while to != 0 {
+                n += 1;
+                to &= to - 1;
+            }
+            stones &= stones - 1;
+        }
+        n
     }
 
     fn for_each_parent_within(&self, pos: &TeekoPosition, mut f: impl FnMut(u64)) {
