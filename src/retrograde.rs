@@ -13,12 +13,13 @@
 //!   children in the next layer into one pending word: the earliest level at which it wins
 //!   (a child that loses), or else the level before which it cannot lose (the slowest child
 //!   that wins), or "never loses" (a child that draws).
-//! - Pass d resolves the positions whose value is decided with remoteness d. Wins have odd
-//!   remoteness and losses even (every move passes the turn), so an odd pass resolves wins
-//!   (pending = d) and tells each predecessor one more child is a win (its counter drops),
-//!   and an even pass resolves losses (no child left unresolved, and the floor reached) and
-//!   offers each predecessor a win at d + 1 (an atomic minimum). A pass only writes what the
-//!   next pass reads, so one parallel pass per level needs no lock.
+//! - Level d first decides the positions whose value has remoteness d: a win where the
+//!   pending word says d, a loss where no child within the layer is left unresolved and the
+//!   floor is reached. It then tells their parents: a win takes a counter from each (an
+//!   atomic decrement), a loss offers each a win at d + 1 (an atomic minimum). Deciding reads
+//!   only what earlier levels wrote, so each phase is one parallel pass without a lock.
+//!   Only the candidates the last level made are looked at, and the whole layer only at
+//!   levels some position was pending for from the start.
 //! - Positions never resolved are draws.
 //!
 //! Memory during a layer's solve: the layer's values (2 bytes a position), a pending word (2)
@@ -61,15 +62,16 @@ pub trait MovementGame: Send + Sync {
     fn unrank(&self, k: usize, rank: u64) -> Self::Position;
     /// Step to the next rank; never called on a layer's last position.
     fn advance(&self, pos: &mut Self::Position);
-    /// Whether play has ended here: the side to move has lost (the other side has won).
-    /// Such a position has no moves.
-    fn over(&self, pos: &Self::Position) -> bool;
+    /// Where play has ended: `Wdl::Loss(0)` when the side to move has lost, `Wdl::Win(0)`
+    /// when it has won (Quixo: the other side completed its line), None where play goes
+    /// on. Such a position has no moves.
+    fn ended(&self, pos: &Self::Position) -> Option<Wdl>;
     /// Every move's child: each child in the next layer once per move, each distinct child
     /// within the layer once (a game whose different moves can lead to the same position
-    /// reports it once). A position that is not over and has no move is lost for the side
+    /// reports it once). A position where play goes on and that has no move is lost for the side
     /// to move.
     fn for_each_child(&self, pos: &Self::Position, f: impl FnMut(Child));
-    /// In a layer with moves inside it: every position of the layer that is not over and
+    /// In a layer with moves inside it: every position of the layer where play goes on and
     /// has this one among its children, each once.
     fn for_each_parent_within(&self, pos: &Self::Position, f: impl FnMut(u64));
     /// The children in the next layer alone (`for_each_child`'s `Next`); a game overrides it
@@ -242,14 +244,16 @@ fn solve_layer<G: MovementGame>(game: &G, k: usize, above: &[i16]) -> Result<Vec
                     if i > 0 {
                         game.advance(&mut pos);
                     }
-                    let mut seen = Outside::new();
-                    if !game.over(&pos) {
-                        game.for_each_child(&pos, |child| match child {
-                            Child::Next(r) => seen.child(above[r as usize]),
-                            // A game that says its layer has no moves inside has none.
-                            Child::Within(_) => far.store(true, Relaxed),
-                        });
+                    if let Some(end) = game.ended(&pos) {
+                        *v = end.encode();
+                        continue;
                     }
+                    let mut seen = Outside::new();
+                    game.for_each_child(&pos, |child| match child {
+                        Child::Next(r) => seen.child(above[r as usize]),
+                        // A game that says its layer has no moves inside has none.
+                        Child::Within(_) => far.store(true, Relaxed),
+                    });
                     if seen.win.is_some_and(|r| r > MAX_REMOTENESS) || seen.floor > MAX_REMOTENESS {
                         far.store(true, Relaxed);
                     }
@@ -285,10 +289,16 @@ fn solve_layer<G: MovementGame>(game: &G, k: usize, above: &[i16]) -> Result<Vec
                 }
                 let mut seen = Outside::new();
                 let mut within = 0usize;
-                if !game.over(&pos) {
-                    game.for_each_child_next(&pos, |r| seen.child(above[r as usize]));
-                    within = game.children_within(&pos);
-                    seen.any |= within > 0;
+                match game.ended(&pos) {
+                    // Won already: a win pending at level 0.
+                    Some(Wdl::Win(_)) => seen.win = Some(0),
+                    // Lost (or a draw, which no game ends in): no children, floor 0.
+                    Some(_) => {}
+                    None => {
+                        game.for_each_child_next(&pos, |r| seen.child(above[r as usize]));
+                        within = game.children_within(&pos);
+                        seen.any |= within > 0;
+                    }
                 }
                 if within > u8::MAX as usize
                     || seen.win.is_some_and(|r| r > MAX_REMOTENESS)
@@ -332,102 +342,84 @@ fn solve_layer<G: MovementGame>(game: &G, k: usize, above: &[i16]) -> Result<Vec
         if d > MAX_REMOTENESS {
             return Err(too_far(k));
         }
-        let odd = d % 2 == 1;
-        // Resolve position `at` if its value is decided at level d, and tell its parents;
-        // positions it makes candidates for level d + 1 go to `out`.
-        let settle =
-            |at: usize, pos: Option<G::Position>, out: &mut Vec<u64>| -> Option<G::Position> {
-                let p = pending[at].load(Relaxed);
-                let decided = if odd {
-                    p == d as u16
-                } else {
-                    p >= FLOOR
-                        && p != NEVER
-                        && (p & !FLOOR) as u32 <= d
-                        && counts[at].load(Relaxed) == 0
-                };
-                let value = if odd { Wdl::Win(d) } else { Wdl::Loss(d) }.encode();
-                if !decided
-                    || cells[at]
-                        .compare_exchange(0, value, Relaxed, Relaxed)
-                        .is_err()
-                {
-                    return pos;
-                }
-                let pos = pos.unwrap_or_else(|| game.unrank(k, at as u64));
-                if odd {
-                    game.for_each_parent_within(&pos, |q| {
-                        // The last child to win leaves a parent that loses, at the next level or
-                        // at its floor (a child outside the layer that wins more slowly).
-                        if counts[q as usize].fetch_sub(1, Relaxed) == 1 {
-                            let p = pending[q as usize].load(Relaxed);
-                            match p & !FLOOR {
-                                f if p >= FLOOR && p != NEVER && f as u32 > d + 1 => {
-                                    seeded[f as usize].store(true, Relaxed)
-                                }
-                                _ => out.push(q),
-                            }
-                        }
-                    });
-                } else {
-                    let offer = (d + 1) as u16;
-                    game.for_each_parent_within(&pos, |q| {
-                        if pending[q as usize].fetch_min(offer, Relaxed) > offer {
-                            out.push(q);
-                        }
-                    });
-                }
-                Some(pos)
-            };
-        let mut found: Vec<u64> = next
+        // Decide first, then tell the parents: a decision at level d reads only what
+        // levels before d wrote, whatever the order the threads take the candidates in.
+        let decide = |at: usize| -> Option<(u64, bool)> {
+            let p = pending[at].load(Relaxed);
+            let win = p == d as u16;
+            let loss = p >= FLOOR
+                && p != NEVER
+                && (p & !FLOOR) as u32 <= d
+                && counts[at].load(Relaxed) == 0;
+            if !win && !loss {
+                return None;
+            }
+            let value = if win { Wdl::Win(d) } else { Wdl::Loss(d) }.encode();
+            cells[at]
+                .compare_exchange(0, value, Relaxed, Relaxed)
+                .ok()
+                .map(|_| (at as u64, win))
+        };
+        let mut decided: Vec<(u64, bool)> = next
+            .par_chunks(CHUNK)
+            .flat_map_iter(|chunk| {
+                chunk
+                    .iter()
+                    .filter(|&&at| cells[at as usize].load(Relaxed) == 0)
+                    .filter_map(|&at| decide(at as usize))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        if seeded[d as usize].load(Relaxed) {
+            // A level some positions were pending for from the start: scan the layer.
+            let more: Vec<(u64, bool)> = cells
+                .par_chunks(CHUNK)
+                .enumerate()
+                .flat_map_iter(|(c, chunk)| {
+                    let start = c * CHUNK;
+                    chunk
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, cell)| cell.load(Relaxed) == 0)
+                        .filter_map(|(i, _)| decide(start + i))
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            decided.extend(more);
+        }
+        // A win takes a counter from each parent; the last child to win leaves a parent that
+        // loses, at the next level or at its floor (a slower win outside the layer). A loss
+        // offers each parent a win at the next level.
+        let found: Vec<u64> = decided
             .par_chunks(CHUNK)
             .flat_map_iter(|chunk| {
                 let mut out = Vec::new();
-                for &at in chunk {
-                    if cells[at as usize].load(Relaxed) == 0 {
-                        settle(at as usize, None, &mut out);
+                for &(at, win) in chunk {
+                    let pos = game.unrank(k, at);
+                    if win {
+                        game.for_each_parent_within(&pos, |q| {
+                            if counts[q as usize].fetch_sub(1, Relaxed) == 1 {
+                                let p = pending[q as usize].load(Relaxed);
+                                match p & !FLOOR {
+                                    f if p >= FLOOR && p != NEVER && f as u32 > d + 1 => {
+                                        seeded[f as usize].store(true, Relaxed)
+                                    }
+                                    _ => out.push(q),
+                                }
+                            }
+                        });
+                    } else {
+                        let offer = (d + 1) as u16;
+                        game.for_each_parent_within(&pos, |q| {
+                            if pending[q as usize].fetch_min(offer, Relaxed) > offer {
+                                out.push(q);
+                            }
+                        });
                     }
                 }
                 out
             })
             .collect();
-        if seeded[d as usize].load(Relaxed) {
-            // A level some positions were pending for from the start: scan the layer.
-            let more: Vec<u64> = cells
-                .par_chunks(CHUNK)
-                .enumerate()
-                .flat_map_iter(|(c, chunk)| {
-                    let start = c * CHUNK;
-                    let mut out = Vec::new();
-                    let mut cursor: Option<(usize, G::Position)> = None;
-                    for (i, cell) in chunk.iter().enumerate() {
-                        if cell.load(Relaxed) != 0 {
-                            continue;
-                        }
-                        // A short walk from the last position made is cheaper than an
-                        // unrank; a long one is not.
-                        let near = match cursor.take() {
-                            Some((j, mut pos)) if i - j <= 64 => {
-                                for _ in j..i {
-                                    game.advance(&mut pos);
-                                }
-                                Some(pos)
-                            }
-                            _ => None,
-                        };
-                        let had = near.is_some();
-                        let back = settle(start + i, near, &mut out);
-                        if let Some(pos) = back {
-                            cursor = Some((i, pos));
-                        } else if had {
-                            cursor = None;
-                        }
-                    }
-                    out
-                })
-                .collect();
-            found.extend(more);
-        }
         if trace {
             eprintln!(
                 "layer {k}: level {d}: {} candidates next, at {:.2} s",

@@ -18,7 +18,7 @@
 
 use crate::error::{Error, Result};
 use crate::rank::{Binomial, colex_next_mask, colex_unrank_mask};
-use crate::retrograde::{Child, MovementGame};
+use crate::retrograde::{Child, MovementGame, Wdl};
 
 /// A Teeko board: its size, the stones each player has, the patterns and the first-drop rule.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -376,8 +376,8 @@ impl MovementGame for Teeko {
         pos.o = spread(pos.o_packed, self.all() & !pos.x);
     }
 
-    fn over(&self, pos: &TeekoPosition) -> bool {
-        self.has_pattern(pos.x) || self.has_pattern(pos.o)
+    fn ended(&self, pos: &TeekoPosition) -> Option<Wdl> {
+        (self.has_pattern(pos.x) || self.has_pattern(pos.o)).then_some(Wdl::Loss(0))
     }
 
     fn for_each_child(&self, pos: &TeekoPosition, mut f: impl FnMut(Child)) {
