@@ -15,6 +15,7 @@
 
 pub mod connect;
 pub mod mnk;
+pub mod quixo;
 mod registry;
 pub mod teeko;
 pub mod twins;

@@ -1,0 +1,310 @@
+//! Quixo (Thierry Chapeau): an N x N board of cubes, all blank at the start, x first. A move
+//! takes a cube from the outer ring that is blank or shows the mover's mark, turns it to the
+//! mover's mark, and pushes it back in at an end of its row or column, shifting the cubes
+//! between, but not at the place it came from (a corner cube has 2 choices, another edge cube
+//! 3). N of one's marks in a row, a column or a main diagonal win; a move that completes a
+//! line of the opponent's loses, even if it completes one of the mover's too.
+//!
+//! Layer k holds the boards with k marked cubes: taking a blank cube raises the layer, taking
+//! one's own keeps it. A layer is ranked as (the k marked cells in colex order) x (which of
+//! them are x's, as k bits) x (the side to move), so it holds C(N^2, k) 2^k boards x 2 sides.
+//!
+//! A position where the side to move has a line has been won by it (the other side completed
+//! it); one where only the other side has a line is lost. Positions where play went on past a
+//! line cannot arise; they are given those values all the same.
+
+use crate::error::{Error, Result};
+use crate::rank::{Binomial, colex_next_mask, colex_rank_mask, colex_unrank_mask};
+use crate::retrograde::{Child, MovementGame, Wdl};
+
+/// A Quixo position: the marked cubes, x's among them, and who moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuixoPosition {
+    /// Marked cubes (the layer is their number).
+    pub k: usize,
+    /// Cells with a marked cube, as a mask (cell r * N + c).
+    pub marked: u64,
+    /// Cells showing x.
+    pub x: u64,
+    /// 0 when x moves, 1 when o moves.
+    pub side: u8,
+    /// Which of the marked cells are x's, as k bits in their order.
+    bits: u64,
+    /// Rank of the board within its side's half.
+    board_rank: u64,
+}
+
+/// Quixo on an N x N board.
+pub struct Quixo {
+    n: usize,
+    cells: usize,
+    binom: Binomial,
+    /// The outer ring's cells, as a mask.
+    ring: u64,
+    /// Every row, column and main diagonal, as cell masks.
+    lines: Vec<u64>,
+}
+
+impl Quixo {
+    /// Quixo on an N x N board (2 <= N <= 5).
+    pub fn new(n: usize) -> Result<Quixo> {
+        if !(2..=5).contains(&n) {
+            return Err(Error::input(format!(
+                "quixo {n} x {n}: the board is 2 x 2 to 5 x 5"
+            )));
+        }
+        let cells = n * n;
+        let bit = |r: usize, c: usize| 1u64 << (r * n + c);
+        let mut lines = Vec::new();
+        for i in 0..n {
+            lines.push((0..n).fold(0, |m, j| m | bit(i, j)));
+            lines.push((0..n).fold(0, |m, j| m | bit(j, i)));
+        }
+        lines.push((0..n).fold(0, |m, i| m | bit(i, i)));
+        lines.push((0..n).fold(0, |m, i| m | bit(i, n - 1 - i)));
+        let ring = (0..cells)
+            .filter(|&c| c / n == 0 || c / n == n - 1 || c % n == 0 || c % n == n - 1)
+            .fold(0, |m, c| m | 1 << c);
+        Ok(Quixo {
+            n,
+            cells,
+            binom: Binomial::new(cells)?,
+            ring,
+            lines,
+        })
+    }
+
+    /// Boards of layer k, one side's half.
+    fn boards(&self, k: usize) -> u64 {
+        self.binom.get(self.cells, k) << k
+    }
+
+    /// The rank of a board with `side` to move in layer k.
+    fn rank_of(&self, marked: u64, x: u64, side: u8) -> u64 {
+        let k = marked.count_ones() as usize;
+        let bits = compress(x, marked);
+        side as u64 * self.boards(k) + (colex_rank_mask(&self.binom, marked) << k) + bits
+    }
+
+    /// The rank of a position within its layer.
+    pub fn rank(&self, pos: &QuixoPosition) -> u64 {
+        self.rank_of(pos.marked, pos.x, pos.side)
+    }
+
+    fn has_line(&self, cells: u64) -> bool {
+        self.lines.iter().any(|&l| l & !cells == 0)
+    }
+
+    /// Where a cube taken from `from` may go back in: the ends of its row and column, not
+    /// `from` itself.
+    fn targets(&self, from: usize) -> impl Iterator<Item = usize> + '_ {
+        let (r, c, last) = (from / self.n, from % self.n, self.n - 1);
+        let mut ends = [r * self.n, r * self.n + last, c, last * self.n + c];
+        ends.sort_unstable();
+        let mut seen = usize::MAX;
+        ends.into_iter().filter(move |&e| {
+            let fresh = e != from && e != seen;
+            seen = e;
+            fresh
+        })
+    }
+
+    /// The board after the cube at `from` goes in at `to` showing `mark` (1 x, 2 o): the
+    /// cubes between shift one step toward `from`. Boards are (marked, x) masks.
+    fn push(&self, marked: u64, x: u64, from: usize, to: usize, mark: u8) -> (u64, u64) {
+        let step = if from / self.n == to / self.n {
+            1
+        } else {
+            self.n
+        };
+        let (mut m, mut xs) = (marked, x);
+        let get = |mask: u64, c: usize| mask >> c & 1;
+        if to > from {
+            let mut c = from;
+            while c < to {
+                m = m & !(1 << c) | get(marked, c + step) << c;
+                xs = xs & !(1 << c) | get(x, c + step) << c;
+                c += step;
+            }
+        } else {
+            let mut c = from;
+            while c > to {
+                m = m & !(1 << c) | get(marked, c - step) << c;
+                xs = xs & !(1 << c) | get(x, c - step) << c;
+                c -= step;
+            }
+        }
+        m |= 1 << to;
+        xs = if mark == 1 {
+            xs | 1 << to
+        } else {
+            xs & !(1 << to)
+        };
+        (m, xs)
+    }
+}
+
+/// The bits of `value` at the set bits of `mask`, packed low.
+fn compress(value: u64, mask: u64) -> u64 {
+    let (mut out, mut bit, mut rest) = (0u64, 0, mask);
+    while rest != 0 {
+        let low = rest & rest.wrapping_neg();
+        if value & low != 0 {
+            out |= 1 << bit;
+        }
+        bit += 1;
+        rest &= rest - 1;
+    }
+    out
+}
+
+/// The low bits of `bits` at the set bits of `mask`.
+fn spread(bits: u64, mask: u64) -> u64 {
+    let (mut out, mut bit, mut rest) = (0u64, 0, mask);
+    while rest != 0 {
+        let low = rest & rest.wrapping_neg();
+        if bits >> bit & 1 == 1 {
+            out |= low;
+        }
+        bit += 1;
+        rest &= rest - 1;
+    }
+    out
+}
+
+impl MovementGame for Quixo {
+    type Position = QuixoPosition;
+
+    fn last_layer(&self) -> usize {
+        self.cells
+    }
+
+    fn layer_size(&self, k: usize) -> u64 {
+        2 * self.boards(k)
+    }
+
+    fn moves_within(&self, k: usize) -> bool {
+        k > 0
+    }
+
+    fn unrank(&self, k: usize, rank: u64) -> QuixoPosition {
+        let boards = self.boards(k);
+        let (side, board_rank) = ((rank / boards) as u8, rank % boards);
+        let marked = colex_unrank_mask(&self.binom, board_rank >> k, k);
+        let bits = board_rank & ((1u64 << k) - 1);
+        QuixoPosition {
+            k,
+            marked,
+            x: spread(bits, marked),
+            side,
+            bits,
+            board_rank,
+        }
+    }
+
+    fn advance(&self, pos: &mut QuixoPosition) {
+        let k = pos.k;
+        pos.board_rank += 1;
+        if pos.board_rank == self.boards(k) {
+            pos.board_rank = 0;
+            pos.side = 1;
+            pos.marked = (1u64 << k) - 1;
+            pos.bits = 0;
+        } else if pos.bits + 1 == 1u64 << k {
+            pos.marked = colex_next_mask(pos.marked);
+            pos.bits = 0;
+        } else {
+            pos.bits += 1;
+        }
+        pos.x = spread(pos.bits, pos.marked);
+    }
+
+    fn ended(&self, pos: &QuixoPosition) -> Option<Wdl> {
+        let o = pos.marked & !pos.x;
+        let (mine, theirs) = if pos.side == 0 {
+            (pos.x, o)
+        } else {
+            (o, pos.x)
+        };
+        if self.has_line(mine) {
+            Some(Wdl::Win(0))
+        } else if self.has_line(theirs) {
+            Some(Wdl::Loss(0))
+        } else {
+            None
+        }
+    }
+
+    fn for_each_child(&self, pos: &QuixoPosition, mut f: impl FnMut(Child)) {
+        let mark = pos.side + 1;
+        let theirs = if pos.side == 0 {
+            pos.marked & !pos.x
+        } else {
+            pos.x
+        };
+        let mut within: Vec<u64> = Vec::new();
+        let mut rest = self.ring & !theirs;
+        while rest != 0 {
+            let from = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let blank = pos.marked >> from & 1 == 0;
+            for to in self.targets(from) {
+                let (m, x) = self.push(pos.marked, pos.x, from, to, mark);
+                let rank = self.rank_of(m, x, 1 - pos.side);
+                if blank {
+                    f(Child::Next(rank));
+                } else {
+                    within.push(rank);
+                }
+            }
+        }
+        // Different pushes can make the same board: each child within the layer once.
+        within.sort_unstable();
+        within.dedup();
+        for rank in within {
+            f(Child::Within(rank));
+        }
+    }
+
+    fn for_each_parent_within(&self, pos: &QuixoPosition, mut f: impl FnMut(u64)) {
+        // The side that moved last took one of its own cubes from the ring at `from` and
+        // pushed it in at `to`, where it now shows its mark: undo that push.
+        let last = 1 - pos.side;
+        let mark = last + 1;
+        let shows = if last == 0 {
+            pos.x
+        } else {
+            pos.marked & !pos.x
+        };
+        let mut parents: Vec<u64> = Vec::new();
+        let mut ends = self.ring & shows;
+        while ends != 0 {
+            let to = ends.trailing_zeros() as usize;
+            ends &= ends - 1;
+            for from in 0..self.cells {
+                if self.ring >> from & 1 == 0 || !self.targets(from).any(|t| t == to) {
+                    continue;
+                }
+                // Pushing the cube at `to` back in at `from` shifts the others back; the
+                // cube at `from` showed the mover's mark before (an own cube was taken).
+                let (m, x) = self.push(pos.marked, pos.x, to, from, mark);
+                let q = QuixoPosition {
+                    k: pos.k,
+                    marked: m,
+                    x,
+                    side: last,
+                    bits: 0,
+                    board_rank: 0,
+                };
+                if self.ended(&q).is_none() {
+                    parents.push(self.rank_of(m, x, last));
+                }
+            }
+        }
+        parents.sort_unstable();
+        parents.dedup();
+        for q in parents {
+            f(q);
+        }
+    }
+}
