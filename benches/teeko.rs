@@ -1,11 +1,12 @@
-//! The retrograde solve of a Teeko board, timed per layer: positions, seconds, positions per
-//! second, the value counts, peak memory.
+//! The retrograde solve of a Teeko or Quixo board, timed per layer: positions, seconds,
+//! positions per second, the value counts, peak memory.
 //!
 //! `cargo bench --bench teeko -- [RxC S] [--advanced] [--no-centre-first] [--threads T]`
-//! (standard Teeko, 5x5 with 4 stones, by default).
+//! (standard Teeko, 5x5 with 4 stones, by default); `cargo bench --bench teeko -- quixo N`.
 
 use std::time::Instant;
 
+use retro::game::quixo::Quixo;
 use retro::game::teeko::{Teeko, TeekoBoard};
 use retro::retrograde::{MovementGame, Wdl, solve};
 
@@ -16,12 +17,14 @@ fn main() {
         .collect();
     let mut board = TeekoBoard::standard();
     let mut threads = None;
+    let mut quixo = None;
     let mut words = args.iter();
     while let Some(a) = words.next() {
         match a.as_str() {
             "--advanced" => board.advanced = true,
             "--no-centre-first" => board.no_centre_first = true,
             "--threads" => threads = words.next().and_then(|t| t.parse().ok()),
+            "quixo" => quixo = words.next().and_then(|n| n.parse::<usize>().ok()),
             size if size.contains('x') => {
                 let (r, c) = size.split_once('x').expect("RxC");
                 board.rows = r.parse().expect("rows");
@@ -36,10 +39,12 @@ fn main() {
             .build_global()
             .expect("threads");
     }
-    let game = Teeko::new(board.clone()).expect("a board");
-    let total: u64 = (0..=game.last_layer()).map(|k| game.layer_size(k)).sum();
-    println!(
-        "teeko {}x{} with {} stones{}{}: {total} positions, {} threads",
+    if let Some(n) = quixo {
+        run(&Quixo::new(n).expect("a board"), &format!("quixo {n}x{n}"));
+        return;
+    }
+    let name = format!(
+        "teeko {}x{} with {} stones{}{}",
         board.rows,
         board.cols,
         board.stones,
@@ -49,11 +54,19 @@ fn main() {
         } else {
             ""
         },
+    );
+    run(&Teeko::new(board).expect("a board"), &name);
+}
+
+fn run<G: MovementGame>(game: &G, name: &str) {
+    let total: u64 = (0..=game.last_layer()).map(|k| game.layer_size(k)).sum();
+    println!(
+        "{name}: {total} positions, {} threads",
         rayon::current_num_threads()
     );
     let start = Instant::now();
     let mut last = Instant::now();
-    let root = solve(&game, |k, values| {
+    let root = solve(game, |k, values| {
         let (mut win, mut loss, mut draw, mut far) = (0u64, 0u64, 0u64, 0u32);
         for &v in values {
             match Wdl::decode(v as i64) {

@@ -43,6 +43,8 @@ pub struct Quixo {
     ring: u64,
     /// Every row, column and main diagonal, as cell masks.
     lines: Vec<u64>,
+    /// For each cell, the ring cells whose cube may be pushed in there.
+    sources: Vec<u64>,
 }
 
 impl Quixo {
@@ -65,13 +67,21 @@ impl Quixo {
         let ring = (0..cells)
             .filter(|&c| c / n == 0 || c / n == n - 1 || c % n == 0 || c % n == n - 1)
             .fold(0, |m, c| m | 1 << c);
-        Ok(Quixo {
+        let mut quixo = Quixo {
             n,
             cells,
             binom: Binomial::new(cells)?,
             ring,
             lines,
-        })
+            sources: vec![0; cells],
+        };
+        for from in (0..cells).filter(|&c| ring >> c & 1 == 1) {
+            let targets: Vec<usize> = quixo.targets(from).collect();
+            for to in targets {
+                quixo.sources[to] |= 1 << from;
+            }
+        }
+        Ok(quixo)
     }
 
     /// Boards of layer k, one side's half.
@@ -117,25 +127,25 @@ impl Quixo {
         } else {
             self.n
         };
-        let (mut m, mut xs) = (marked, x);
-        let get = |mask: u64, c: usize| mask >> c & 1;
-        if to > from {
-            let mut c = from;
-            while c < to {
-                m = m & !(1 << c) | get(marked, c + step) << c;
-                xs = xs & !(1 << c) | get(x, c + step) << c;
-                c += step;
-            }
-        } else {
-            let mut c = from;
-            while c > to {
-                m = m & !(1 << c) | get(marked, c - step) << c;
-                xs = xs & !(1 << c) | get(x, c - step) << c;
-                c -= step;
-            }
+        // The cells from `from` to `to` along the line; the others stay.
+        let (lo, hi) = (from.min(to), from.max(to));
+        let mut span = 0u64;
+        let mut c = lo;
+        while c <= hi {
+            span |= 1 << c;
+            c += step;
         }
-        m |= 1 << to;
-        xs = if mark == 1 {
+        let shift = |mask: u64| {
+            let moved = if to > from {
+                (mask & span) >> step
+            } else {
+                (mask & span) << step
+            };
+            mask & !span | moved & span
+        };
+        let m = shift(marked) | 1 << to;
+        let xs = shift(x);
+        let xs = if mark == 1 {
             xs | 1 << to
         } else {
             xs & !(1 << to)
@@ -242,7 +252,8 @@ impl MovementGame for Quixo {
         } else {
             pos.x
         };
-        let mut within: Vec<u64> = Vec::new();
+        let mut within = [0u64; 64];
+        let mut count = 0;
         let mut rest = self.ring & !theirs;
         while rest != 0 {
             let from = rest.trailing_zeros() as usize;
@@ -254,15 +265,20 @@ impl MovementGame for Quixo {
                 if blank {
                     f(Child::Next(rank));
                 } else {
-                    within.push(rank);
+                    within[count] = rank;
+                    count += 1;
                 }
             }
         }
         // Different pushes can make the same board: each child within the layer once.
+        let within = &mut within[..count];
         within.sort_unstable();
-        within.dedup();
-        for rank in within {
-            f(Child::Within(rank));
+        let mut previous = None;
+        for &rank in within.iter() {
+            if previous != Some(rank) {
+                f(Child::Within(rank));
+            }
+            previous = Some(rank);
         }
     }
 
@@ -276,35 +292,36 @@ impl MovementGame for Quixo {
         } else {
             pos.marked & !pos.x
         };
-        let mut parents: Vec<u64> = Vec::new();
+        // At most 4 (N - 1) ends on the ring with 2 (N - 1) sources each: 128 for N = 5.
+        let mut parents = [0u64; 128];
+        let mut count = 0;
         let mut ends = self.ring & shows;
         while ends != 0 {
             let to = ends.trailing_zeros() as usize;
             ends &= ends - 1;
-            for from in 0..self.cells {
-                if self.ring >> from & 1 == 0 || !self.targets(from).any(|t| t == to) {
-                    continue;
-                }
+            let mut sources = self.sources[to];
+            while sources != 0 {
+                let from = sources.trailing_zeros() as usize;
+                sources &= sources - 1;
                 // Pushing the cube at `to` back in at `from` shifts the others back; the
                 // cube at `from` showed the mover's mark before (an own cube was taken).
                 let (m, x) = self.push(pos.marked, pos.x, to, from, mark);
-                let q = QuixoPosition {
-                    k: pos.k,
-                    marked: m,
-                    x,
-                    side: last,
-                    bits: 0,
-                    board_rank: 0,
-                };
-                if self.ended(&q).is_none() {
-                    parents.push(self.rank_of(m, x, last));
+                let o = m & !x;
+                let (mine, theirs) = if last == 0 { (x, o) } else { (o, x) };
+                if !self.has_line(mine) && !self.has_line(theirs) {
+                    parents[count] = self.rank_of(m, x, last);
+                    count += 1;
                 }
             }
         }
+        let parents = &mut parents[..count];
         parents.sort_unstable();
-        parents.dedup();
-        for q in parents {
-            f(q);
+        let mut previous = None;
+        for &q in parents.iter() {
+            if previous != Some(q) {
+                f(q);
+            }
+            previous = Some(q);
         }
     }
 }
