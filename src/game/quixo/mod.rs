@@ -14,7 +14,7 @@
 //! line cannot arise; they are given those values all the same.
 
 use crate::error::{Error, Result};
-use crate::rank::{Binomial, colex_next_mask, colex_rank_mask, colex_unrank_mask};
+use crate::rank::{Binomial, colex_next_mask, colex_unrank_mask};
 use crate::retrograde::{Child, MovementGame, Wdl};
 
 /// A Quixo position: the marked cubes, x's among them, and who moves.
@@ -45,7 +45,21 @@ pub struct Quixo {
     lines: Vec<u64>,
     /// For each cell, the ring cells whose cube may be pushed in there.
     sources: Vec<u64>,
+    /// Colex ranks by 8-cell chunk: entry `(c * (cells + 1) + t) * 256 + bits` is what chunk
+    /// c's set bits add when t set bits lie below it.
+    chunk_rank: Vec<u64>,
 }
+
+/// Set bits of every byte: the default x86-64 target has no popcount instruction.
+static POP8: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        table[i] = (i as u32).count_ones() as u8;
+        i += 1;
+    }
+    table
+};
 
 impl Quixo {
     /// Quixo on an N x N board (2 <= N <= 5).
@@ -74,7 +88,27 @@ impl Quixo {
             ring,
             lines,
             sources: vec![0; cells],
+            chunk_rank: Vec::new(),
         };
+        let chunks = cells.div_ceil(8);
+        let mut chunk_rank = vec![0u64; chunks * (cells + 1) * 256];
+        for c in 0..chunks {
+            for t in 0..=cells {
+                for bits in 0..256usize {
+                    let (mut rest, mut j, mut sum) = (bits as u64, t, 0);
+                    while rest != 0 {
+                        let at = 8 * c + rest.trailing_zeros() as usize;
+                        if at <= cells {
+                            sum += quixo.binom.get(at, j + 1);
+                        }
+                        rest &= rest - 1;
+                        j += 1;
+                    }
+                    chunk_rank[(c * (cells + 1) + t) * 256 + bits] = sum;
+                }
+            }
+        }
+        quixo.chunk_rank = chunk_rank;
         for from in (0..cells).filter(|&c| ring >> c & 1 == 1) {
             let targets: Vec<usize> = quixo.targets(from).collect();
             for to in targets {
@@ -91,9 +125,51 @@ impl Quixo {
 
     /// The rank of a board with `side` to move in layer k.
     fn rank_of(&self, marked: u64, x: u64, side: u8) -> u64 {
-        let k = marked.count_ones() as usize;
-        let bits = compress(x, marked);
-        side as u64 * self.boards(k) + (colex_rank_mask(&self.binom, marked) << k) + bits
+        let (mut rank, mut k) = (0, 0);
+        for c in 0..self.cells.div_ceil(8) {
+            let bits = ((marked >> (8 * c)) & 255) as usize;
+            rank += self.chunk_rank[(c * (self.cells + 1) + k) * 256 + bits];
+            k += POP8[bits] as usize;
+        }
+        // x's cells packed over the marked ones: drop the blank cells, few in the large
+        // layers.
+        let holes = ((1u64 << self.cells) - 1) & !marked;
+        let bits = if k * 2 >= self.cells {
+            remove(x, holes)
+        } else {
+            compress(x, marked)
+        };
+        side as u64 * self.boards(k) + (rank << k) + bits
+    }
+
+    /// The distinct boards (marked, x) the mover's pushes of its own cubes make.
+    fn boards_within(&self, pos: &QuixoPosition, out: &mut [(u64, u64); 64]) -> usize {
+        let mark = pos.side + 1;
+        let mine = if pos.side == 0 {
+            pos.x
+        } else {
+            pos.marked & !pos.x
+        };
+        let mut count = 0;
+        let mut rest = self.ring & mine;
+        while rest != 0 {
+            let from = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            for to in self.targets(from) {
+                out[count] = self.push(pos.marked, pos.x, from, to, mark);
+                count += 1;
+            }
+        }
+        let boards = &mut out[..count];
+        boards.sort_unstable();
+        let mut distinct = 0;
+        for i in 0..count {
+            if i == 0 || boards[i] != boards[i - 1] {
+                boards[distinct] = boards[i];
+                distinct += 1;
+            }
+        }
+        distinct
     }
 
     /// The rank of a position within its layer.
@@ -164,6 +240,19 @@ fn compress(value: u64, mask: u64) -> u64 {
         }
         bit += 1;
         rest &= rest - 1;
+    }
+    out
+}
+
+/// `value` with the bits at `holes` taken out, the bits above each moving down (pext of
+/// the complement); `value` has none at `holes`.
+fn remove(value: u64, holes: u64) -> u64 {
+    let (mut out, mut rest) = (value, holes);
+    while rest != 0 {
+        let hole = 63 - rest.leading_zeros();
+        let below = (1u64 << hole) - 1;
+        out = (out & below) | (out >> 1 & !below);
+        rest &= !(1u64 << hole);
     }
     out
 }
@@ -280,6 +369,25 @@ impl MovementGame for Quixo {
             }
             previous = Some(rank);
         }
+    }
+
+    /// Pushes of blank cubes only.
+    fn for_each_child_next(&self, pos: &QuixoPosition, mut f: impl FnMut(u64)) {
+        let mark = pos.side + 1;
+        let mut rest = self.ring & !pos.marked;
+        while rest != 0 {
+            let from = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            for to in self.targets(from) {
+                let (m, x) = self.push(pos.marked, pos.x, from, to, mark);
+                f(self.rank_of(m, x, 1 - pos.side));
+            }
+        }
+    }
+
+    /// Distinct boards, told apart by their masks without ranking them.
+    fn children_within(&self, pos: &QuixoPosition) -> usize {
+        self.boards_within(pos, &mut [(0, 0); 64])
     }
 
     fn for_each_parent_within(&self, pos: &QuixoPosition, mut f: impl FnMut(u64)) {
