@@ -72,7 +72,10 @@ fn every_command_works_on_a_hex_table() {
     assert!(shown.contains("you play"), "{shown}");
 
     let csv = dir.path().join("hex.csv");
-    ok(&["export", t, "--csv", "-o", csv.to_str().unwrap(), "--quiet"], "");
+    ok(
+        &["export", t, "--csv", "-o", csv.to_str().unwrap(), "--quiet"],
+        "",
+    );
     let rows = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(
         rows.lines().count(),
@@ -86,7 +89,11 @@ fn every_command_works_on_a_hex_table() {
         "{verified}"
     );
 
-    assert_eq!(ok(&["solve", "hex", "2x2"], "").trim(), "2", "x joins at ply 3 of 4 cells");
+    assert_eq!(
+        ok(&["solve", "hex", "2x2"], "").trim(),
+        "2",
+        "x joins at ply 3 of 4 cells"
+    );
     assert_eq!(ok(&["gen", "hex", "4x5"], "").trim(), "4x5");
     let bench = ok(
         &[
@@ -109,7 +116,10 @@ fn every_command_works_on_a_hex_table() {
     // The built-in games are still there, and `help games` has Hex's rules.
     assert_eq!(ok(&["solve", "mnk", "3x3"], "").trim(), "0");
     let help = ok(&["help", "games"], "");
-    assert!(help.contains("# hex") && help.contains("# The games"), "{help}");
+    assert!(
+        help.contains("# hex") && help.contains("# The games"),
+        "{help}"
+    );
 }
 
 #[test]
