@@ -133,9 +133,48 @@ pub fn colex_next_mask(mask: u64) -> u64 {
     (t + 1) | (((!t & (t + 1)) - 1) >> (mask.trailing_zeros() + 1))
 }
 
+/// The bits of `value` at the set bits of `mask`, packed low (a software pext).
+pub fn compress(value: u64, mask: u64) -> u64 {
+    let (mut out, mut bit, mut rest) = (0u64, 0, mask);
+    while rest != 0 {
+        let low = rest & rest.wrapping_neg();
+        if value & low != 0 {
+            out |= 1 << bit;
+        }
+        bit += 1;
+        rest &= rest - 1;
+    }
+    out
+}
+
+/// `value` with the bits at `holes` taken out, those above each moving down one: the same
+/// as `compress(value, !holes)` where `value` has none at `holes`, and cheaper where the
+/// holes are few.
+pub fn squeeze_out(value: u64, holes: u64) -> u64 {
+    let (mut out, mut rest) = (value, holes);
+    while rest != 0 {
+        let hole = 63 - rest.leading_zeros();
+        let below = (1u64 << hole) - 1;
+        out = (out & below) | (out >> 1 & !below);
+        rest &= !(1u64 << hole);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compress_squeeze_out_and_spread_agree() {
+        let mask = 0b1011_0110_1101u64;
+        for value in 0..1u64 << 12 {
+            let inside = value & mask;
+            let packed = compress(inside, mask);
+            assert_eq!(squeeze_out(inside, !mask & 0xfff), packed);
+            assert_eq!(crate::game::two_colour::spread(packed, mask), inside);
+        }
+    }
 
     #[test]
     fn colex_rank_unrank_and_successor_agree() {

@@ -14,7 +14,8 @@
 //! line cannot arise; they are given those values all the same.
 
 use crate::error::{Error, Result};
-use crate::rank::{Binomial, colex_next_mask, colex_unrank_mask};
+use crate::game::two_colour::spread;
+use crate::rank::{Binomial, colex_next_mask, colex_unrank_mask, compress, squeeze_out};
 use crate::retrograde::{Child, MovementGame, Wdl};
 
 /// A Quixo position: the marked cubes, x's among them, and who moves.
@@ -135,7 +136,7 @@ impl Quixo {
         // layers.
         let holes = ((1u64 << self.cells) - 1) & !marked;
         let bits = if k * 2 >= self.cells {
-            remove(x, holes)
+            squeeze_out(x, holes)
         } else {
             compress(x, marked)
         };
@@ -228,47 +229,6 @@ impl Quixo {
         };
         (m, xs)
     }
-}
-
-/// The bits of `value` at the set bits of `mask`, packed low.
-fn compress(value: u64, mask: u64) -> u64 {
-    let (mut out, mut bit, mut rest) = (0u64, 0, mask);
-    while rest != 0 {
-        let low = rest & rest.wrapping_neg();
-        if value & low != 0 {
-            out |= 1 << bit;
-        }
-        bit += 1;
-        rest &= rest - 1;
-    }
-    out
-}
-
-/// `value` with the bits at `holes` taken out, the bits above each moving down (pext of
-/// the complement); `value` has none at `holes`.
-fn remove(value: u64, holes: u64) -> u64 {
-    let (mut out, mut rest) = (value, holes);
-    while rest != 0 {
-        let hole = 63 - rest.leading_zeros();
-        let below = (1u64 << hole) - 1;
-        out = (out & below) | (out >> 1 & !below);
-        rest &= !(1u64 << hole);
-    }
-    out
-}
-
-/// The low bits of `bits` at the set bits of `mask`.
-fn spread(bits: u64, mask: u64) -> u64 {
-    let (mut out, mut bit, mut rest) = (0u64, 0, mask);
-    while rest != 0 {
-        let low = rest & rest.wrapping_neg();
-        if bits >> bit & 1 == 1 {
-            out |= low;
-        }
-        bit += 1;
-        rest &= rest - 1;
-    }
-    out
 }
 
 impl MovementGame for Quixo {

@@ -17,7 +17,8 @@
 //! are over too, and lost, so that every rank has a defined value.
 
 use crate::error::{Error, Result};
-use crate::rank::{Binomial, colex_next_mask, colex_unrank_mask};
+use crate::game::two_colour::spread;
+use crate::rank::{Binomial, colex_next_mask, colex_unrank_mask, squeeze_out};
 use crate::retrograde::{Child, MovementGame, Wdl};
 
 /// A Teeko board: its size, the stones each player has, the patterns and the first-drop rule.
@@ -243,7 +244,7 @@ impl Teeko {
     /// The rank of a board of k stones within its half: x's cells in colex order, then o's
     /// among the free cells (a cell's index among them is its index less the x's below it).
     fn board_rank(&self, k: usize, x: u64, o: u64) -> u64 {
-        self.mask_rank(x) * self.inner(k) + self.mask_rank(compress(o, x))
+        self.mask_rank(x) * self.inner(k) + self.mask_rank(squeeze_out(o, x))
     }
 
     /// The rank in layer k of a board with `side` to move.
@@ -276,7 +277,7 @@ impl Teeko {
             x,
             o,
             side,
-            o_packed: compress(o, x),
+            o_packed: squeeze_out(o, x),
             board_rank: self.board_rank(k, x, o),
         }
     }
@@ -286,34 +287,6 @@ impl Teeko {
         let (r, c) = (self.board.rows, self.board.cols);
         (r % 2 == 1 && c % 2 == 1).then_some((r / 2) * c + c / 2)
     }
-}
-
-/// The bits of `value` at the set bits of `mask`, packed low (pext), where `value` lies
-/// within `mask` and `mask`'s complement `holes` (within the board) has few bits: each hole,
-/// from the highest down, shifts the bits above it down by one.
-fn compress(value: u64, holes: u64) -> u64 {
-    let (mut out, mut rest) = (value, holes);
-    while rest != 0 {
-        let hole = 63 - rest.leading_zeros();
-        let below = (1u64 << hole) - 1;
-        out = (out & below) | (out >> 1 & !below);
-        rest &= !(1u64 << hole);
-    }
-    out
-}
-
-/// The low bits of `bits` placed at the set bits of `mask` (pdep).
-fn spread(bits: u64, mask: u64) -> u64 {
-    let (mut out, mut bit, mut rest) = (0u64, 0, mask);
-    while rest != 0 {
-        let low = rest & rest.wrapping_neg();
-        if bits >> bit & 1 == 1 {
-            out |= low;
-        }
-        bit += 1;
-        rest &= rest - 1;
-    }
-    out
 }
 
 impl MovementGame for Teeko {
