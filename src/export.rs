@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use crate::error::{Error, Result, io_error};
 use crate::game::{Gameplay, MoveNotation};
 use crate::partial::crash_point;
-use crate::probe::{MoveStyle, move_text, to_move};
+use crate::probe::{MoveStyle, from_to_text};
 use crate::sweep::Progress;
 use crate::table::Table;
 
@@ -32,8 +32,18 @@ pub struct Row<'a> {
     pub to_move: &'static str,
     /// The position's value.
     pub value: i64,
-    /// The first best move's cell, 0-based (row, col); None where nobody moves.
-    pub best: Option<(usize, usize)>,
+    /// The first best move, None where nobody moves.
+    pub best: Option<BestMove>,
+}
+
+/// A move's cells, 0-based: where its stone goes (`to`, as (row, col)), and where it is
+/// taken from for a move between cells (`Move::from`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BestMove {
+    /// Where the stone is taken from (a slide, a push); None for one put on the board.
+    pub from: Option<(usize, usize)>,
+    /// Where it goes.
+    pub to: (usize, usize),
 }
 
 /// Where rows go; `finish` returns the written file so that it can be synced before the
@@ -58,7 +68,9 @@ struct Chunk {
     text: String,
     ends: Vec<usize>,
     values: Vec<i64>,
-    best: Vec<Option<(usize, usize)>>,
+    best: Vec<Option<BestMove>>,
+    /// Who moves at each position where play goes on.
+    sides: Vec<&'static str>,
 }
 
 /// Stream `layers` of the table to `sink`; returns the finished file and the row count.
@@ -117,6 +129,7 @@ fn make_chunk<G: Gameplay>(
         text: String::new(),
         ends: Vec::with_capacity(count),
         best: Vec::with_capacity(count),
+        sides: Vec::with_capacity(count),
         values,
     };
     let mut pos = game.unrank(k, start);
@@ -129,6 +142,7 @@ fn make_chunk<G: Gameplay>(
         let best = best_move(game, table, &pos, value, &chunk.text[from..])?;
         chunk.ends.push(chunk.text.len());
         chunk.best.push(best);
+        chunk.sides.push(crate::probe::side_to_move(game, &pos));
     }
     Ok(chunk)
 }
@@ -146,9 +160,10 @@ fn write_chunks<G: Gameplay>(
             progress.layer(c.k, game.layer_size(c.k));
             *shown = Some(c.k);
         }
-        let to_move = to_move(c.k, game.cells());
         let mut from = 0;
-        for ((&end, &value), &best) in c.ends.iter().zip(&c.values).zip(&c.best) {
+        for (((&end, &value), &best), &to_move) in
+            c.ends.iter().zip(&c.values).zip(&c.best).zip(&c.sides)
+        {
             sink.push(&Row {
                 position: &c.text[from..end],
                 stones: c.k,
@@ -174,7 +189,7 @@ fn best_move<G: Gameplay>(
     pos: &G::Position,
     value: i64,
     position: &str,
-) -> Result<Option<(usize, usize)>> {
+) -> Result<Option<BestMove>> {
     let moves = game.moves(pos);
     if moves.is_empty() {
         return Ok(None);
@@ -182,8 +197,15 @@ fn best_move<G: Gameplay>(
     for mv in moves {
         let child = table.value(game.stones(&mv.child), game.rank(&mv.child))?;
         // A damaged table may hold anything; an overflow is just not a match.
-        if mv.reward.checked_add(child) == Some(value) {
-            return Ok(Some((mv.row, mv.col)));
+        let through = match game.retrograde() {
+            Some(_) => Some(game.value_through(mv.reward, child)),
+            None => mv.reward.checked_add(child),
+        };
+        if through == Some(value) {
+            return Ok(Some(BestMove {
+                from: mv.from,
+                to: (mv.row, mv.col),
+            }));
         }
     }
     Err(Error::other(format!(
@@ -228,10 +250,11 @@ impl RowSink for CsvSink {
         push_field(&mut self.line, row.position);
         // Writing to a String cannot fail.
         let _ = write!(self.line, ",{},{},{},", row.stones, row.to_move, row.value);
-        if let Some((r, c)) = row.best {
+        if let Some(best) = row.best {
+            let (r, c) = best.to;
             push_field(
                 &mut self.line,
-                &move_text(self.notation, MoveStyle::Field, r, c),
+                &from_to_text(self.notation, MoveStyle::Field, best.from, r, c),
             );
         }
         self.line.push('\n');

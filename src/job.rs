@@ -18,6 +18,13 @@ use crate::with_value_type;
 /// Value of the empty board, holding two layers at a time (after checking they fit in
 /// memory).
 pub fn solve<G: Game>(game: &G, driver: Driver, progress: &dyn Progress) -> Result<i64> {
+    if let Some(solver) = game.retrograde() {
+        sweep::check_memory(game, 2)?;
+        let top = solver.last_layer();
+        return Ok(solver
+            .solve_from(top, Vec::new(), progress, &mut |_, _| Ok(()))?
+            .into());
+    }
     let vt = sweep::value_type(game);
     sweep::check_memory(game, vt.width())?;
     with_value_type!(vt, V => sweep::solve::<G, V>(game, driver, progress))
@@ -175,9 +182,122 @@ pub fn build<G: Registered>(
     driver: Driver,
     progress: &dyn Progress,
 ) -> Result<BuildReport> {
+    if let Some(solver) = game.retrograde() {
+        sweep::check_memory(game, 2)?;
+        return build_retrograde(game, solver, path, options, progress);
+    }
     let vt = sweep::value_type(game);
     sweep::check_memory(game, vt.width())?;
     with_value_type!(vt, V => build_layers::<G, V>(game, path, options, driver, progress))
+}
+
+/// `build` for a game of the retrograde solver (`Game::retrograde`). Its values are
+/// written as `i16` while it solves, layer by layer as for any game (so a build resumes
+/// below its last finished layer); once every layer is in, the largest remoteness is
+/// known, and a table whose values all fit in `i8` is written again in `i8` before it
+/// takes its name. A build interrupted during that rewrite resumes in `i8`.
+fn build_retrograde<G: Registered>(
+    game: &G,
+    solver: &dyn crate::retrograde::Retrograde,
+    path: &Path,
+    options: &BuildOptions,
+    progress: &dyn Progress,
+) -> Result<BuildReport> {
+    use crate::value::ValueType;
+    let start = Instant::now();
+    let encoding = options.encoding()?;
+    if let Encoding::Moves { .. } = encoding {
+        return Err(Error::input(format!(
+            "--moves: a table of {} cannot store best moves instead of values (its moves stay inside layers, so a layer's values depend on each other); build it plain or --compact",
+            G::NAME
+        )));
+    }
+    let sizes: Vec<u64> = (0..=game.cells()).map(|k| game.layer_size(k)).collect();
+    // A partial file already narrowed to i8 goes on in i8.
+    let partial = partial_path(path);
+    let vt = match crate::table::Table::open_partial::<G>(&partial) {
+        Ok(t) if !options.fresh && t.header.value_type == ValueType::I8 => ValueType::I8,
+        _ => ValueType::I16,
+    };
+    let (mut writer, from) = TableWriter::open::<G>(
+        path,
+        AnyBoard::of(game),
+        vt,
+        encoding,
+        &sizes,
+        options.fresh,
+    )?;
+    writer.stop_after(options.stop_after);
+    let (top, above, resumed_below) = match from {
+        Start::Fresh => (Some(solver.last_layer()), Vec::new(), None),
+        Start::Resume { layer } => (
+            layer.checked_sub(1),
+            writer.read_back::<i16>(layer)?,
+            Some(layer),
+        ),
+    };
+    let too_wide = |k: usize| {
+        Error::other(format!(
+            "layer {k}: a value does not fit the i8 table it resumes"
+        ))
+    };
+    let root_value: i64 = match top {
+        None => above.first().copied().unwrap_or(0).into(),
+        Some(top) => solver
+            .solve_from(
+                top,
+                above,
+                progress,
+                &mut |k, values: &[i16]| match writer.value_type() {
+                    ValueType::I8 => {
+                        let narrow: Vec<i8> = values
+                            .iter()
+                            .map(|&v| i8::try_from(v))
+                            .collect::<std::result::Result<_, _>>()
+                            .map_err(|_| too_wide(k))?;
+                        writer.write_layer(k, &narrow)
+                    }
+                    _ => writer.write_layer(k, values),
+                },
+            )?
+            .into(),
+    };
+    if writer.value_type() == ValueType::I16 {
+        // The largest value decides the type: read every layer back, and keep them as i8
+        // only if all fit.
+        let mut narrow: Vec<Vec<i8>> = Vec::with_capacity(sizes.len());
+        for k in 0..sizes.len() {
+            let values = writer.read_back::<i16>(k)?;
+            match values
+                .iter()
+                .map(|&v| i8::try_from(v))
+                .collect::<std::result::Result<Vec<i8>, _>>()
+            {
+                Ok(v) => narrow.push(v),
+                Err(_) => {
+                    narrow.clear();
+                    break;
+                }
+            }
+        }
+        if narrow.len() == sizes.len() {
+            writer.restart_as(ValueType::I8)?;
+            for k in (0..sizes.len()).rev() {
+                writer.write_layer(k, &narrow[k])?;
+            }
+        }
+    }
+    let value_bytes = writer.value_bytes();
+    let file_bytes = writer.finish()?;
+    Ok(BuildReport {
+        positions: sizes.iter().sum(),
+        seconds: start.elapsed().as_secs_f64(),
+        file_bytes,
+        value_bytes,
+        root_value,
+        peak_rss: peak_rss(),
+        resumed_below,
+    })
 }
 
 fn build_layers<G: Registered, V: Value>(

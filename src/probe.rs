@@ -47,8 +47,24 @@ pub enum MoveStyle {
 /// The one place a move is written for people: the move onto 0-based `row`, `col`, in the
 /// game's notation (a cell, 1-based; or only its column, 1-based from the left).
 pub fn move_text(notation: MoveNotation, style: MoveStyle, row: usize, col: usize) -> String {
+    from_to_text(notation, style, None, row, col)
+}
+
+/// `move_text` for a move that may take its stone from a cell (`Move::from`): written
+/// `row,col-row,col` (1-based) in every style, and the cell alone where nothing is taken.
+pub fn from_to_text(
+    notation: MoveNotation,
+    style: MoveStyle,
+    from: Option<(usize, usize)>,
+    row: usize,
+    col: usize,
+) -> String {
     let (r, c) = (row + 1, col + 1);
     match (notation, style) {
+        (MoveNotation::FromTo, _) => match from {
+            Some((fr, fc)) => format!("{},{}-{r},{c}", fr + 1, fc + 1),
+            None => format!("{r},{c}"),
+        },
         (MoveNotation::Cell, MoveStyle::Listed) => format!("({r},{c})"),
         (MoveNotation::Cell, MoveStyle::Spoken) => format!("{r} {c}"),
         (MoveNotation::Cell, MoveStyle::Field) => format!("{r},{c}"),
@@ -59,7 +75,7 @@ pub fn move_text(notation: MoveNotation, style: MoveStyle, row: usize, col: usiz
 
 /// `move_text` for a move of `game`.
 pub fn describe_move<G: Gameplay>(game: &G, style: MoveStyle, mv: &Move<G::Position>) -> String {
-    move_text(game.move_notation(), style, mv.row, mv.col)
+    from_to_text(game.move_notation(), style, mv.from, mv.row, mv.col)
 }
 
 /// A build's root value for its summary line: the number, and in words for a game that
@@ -84,7 +100,7 @@ pub fn answer<G: Gameplay>(
     let mut moves = Vec::new();
     for mv in game.moves(&position) {
         let child = table.value(game.stones(&mv.child), game.rank(&mv.child))?;
-        let v = mv.reward + child;
+        let v = game.value_through(mv.reward, child);
         moves.push((mv, v));
     }
     Ok(Answer {
@@ -120,7 +136,7 @@ pub fn scores_after<G: Gameplay>(
         return board;
     }
     let mut s = scores;
-    if first_to_move(game, pos) {
+    if game.first_to_move(pos) {
         s.first += mv.reward;
     } else {
         s.second -= mv.reward;
@@ -128,9 +144,18 @@ pub fn scores_after<G: Gameplay>(
     s
 }
 
-/// Whether the first player is to move at `pos` (the stone count is even).
+/// Whether the first player is to move at `pos` (`Gameplay::first_to_move`).
 pub fn first_to_move<G: Gameplay>(game: &G, pos: &G::Position) -> bool {
-    game.stones(pos).is_multiple_of(2)
+    game.first_to_move(pos)
+}
+
+/// "first" or "second": who is to move at `pos`, where play goes on.
+pub fn side_to_move<G: Gameplay>(game: &G, pos: &G::Position) -> &'static str {
+    if game.first_to_move(pos) {
+        "first"
+    } else {
+        "second"
+    }
 }
 
 /// Who moves with `stones` on a board of `cells`: "first", "second", or "none" when full.
@@ -154,7 +179,9 @@ pub struct Step<P> {
     pub scores: Scores,
 }
 
-/// Follow the first best move until the board is full.
+/// Follow the first best move until play ends, or, in a game whose positions repeat (a
+/// draw), until the line comes back to a position it has been at: the cycle is then
+/// shown once.
 pub fn principal_variation<G: Gameplay>(
     game: &G,
     table: &Table,
@@ -163,7 +190,13 @@ pub fn principal_variation<G: Gameplay>(
     let mut steps = Vec::new();
     let mut position = start.clone();
     let mut scores = start_scores(game, start);
+    let mut seen = std::collections::HashSet::new();
     loop {
+        if game.retrograde().is_some()
+            && !seen.insert((game.stones(&position), game.rank(&position)))
+        {
+            break;
+        }
         let a = answer(game, table, position)?;
         let Some(best) = a.first_best() else {
             break;
@@ -173,7 +206,7 @@ pub fn principal_variation<G: Gameplay>(
         position = mv.child.clone();
         steps.push(Step {
             mv,
-            first_to_move: first_to_move(game, &a.position),
+            first_to_move: game.first_to_move(&a.position),
             scores,
         });
     }
@@ -199,20 +232,28 @@ pub fn to_json<G: Registered>(game: &G, a: &Answer<G::Position>) -> serde_json::
                 "reward": mv.reward,
             });
             add_column(game, &mut m, mv);
+            add_from(game, &mut m, mv);
             add_outcome(game, &mut m, *v, stones);
             m
         })
         .collect();
     let best: Vec<_> = (0..a.moves.len())
         .filter(|&i| a.is_best(i))
-        .map(|i| json!([a.moves[i].0.row + 1, a.moves[i].0.col + 1]))
+        .map(|i| {
+            let mv = &a.moves[i].0;
+            match game.move_notation() {
+                // A move between cells is named as it is written: `3,3-2,2`.
+                MoveNotation::FromTo => json!(describe_move(game, MoveStyle::Field, mv)),
+                _ => json!([mv.row + 1, mv.col + 1]),
+            }
+        })
         .collect();
     let mut out = json!({
         "game": G::NAME,
         "position": game.format_position(&a.position),
         "stones": stones,
         // Nobody moves where play has ended, full board or not.
-        "to_move": if a.moves.is_empty() { "none" } else { to_move(stones, game.cells()) },
+        "to_move": if a.moves.is_empty() { "none" } else { side_to_move(game, &a.position) },
         "value": a.value,
         "moves": moves,
         "best": best,
@@ -242,6 +283,17 @@ fn add_column<G: Gameplay>(game: &G, out: &mut serde_json::Value, mv: &Move<G::P
     }
 }
 
+/// `from` (`[row, col]`, 1-based: where the stone or cube is taken) and `move` (the move
+/// as it is written, `3,3-2,2`) for a game whose moves go between cells.
+fn add_from<G: Gameplay>(game: &G, out: &mut serde_json::Value, mv: &Move<G::Position>) {
+    if game.move_notation() == MoveNotation::FromTo {
+        if let Some((r, c)) = mv.from {
+            out["from"] = json!([r + 1, c + 1]);
+        }
+        out["move"] = json!(describe_move(game, MoveStyle::Field, mv));
+    }
+}
+
 /// A principal variation as JSON: one object per move (with `column` as in `to_json`).
 pub fn pv_json<G: Gameplay>(game: &G, pv: &[Step<G::Position>]) -> serde_json::Value {
     pv.iter()
@@ -254,6 +306,7 @@ pub fn pv_json<G: Gameplay>(game: &G, pv: &[Step<G::Position>]) -> serde_json::V
                 "second_score": s.scores.second,
             });
             add_column(game, &mut step, &s.mv);
+            add_from(game, &mut step, &s.mv);
             step
         })
         .collect()

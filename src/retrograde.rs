@@ -33,6 +33,7 @@ use std::sync::atomic::{AtomicBool, AtomicI16, AtomicU8, AtomicU16, AtomicU64, O
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
+use crate::sweep::{Progress, Silent};
 
 /// Positions per parallel task.
 const CHUNK: usize = 4096;
@@ -140,9 +141,22 @@ pub fn solve<G: MovementGame>(
     game: &G,
     mut write: impl FnMut(usize, &[i16]) -> Result<()>,
 ) -> Result<i16> {
-    let mut above: Vec<i16> = Vec::new();
-    for k in (0..=game.last_layer()).rev() {
-        let values = solve_layer(game, k, &above)?;
+    solve_from(game, game.last_layer(), Vec::new(), &Silent, &mut write)
+}
+
+/// Solve layers `top` down to 0, given the values of layer `top + 1` (`above`; empty when
+/// `top` is the last layer): what a resumed build does.
+pub fn solve_from<G: MovementGame>(
+    game: &G,
+    top: usize,
+    mut above: Vec<i16>,
+    progress: &dyn Progress,
+    write: &mut dyn FnMut(usize, &[i16]) -> Result<()>,
+) -> Result<i16> {
+    for k in (0..=top).rev() {
+        let values = solve_layer(game, k, &above, progress)?;
+        // The layer above is no longer needed: free it before the writer reads this one.
+        drop(std::mem::take(&mut above));
         write(k, &values)?;
         above = values;
     }
@@ -157,6 +171,172 @@ pub fn all_values<G: MovementGame>(game: &G) -> Result<Vec<Vec<i16>>> {
         Ok(())
     })?;
     Ok(layers)
+}
+
+/// The value a move gives the side that plays it, from its child's value (for the other
+/// side): a child lost in r plies is a win in r + 1, one won in r a loss in r + 1, a draw
+/// a draw. Values stay inside `i16` (remoteness at most `MAX_REMOTENESS`), so no overflow
+/// for a value the solver wrote; a damaged table's are clamped.
+pub fn back(child: i64) -> i64 {
+    match child {
+        0 => 0,
+        c if c < 0 => (1 - c).min(i64::from(i16::MAX)),
+        c => (-1 - c).max(-i64::from(i16::MAX)),
+    }
+}
+
+/// Whether value `a` is better than `b` for the side to move: a faster win, then a draw,
+/// then a slower loss.
+pub fn better(a: i64, b: i64) -> bool {
+    let key = |v: i64| match v {
+        v if v > 0 => (2, -v),
+        0 => (1, 0),
+        v => (0, -v),
+    };
+    key(a) > key(b)
+}
+
+/// The value a position must have, from its children's values (`Wdl` encoding) read by
+/// `value_of`: the best `back` over them for the side to move, a loss in 0 with no move
+/// (or where play has ended as `ended` says).
+pub fn expected<G: MovementGame>(
+    game: &G,
+    pos: &G::Position,
+    mut value_of: impl FnMut(Child) -> i64,
+) -> i64 {
+    if let Some(end) = game.ended(pos) {
+        return end.encode().into();
+    }
+    let mut best: Option<i64> = None;
+    game.for_each_child(pos, |child| {
+        let v = back(value_of(child));
+        if best.is_none_or(|b| better(v, b)) {
+            best = Some(v);
+        }
+    });
+    best.unwrap_or(Wdl::Loss(0).encode().into())
+}
+
+/// The first position of layer `k` (values `here`, next layer's `next`) whose value is not
+/// what its moves give (`expected`): its rank, the stored and the expected value. This is
+/// a complete check: a labelling that agrees with `expected` everywhere is the true one,
+/// because a win's or a loss's remoteness counts down along its moves to a position where
+/// play has ended, and a draw with no move to a loss and a move to a draw cannot hide a
+/// win or a loss, which would be found by induction on the remoteness.
+pub fn check_layer<G: MovementGame>(
+    game: &G,
+    k: usize,
+    here: &[i16],
+    next: &[i16],
+    progress: &dyn Progress,
+) -> Option<(u64, i64, i64)> {
+    here.par_chunks(CHUNK)
+        .enumerate()
+        .find_map_first(|(c, chunk)| {
+            let start = c * CHUNK;
+            let mut pos = game.unrank(k, start as u64);
+            for (i, &stored) in chunk.iter().enumerate() {
+                if i > 0 {
+                    game.advance(&mut pos);
+                }
+                let value_of = |child: Child| -> i64 {
+                    let v = match child {
+                        Child::Within(r) => here.get(r as usize),
+                        Child::Next(r) => next.get(r as usize),
+                    };
+                    v.copied().map_or(i64::MIN, i64::from)
+                };
+                let e = expected(game, &pos, value_of);
+                if e != i64::from(stored) {
+                    return Some(((start + i) as u64, i64::from(stored), e));
+                }
+            }
+            progress.advance(chunk.len() as u64);
+            None
+        })
+}
+
+/// Bytes the solver holds at its peak: per layer, its values and the next layer's (2 bytes
+/// a position), and in a layer with moves inside it a pending word and a counter (3 more),
+/// plus the lists of candidates (bounded by the layer; a quarter of it is typical, and
+/// counted as 8 bytes a quarter of the positions).
+pub fn peak_bytes<G: MovementGame>(game: &G) -> u128 {
+    (0..=game.last_layer())
+        .map(|k| {
+            let n = game.layer_size(k) as u128;
+            let above = if k < game.last_layer() {
+                game.layer_size(k + 1) as u128
+            } else {
+                0
+            };
+            let per = if game.moves_within(k) { 5 + 2 } else { 2 };
+            n * per + above * 2
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// The retrograde solver of one game, behind a trait object (`Game::retrograde`), so the
+/// build, `verify` and `plan` reach it without knowing the game's type. Every
+/// `MovementGame` is one.
+pub trait Retrograde: Sync {
+    /// `MovementGame::last_layer`.
+    fn last_layer(&self) -> usize;
+    /// `MovementGame::moves_within`.
+    fn moves_within(&self, k: usize) -> bool;
+    /// `solve_from`.
+    fn solve_from(
+        &self,
+        top: usize,
+        above: Vec<i16>,
+        progress: &dyn Progress,
+        write: &mut dyn FnMut(usize, &[i16]) -> Result<()>,
+    ) -> Result<i16>;
+    /// `check_layer`.
+    fn check_layer(
+        &self,
+        k: usize,
+        here: &[i16],
+        next: &[i16],
+        progress: &dyn Progress,
+    ) -> Option<(u64, i64, i64)>;
+    /// `peak_bytes`.
+    fn peak_bytes(&self) -> u128;
+    /// `expected` for position `rank` of layer `k`.
+    fn expected_at(&self, k: usize, rank: u64, value_of: &mut dyn FnMut(Child) -> i64) -> i64;
+}
+
+impl<G: MovementGame> Retrograde for G {
+    fn last_layer(&self) -> usize {
+        MovementGame::last_layer(self)
+    }
+    fn moves_within(&self, k: usize) -> bool {
+        MovementGame::moves_within(self, k)
+    }
+    fn solve_from(
+        &self,
+        top: usize,
+        above: Vec<i16>,
+        progress: &dyn Progress,
+        write: &mut dyn FnMut(usize, &[i16]) -> Result<()>,
+    ) -> Result<i16> {
+        solve_from(self, top, above, progress, write)
+    }
+    fn check_layer(
+        &self,
+        k: usize,
+        here: &[i16],
+        next: &[i16],
+        progress: &dyn Progress,
+    ) -> Option<(u64, i64, i64)> {
+        check_layer(self, k, here, next, progress)
+    }
+    fn peak_bytes(&self) -> u128 {
+        peak_bytes(self)
+    }
+    fn expected_at(&self, k: usize, rank: u64, value_of: &mut dyn FnMut(Child) -> i64) -> i64 {
+        expected(self, &self.unrank(k, rank), value_of)
+    }
 }
 
 /// What a position's children in the next layer say, folded.
@@ -229,12 +409,18 @@ fn too_far(k: usize) -> Error {
 }
 
 /// Layer `k`'s values, from the finished next layer `above`.
-fn solve_layer<G: MovementGame>(game: &G, k: usize, above: &[i16]) -> Result<Vec<i16>> {
+fn solve_layer<G: MovementGame>(
+    game: &G,
+    k: usize,
+    above: &[i16],
+    progress: &dyn Progress,
+) -> Result<Vec<i16>> {
     let n = usize::try_from(game.layer_size(k))
         .map_err(|_| Error::too_large(format!("layer {k} does not fit in memory")))?;
-    let mut values = vec![0i16; n];
+    progress.layer(k, n as u64);
     let far = AtomicBool::new(false);
     if !game.moves_within(k) {
+        let mut values = vec![0i16; n];
         values
             .par_chunks_mut(CHUNK)
             .enumerate()
@@ -259,6 +445,7 @@ fn solve_layer<G: MovementGame>(game: &G, k: usize, above: &[i16]) -> Result<Vec
                     }
                     *v = seen.value();
                 }
+                progress.advance(out.len() as u64);
             });
         if far.load(Relaxed) {
             return Err(too_far(k));
@@ -321,6 +508,7 @@ fn solve_layer<G: MovementGame>(game: &G, k: usize, above: &[i16]) -> Result<Vec
                 top = top.max(seen.level());
             }
             last.fetch_max(top as u64, Relaxed);
+            progress.advance(pend.len() as u64);
         });
     if far.load(Relaxed) {
         return Err(too_far(k));
@@ -334,7 +522,7 @@ fn solve_layer<G: MovementGame>(game: &G, k: usize, above: &[i16]) -> Result<Vec
     }
 
     // The values, atomic while positions are resolved from lists any thread may hold.
-    let cells: Vec<AtomicI16> = values.into_par_iter().map(AtomicI16::new).collect();
+    let cells: Vec<AtomicI16> = (0..n).into_par_iter().map(|_| AtomicI16::new(0)).collect();
     // Positions that may resolve at the next level: offered a win, or out of children.
     let mut next: Vec<u64> = Vec::new();
     let mut d: u32 = 0;
@@ -435,5 +623,7 @@ fn solve_layer<G: MovementGame>(game: &G, k: usize, above: &[i16]) -> Result<Vec
         }
         d += 1;
     }
+    // Free the solve's own words before the values are copied out of their atomics.
+    drop((pending, counts, next));
     Ok(cells.into_par_iter().map(AtomicI16::into_inner).collect())
 }

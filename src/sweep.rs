@@ -273,6 +273,9 @@ pub fn value_type<G: Game>(game: &G) -> ValueType {
 
 /// Bytes the sweep holds at its peak: two adjacent layers.
 pub fn peak_bytes<G: Game>(game: &G, width: usize) -> u128 {
+    if let Some(solver) = game.retrograde() {
+        return solver.peak_bytes();
+    }
     (0..game.cells())
         .map(|k| (game.layer_size(k) as u128 + game.layer_size(k + 1) as u128) * width as u128)
         .max()

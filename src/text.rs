@@ -2,7 +2,7 @@
 //! the command line prints.
 
 use crate::game::{Gameplay, MoveNotation, Verdict};
-use crate::probe::{Answer, MoveStyle, Step, describe_move, to_move};
+use crate::probe::{self, Answer, MoveStyle, Step, describe_move};
 
 /// The board under column numbers and, where moves name cells (`rows`), beside row
 /// numbers; a game whose moves are columns needs only the column numbers. `Game::draw`
@@ -40,8 +40,9 @@ pub fn principal_variation<G: Gameplay>(
     game: &G,
     pv: &[Step<G::Position>],
     value: i64,
-    stones: usize,
+    start: &G::Position,
 ) -> String {
+    let stones = game.stones(start);
     let mut out = String::from(
         "principal variation
 ",
@@ -59,7 +60,7 @@ pub fn principal_variation<G: Gameplay>(
         }
         out.push_str(&format!(
             "  result {}\n",
-            game.describe_value_at(value, stones)
+            game.describe_value_at(value, start)
         ));
         return out;
     }
@@ -96,16 +97,19 @@ pub fn answer<G: Gameplay>(game: &G, a: &Answer<G::Position>) -> String {
         out.push_str(&format!("          {line}\n"));
     }
     out.push_str(&format!("stones    {stones} of {}\n", game.cells()));
-    if stones == game.cells() {
+    if stones == game.cells() && game.retrograde().is_none() {
         out.push_str("to move   nobody (the board is full)\n");
     } else if a.moves.is_empty() {
         out.push_str("to move   nobody (the game is over)\n");
     } else {
-        out.push_str(&format!("to move   {}\n", to_move(stones, game.cells())));
+        out.push_str(&format!(
+            "to move   {}\n",
+            probe::side_to_move(game, &a.position)
+        ));
     }
     out.push_str(&format!(
         "value     {}\n",
-        game.describe_value_at(a.value, stones)
+        game.describe_value_at(a.value, &a.position)
     ));
     let named: Vec<String> = a
         .moves
@@ -117,7 +121,7 @@ pub fn answer<G: Gameplay>(game: &G, a: &Answer<G::Position>) -> String {
     if !a.moves.is_empty() {
         let head = match game.move_notation() {
             MoveNotation::Cell => "cell",
-            MoveNotation::Column => "move",
+            MoveNotation::Column | MoveNotation::FromTo => "move",
         };
         out.push_str(&format!(
             "moves     {head:<width$} position              value\n"
@@ -127,6 +131,7 @@ pub fn answer<G: Gameplay>(game: &G, a: &Answer<G::Position>) -> String {
         let best = if a.is_best(i) { "  best" } else { "" };
         let result = match game.outcome(*v, stones) {
             Some(o) if o.result == Verdict::Tie => "  tie".to_string(),
+            Some(o) if o.result == Verdict::Draw => "  draw".to_string(),
             Some(o) => format!("  {} in {}", o.result.as_str(), o.remoteness),
             None => String::new(),
         };

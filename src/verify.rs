@@ -101,6 +101,10 @@ pub fn verify_all<G: Gameplay>(
     progress: &dyn Progress,
 ) -> Result<std::result::Result<u64, Mismatch>> {
     let vt = table.header.value_type;
+    if let Some(solver) = game.retrograde() {
+        crate::sweep::check_memory(game, vt.width())?;
+        return verify_retrograde(game, solver, table, progress);
+    }
     crate::sweep::check_memory(game, vt.width())?;
     crate::with_value_type!(vt, V => verify_layers::<G, V>(game, table, progress))
 }
@@ -163,6 +167,63 @@ fn verify_layers<G: Gameplay, V: Value>(
     Ok(Ok(checked))
 }
 
+/// A layer's values as the retrograde solver holds them, read a chunk at a time; a value
+/// outside `i16` (a damaged table) is reported as a mismatch against nothing.
+fn read_i16(
+    table: &Table,
+    k: usize,
+    size: u64,
+) -> Result<std::result::Result<Vec<i16>, (u64, i64)>> {
+    const READ: usize = 1 << 20;
+    let mut out = Vec::with_capacity(size as usize);
+    let mut start = 0u64;
+    while start < size {
+        let len = (READ as u64).min(size - start) as usize;
+        for (i, v) in table.read_range(k, start, len)?.into_iter().enumerate() {
+            match i16::try_from(v) {
+                Ok(v) => out.push(v),
+                Err(_) => return Ok(Err((start + i as u64, v))),
+            }
+        }
+        start += len as u64;
+    }
+    Ok(Ok(out))
+}
+
+/// `verify_all` for a game of the retrograde solver: every position's value is what its
+/// moves give (`retrograde::check_layer`), layer by layer from the last, two layers held.
+fn verify_retrograde<G: Gameplay>(
+    game: &G,
+    solver: &dyn crate::retrograde::Retrograde,
+    table: &Table,
+    progress: &dyn Progress,
+) -> Result<std::result::Result<u64, Mismatch>> {
+    let mut next: Vec<i16> = Vec::new();
+    let mut checked = 0u64;
+    for k in (0..=game.cells()).rev() {
+        let size = game.layer_size(k);
+        progress.layer(k, size);
+        let mismatch = |index: u64, stored: i64, expected: i64| Mismatch {
+            layer: k,
+            index,
+            position: game.format_position(&game.unrank(k, index)),
+            stored,
+            expected,
+            best_move: false,
+        };
+        let here = match read_i16(table, k, size)? {
+            Ok(here) => here,
+            Err((index, stored)) => return Ok(Err(mismatch(index, stored, i64::MIN))),
+        };
+        if let Some((index, stored, expected)) = solver.check_layer(k, &here, &next, progress) {
+            return Ok(Err(mismatch(index, stored, expected)));
+        }
+        checked += size;
+        next = here;
+    }
+    Ok(Ok(checked))
+}
+
 /// Check `count` random entries (seeded), each with one read per child, as `query` does.
 /// At most as many entries as the table has are drawn: a larger sample would cost more
 /// than checking every entry (`verify_all`).
@@ -185,7 +246,26 @@ pub fn verify_sample<G: Gameplay>(
         let pos = game.unrank(k, r);
         let stored = table.value(k, r)?;
         let child = |child| table.value(k + 1, child);
-        let e = expected(game, &pos, child)?;
+        let e = match game.retrograde() {
+            Some(solver) => {
+                let mut failed = None;
+                let e = solver.expected_at(k, r, &mut |child| {
+                    let read = match child {
+                        crate::retrograde::Child::Within(c) => table.value(k, c),
+                        crate::retrograde::Child::Next(c) => table.value(k + 1, c),
+                    };
+                    read.unwrap_or_else(|err| {
+                        failed = Some(err);
+                        0
+                    })
+                });
+                if let Some(err) = failed {
+                    return Err(err);
+                }
+                e
+            }
+            None => expected(game, &pos, child)?,
+        };
         let mismatch = |stored, expected, best_move| Mismatch {
             layer: k,
             index: r,

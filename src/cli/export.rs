@@ -225,7 +225,7 @@ mod parquet_sink {
     use crate::error::{Error, Result};
     use crate::export::{CHUNK, Row, RowSink};
     use crate::game::{AnyBoard, MoveNotation};
-    use crate::probe::{MoveStyle, move_text};
+    use crate::probe::{MoveStyle, from_to_text};
 
     const SCHEMA: &str = "
         message retro_export {
@@ -248,7 +248,7 @@ mod parquet_sink {
         /// Index in `TO_MOVE`: a byte, not a 16-byte `&str`, per row.
         to_move: Vec<u8>,
         values: Vec<i64>,
-        best: Vec<Option<(u16, u16)>>,
+        best: Vec<Option<(Option<(u16, u16)>, u16, u16)>>,
     }
 
     const TO_MOVE: [&str; 3] = ["first", "second", "none"];
@@ -338,9 +338,15 @@ mod parquet_sink {
                             let batch: Vec<ByteArray> = chunk
                                 .iter()
                                 .flatten()
-                                .map(|&(r, c)| {
-                                    let text =
-                                        move_text(notation, MoveStyle::Field, r.into(), c.into());
+                                .map(|&(from, r, c)| {
+                                    let from = from.map(|(r, c)| (r.into(), c.into()));
+                                    let text = from_to_text(
+                                        notation,
+                                        MoveStyle::Field,
+                                        from,
+                                        r.into(),
+                                        c.into(),
+                                    );
                                     ByteArray::from(text.into_bytes())
                                 })
                                 .collect();
@@ -373,7 +379,10 @@ mod parquet_sink {
             g.values.push(row.value);
             // No board has 65536 rows or columns (the layer counts would overflow first).
             let small = |x: usize| u16::try_from(x).unwrap_or(u16::MAX);
-            g.best.push(row.best.map(|(r, c)| (small(r), small(c))));
+            g.best.push(row.best.map(|b| {
+                let from = b.from.map(|(r, c)| (small(r), small(c)));
+                (from, small(b.to.0), small(b.to.1))
+            }));
             if g.ends.len() as u64 >= self.group_rows {
                 self.write_group()?;
             }

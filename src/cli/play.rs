@@ -39,6 +39,7 @@ pub struct Args {
 /// How moves are typed, by `MoveNotation`.
 const CELL_MOVES: &str =
     "moves: `row col`, 1-based (row 1 is the top row, column 1 the leftmost), e.g. `1 2`";
+const FROM_TO_MOVES: &str = "moves: `row,col` puts a stone on that cell; `row,col-row,col` takes one from the first cell to the second (a Teeko slide; a Quixo push: the cube taken and the end it goes back in at), 1-based, row 1 the top, e.g. `3,3-2,2`";
 const COLUMN_MOVES: &str = "moves: a column number, 1-based from the left, e.g. `3`; the stone drops to the lowest empty cell";
 
 const COMMANDS: &str = "\
@@ -111,7 +112,7 @@ fn play<G: Registered>(game: &G, table: &Table, args: &Args) -> Result<i32> {
             writeln!(
                 out,
                 "game over: {}",
-                game.describe_value_at(a.value, stones)
+                game.describe_value_at(a.value, &a.position)
             )
             .map_err(io)?;
             return Ok(0);
@@ -127,11 +128,11 @@ fn play<G: Registered>(game: &G, table: &Table, args: &Args) -> Result<i32> {
             .map_err(io)?;
             return Ok(0);
         }
-        let first = stones.is_multiple_of(2);
+        let first = game.first_to_move(&a.position);
         let human = (args.side == Side::First) == first;
         // A game that ends in a win, a loss or a tie has no running scores to show.
         let standing = match game.outcome(a.value, stones) {
-            Some(_) => format!("value {}", game.describe_value_at(a.value, stones)),
+            Some(_) => format!("value {}", game.describe_value_at(a.value, &a.position)),
             None => format!(
                 "scores: first {}, second {}; value {}",
                 scores.first, scores.second, a.value
@@ -208,6 +209,7 @@ fn ask<G: Registered>(
     let (typed, moves_help) = match notation {
         MoveNotation::Cell => ("row col", CELL_MOVES),
         MoveNotation::Column => ("column", COLUMN_MOVES),
+        MoveNotation::FromTo => ("row,col or row,col-row,col", FROM_TO_MOVES),
     };
     loop {
         write!(out, "your move ({typed}, or help): ").map_err(io)?;
@@ -260,7 +262,20 @@ fn ask<G: Registered>(
             "quit" => return Ok(Action::Quit),
             _ => {}
         }
-        let numbers: Option<Vec<usize>> = line.split_whitespace().map(|t| t.parse().ok()).collect();
+        // A move from one cell to another reads `3,3-2,2` as it is printed, and also any
+        // other separators (`3 3 2 2`, `(3,3)-(2,2)`).
+        let numbers: Option<Vec<usize>> = if notation == MoveNotation::FromTo
+            && line
+                .chars()
+                .all(|c| c.is_ascii_digit() || " ,-()\t".contains(c))
+        {
+            line.split(|c: char| !c.is_ascii_digit())
+                .filter(|t| !t.is_empty())
+                .map(|t| t.parse().ok())
+                .collect()
+        } else {
+            line.split_whitespace().map(|t| t.parse().ok()).collect()
+        };
         let what = match (notation, numbers.as_deref()) {
             (MoveNotation::Cell, Some(&[r, c])) => {
                 let found = a
@@ -283,6 +298,21 @@ fn ask<G: Registered>(
                 } else {
                     format!("illegal move {shown}: the columns are 1 to {columns}")
                 }
+            }
+            (MoveNotation::FromTo, Some(cells @ (&[_, _] | &[_, _, _, _]))) => {
+                let at = |i: usize| (cells[i].wrapping_sub(1), cells[i + 1].wrapping_sub(1));
+                let (from, to) = match cells.len() {
+                    2 => (None, at(0)),
+                    _ => (Some(at(0)), at(2)),
+                };
+                let found = a
+                    .moves
+                    .iter()
+                    .position(|(mv, _)| mv.from == from && (mv.row, mv.col) == to);
+                if let Some(i) = found {
+                    return Ok(Action::Move(i));
+                }
+                format!("illegal move {shown}")
             }
             (MoveNotation::Column, Some(&[_, _, ..])) => {
                 format!("illegal move {shown}: a move is one column number")

@@ -93,7 +93,7 @@ impl Visitor for Query<'_> {
             if let Some(pv) = &pv {
                 super::out!(
                     "{}",
-                    crate::text::principal_variation(&game, pv, a.value, game.stones(&a.position))
+                    crate::text::principal_variation(&game, pv, a.value, &a.position)
                 )?;
             }
         }

@@ -15,6 +15,7 @@
 
 pub mod connect;
 pub mod mnk;
+pub mod moving;
 pub mod quixo;
 mod registry;
 pub mod teeko;
@@ -26,7 +27,9 @@ pub mod young;
 use crate::error::{Error, Result};
 pub use connect::{Connect, ConnectBoard, ConnectPosition};
 pub use mnk::{Mnk, MnkBoard};
+pub use quixo::{Quixo, QuixoBoard};
 pub use registry::{AnyBoard, Board, Builtin, Registered, Registry, Visitor};
+pub use teeko::{Teeko, TeekoBoard};
 pub use twins::{Twins, TwinsBoard};
 pub use young::{Young, YoungBoard};
 
@@ -46,17 +49,20 @@ pub enum Verdict {
     Win,
     /// The side to move loses.
     Loss,
-    /// Neither side wins.
+    /// Neither side wins: the board filled without a result.
     Tie,
+    /// Neither side can force a win: play goes on for ever (a game whose stones move).
+    Draw,
 }
 
 impl Verdict {
-    /// "win", "loss" or "tie", as JSON says it.
+    /// "win", "loss", "tie" or "draw", as JSON says it.
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Win => "win",
             Verdict::Loss => "loss",
             Verdict::Tie => "tie",
+            Verdict::Draw => "draw",
         }
     }
 }
@@ -78,13 +84,21 @@ pub enum MoveNotation {
     Cell,
     /// `col`, 1-based from the left; the stone lands where the game puts it.
     Column,
+    /// `row,col` for a stone put on the board, `row,col-row,col` for one taken from the
+    /// first cell to the second (a Teeko slide; a Quixo push: the cube taken, and the end
+    /// it goes back in at). Written the same way everywhere.
+    FromTo,
 }
 
 /// One legal move of a position, for humans (query, play); the sweep uses
 /// `for_each_child` instead.
 #[derive(Debug, Clone)]
 pub struct Move<P> {
-    /// 0-based row and column of the cell the stone goes on.
+    /// Where the stone or cube is taken from, 0-based (row, col): a Teeko slide, a Quixo
+    /// push; None for a stone put on the board.
+    pub from: Option<(usize, usize)>,
+    /// 0-based row and column of the cell the stone goes on (Quixo: the end of the row or
+    /// column the cube is pushed back in at).
     pub row: usize,
     /// 0-based column of the cell.
     pub col: usize,
@@ -205,6 +219,24 @@ pub trait Game: Send + Sync + Sized {
     fn distributed_ns_per_position(&self) -> f64 {
         178.8
     }
+    /// For a game whose stones move once they are placed (Teeko, Quixo): its retrograde
+    /// solver (`crate::retrograde`), which solves its layers to a fixpoint where moves stay
+    /// inside a layer. Such a game implements `retrograde::MovementGame` and returns
+    /// `Some(self)`; its values are for the side to move (`retrograde::Wdl`), and
+    /// `cells` is its last layer. None (the default): every move adds a stone, and the
+    /// layer sweep solves the game.
+    fn retrograde(&self) -> Option<&dyn crate::retrograde::Retrograde> {
+        None
+    }
+    /// A move's value for the position it is played from: the move's reward plus its
+    /// child's value (values of the first player), or, for a game whose values are for the
+    /// side to move (`retrograde`), the child's value turned round (`retrograde::back`).
+    fn value_through(&self, reward: i64, child: i64) -> i64 {
+        match self.retrograde() {
+            Some(_) => crate::retrograde::back(child),
+            None => reward + child,
+        }
+    }
     /// Total number of positions over all layers.
     fn total_positions(&self) -> u64 {
         (0..=self.cells()).map(|k| self.layer_size(k)).sum()
@@ -251,13 +283,18 @@ pub trait Gameplay: Game {
             None => "value: what the first player makes of the rest of the game, with perfect play",
         }
     }
-    /// A value in words for the side to move at a position of `stones` stones ("x to move
-    /// wins in 5 (remoteness 5)"); the same as `describe_value` unless the game says more.
-    fn describe_value_at(&self, value: i64, stones: usize) -> String {
+    /// A value in words for the side to move at `pos` ("x to move wins in 5 (remoteness
+    /// 5)"); the same as `describe_value` unless the game says more.
+    fn describe_value_at(&self, value: i64, pos: &Self::Position) -> String {
         match self.win_loss() {
-            Some(w) => w.describe_value_at(value, stones),
+            Some(w) => w.describe_value_at(value, self.stones(pos)),
             None => self.describe_value(value),
         }
+    }
+    /// Whether the first player (x) is to move at `pos`: where the stone count is even,
+    /// unless the position says otherwise (a layer with moves inside it).
+    fn first_to_move(&self, pos: &Self::Position) -> bool {
+        self.stones(pos).is_multiple_of(2)
     }
     /// For a game won by completing a line (mnk, connect): its values (`win_loss`), from
     /// which the words above and `outcome` follow. None for a game of scores.

@@ -69,7 +69,9 @@ impl WinLoss {
         let r = o.remoteness;
         match (o.result, r) {
             (Verdict::Tie, 0) => "0: a tie (the board is full)".into(),
-            (Verdict::Tie, _) => format!("0: tie with best play (remoteness {r}: the board fills)"),
+            (Verdict::Tie | Verdict::Draw, _) => {
+                format!("0: tie with best play (remoteness {r}: the board fills)")
+            }
             (_, 0) => format!(
                 "{value}: {} has won (a line at ply {})",
                 Self::winner(value),

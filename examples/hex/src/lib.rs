@@ -264,6 +264,7 @@ impl Game for Hex {
                 let mut child = marks.clone();
                 child[c] = mark;
                 Move {
+                    from: None,
                     row: c / self.board.cols,
                     col: c % self.board.cols,
                     reward: 0,

@@ -430,6 +430,7 @@ impl Game for Connect {
                 continue;
             };
             out.push(Move {
+                from: None,
                 row: h - 1 - height,
                 col,
                 reward: 0,

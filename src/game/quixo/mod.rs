@@ -13,6 +13,11 @@
 //! it); one where only the other side has a line is lost. Positions where play went on past a
 //! line cannot arise; they are given those values all the same.
 
+mod board;
+mod gameplay;
+
+pub use board::QuixoBoard;
+
 use crate::error::{Error, Result};
 use crate::game::two_colour::spread;
 use crate::rank::{Binomial, colex_next_mask, colex_unrank_mask, compress, squeeze_out};
@@ -37,6 +42,7 @@ pub struct QuixoPosition {
 
 /// Quixo on an N x N board.
 pub struct Quixo {
+    board: QuixoBoard,
     n: usize,
     cells: usize,
     binom: Binomial,
@@ -83,6 +89,7 @@ impl Quixo {
             .filter(|&c| c / n == 0 || c / n == n - 1 || c % n == 0 || c % n == n - 1)
             .fold(0, |m, c| m | 1 << c);
         let mut quixo = Quixo {
+            board: QuixoBoard { n },
             n,
             cells,
             binom: Binomial::new(cells)?,

@@ -16,6 +16,9 @@
 //! it. Positions where the side to move has the pattern, or both have one, cannot arise; they
 //! are over too, and lost, so that every rank has a defined value.
 
+mod board;
+mod gameplay;
+
 use crate::error::{Error, Result};
 use crate::game::two_colour::spread;
 use crate::rank::{Binomial, colex_next_mask, colex_unrank_mask, squeeze_out};

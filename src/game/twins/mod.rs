@@ -206,6 +206,7 @@ impl Game for Twins {
                 let mut child = marks.clone();
                 child[c] = mark;
                 Move {
+                    from: None,
                     row: c / self.board.cols,
                     col: c % self.board.cols,
                     reward: 0,

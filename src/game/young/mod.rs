@@ -852,6 +852,7 @@ impl Game for Young {
                     -self.board.b[i * self.m + r]
                 };
                 out.push(Move {
+                    from: None,
                     row: i,
                     col: r,
                     reward: w,

@@ -1,0 +1,151 @@
+//! What Teeko and Quixo share as people see them: a grid with the side to move after it
+//! (`x./.o:x`), and values for the side to move (`retrograde::Wdl`) in words.
+
+use crate::error::{Error, Result};
+use crate::game::{Outcome, Verdict};
+use crate::retrograde::Wdl;
+
+/// A grid position read from text: cells (0 empty, 1 x, 2 o; row-major from the top) and
+/// the side to move if the text names one (`:x` / `:o`; 0 x, 1 o).
+pub struct Grid {
+    /// The cells.
+    pub marks: Vec<u8>,
+    /// The side named after the grid.
+    pub side: Option<u8>,
+}
+
+/// Parse `rows` rows of `cols` cells (`x`, `o`, `.`, either case) separated by `/`, with an
+/// optional `:x` or `:o` after them; `form` ends every error message.
+pub fn parse_grid(text: &str, rows: usize, cols: usize, form: &str) -> Result<Grid> {
+    let bad = |why: String| {
+        Error::input(format!(
+            "bad position {}: {why}; {form}",
+            crate::error::excerpt(text)
+        ))
+    };
+    let trimmed = text.trim();
+    let (grid, side) = match trimmed.rsplit_once(':') {
+        Some((grid, side)) => match side.trim().to_ascii_lowercase().as_str() {
+            "x" => (grid, Some(0)),
+            "o" => (grid, Some(1)),
+            other => {
+                return Err(bad(format!(
+                    "the side to move is :x or :o, not :{}",
+                    crate::error::excerpt(other)
+                )));
+            }
+        },
+        None => (trimmed, None),
+    };
+    let grid = grid.trim();
+    if grid.eq_ignore_ascii_case("empty") {
+        return Ok(Grid {
+            marks: vec![0; rows * cols],
+            side,
+        });
+    }
+    if grid.is_empty() {
+        return Err(bad("no position given".into()));
+    }
+    let lines: Vec<&str> = grid.split('/').collect();
+    if lines.len() != rows {
+        return Err(bad(format!(
+            "expected {rows} rows separated by '/', found {}",
+            lines.len()
+        )));
+    }
+    let mut marks = Vec::with_capacity(rows * cols);
+    for (i, line) in lines.iter().enumerate() {
+        let mut len = 0;
+        for ch in line.trim().chars() {
+            marks.push(match ch.to_ascii_lowercase() {
+                '.' => 0,
+                'x' => 1,
+                'o' => 2,
+                other => {
+                    return Err(bad(format!(
+                        "row {} holds {other:?}; cells are 'x', 'o' or '.'",
+                        i + 1
+                    )));
+                }
+            });
+            len += 1;
+        }
+        if len != cols {
+            return Err(bad(format!(
+                "row {} has {len} cells, expected {cols}",
+                i + 1
+            )));
+        }
+    }
+    Ok(Grid { marks, side })
+}
+
+/// Cells as rows of `x`, `o`, `.` separated by `/`, then `:x` or `:o` where `side` is given.
+pub fn format_grid(marks: &[u8], cols: usize, side: Option<u8>) -> String {
+    let mut out = crate::game::two_colour::format_marks(marks, cols, 'x', 'o');
+    if let Some(side) = side {
+        out.push_str(if side == 0 { ":x" } else { ":o" });
+    }
+    out
+}
+
+/// The cells of two masks (x's, o's) as marks.
+pub fn marks_of(x: u64, o: u64, cells: usize) -> Vec<u8> {
+    (0..cells)
+        .map(|c| {
+            if x >> c & 1 == 1 {
+                1
+            } else if o >> c & 1 == 1 {
+                2
+            } else {
+                0
+            }
+        })
+        .collect()
+}
+
+/// A stored value as an outcome for the side to move (a draw has remoteness 0: play never
+/// ends).
+pub fn outcome(value: i64) -> Outcome {
+    match Wdl::decode(value) {
+        Wdl::Win(r) => Outcome {
+            result: Verdict::Win,
+            remoteness: r as usize,
+        },
+        Wdl::Loss(r) => Outcome {
+            result: Verdict::Loss,
+            remoteness: r as usize,
+        },
+        Wdl::Draw => Outcome {
+            result: Verdict::Draw,
+            remoteness: 0,
+        },
+    }
+}
+
+/// A value in words without naming the side: "win in 5", "loss in 14", "draw: ...".
+pub fn describe(value: i64) -> String {
+    match Wdl::decode(value) {
+        Wdl::Win(0) => "won (the other side completed the mover's line)".into(),
+        Wdl::Loss(0) => "lost (the game is over)".into(),
+        Wdl::Win(r) => format!("win in {r}"),
+        Wdl::Loss(r) => format!("loss in {r}"),
+        Wdl::Draw => "draw: neither side can force a win".into(),
+    }
+}
+
+/// A value in words for the side to move (`first`: x): "o to move loses in 14".
+pub fn describe_for(value: i64, first: bool) -> String {
+    let (me, other) = if first { ("x", "o") } else { ("o", "x") };
+    match Wdl::decode(value) {
+        Wdl::Win(0) => format!("{me} to move has won: {other} completed a line of {me}'s"),
+        Wdl::Loss(0) => format!("{me} to move has lost: {other} has won"),
+        Wdl::Win(r) => format!("{me} to move wins in {r} (remoteness {r})"),
+        Wdl::Loss(r) => format!("{me} to move loses in {r} (remoteness {r})"),
+        Wdl::Draw => "draw: neither side can force a win".into(),
+    }
+}
+
+/// `Gameplay::value_meaning` of these games.
+pub const VALUE_MEANING: &str = "value: for the side to move, r + 1 for a win in r plies, -(r + 1) for a loss in r, 0 for a draw (neither side can force a win)";

@@ -1,0 +1,188 @@
+//! What people see of Quixo: its notation, drawing and words (`Gameplay`), its solver's
+//! view for the commands (`Game`, through the retrograde solver), and its name and board
+//! (`Registered`).
+
+use super::*;
+use crate::game::{Game, Gameplay, Move, MoveNotation, Outcome, Registered, moving};
+
+impl Quixo {
+    fn form(&self) -> String {
+        format!(
+            "expected {n} rows of {n} cubes ('x', 'o', '.' for blank) separated by '/', then :x or :o for the side to move, or `empty`",
+            n = self.n
+        )
+    }
+
+    fn position(&self, marked: u64, x: u64, side: u8) -> QuixoPosition {
+        MovementGame::unrank(
+            self,
+            marked.count_ones() as usize,
+            self.rank_of(marked, x, side),
+        )
+    }
+}
+
+impl Game for Quixo {
+    type Position = QuixoPosition;
+
+    /// The last layer: every cube marked.
+    fn cells(&self) -> usize {
+        self.cells
+    }
+    fn layer_size(&self, k: usize) -> u64 {
+        MovementGame::layer_size(self, k)
+    }
+    fn value_range(&self) -> (i64, i64) {
+        (i16::MIN.into(), i16::MAX.into())
+    }
+    fn unrank(&self, k: usize, rank: u64) -> QuixoPosition {
+        MovementGame::unrank(self, k, rank)
+    }
+    fn rank(&self, pos: &QuixoPosition) -> u64 {
+        self.rank_of(pos.marked, pos.x, pos.side)
+    }
+    fn stones(&self, pos: &QuixoPosition) -> usize {
+        pos.k
+    }
+    fn advance(&self, pos: &mut QuixoPosition) {
+        MovementGame::advance(self, pos)
+    }
+    fn terminal_value(&self, pos: &QuixoPosition) -> i64 {
+        self.early_value(pos).unwrap_or(0)
+    }
+    fn early_value(&self, pos: &QuixoPosition) -> Option<i64> {
+        self.ended(pos).map(|end| end.encode().into())
+    }
+    /// The pushes of blank cubes alone (children in the next layer): pushes of the mover's
+    /// own cubes stay in the layer, and the retrograde solver (`retrograde`) has them all.
+    fn for_each_child(&self, pos: &QuixoPosition, mut f: impl FnMut(u64, i64)) {
+        if self.ended(pos).is_none() {
+            self.for_each_child_next(pos, |r| f(r, 0));
+        }
+    }
+    /// Every push, by the cube taken then the end it goes in at; two pushes that make the
+    /// same board are both listed.
+    fn moves(&self, pos: &QuixoPosition) -> Vec<Move<QuixoPosition>> {
+        let mut out = Vec::new();
+        if self.ended(pos).is_some() {
+            return out;
+        }
+        let mark = pos.side + 1;
+        let theirs = if pos.side == 0 {
+            pos.marked & !pos.x
+        } else {
+            pos.x
+        };
+        let mut rest = self.ring & !theirs;
+        while rest != 0 {
+            let from = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            for to in self.targets(from) {
+                let (m, x) = self.push(pos.marked, pos.x, from, to, mark);
+                out.push(Move {
+                    from: Some((from / self.n, from % self.n)),
+                    row: to / self.n,
+                    col: to % self.n,
+                    reward: 0,
+                    child: self.position(m, x, 1 - pos.side),
+                });
+            }
+        }
+        out
+    }
+    fn retrograde(&self) -> Option<&dyn crate::retrograde::Retrograde> {
+        Some(self)
+    }
+}
+
+impl Gameplay for Quixo {
+    fn move_notation(&self) -> MoveNotation {
+        MoveNotation::FromTo
+    }
+
+    fn parse_position(&self, text: &str) -> Result<QuixoPosition> {
+        let form = self.form();
+        let grid = moving::parse_grid(text, self.n, self.n, &form)?;
+        let mask = |m: u8| {
+            grid.marks
+                .iter()
+                .enumerate()
+                .filter(|&(_, &v)| v == m)
+                .fold(0u64, |acc, (c, _)| acc | 1 << c)
+        };
+        let (x, o) = (mask(1), mask(2));
+        let side = match grid.side {
+            Some(side) => side,
+            // Only the empty board says who moves by itself.
+            None if x | o == 0 => 0,
+            None => {
+                return Err(Error::input(format!(
+                    "bad quixo position {}: the side to move must be given: add :x or :o; {form}",
+                    crate::error::excerpt(text)
+                )));
+            }
+        };
+        Ok(self.position(x | o, x, side))
+    }
+
+    fn check_reachable(&self, pos: &QuixoPosition) -> Result<()> {
+        let o = pos.marked & !pos.x;
+        let (last, name) = if pos.side == 0 {
+            (o, "o")
+        } else {
+            (pos.x, "x")
+        };
+        if (pos.k > 0 || pos.side == 1) && last & self.ring == 0 {
+            return Err(Error::input(format!(
+                "this position cannot arise: {name} has just moved, so a cube showing {name} is on the border"
+            )));
+        }
+        Ok(())
+    }
+
+    fn format_position(&self, pos: &QuixoPosition) -> String {
+        let marks = moving::marks_of(pos.x, pos.marked & !pos.x, self.cells);
+        moving::format_grid(&marks, self.n, Some(pos.side))
+    }
+
+    fn draw(&self, pos: &QuixoPosition) -> String {
+        let marks = moving::marks_of(pos.x, pos.marked & !pos.x, self.cells);
+        crate::game::two_colour::draw_marks(&marks, self.n, 'x', 'o')
+    }
+
+    fn describe_value(&self, value: i64) -> String {
+        moving::describe(value)
+    }
+    fn value_meaning(&self) -> &'static str {
+        moving::VALUE_MEANING
+    }
+    fn describe_value_at(&self, value: i64, pos: &QuixoPosition) -> String {
+        moving::describe_for(value, pos.side == 0)
+    }
+    fn first_to_move(&self, pos: &QuixoPosition) -> bool {
+        pos.side == 0
+    }
+    fn outcome(&self, value: i64, _stones: usize) -> Option<Outcome> {
+        Some(moving::outcome(value))
+    }
+    fn contest_answer(&self, root: i64) -> String {
+        moving::describe_for(root, true)
+    }
+}
+
+impl Registered for Quixo {
+    const NAME: &'static str = "quixo";
+    type Board = QuixoBoard;
+
+    fn new(board: QuixoBoard) -> Result<Self> {
+        Quixo::new(board.n)
+    }
+
+    fn board(&self) -> &QuixoBoard {
+        &self.board
+    }
+
+    fn rules() -> &'static str {
+        "Quixo (Thierry Chapeau): N x N cubes (2 to 5; 5 when no size is given), all blank, x first. A move takes a cube from the border that is blank or shows the mover's mark, turns it to the mover's mark, and pushes it back in at an end of its row or column (not where it came from), shifting the others. N of one's marks in a row, column or main diagonal win; completing the opponent's line loses, even with one's own. Positions: rows of x, o, . (blank) separated by /, then :x or :o for the side to move. Moves: `r,c-r,c`, the cube taken then the end it goes in at (1-based). Values: for the side to move, win or loss in r plies, or a draw."
+    }
+}

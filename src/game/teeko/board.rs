@@ -1,0 +1,110 @@
+//! The Teeko board: its input format (`5x5`, `4x4s3`, `advanced`, `no-centre-first`).
+
+use super::*;
+use crate::game::Board;
+use crate::random::SplitMix;
+
+/// What the input must look like, for error messages.
+const FORM: &str = "expected nothing (standard Teeko, 5x5 with 4 stones each), or `RxC` or `RxCsS` (S stones each; default 4, or fewer on a small board), then `advanced` and/or `no-centre-first`, e.g. `5x5 advanced`";
+
+impl Board for TeekoBoard {
+    fn parse(text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Self> {
+        if rows.is_some() || cols.is_some() {
+            return Err(Error::input(
+                "--rows/--cols are for twins; a teeko board gives its size in the input",
+            ));
+        }
+        let bad = |why: &str| {
+            Error::input(format!(
+                "bad teeko board {}: {why}; {FORM}",
+                crate::error::excerpt(text.trim())
+            ))
+        };
+        let lower = text.trim().to_ascii_lowercase();
+        // `no-centre-first` holds the separator the label uses between words.
+        let lower = lower
+            .replace("no-centre-first", "nocentre")
+            .replace("no-center-first", "nocentre");
+        let mut board = TeekoBoard::standard();
+        let mut sized = false;
+        for word in lower.split(|c: char| c.is_whitespace() || c == '-') {
+            match word {
+                "" | "standard" => {}
+                "advanced" => board.advanced = true,
+                "nocentre" => board.no_centre_first = true,
+                size if !sized && size.contains('x') => {
+                    sized = true;
+                    let (dims, s) = match size.split_once('s') {
+                        Some((dims, s)) => (dims, Some(s)),
+                        None => (size, None),
+                    };
+                    let number = |t: &str| t.parse::<usize>().map_err(|_| bad("a size is RxC"));
+                    let (r, c) = dims.split_once('x').ok_or_else(|| bad("a size is RxC"))?;
+                    board.rows = number(r)?;
+                    board.cols = number(c)?;
+                    board.stones = match s {
+                        Some(s) => number(s)?,
+                        None => 4.min(board.rows.min(board.cols)),
+                    };
+                }
+                _ => {
+                    return Err(bad(&format!(
+                        "unknown word {}",
+                        crate::error::excerpt(word)
+                    )));
+                }
+            }
+        }
+        board.checked()
+    }
+
+    /// The size asked for, with the default stones: there is nothing to draw at random.
+    fn random(rows: usize, cols: usize, _rng: &mut SplitMix, _max: u64) -> Result<Self> {
+        TeekoBoard {
+            rows,
+            cols,
+            stones: 4.min(rows.min(cols)),
+            advanced: false,
+            no_centre_first: false,
+        }
+        .checked()
+    }
+
+    fn to_input(&self) -> String {
+        format!(
+            "{}\n",
+            self.label()
+                .replace('-', " ")
+                .replace("no centre first", "no-centre-first")
+        )
+    }
+
+    fn dims(&self) -> (usize, usize) {
+        (self.rows, self.cols)
+    }
+
+    fn label(&self) -> String {
+        let mut out = format!("{}x{}", self.rows, self.cols);
+        if self.stones != 4.min(self.rows.min(self.cols)) {
+            out.push_str(&format!("s{}", self.stones));
+        }
+        if self.advanced {
+            out.push_str("-advanced");
+        }
+        if self.no_centre_first {
+            out.push_str("-no-centre-first");
+        }
+        out
+    }
+
+    fn size_words(&self) -> String {
+        let mut out = format!("{} x {}, {} stones each", self.rows, self.cols, self.stones);
+        if self.advanced {
+            out.push_str(", advanced (corners of squares win)");
+        }
+        if self.no_centre_first {
+            out.push_str(", no first drop in the centre");
+        }
+        out
+    }
+}

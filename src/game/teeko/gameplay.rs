@@ -1,0 +1,251 @@
+//! What people see of Teeko: its notation, drawing and words (`Gameplay`), its solver's
+//! view for the commands (`Game`, through the retrograde solver), and its name and board
+//! (`Registered`).
+
+use super::*;
+use crate::game::{Game, Gameplay, Move, MoveNotation, Outcome, Registered, moving};
+
+impl Teeko {
+    fn form(&self) -> String {
+        format!(
+            "expected {} rows of {} cells ('x', 'o', '.') separated by '/', then :x or :o for the side to move (needed once all {} stones are down), or `empty`",
+            self.board.rows,
+            self.board.cols,
+            2 * self.board.stones
+        )
+    }
+
+    fn cell(&self, mask: u64) -> (usize, usize) {
+        let c = mask.trailing_zeros() as usize;
+        (c / self.board.cols, c % self.board.cols)
+    }
+}
+
+impl Game for Teeko {
+    type Position = TeekoPosition;
+
+    /// The last layer: all 2S stones down.
+    fn cells(&self) -> usize {
+        self.movement()
+    }
+    fn layer_size(&self, k: usize) -> u64 {
+        MovementGame::layer_size(self, k)
+    }
+    fn value_range(&self) -> (i64, i64) {
+        (i16::MIN.into(), i16::MAX.into())
+    }
+    fn unrank(&self, k: usize, rank: u64) -> TeekoPosition {
+        MovementGame::unrank(self, k, rank)
+    }
+    fn rank(&self, pos: &TeekoPosition) -> u64 {
+        self.rank_of(pos.k, pos.x, pos.o, pos.side)
+    }
+    fn stones(&self, pos: &TeekoPosition) -> usize {
+        pos.k
+    }
+    fn advance(&self, pos: &mut TeekoPosition) {
+        MovementGame::advance(self, pos)
+    }
+    fn terminal_value(&self, pos: &TeekoPosition) -> i64 {
+        self.early_value(pos).unwrap_or(0)
+    }
+    fn early_value(&self, pos: &TeekoPosition) -> Option<i64> {
+        self.ended(pos).map(|end| end.encode().into())
+    }
+    /// The drops alone (children in the next layer): slides stay in the layer, and the
+    /// retrograde solver (`retrograde`) has them all.
+    fn for_each_child(&self, pos: &TeekoPosition, mut f: impl FnMut(u64, i64)) {
+        if self.ended(pos).is_none() {
+            self.for_each_child_next(pos, |r| f(r, 0));
+        }
+    }
+    fn moves(&self, pos: &TeekoPosition) -> Vec<Move<TeekoPosition>> {
+        let mut out = Vec::new();
+        if self.ended(pos).is_some() {
+            return out;
+        }
+        let empty = self.all() & !pos.occupied();
+        // Drops and slides alike hand the move to the other side (o's last drop to x).
+        let add = |x: u64, o: u64| self.position(x, o, 1 - pos.side);
+        if pos.k < self.movement() {
+            let mut rest = empty;
+            if pos.k == 0
+                && self.board.no_centre_first
+                && let Some(c) = self.centre()
+            {
+                rest &= !(1u64 << c);
+            }
+            while rest != 0 {
+                let cell = rest & rest.wrapping_neg();
+                rest &= rest - 1;
+                let (x, o) = if pos.side == 0 {
+                    (pos.x | cell, pos.o)
+                } else {
+                    (pos.x, pos.o | cell)
+                };
+                let (row, col) = self.cell(cell);
+                out.push(Move {
+                    from: None,
+                    row,
+                    col,
+                    reward: 0,
+                    child: add(x, o),
+                });
+            }
+            return out;
+        }
+        let mut stones = if pos.side == 0 { pos.x } else { pos.o };
+        while stones != 0 {
+            let from = stones & stones.wrapping_neg();
+            stones &= stones - 1;
+            let mut to = self.neighbours[from.trailing_zeros() as usize] & empty;
+            while to != 0 {
+                let cell = to & to.wrapping_neg();
+                to &= to - 1;
+                let (x, o) = if pos.side == 0 {
+                    (pos.x & !from | cell, pos.o)
+                } else {
+                    (pos.x, pos.o & !from | cell)
+                };
+                let (row, col) = self.cell(cell);
+                out.push(Move {
+                    from: Some(self.cell(from)),
+                    row,
+                    col,
+                    reward: 0,
+                    child: add(x, o),
+                });
+            }
+        }
+        out.sort_by_key(|m| (m.from, m.row, m.col));
+        out
+    }
+    fn retrograde(&self) -> Option<&dyn crate::retrograde::Retrograde> {
+        Some(self)
+    }
+}
+
+impl Gameplay for Teeko {
+    fn move_notation(&self) -> MoveNotation {
+        MoveNotation::FromTo
+    }
+
+    fn parse_position(&self, text: &str) -> Result<TeekoPosition> {
+        let form = self.form();
+        let grid = moving::parse_grid(text, self.board.rows, self.board.cols, &form)?;
+        let bad = |why: String| {
+            Error::input(format!(
+                "bad teeko position {}: {why}; {form}",
+                crate::error::excerpt(text)
+            ))
+        };
+        let mask = |m: u8| {
+            grid.marks
+                .iter()
+                .enumerate()
+                .filter(|&(_, &v)| v == m)
+                .fold(0u64, |acc, (c, _)| acc | 1 << c)
+        };
+        let (x, o) = (mask(1), mask(2));
+        let (nx, no) = (x.count_ones() as usize, o.count_ones() as usize);
+        let s = self.board.stones;
+        if nx > s || no > s {
+            return Err(bad(format!("x has {nx} stones and o {no}: each has {s}")));
+        }
+        if nx != no && nx != no + 1 {
+            return Err(bad(format!(
+                "x has {nx} stones and o {no}: x drops first, so x has as many as o or one more"
+            )));
+        }
+        let k = nx + no;
+        let side = if k == self.movement() {
+            grid.side.ok_or_else(|| {
+                bad("all stones are down, so the side to move must be given: add :x or :o".into())
+            })?
+        } else {
+            let side = (k % 2) as u8;
+            if grid.side.is_some_and(|named| named != side) {
+                let who = if side == 0 { "x" } else { "o" };
+                return Err(bad(format!(
+                    "with {nx} x and {no} o on the board, {who} is to move"
+                )));
+            }
+            side
+        };
+        Ok(self.position(x, o, side))
+    }
+
+    fn check_reachable(&self, pos: &TeekoPosition) -> Result<()> {
+        let (mover, other) = if pos.side == 0 {
+            ((pos.x, "x"), (pos.o, "o"))
+        } else {
+            ((pos.o, "o"), (pos.x, "x"))
+        };
+        let why = if self.has_pattern(mover.0) && self.has_pattern(other.0) {
+            Some("both players have a winning pattern, but play stops at the first".to_string())
+        } else if self.has_pattern(mover.0) {
+            Some(format!(
+                "{} has a winning pattern but is to move: the player who forms one has just moved",
+                mover.1
+            ))
+        } else if pos.k == 1
+            && self.board.no_centre_first
+            && self.centre().is_some_and(|c| pos.x >> c & 1 == 1)
+        {
+            Some("x's first drop may not be on the centre in this game".to_string())
+        } else {
+            None
+        };
+        match why {
+            Some(why) => Err(Error::input(format!("this position cannot arise: {why}"))),
+            None => Ok(()),
+        }
+    }
+
+    fn format_position(&self, pos: &TeekoPosition) -> String {
+        let marks = moving::marks_of(pos.x, pos.o, self.cells);
+        let side = (pos.k == self.movement()).then_some(pos.side);
+        moving::format_grid(&marks, self.board.cols, side)
+    }
+
+    fn draw(&self, pos: &TeekoPosition) -> String {
+        let marks = moving::marks_of(pos.x, pos.o, self.cells);
+        crate::game::two_colour::draw_marks(&marks, self.board.cols, 'x', 'o')
+    }
+
+    fn describe_value(&self, value: i64) -> String {
+        moving::describe(value)
+    }
+    fn value_meaning(&self) -> &'static str {
+        moving::VALUE_MEANING
+    }
+    fn describe_value_at(&self, value: i64, pos: &TeekoPosition) -> String {
+        moving::describe_for(value, pos.side == 0)
+    }
+    fn first_to_move(&self, pos: &TeekoPosition) -> bool {
+        pos.side == 0
+    }
+    fn outcome(&self, value: i64, _stones: usize) -> Option<Outcome> {
+        Some(moving::outcome(value))
+    }
+    fn contest_answer(&self, root: i64) -> String {
+        moving::describe_for(root, true)
+    }
+}
+
+impl Registered for Teeko {
+    const NAME: &'static str = "teeko";
+    type Board = TeekoBoard;
+
+    fn new(board: TeekoBoard) -> Result<Self> {
+        Teeko::new(board)
+    }
+
+    fn board(&self) -> &TeekoBoard {
+        &self.board
+    }
+
+    fn rules() -> &'static str {
+        "Teeko (John Scarne, 1937): 5 x 5, 4 stones each, x first. While a player has stones in hand a move drops one on an empty cell; once all 8 are down a move slides one of the mover's stones to an empty neighbouring cell (8 directions). Four in a straight line, or on the four cells of a 2 x 2 square, win. Board input: nothing (standard), `RxC` or `RxCsS` (S stones each), then `advanced` (the corners of the 3 x 3, 4 x 4 and 5 x 5 squares win too) and/or `no-centre-first`. Positions: rows of x, o, . separated by /, then :x or :o for the side to move (needed once all stones are down). Moves: `r,c` drops on a cell, `r,c-r,c` slides a stone (1-based). Values: for the side to move, win or loss in r plies, or a draw."
+    }
+}
