@@ -304,6 +304,29 @@ pub trait Retrograde: Sync {
     fn peak_bytes(&self) -> u128;
     /// `expected` for position `rank` of layer `k`.
     fn expected_at(&self, k: usize, rank: u64, value_of: &mut dyn FnMut(Child) -> i64) -> i64;
+    /// Every layer's values, solved in memory (`all_values`).
+    fn all_values(&self) -> Result<Vec<Vec<i16>>>;
+    /// What the game reports of position `rank` of layer `k`, for conformance checks
+    /// (`crate::testing::check_game`): whether play has ended there, its children
+    /// (`for_each_child`), its children in the next layer alone (`for_each_child_next`),
+    /// its count of children within (`children_within`) and its parents within the layer
+    /// (`for_each_parent_within`; empty outside layers with moves inside them).
+    fn report(&self, k: usize, rank: u64) -> Report;
+}
+
+/// What a `MovementGame` says of one position (`Retrograde::report`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// `ended`.
+    pub ended: Option<Wdl>,
+    /// `for_each_child`, in the order reported.
+    pub children: Vec<Child>,
+    /// `for_each_child_next`.
+    pub next: Vec<u64>,
+    /// `children_within`.
+    pub within: usize,
+    /// `for_each_parent_within`.
+    pub parents: Vec<u64>,
 }
 
 impl<G: MovementGame> Retrograde for G {
@@ -336,6 +359,28 @@ impl<G: MovementGame> Retrograde for G {
     }
     fn expected_at(&self, k: usize, rank: u64, value_of: &mut dyn FnMut(Child) -> i64) -> i64 {
         expected(self, &self.unrank(k, rank), value_of)
+    }
+    fn all_values(&self) -> Result<Vec<Vec<i16>>> {
+        all_values(self)
+    }
+    fn report(&self, k: usize, rank: u64) -> Report {
+        let pos = self.unrank(k, rank);
+        let mut report = Report {
+            ended: self.ended(&pos),
+            children: Vec::new(),
+            next: Vec::new(),
+            within: 0,
+            parents: Vec::new(),
+        };
+        if report.ended.is_none() {
+            self.for_each_child(&pos, |c| report.children.push(c));
+            self.for_each_child_next(&pos, |r| report.next.push(r));
+            report.within = self.children_within(&pos);
+        }
+        if MovementGame::moves_within(self, k) {
+            self.for_each_parent_within(&pos, |q| report.parents.push(q));
+        }
+        report
     }
 }
 

@@ -19,6 +19,9 @@ use crate::sweep::{self, Driver, Silent};
 /// Every check below that needs no oracle: ranking, successor stepping, notation,
 /// children, and runs (over whole layers and windows that cut runs).
 pub fn check_game<G: Gameplay>(game: &G) {
+    if let Some(solver) = game.retrograde() {
+        return check_moving_game(game, solver);
+    }
     check_ranking(game);
     check_runs(game);
     check_parallel_equals_serial(game);
@@ -269,4 +272,116 @@ pub fn random_game<G: crate::game::Registered>(
         &mut crate::random::SplitMix(seed),
         max,
     )?)
+}
+
+/// `check_game` for a game of the retrograde solver (`Game::retrograde`): ranks, stepping
+/// and the notation round-trip; `moves` reaches exactly the children the solver is told of
+/// (each distinct child within the layer once); the children in the next layer alone and
+/// the count within agree with them; parents within a layer and children within it are
+/// each other's inverse, over positions where play goes on; and the solve on one thread
+/// equals the solve on several.
+pub fn check_moving_game<G: Gameplay>(game: &G, solver: &dyn crate::retrograde::Retrograde) {
+    use crate::retrograde::Child;
+    let mut seen = HashSet::new();
+    let mut reports = Vec::new();
+    walk(game, |k, r, pos| {
+        assert_eq!(game.stones(pos), k, "stones of rank {r} in layer {k}");
+        assert_eq!(game.rank(pos), r, "rank of the position stepped to");
+        let text = game.format_position(pos);
+        assert_eq!(
+            game.format_position(&game.unrank(k, r)),
+            text,
+            "unrank({k}, {r})"
+        );
+        assert!(seen.insert(text.clone()), "position {text} ranked twice");
+        let parsed = game
+            .parse_position(&text)
+            .unwrap_or_else(|e| panic!("{text} does not parse back: {e}"));
+        assert_eq!(game.rank(&parsed), r, "rank of {text} parsed back");
+        let report = solver.report(k, r);
+        let mut told: Vec<(usize, u64)> = report
+            .children
+            .iter()
+            .map(|c| match *c {
+                Child::Within(q) => (k, q),
+                Child::Next(q) => (k + 1, q),
+            })
+            .collect();
+        let mut within: Vec<u64> = told.iter().filter(|c| c.0 == k).map(|c| c.1).collect();
+        within.sort_unstable();
+        let distinct = within.len();
+        within.dedup();
+        assert_eq!(
+            within.len(),
+            distinct,
+            "{text}: a child within the layer told twice"
+        );
+        assert_eq!(report.within, distinct, "children_within of {text}");
+        let mut next: Vec<u64> = told.iter().filter(|c| c.0 == k + 1).map(|c| c.1).collect();
+        next.sort_unstable();
+        let mut next_alone = report.next.clone();
+        next_alone.sort_unstable();
+        assert_eq!(next, next_alone, "for_each_child_next of {text}");
+        let mut moved: Vec<(usize, u64)> = game
+            .moves(pos)
+            .iter()
+            .map(|m| (game.stones(&m.child), game.rank(&m.child)))
+            .collect();
+        moved.sort_unstable();
+        moved.dedup();
+        told.sort_unstable();
+        told.dedup();
+        assert_eq!(
+            moved, told,
+            "the moves of {text} against the solver's children"
+        );
+        assert_eq!(
+            report.ended.is_some(),
+            game.early_value(pos).is_some(),
+            "{text}: ended"
+        );
+        if !solver.moves_within(k) {
+            assert_eq!(
+                distinct, 0,
+                "{text}: a move within a layer said to have none"
+            );
+        }
+        reports.push((k, r, report));
+    });
+    // Parents and children within a layer are each other's inverse.
+    let index: std::collections::HashMap<(usize, u64), usize> = reports
+        .iter()
+        .enumerate()
+        .map(|(i, (k, r, _))| ((*k, *r), i))
+        .collect();
+    for (k, r, report) in &reports {
+        for &q in &report.parents {
+            let parent = &reports[index[&(*k, q)]].2;
+            assert!(
+                parent.ended.is_none(),
+                "layer {k}: parent {q} of {r} has ended"
+            );
+            assert!(
+                parent.children.contains(&Child::Within(*r)),
+                "layer {k}: {q} is told as a parent of {r}, which is not its child"
+            );
+        }
+        for c in &report.children {
+            if let Child::Within(c) = *c {
+                let child = &reports[index[&(*k, c)]].2;
+                assert!(
+                    child.parents.contains(r),
+                    "layer {k}: {r} is a parent of {c}, which does not tell it"
+                );
+            }
+        }
+    }
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a pool of one thread")
+        .install(|| solver.all_values())
+        .expect("a solve in memory");
+    let many = solver.all_values().expect("a solve in memory");
+    assert_eq!(one, many, "one thread and several solve alike");
 }

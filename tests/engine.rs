@@ -189,6 +189,9 @@ fn every_game_passes_the_conformance_checks() {
         ("mnk", &[(1, 1), (2, 3), (3, 3), (3, 4)]),
         // Width x height, with the default K (4, or max(W, H) if less).
         ("connect", &[(1, 1), (1, 4), (4, 1), (2, 3), (3, 3), (4, 3)]),
+        // Stones each: 4, or fewer on a small board.
+        ("teeko", &[(2, 2), (2, 3), (3, 3), (3, 4)]),
+        ("quixo", &[(2, 2), (3, 3)]),
     ];
     for name in retro::Builtin::names() {
         let (_, sizes) = boards

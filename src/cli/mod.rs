@@ -193,6 +193,13 @@ impl BoardArgs {
             }
             None => {
                 let stdin = std::io::stdin();
+                // A game whose board may be left out (standard Teeko, 5 x 5 Quixo) does
+                // not wait for a board typed at the terminal.
+                if stdin.is_terminal()
+                    && let Ok(board) = R::parse(self.game.as_str(), "", self.rows, self.cols)
+                {
+                    return Ok(board);
+                }
                 if stdin.is_terminal() {
                     eprintln!(
                         "reading the {} board from stdin (end with Ctrl-D; `retro help games` shows the format)",

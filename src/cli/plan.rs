@@ -85,6 +85,9 @@ impl Visitor for Plan<'_> {
             ranks,
         } = self;
         let board = game.board().label();
+        if game.retrograde().is_some() {
+            return plan_moving(&game, args, ranks, threads);
+        }
         let vt = sweep::value_type(&game);
         let ns = game.distributed_ns_per_position();
         let width = vt.width() as u64;
@@ -155,4 +158,74 @@ fn print_layer(l: &LayerPlan, width: u64) -> Result<()> {
         human_bytes(l.disk_bytes as f64),
         l.seconds
     )
+}
+
+/// The plan of a game whose stones move (`Game::retrograde`), on paper: retro solves such
+/// a game in one process today, so this is what a distributed solve of the same design
+/// would hold and take. Each rank holds its share of a layer's values (2 bytes), pending
+/// words (2) and counters (1), and of the finished layer above (2); the time scales the
+/// single-process solve's measured nanoseconds per position on one thread
+/// (`Game::distributed_ns_per_position`) by ranks x threads; the exchange of decisions
+/// between ranks is not counted.
+fn plan_moving<G: Registered>(game: &G, args: &Args, ranks: usize, threads: usize) -> Result<i32> {
+    let ns = game.distributed_ns_per_position();
+    let last = game.cells();
+    let p = ranks as u128;
+    super::outln!(
+        "plan (on paper: retro solves {} in one process; MPI builds refuse it): {} {}, {} positions, {ranks} ranks x {threads} threads, {ns} ns per position per thread (measured on one process)",
+        G::NAME,
+        G::NAME,
+        game.board().label(),
+        game.total_positions()
+    )?;
+    if !args.total {
+        super::outln!(
+            "{:>5} {:>15} {:>15} {:>6} {:>11} {:>11} {:>12}",
+            "layer",
+            "positions",
+            "per rank",
+            "loops",
+            "peak/rank",
+            "disk",
+            "seconds"
+        )?;
+    }
+    let (mut peak, mut disk, mut seconds) = (0u128, 0u128, 0f64);
+    let solver = game.retrograde();
+    for k in 0..=last {
+        let n = game.layer_size(k) as u128;
+        let above = if k < last {
+            game.layer_size(k + 1) as u128
+        } else {
+            0
+        };
+        let within = solver.is_some_and(|s| s.moves_within(k));
+        let per = if within { 5 } else { 2 };
+        let layer_peak = (n * per + above * 2).div_ceil(p);
+        let layer_seconds = n as f64 * ns * 1e-9 / (ranks * threads) as f64;
+        peak = peak.max(layer_peak);
+        disk += n * 2;
+        seconds += layer_seconds;
+        if !args.total {
+            super::outln!(
+                "{:>5} {:>15} {:>15} {:>6} {:>11} {:>11} {:>12.1}",
+                k,
+                n,
+                n.div_ceil(p),
+                if within { "yes" } else { "no" },
+                human_bytes(layer_peak as f64),
+                human_bytes((n * 2) as f64),
+                layer_seconds
+            )?;
+        }
+    }
+    super::outln!(
+        "total: {} positions per rank, peak layer memory per rank {}, table at most {} (i16 values; i8 if the largest remoteness fits), estimated {:.0} s ({:.1} days) without the exchange",
+        (game.total_positions() as u128).div_ceil(p),
+        human_bytes(peak as f64),
+        human_bytes(disk as f64),
+        seconds,
+        seconds / 86400.0
+    )?;
+    Ok(0)
 }

@@ -38,6 +38,9 @@ impl Visitor for ContestAnswer {
     fn visit<G: Registered>(self, game: G) -> Result<Option<String>> {
         #[cfg(feature = "mpi")]
         if crate::distributed::under_mpi() {
+            if game.retrograde().is_some() {
+                return Err(crate::distributed::refuse_moving(G::NAME));
+            }
             return crate::distributed::solve(&game);
         }
         let value = job::solve(&game, Driver::Parallel, &Silent)?;

@@ -25,4 +25,4 @@ mod writer;
 
 pub use plan::Fetched;
 #[cfg(feature = "mpi")]
-pub use run::{DistributedReport, Split, build, solve, under_mpi};
+pub use run::{DistributedReport, Split, build, refuse_moving, solve, under_mpi};

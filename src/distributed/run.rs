@@ -36,6 +36,14 @@ pub fn under_mpi() -> bool {
         .any(|v| std::env::var_os(v).is_some())
 }
 
+/// The refusal of a game whose stones move (`Game::retrograde`): its layers are solved to
+/// a fixpoint in one process; the distributed sweep computes a layer in one pass.
+pub fn refuse_moving(game: &str) -> Error {
+    Error::input(format!(
+        "{game}: MPI builds do not take games whose stones move yet (their layers are solved to a fixpoint in one process); run retro without mpirun"
+    ))
+}
+
 /// One rank's view of the run. Every method is collective: all ranks call it, in the same
 /// order, from the main thread.
 struct Ctx {

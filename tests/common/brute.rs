@@ -166,7 +166,7 @@ pub fn best_of_children(
     use retro::game::Verdict;
     let rank = |v: (Verdict, usize)| match v.0 {
         Verdict::Win => (2, -(v.1 as i64)),
-        Verdict::Tie => (1, 0),
+        Verdict::Tie | Verdict::Draw => (1, 0),
         Verdict::Loss => (0, v.1 as i64),
     };
     let mut best: Option<(Verdict, usize)> = None;
@@ -175,6 +175,8 @@ pub fn best_of_children(
             Verdict::Win => (Verdict::Loss, r + 1),
             Verdict::Loss => (Verdict::Win, r + 1),
             Verdict::Tie => (Verdict::Tie, r + 1),
+            // These games have no draws: a board that fills is a tie.
+            Verdict::Draw => (Verdict::Draw, 0),
         };
         if best.is_none_or(|b| rank(mine) > rank(b)) {
             best = Some(mine);

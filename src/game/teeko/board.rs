@@ -7,6 +7,15 @@ use crate::random::SplitMix;
 /// What the input must look like, for error messages.
 const FORM: &str = "expected nothing (standard Teeko, 5x5 with 4 stones each), or `RxC` or `RxCsS` (S stones each; default 4, or fewer on a small board), then `advanced` and/or `no-centre-first`, e.g. `5x5 advanced`";
 
+/// The stones each player has when the input does not say: 4, or fewer on a small board
+/// (as many as the shorter side, and a cell must stay free).
+fn default_stones(rows: usize, cols: usize) -> usize {
+    let cells = rows.saturating_mul(cols);
+    4.min(rows.min(cols))
+        .min(cells.saturating_sub(1) / 2)
+        .max(1)
+}
+
 impl Board for TeekoBoard {
     fn parse(text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Self> {
         if rows.is_some() || cols.is_some() {
@@ -44,7 +53,7 @@ impl Board for TeekoBoard {
                     board.cols = number(c)?;
                     board.stones = match s {
                         Some(s) => number(s)?,
-                        None => 4.min(board.rows.min(board.cols)),
+                        None => default_stones(board.rows, board.cols),
                     };
                 }
                 _ => {
@@ -63,7 +72,7 @@ impl Board for TeekoBoard {
         TeekoBoard {
             rows,
             cols,
-            stones: 4.min(rows.min(cols)),
+            stones: default_stones(rows, cols),
             advanced: false,
             no_centre_first: false,
         }
@@ -85,7 +94,7 @@ impl Board for TeekoBoard {
 
     fn label(&self) -> String {
         let mut out = format!("{}x{}", self.rows, self.cols);
-        if self.stones != 4.min(self.rows.min(self.cols)) {
+        if self.stones != default_stones(self.rows, self.cols) {
             out.push_str(&format!("s{}", self.stones));
         }
         if self.advanced {

@@ -123,6 +123,11 @@ impl Game for Teeko {
     fn retrograde(&self) -> Option<&dyn crate::retrograde::Retrograde> {
         Some(self)
     }
+    /// For `retro plan`'s estimate on paper: the single-process solve on one thread
+    /// (standard Teeko, 79.3 s for 172,325,125 positions; `cargo bench --bench teeko`).
+    fn distributed_ns_per_position(&self) -> f64 {
+        461.0
+    }
 }
 
 impl Gameplay for Teeko {

@@ -18,7 +18,16 @@ async function getJSON(url) {
   return body;
 }
 
+// Games whose stones move: values are for the side to move, r + 1 for a win in r plies,
+// -(r + 1) for a loss in r, 0 for a draw.
+const moving = (info) => info.game === "teeko" || info.game === "quixo";
+
 function valueInWords(info, value) {
+  if (moving(info)) {
+    if (value === 0) return "draw: neither side can force a win";
+    const r = Math.abs(value) - 1;
+    return value > 0 ? (r === 0 ? "won" : `wins in ${r}`) : (r === 0 ? "lost" : `loses in ${r}`);
+  }
   if (info.game === "twins") {
     const total = [...info.weights.vert, ...info.weights.horiz].reduce((a, b) => a + b, 0);
     return `first finishes with ${value} of ${total}`;
@@ -55,12 +64,14 @@ async function listTables() {
 // ---- the explorer (/TABLE) ----
 
 // A move as the page names it: its cell, or for connect (moves choose a column) its column.
-const moveName = (m) => (m.column ? `column ${m.column}` : `(${m.cell.join(",")})`);
+// Teeko and Quixo name a move from one cell to another as it is written (`3,3-2,2`).
+const moveName = (m) => (m.move ? m.move : m.column ? `column ${m.column}` : `(${m.cell.join(",")})`);
 
 const tableName = decodeURIComponent(location.pathname.slice(1));
 let info = null;      // the table's entry in /api/tables
 let current = null;   // the answer for the position shown
 let playing = false;  // the best line is being played out
+let selected = null;  // a move between cells: the cell clicked first ("r,c"), if any
 
 function positionInURL() {
   return new URLSearchParams(location.search).get("position") || "empty";
@@ -72,6 +83,7 @@ function shareable(position) {
 }
 
 async function show(position) {
+  selected = null;
   try {
     current = await getJSON(`/api/${encodeURIComponent(tableName)}/${encodeURIComponent(position)}`);
     $("error").hidden = true;
@@ -89,7 +101,10 @@ async function go(position) {
 
 // How good each move is for the side making it: 1 for the best, 0 for the worst.
 function goodness(moves, firstToMove) {
-  const scores = moves.map((m) => (firstToMove ? m.value : -m.value));
+  // A moving game's move values are the mover's already: a faster win, then a draw, then
+  // a slower loss.
+  const wdl = (v) => (v > 0 ? 1000 - v : v === 0 ? 0 : -1000 - v);
+  const scores = moves.map((m) => (moving(info) ? wdl(m.value) : firstToMove ? m.value : -m.value));
   const best = Math.max(...scores), worst = Math.min(...scores);
   return scores.map((s) => (best === worst ? 1 : (s - worst) / (best - worst)));
 }
@@ -111,14 +126,26 @@ function render() {
   const a = current;
   const first = a.to_move === "first";
   const good = goodness(a.moves, first);
-  const byCell = new Map(a.moves.map((m, i) => [m.cell.join(","), { move: m, good: good[i] }]));
+  // Moves by the cell a click lands on: the stone's cell for a drop; for a move between
+  // cells, the cell it comes from until one is selected, then where it goes.
+  const byCell = new Map();
+  a.moves.forEach((m, i) => {
+    const hit = { move: m, good: good[i] };
+    const from = m.from ? m.from.join(",") : null;
+    if (!from) byCell.set(m.cell.join(","), hit);
+    else if (selected === null) {
+      const seen = byCell.get(from);
+      if (!seen || seen.good < hit.good) byCell.set(from, { ...hit, select: from });
+    } else if (selected === from) byCell.set(m.cell.join(","), hit);
+  });
 
   document.title = `${tableName}: ${a.position}`;
   $("position").textContent = a.position;
   // Nobody moves on a full board, or where a line has ended the game (mnk, connect).
   $("to-move").textContent = a.to_move === "none"
     ? (a.stones === info.rows * info.cols ? "game over: the board is full" : "game over")
-    : `${a.to_move} to move` + (info.game === "twins" ? (first ? " (o)" : " (x)") : "");
+    : `${a.to_move} to move` + (info.game === "twins" ? (first ? " (o)" : " (x)") : "")
+      + (moving(info) ? (first ? " (x)" : " (o)") + (selected ? `: from ${selected}, click where it goes` : "") : "");
   $("value").textContent = valueInWords(info, a.value);
 
   const list = $("moves");
@@ -126,13 +153,14 @@ function render() {
   const order = a.moves.map((m, i) => i).sort((i, j) => good[j] - good[i]);
   for (const i of order) {
     const m = a.moves[i];
-    const best = a.best.some((c) => c[0] === m.cell[0] && c[1] === m.cell[1]);
+    const best = a.best.some((c) => (m.move ? c === m.move : c[0] === m.cell[0] && c[1] === m.cell[1]));
     const button = document.createElement("button");
     button.type = "button";
     button.dataset.cell = m.cell.join(",");
     button.dataset.position = m.position;
     button.style.background = colour(good[i]);
-    button.textContent = `${moveName(m)} → ${m.position}   value ${m.value}` + (best ? "   ★ best" : "");
+    button.textContent = `${moveName(m)} → ${m.position}   value ${m.value}`
+      + (moving(info) ? ` (${valueInWords(info, m.value)})` : "") + (best ? "   ★ best" : "");
     button.title = valueInWords(info, m.value);
     button.onclick = () => { stop(); go(m.position); };
     const item = document.createElement("li");
@@ -153,6 +181,11 @@ function legalCell(rect, cell, byCell) {
   rect.classList.add("legal");
   rect.style.fill = colour(hit.good);
   rect.dataset.cell = cell;
+  if (hit.select) {
+    // The first click of a move between cells: choose the stone or cube, then where it goes.
+    rect.onclick = () => { selected = hit.select; render(); };
+    return;
+  }
   rect.onclick = () => { stop(); go(hit.move.position); };
   const title = document.createElementNS(SVG, "title");
   title.textContent = `${moveName(hit.move)} value ${hit.move.value}`;
@@ -218,17 +251,26 @@ function drawGrid(svg, a, byCell) {
   const { rows, cols } = info;
   const S = 56, C = 48, pad = 10;
   const top = info.game === "connect" ? 24 : 0;
-  const marks = a.position.split("/");
+  // Teeko and Quixo put the side to move after the grid (`:x`).
+  const marks = a.position.split(":")[0].split("/");
   svg.setAttribute("width", (cols - 1) * S + C + 2 * pad);
   svg.setAttribute("height", (rows - 1) * S + C + 2 * pad + top);
   for (let i = 0; i < rows; i++) {
     for (let j = 0; j < cols; j++) {
       const rect = el("rect", { x: pad + j * S, y: top + pad + i * S, width: C, height: C, class: "cell" }, svg);
       const m = marks[i][j];
-      if (m === ".") legalCell(rect, `${i + 1},${j + 1}`, byCell);
-      else text(m, { x: pad + j * S + C / 2, y: top + pad + i * S + C / 2, class: `mark ${m}` }, svg);
+      const cell = `${i + 1},${j + 1}`;
+      // Any cell may start or end a move in a moving game: a stone that slides, a cube
+      // pushed, an occupied end a cube goes back in at.
+      if (m === "." || moving(info)) legalCell(rect, cell, byCell);
+      if (cell === selected) rect.classList.add("selected");
+      if (m !== ".") text(m, { x: pad + j * S + C / 2, y: top + pad + i * S + C / 2, class: `mark ${m}`, "pointer-events": "none" }, svg);
     }
   }
+  if (selected) {
+    // A click outside the targets puts the stone back.
+    svg.onclick = (e) => { if (!e.target.classList.contains("legal")) { selected = null; render(); } };
+  } else svg.onclick = null;
   if (!top) return;
   for (let j = 0; j < cols; j++) {
     text(String(j + 1), { x: pad + j * S + C / 2, y: pad + 8, class: "weight" }, svg);
