@@ -28,7 +28,7 @@
 //! Values are for the side to move, as an `i16`: 0 a draw, r + 1 a win in r plies,
 //! -(r + 1) a loss in r plies (a position where play has ended is a loss in 0).
 
-use std::sync::atomic::{AtomicBool, AtomicI16, AtomicU8, AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
@@ -500,61 +500,54 @@ fn solve_layer<G: MovementGame>(
 
     let started = std::time::Instant::now();
     let trace = std::env::var_os("RETRO_TRACE").is_some();
-    // Counters and pending words, from the children of every position; the levels that
-    // hold a pending word from the start are marked, and only those are scanned whole.
-    let pending: Vec<AtomicU16> = (0..n).into_par_iter().map(|_| AtomicU16::new(0)).collect();
-    let counts: Vec<AtomicU8> = (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect();
+    // One word per position (`Word`): its counter and pending word while it is open, its
+    // value once decided. The levels that hold a pending word from the start are marked,
+    // and only those are scanned whole.
+    let words: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(0)).collect();
     let seeded: Vec<AtomicBool> = (0..=MAX_REMOTENESS as usize + 1)
         .map(|_| AtomicBool::new(false))
         .collect();
     let last = AtomicU64::new(0);
-    pending
-        .par_chunks(CHUNK)
-        .zip(counts.par_chunks(CHUNK))
-        .enumerate()
-        .for_each(|(c, (pend, count))| {
-            let mut pos = game.unrank(k, (c * CHUNK) as u64);
-            let mut top = 0u32;
-            for i in 0..pend.len() {
-                if i > 0 {
-                    game.advance(&mut pos);
-                }
-                let mut seen = Outside::new();
-                let mut within = 0usize;
-                match game.ended(&pos) {
-                    // Won already: a win pending at level 0.
-                    Some(Wdl::Win(_)) => seen.win = Some(0),
-                    // Lost (or a draw, which no game ends in): no children, floor 0.
-                    Some(_) => {}
-                    None => {
-                        game.for_each_child_next(&pos, |r| seen.child(above[r as usize]));
-                        within = game.children_within(&pos);
-                        seen.any |= within > 0;
-                    }
-                }
-                if within > u8::MAX as usize
-                    || seen.win.is_some_and(|r| r > MAX_REMOTENESS)
-                    || seen.floor > MAX_REMOTENESS
-                {
-                    far.store(true, Relaxed);
-                    continue;
-                }
-                count[i].store(within as u8, Relaxed);
-                pend[i].store(seen.pending(), Relaxed);
-                // A win waits for its level; a loss for its floor once nothing within the
-                // layer is left (else the last child to win brings it).
-                match (seen.win, seen.draw) {
-                    (Some(r), _) => seeded[r as usize].store(true, Relaxed),
-                    (None, false) if within == 0 => {
-                        seeded[seen.floor as usize].store(true, Relaxed)
-                    }
-                    _ => {}
-                }
-                top = top.max(seen.level());
+    words.par_chunks(CHUNK).enumerate().for_each(|(c, chunk)| {
+        let mut pos = game.unrank(k, (c * CHUNK) as u64);
+        let mut top = 0u32;
+        for (i, word) in chunk.iter().enumerate() {
+            if i > 0 {
+                game.advance(&mut pos);
             }
-            last.fetch_max(top as u64, Relaxed);
-            progress.advance(pend.len() as u64);
-        });
+            let mut seen = Outside::new();
+            let mut within = 0usize;
+            match game.ended(&pos) {
+                // Won already: a win pending at level 0.
+                Some(Wdl::Win(_)) => seen.win = Some(0),
+                // Lost (or a draw, which no game ends in): no children, floor 0.
+                Some(_) => {}
+                None => {
+                    game.for_each_child_next(&pos, |r| seen.child(above[r as usize]));
+                    within = game.children_within(&pos);
+                    seen.any |= within > 0;
+                }
+            }
+            if within > u8::MAX as usize
+                || seen.win.is_some_and(|r| r > MAX_REMOTENESS)
+                || seen.floor > MAX_REMOTENESS
+            {
+                far.store(true, Relaxed);
+                continue;
+            }
+            word.store(Word::open(seen.pending(), within as u8), Relaxed);
+            // A win waits for its level; a loss for its floor once nothing within the
+            // layer is left (else the last child to win brings it).
+            match (seen.win, seen.draw) {
+                (Some(r), _) => seeded[r as usize].store(true, Relaxed),
+                (None, false) if within == 0 => seeded[seen.floor as usize].store(true, Relaxed),
+                _ => {}
+            }
+            top = top.max(seen.level());
+        }
+        last.fetch_max(top as u64, Relaxed);
+        progress.advance(chunk.len() as u64);
+    });
     if far.load(Relaxed) {
         return Err(too_far(k));
     }
@@ -566,8 +559,6 @@ fn solve_layer<G: MovementGame>(
         );
     }
 
-    // The values, atomic while positions are resolved from lists any thread may hold.
-    let cells: Vec<AtomicI16> = (0..n).into_par_iter().map(|_| AtomicI16::new(0)).collect();
     // Positions that may resolve at the next level: offered a win, or out of children.
     let mut next: Vec<u64> = Vec::new();
     let mut d: u32 = 0;
@@ -578,18 +569,20 @@ fn solve_layer<G: MovementGame>(
         // Decide first, then tell the parents: a decision at level d reads only what
         // levels before d wrote, whatever the order the threads take the candidates in.
         let decide = |at: usize| -> Option<(u64, bool)> {
-            let p = pending[at].load(Relaxed);
+            let w = words[at].load(Relaxed);
+            if Word::decided(w) {
+                return None;
+            }
+            let (p, count) = (Word::pending(w), Word::count(w));
             let win = p == d as u16;
-            let loss = p >= FLOOR
-                && p != NEVER
-                && (p & !FLOOR) as u32 <= d
-                && counts[at].load(Relaxed) == 0;
+            let loss = p >= FLOOR && p != NEVER && (p & !FLOOR) as u32 <= d && count == 0;
             if !win && !loss {
                 return None;
             }
             let value = if win { Wdl::Win(d) } else { Wdl::Loss(d) }.encode();
-            cells[at]
-                .compare_exchange(0, value, Relaxed, Relaxed)
+            // A position listed twice is decided once.
+            words[at]
+                .compare_exchange(w, Word::value(value), Relaxed, Relaxed)
                 .ok()
                 .map(|_| (at as u64, win))
         };
@@ -598,31 +591,22 @@ fn solve_layer<G: MovementGame>(
             .flat_map_iter(|chunk| {
                 chunk
                     .iter()
-                    .filter(|&&at| cells[at as usize].load(Relaxed) == 0)
                     .filter_map(|&at| decide(at as usize))
                     .collect::<Vec<_>>()
             })
             .collect();
         if seeded[d as usize].load(Relaxed) {
             // A level some positions were pending for from the start: scan the layer.
-            let more: Vec<(u64, bool)> = cells
-                .par_chunks(CHUNK)
-                .enumerate()
-                .flat_map_iter(|(c, chunk)| {
-                    let start = c * CHUNK;
-                    chunk
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, cell)| cell.load(Relaxed) == 0)
-                        .filter_map(|(i, _)| decide(start + i))
-                        .collect::<Vec<_>>()
-                })
+            let more: Vec<(u64, bool)> = (0..n)
+                .into_par_iter()
+                .with_min_len(CHUNK)
+                .filter_map(decide)
                 .collect();
             decided.extend(more);
         }
         // A win takes a counter from each parent; the last child to win leaves a parent that
         // loses, at the next level or at its floor (a slower win outside the layer). A loss
-        // offers each parent a win at the next level.
+        // offers each parent a win at the next level. A decided parent is left alone.
         let found: Vec<u64> = decided
             .par_chunks(CHUNK)
             .flat_map_iter(|chunk| {
@@ -631,8 +615,14 @@ fn solve_layer<G: MovementGame>(
                     let pos = game.unrank(k, at);
                     if win {
                         game.for_each_parent_within(&pos, |q| {
-                            if counts[q as usize].fetch_sub(1, Relaxed) == 1 {
-                                let p = pending[q as usize].load(Relaxed);
+                            let word = &words[q as usize];
+                            let taken = word.fetch_update(Relaxed, Relaxed, |w| {
+                                (!Word::decided(w)).then(|| w - 1)
+                            });
+                            if let Ok(w) = taken
+                                && Word::count(w) == 1
+                            {
+                                let p = Word::pending(w);
                                 match p & !FLOOR {
                                     f if p >= FLOOR && p != NEVER && f as u32 > d + 1 => {
                                         seeded[f as usize].store(true, Relaxed)
@@ -644,7 +634,12 @@ fn solve_layer<G: MovementGame>(
                     } else {
                         let offer = (d + 1) as u16;
                         game.for_each_parent_within(&pos, |q| {
-                            if pending[q as usize].fetch_min(offer, Relaxed) > offer {
+                            let word = &words[q as usize];
+                            let offered = word.fetch_update(Relaxed, Relaxed, |w| {
+                                (!Word::decided(w) && Word::pending(w) > offer)
+                                    .then(|| Word::with_pending(w, offer))
+                            });
+                            if offered.is_ok() {
                                 out.push(q);
                             }
                         });
@@ -668,7 +663,41 @@ fn solve_layer<G: MovementGame>(
         }
         d += 1;
     }
-    // Free the solve's own words before the values are copied out of their atomics.
-    drop((pending, counts, next));
-    Ok(cells.into_par_iter().map(AtomicI16::into_inner).collect())
+    drop(next);
+    // Positions never decided are draws.
+    Ok(words
+        .into_par_iter()
+        .map(|w| Word::final_value(w.into_inner()))
+        .collect())
+}
+
+/// A position's word while its layer is solved: open, its count of children within the
+/// layer not yet known to win (bits 0..8) and its pending word (bits 8..24); decided, bit 31
+/// and its value (bits 0..16). One word, so telling a parent costs one cache line.
+struct Word;
+
+impl Word {
+    const DECIDED: u32 = 1 << 31;
+
+    fn open(pending: u16, count: u8) -> u32 {
+        (pending as u32) << 8 | count as u32
+    }
+    fn decided(w: u32) -> bool {
+        w & Self::DECIDED != 0
+    }
+    fn count(w: u32) -> u8 {
+        w as u8
+    }
+    fn pending(w: u32) -> u16 {
+        (w >> 8) as u16
+    }
+    fn with_pending(w: u32, pending: u16) -> u32 {
+        w & 0xff | (pending as u32) << 8
+    }
+    fn value(value: i16) -> u32 {
+        Self::DECIDED | value as u16 as u32
+    }
+    fn final_value(w: u32) -> i16 {
+        if Self::decided(w) { w as u16 as i16 } else { 0 }
+    }
 }

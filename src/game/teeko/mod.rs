@@ -236,6 +236,18 @@ impl Teeko {
         rank
     }
 
+    /// Set bits of a mask of at most 2S stones (the default x86-64 target has no popcount
+    /// instruction; a stone at a time is quicker than its software popcount here).
+    #[inline]
+    fn pop(mut mask: u64) -> u32 {
+        let mut n = 0;
+        while mask != 0 {
+            mask &= mask - 1;
+            n += 1;
+        }
+        n
+    }
+
     fn movement(&self) -> usize {
         2 * self.board.stones
     }
@@ -433,8 +445,43 @@ impl MovementGame for Teeko {
     fn for_each_parent_within(&self, pos: &TeekoPosition, mut f: impl FnMut(u64)) {
         // The side that moved last slid one of its stones from a neighbouring empty cell.
         let last = 1 - pos.side;
-        let theirs = if last == 0 { pos.x } else { pos.o };
+        let (theirs, other) = if last == 0 {
+            (pos.x, pos.o)
+        } else {
+            (pos.o, pos.x)
+        };
+        // A position that is over has no moves, so it is nobody's parent: where the side
+        // that did not move has a pattern, every parent has it too.
+        if self.has_pattern(other) {
+            return;
+        }
         let empty = self.all() & !pos.occupied();
+        let half = last as u64 * self.boards(pos.k);
+        if last == 1 {
+            // o slid: x's part of the rank stays, and o's cells packed over the cells x
+            // leaves free (`o_packed`) change in two bits.
+            let base = half + self.mask_rank(pos.x) * self.inner(pos.k);
+            let packed_index = |cell: u64| {
+                let below = pos.x & (cell - 1);
+                cell.trailing_zeros() - Self::pop(below)
+            };
+            let mut stones = theirs;
+            while stones != 0 {
+                let at = stones & stones.wrapping_neg();
+                stones &= stones - 1;
+                let without = pos.o_packed & !(1u64 << packed_index(at));
+                let mut from = self.neighbours[at.trailing_zeros() as usize] & empty;
+                while from != 0 {
+                    let cell = from & from.wrapping_neg();
+                    from &= from - 1;
+                    if self.has_pattern(pos.o & !at | cell) {
+                        continue;
+                    }
+                    f(base + self.mask_rank(without | 1u64 << packed_index(cell)));
+                }
+            }
+            return;
+        }
         let mut stones = theirs;
         while stones != 0 {
             let at = stones & stones.wrapping_neg();
@@ -443,16 +490,11 @@ impl MovementGame for Teeko {
             while from != 0 {
                 let cell = from & from.wrapping_neg();
                 from &= from - 1;
-                let (x, o) = if last == 0 {
-                    (pos.x & !at | cell, pos.o)
-                } else {
-                    (pos.x, pos.o & !at | cell)
-                };
-                // A position that is over has no moves, so it is nobody's parent.
-                if self.has_pattern(x) || self.has_pattern(o) {
+                let x = pos.x & !at | cell;
+                if self.has_pattern(x) {
                     continue;
                 }
-                f(self.rank_of(pos.k, x, o, last));
+                f(half + self.board_rank(pos.k, x, pos.o));
             }
         }
     }
