@@ -82,6 +82,10 @@ pub fn describe_move<G: Gameplay>(game: &G, style: MoveStyle, mv: &Move<G::Posit
 /// ends in a win, a loss or a tie ("-1 (o completes a line at ply 24)"); scores need no
 /// words there.
 pub fn root_text<G: Gameplay>(game: &G, value: i64) -> String {
+    if game.retrograde().is_some() {
+        // Values for the side to move: x moves on the empty board.
+        return game.contest_answer(value);
+    }
     match game.outcome(value, 0) {
         Some(_) => game.describe_value(value),
         None => value.to_string(),

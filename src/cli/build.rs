@@ -151,10 +151,19 @@ fn build<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32> {
             .free_disk
             .map_or("unknown".into(), |f| human_bytes(f as f64));
         eprintln!(
-            "estimate: table {}{}, layer memory {} (two adjacent layers), disk needed {} ({free} free)",
-            if encoding.blocked() { "at most " } else { "" },
+            "estimate: table {}{}, layer memory {} ({}), disk needed {} ({free} free)",
+            if encoding.blocked() || game.retrograde().is_some() {
+                "at most "
+            } else {
+                ""
+            },
             human_bytes(estimate.table_bytes as f64),
             human_bytes(estimate.peak_memory as f64),
+            if game.retrograde().is_some() {
+                "a layer solved to a fixpoint and the one above"
+            } else {
+                "two adjacent layers"
+            },
             human_bytes(estimate.table_bytes as f64),
         );
     }
