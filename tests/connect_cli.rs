@@ -3,6 +3,8 @@
 //! columns), in `export` and in `serve`; `info`, `build` and `serve` name the board by its
 //! label (`4x4k4`, width first).
 
+#[path = "support/browser.rs"]
+mod browser_support;
 mod common;
 #[path = "support/server.rs"]
 mod server;
@@ -307,79 +309,9 @@ mod browser {
     //! a click anywhere in a column plays that column.
 
     use super::*;
-    use fantoccini::{Client, ClientBuilder, Locator};
-    use std::time::{Duration, Instant};
-
-    const CHROMIUM: &str = "/usr/bin/chromium";
-    const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
-
-    struct Driver(std::process::Child);
-
-    impl Drop for Driver {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-
-    fn start_driver() -> (Driver, u16) {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new(CHROMEDRIVER)
-            .arg(format!("--port={port}"))
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("start chromedriver");
-        let driver = Driver(child);
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "chromedriver did not listen");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        (driver, port)
-    }
-
-    async fn connect(port: u16, profile: &Path) -> Client {
-        let args = [
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-dev-shm-usage",
-            &format!("--user-data-dir={}", profile.display()),
-        ];
-        let caps = serde_json::json!({
-            "goog:chromeOptions": {"binary": CHROMIUM, "args": args}
-        });
-        let Value::Object(caps) = caps else {
-            unreachable!()
-        };
-        ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{port}"))
-            .await
-            .expect("connect to chromedriver")
-    }
-
-    /// Wait until `check` holds (the page fetches asynchronously).
-    async fn wait_for<F: std::future::Future<Output = bool>>(what: &str, check: impl Fn() -> F) {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while !check().await {
-            assert!(Instant::now() < deadline, "waited in vain for {what}");
-            tokio::time::sleep(Duration::from_millis(30)).await;
-        }
-    }
-
-    async fn text(c: &Client, css: &str) -> String {
-        match c.find(Locator::Css(css)).await {
-            Ok(e) => e.text().await.unwrap_or_default(),
-            Err(_) => String::new(),
-        }
-    }
+    use crate::browser_support::{CHROMEDRIVER, CHROMIUM, connect, start_driver, text, wait_for};
+    use fantoccini::{Client, Locator};
+    use std::time::Duration;
 
     async fn click_column(c: &Client, column: usize) {
         let css = format!("rect.column[data-column='{column}']");

@@ -3,7 +3,11 @@
 //! checked against brute forces in `teeko.rs` and `quixo.rs`; here the command line must
 //! say what the solver found.
 
+#[path = "support/browser.rs"]
+mod browser_support;
 mod common;
+#[path = "support/server.rs"]
+mod server;
 
 use std::path::{Path, PathBuf};
 
@@ -278,4 +282,65 @@ fn moves_tables_and_mpi_plans_say_what_they_cannot_do() {
     ));
     assert!(plan.contains("1694577218886 positions"), "{plan}");
     assert!(plan.contains("on paper"), "{plan}");
+}
+
+/// The explorer on a Quixo table in headless Chromium: a move between cells is a click on
+/// the cube to take, then one on the end it goes back in at; the API answers the same
+/// position in JSON.
+#[test]
+fn the_explorer_plays_a_push_by_two_clicks() {
+    use browser_support::{connect, start_driver, text, wait_for};
+    use fantoccini::Locator;
+    use std::time::Duration;
+
+    let d = dir("explorer");
+    let t = d.join("q.retro");
+    build("quixo", "3x3", &t, &[]);
+    let server = server::Server::start(std::slice::from_ref(&t), &["--quiet"]);
+    let api = server::get(&server.addr, "/api/q/..x%2F...%2F...%3Ao").json();
+    assert_eq!(api["position"], "..x/.../...:o");
+    assert_eq!(api["to_move"], "second");
+    if !browser_support::available() {
+        return;
+    }
+    let (_driver, port) = start_driver();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let c = connect(port, &d.join("profile")).await;
+        c.goto(&server.url("/q")).await.unwrap();
+        wait_for("the value", || async {
+            text(&c, "#value").await == "wins in 7"
+        })
+        .await;
+        let click = |cell: &'static str| {
+            let c = &c;
+            async move {
+                let css = format!("rect.legal[data-cell='{cell}']");
+                c.wait()
+                    .at_most(Duration::from_secs(20))
+                    .for_element(Locator::Css(&css))
+                    .await
+                    .expect(&css)
+                    .click()
+                    .await
+                    .expect(&css);
+            }
+        };
+        // The top-left cube, then the top-right end of its row.
+        click("1,1").await;
+        wait_for("the cube to be chosen", || async {
+            text(&c, "#to-move").await.contains("from 1,1")
+        })
+        .await;
+        click("1,3").await;
+        let want = server.url("/q?position=..x/.../...%3Ao");
+        wait_for("the push", || async {
+            c.current_url().await.unwrap().as_str() == want
+        })
+        .await;
+        let _ = c.close().await;
+    });
 }
