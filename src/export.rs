@@ -34,6 +34,9 @@ pub struct Row<'a> {
     pub value: i64,
     /// The first best move, None where nobody moves.
     pub best: Option<BestMove>,
+    /// For a game that ends in a win, a loss, a tie or a draw: the result for the side to
+    /// move and its remoteness (`Gameplay::outcome`); None for a game of scores.
+    pub outcome: Option<crate::game::Outcome>,
 }
 
 /// A move's cells, 0-based: where its stone goes (`to`, as (row, col)), and where it is
@@ -172,6 +175,7 @@ fn write_chunks<G: Gameplay>(
                 to_move: if best.is_some() { to_move } else { "none" },
                 value,
                 best,
+                outcome: game.outcome(value, c.k),
             })?;
             from = end;
         }
@@ -214,22 +218,31 @@ fn best_move<G: Gameplay>(
     )))
 }
 
-/// Rows as CSV with a header line: position, stones, to_move, value, best_move.
+/// Rows as CSV with a header line: position, stones, to_move, value, best_move, and for a
+/// game that ends in a win, a loss, a tie or a draw, result and remoteness.
 pub struct CsvSink {
     out: BufWriter<File>,
     path: PathBuf,
     line: String,
     notation: MoveNotation,
+    outcomes: bool,
 }
 
 impl CsvSink {
-    /// A sink writing to `file` (at `path`, for messages), moves in `notation`.
-    pub fn new(file: File, path: &Path, notation: MoveNotation) -> CsvSink {
+    /// A sink writing to `file` (at `path`, for messages), moves in `notation`; `outcomes`
+    /// adds the result and remoteness columns.
+    pub fn new(file: File, path: &Path, notation: MoveNotation, outcomes: bool) -> CsvSink {
+        let head = if outcomes {
+            "position,stones,to_move,value,best_move,result,remoteness\n"
+        } else {
+            "position,stones,to_move,value,best_move\n"
+        };
         CsvSink {
             out: BufWriter::with_capacity(1 << 20, file),
             path: path.to_path_buf(),
-            line: "position,stones,to_move,value,best_move\n".into(),
+            line: head.into(),
             notation,
+            outcomes,
         }
     }
 }
@@ -256,6 +269,14 @@ impl RowSink for CsvSink {
                 &mut self.line,
                 &from_to_text(self.notation, MoveStyle::Field, best.from, r, c),
             );
+        }
+        if self.outcomes {
+            match row.outcome {
+                Some(o) => {
+                    let _ = write!(self.line, ",{},{}", o.result.as_str(), o.remoteness);
+                }
+                None => self.line.push_str(",,"),
+            }
         }
         self.line.push('\n');
         // One write per line keeps the header (in `line` from the start) and the rows on

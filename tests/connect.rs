@@ -695,15 +695,33 @@ fn command_line_builds_queries_verifies_and_exports() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("position,stones,to_move,value,best_move")
+        Some("position,stones,to_move,value,best_move,result,remoteness")
     );
     let mut brute = Brute::new(4, 4, 4);
     let mut seen = HashSet::new();
     for line in lines {
-        let fields: Vec<&str> = line.splitn(5, ',').collect();
-        let [position, stones, to_move, value, best] = fields[..] else {
+        let fields: Vec<&str> = line.split(',').collect();
+        let [position, stones, to_move, value, best, result, remoteness] = fields[..] else {
             panic!("{line}");
         };
+        // The result and remoteness columns say the value in words: x wins at ply
+        // 17 - |value|, for the side to move a win if that is its own line.
+        let v: i64 = value.parse().unwrap();
+        let s: i64 = stones.parse().unwrap();
+        let (want_result, want_remoteness) = match v {
+            0 => ("tie", 16 - s),
+            _ => {
+                let x_wins = v > 0;
+                let x_moves = s % 2 == 0;
+                let r = 17 - v.abs() - s;
+                (if x_wins == x_moves { "win" } else { "loss" }, r)
+            }
+        };
+        assert_eq!(
+            (result, remoteness.parse::<i64>().unwrap()),
+            (want_result, want_remoteness),
+            "{line}"
+        );
         let mut board = marks_of(position);
         assert!(seen.insert(Brute::code(&board)), "{line}");
         let stones: usize = stones.parse().unwrap();

@@ -158,7 +158,17 @@ fn version_1_tables_open_and_answer_as_they_did() {
                 "",
             );
             assert!(ran.status.success(), "{name}: {ran:?}");
-            std::fs::read(out).expect("read export")
+            let text = std::fs::read_to_string(out).expect("read export");
+            // Games with results gained `result,remoteness` after version 1: its digest
+            // covers the five columns it wrote, which must not have changed.
+            if !text.starts_with("position,stones,to_move,value,best_move,result,remoteness\n") {
+                return text.into_bytes();
+            }
+            text.lines()
+                .map(|line| line.rsplitn(3, ',').nth(2).unwrap_or(line))
+                .flat_map(|line| [line, "\n"])
+                .collect::<String>()
+                .into_bytes()
         };
         let rows = export(&old, &format!("{name}-old.csv"));
         // The same board built by this binary answers every position the same way.

@@ -33,7 +33,10 @@ Examples:
 Columns: position, stones, to_move (first, second, or none where play has ended), value,
 best_move. best_move is the first best move in `retro query`'s order, as `row,col` (1-based,
 row 1 at the top); for connect, whose moves are columns, the column alone (`3`, 1-based from
-the left). It is empty (Parquet: null) where nobody moves: a full board, or a game already won.")]
+the left); for teeko and quixo `row,col-row,col` where a stone or cube moves. It is empty
+(Parquet: null) where nobody moves: a full board, or a game already won. Games that end in a
+win, a loss, a tie or a draw (mnk, connect, teeko, quixo) add result (for the side to move:
+win, loss, tie or draw) and remoteness (plies to the end with best play).")]
 pub struct Args {
     #[command(flatten)]
     threads: super::Threads,
@@ -168,17 +171,27 @@ impl Visitor for Export<'_> {
             partial,
         } = self;
         let notation = game.move_notation();
+        // A game that ends in a win, a loss, a tie or a draw gets its result and
+        // remoteness columns.
+        let outcomes = game.outcome(0, 0).is_some();
         match args.parquet {
             #[cfg(feature = "parquet")]
-            true => parquet_sink::ParquetSink::new(file, board, partial, args.row_group, notation)
-                .and_then(|sink| rows_with_bar(&game, table, layers, sink, args.quiet)),
+            true => parquet_sink::ParquetSink::new(
+                file,
+                board,
+                partial,
+                args.row_group,
+                notation,
+                outcomes,
+            )
+            .and_then(|sink| rows_with_bar(&game, table, layers, sink, args.quiet)),
             _ => {
                 let _ = board;
                 rows_with_bar(
                     &game,
                     table,
                     layers,
-                    CsvSink::new(file, partial, notation),
+                    CsvSink::new(file, partial, notation, outcomes),
                     args.quiet,
                 )
             }
@@ -236,6 +249,18 @@ mod parquet_sink {
             OPTIONAL BYTE_ARRAY best_move (UTF8);
         }
     ";
+    /// `SCHEMA` with the result and remoteness columns, for games that have them.
+    const SCHEMA_OUTCOMES: &str = "
+        message retro_export {
+            REQUIRED BYTE_ARRAY position (UTF8);
+            REQUIRED INT32 stones;
+            REQUIRED BYTE_ARRAY to_move (UTF8);
+            REQUIRED INT64 value;
+            OPTIONAL BYTE_ARRAY best_move (UTF8);
+            REQUIRED BYTE_ARRAY result (UTF8);
+            REQUIRED INT32 remoteness;
+        }
+    ";
 
     /// One row group's columns. Positions are kept as one string and its row ends rather
     /// than a `ByteArray` each, a tenth of the memory for short positions; the `ByteArray`s
@@ -248,8 +273,16 @@ mod parquet_sink {
         /// Index in `TO_MOVE`: a byte, not a 16-byte `&str`, per row.
         to_move: Vec<u8>,
         values: Vec<i64>,
-        best: Vec<Option<(Option<(u16, u16)>, u16, u16)>>,
+        best: Vec<Option<Best>>,
+        /// Index in `RESULTS`, and remoteness, for games that have them.
+        results: Vec<u8>,
+        remoteness: Vec<i32>,
     }
+
+    const RESULTS: [&str; 4] = ["win", "loss", "tie", "draw"];
+
+    /// A best move's cells, small: where it is taken from (if anywhere), row, column.
+    type Best = (Option<(u16, u16)>, u16, u16);
 
     const TO_MOVE: [&str; 3] = ["first", "second", "none"];
 
@@ -268,10 +301,12 @@ mod parquet_sink {
             path: &Path,
             group_rows: u64,
             notation: MoveNotation,
+            outcomes: bool,
         ) -> Result<ParquetSink> {
             let fail =
                 |e: parquet::errors::ParquetError| Error::other(format!("{}: {e}", path.display()));
-            let schema = Arc::new(parse_message_type(SCHEMA).map_err(fail)?);
+            let schema = if outcomes { SCHEMA_OUTCOMES } else { SCHEMA };
+            let schema = Arc::new(parse_message_type(schema).map_err(fail)?);
             // Which board the values belong to, for whoever finds the file later.
             let metadata = vec![
                 KeyValue::new("retro.game".into(), board.name().to_string()),
@@ -353,6 +388,17 @@ mod parquet_sink {
                             w.write_batch(&batch, Some(&levels), None).map(drop)
                         })
                     }
+                    (5, ColumnWriter::ByteArrayColumnWriter(w)) => {
+                        let names = RESULTS.map(ByteArray::from);
+                        g.results.chunks(CHUNK).try_for_each(|chunk| {
+                            let batch: Vec<ByteArray> =
+                                chunk.iter().map(|&i| names[i as usize].clone()).collect();
+                            w.write_batch(&batch, None, None).map(drop)
+                        })
+                    }
+                    (6, ColumnWriter::Int32ColumnWriter(w)) => {
+                        w.write_batch(&g.remoteness, None, None).map(drop)
+                    }
                     _ => {
                         return Err(Error::other(format!(
                             "parquet column {column} does not have the schema's type"
@@ -383,6 +429,12 @@ mod parquet_sink {
                 let from = b.from.map(|(r, c)| (small(r), small(c)));
                 (from, small(b.to.0), small(b.to.1))
             }));
+            if let Some(o) = row.outcome {
+                let result = RESULTS.iter().position(|&r| r == o.result.as_str());
+                g.results.push(result.unwrap_or(0) as u8);
+                g.remoteness
+                    .push(i32::try_from(o.remoteness).unwrap_or(i32::MAX));
+            }
             if g.ends.len() as u64 >= self.group_rows {
                 self.write_group()?;
             }

@@ -113,6 +113,10 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
             ),
         );
     }
+    // The empty board's value, in the game's words.
+    let root = table.value(0, 0)?;
+    let words = R::visit(&h.game, RootWords(root))?;
+    rows.push(("root value", words.text.clone()));
     if args.json {
         table.verify_checksum()?;
         let mut summary = serde_json::json!({
@@ -132,6 +136,12 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
             "checksum": format!("{:016x}", h.checksum),
             "checksum_ok": true,
         });
+        summary["root_value"] = root.into();
+        summary["root"] = words.text.into();
+        if let Some(o) = words.outcome {
+            summary["root_result"] = o.result.as_str().into();
+            summary["root_remoteness"] = o.remoteness.into();
+        }
         if let Encoding::Moves { values_every } = h.encoding {
             summary["values_every"] = values_every.into();
             summary["lookups_per_value"] = lookups.into();
@@ -146,6 +156,24 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     table.verify_checksum()?;
     super::outln!("{:<12} {:016x} ok", "checksum", h.checksum)?;
     Ok(0)
+}
+
+/// The root's value in its game's words, and its outcome where the game has one.
+struct RootWords(i64);
+
+struct Root {
+    text: String,
+    outcome: Option<crate::game::Outcome>,
+}
+
+impl crate::game::Visitor for RootWords {
+    type Output = Root;
+    fn visit<G: crate::game::Registered>(self, game: G) -> Result<Root> {
+        Ok(Root {
+            text: crate::probe::root_text(&game, self.0),
+            outcome: game.outcome(self.0, 0),
+        })
+    }
 }
 
 /// All sizes for a short list, else the first and last few.

@@ -342,7 +342,8 @@ impl Gameplay for Hex {
         format!("{value} ({})", self.connection_words(value))
     }
 
-    fn describe_value_at(&self, value: i64, stones: usize) -> String {
+    fn describe_value_at(&self, value: i64, pos: &Self::Position) -> String {
+        let stones = self.stones(pos);
         if value != 0 && self.ply(value) == stones {
             let who = if value > 0 { "x" } else { "o" };
             return format!("{value}: {who} has won ({})", self.connection_words(value));

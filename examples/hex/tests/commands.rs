@@ -224,7 +224,7 @@ fn a_table_of_a_game_the_binary_lacks_is_refused_by_name() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
         err.contains(
-            "\"hez\", which this retro does not have (it has young, twins, mnk, connect, hex)"
+            "\"hez\", which this retro does not have (it has young, twins, mnk, connect, teeko, quixo, hex)"
         ),
         "{err}"
     );
