@@ -228,3 +228,30 @@ fn a_failing_rank_ends_the_job() {
         assert!(!out.exists());
     }
 }
+
+/// Games whose stones move are solved in one process: under mpirun, `build` and `solve`
+/// refuse them in one line (rank 0's; the other ranks exit without a word) and write
+/// nothing.
+#[test]
+fn games_whose_stones_move_are_refused_in_one_line() {
+    if !have_mpirun() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("q.retro");
+    for (command, args) in [
+        (
+            "build",
+            vec!["-q", "-o", out.to_str().expect("utf-8"), "quixo", "3x3"],
+        ),
+        ("solve", vec!["teeko", "3x3"]),
+    ] {
+        let refused = mpirun(3, command, &args, &[]);
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(!refused.status.success(), "{command}: {stderr}");
+        let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(lines.len(), 1, "{command}: {stderr}");
+        assert!(lines[0].contains("games whose stones move"), "{stderr}");
+        assert!(!out.exists());
+    }
+}

@@ -37,11 +37,22 @@ pub fn under_mpi() -> bool {
 }
 
 /// The refusal of a game whose stones move (`Game::retrograde`): its layers are solved to
-/// a fixpoint in one process; the distributed sweep computes a layer in one pass.
+/// a fixpoint in one process; the distributed sweep computes a layer in one pass. Rank 0
+/// says it, in one line; the other ranks, which the launcher numbers in the environment,
+/// exit with the same code without a word, before MPI is started.
 pub fn refuse_moving(game: &str) -> Error {
-    Error::input(format!(
+    let error = Error::input(format!(
         "{game}: MPI builds do not take games whose stones move yet (their layers are solved to a fixpoint in one process); run retro without mpirun"
-    ))
+    ));
+    let rank = ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok())
+        .and_then(|r| r.parse::<u64>().ok())
+        .unwrap_or(0);
+    if rank != 0 {
+        std::process::exit(error.exit_code());
+    }
+    error
 }
 
 /// One rank's view of the run. Every method is collective: all ranks call it, in the same
