@@ -162,8 +162,8 @@ fn print_layer(l: &LayerPlan, width: u64) -> Result<()> {
 
 /// The plan of a game whose stones move (`Game::retrograde`), on paper: retro solves such
 /// a game in one process today, so this is what a distributed solve of the same design
-/// would hold and take. Each rank holds its share of a layer's values (2 bytes), pending
-/// words (2) and counters (1), and of the finished layer above (2); the time scales the
+/// would hold and take. Each rank holds its share of a layer's words (4 bytes), values (2)
+/// and candidates (about 2), and of the finished layer above (2); the time scales the
 /// single-process solve's measured nanoseconds per position on one thread
 /// (`Game::distributed_ns_per_position`) by ranks x threads; the exchange of decisions
 /// between ranks is not counted.
@@ -200,7 +200,7 @@ fn plan_moving<G: Registered>(game: &G, args: &Args, ranks: usize, threads: usiz
             0
         };
         let within = solver.is_some_and(|s| s.moves_within(k));
-        let per = if within { 5 } else { 2 };
+        let per = if within { 8 } else { 2 };
         let layer_peak = (n * per + above * 2).div_ceil(p);
         let layer_seconds = n as f64 * ns * 1e-9 / (ranks * threads) as f64;
         peak = peak.max(layer_peak);

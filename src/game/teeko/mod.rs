@@ -21,7 +21,7 @@ mod gameplay;
 
 use crate::error::{Error, Result};
 use crate::game::two_colour::spread;
-use crate::rank::{Binomial, colex_next_mask, colex_unrank_mask, squeeze_out};
+use crate::rank::{Binomial, colex_next_mask, squeeze_out};
 use crate::retrograde::{Child, MovementGame, Wdl};
 
 /// A Teeko board: its size, the stones each player has, the patterns and the first-drop rule.
@@ -94,18 +94,25 @@ impl TeekoPosition {
     }
 }
 
+/// The most patterns whose lowest cell is one cell: 4 lines, and squares of every size
+/// with that cell at a corner (at most 5 on a board of 36 cells).
+const PER_CELL: usize = 12;
+
 /// Teeko on one board: the ranking tables, the neighbours and the patterns, built once.
 pub struct Teeko {
     board: TeekoBoard,
     cells: usize,
-    binom: Binomial,
     /// Each cell's neighbours in 8 directions.
     neighbours: Vec<u64>,
     /// The winning patterns, as cell masks.
     patterns: Vec<u64>,
     /// The patterns by their lowest cell: a side's stones form one only if they equal one
     /// of the patterns of their lowest stone.
-    by_lowest: Vec<Vec<u64>>,
+    by_lowest: Vec<[u64; PER_CELL]>,
+    /// Every mask of m cells in colex order, for m up to S: unranking a side's stones is
+    /// a lookup (colex order does not depend on the number of cells, so o's cells packed
+    /// over the free cells unrank from the same lists).
+    masks: Vec<Vec<u64>>,
     /// C(i, j) for cells i and j up to S, at `i * (S + 1) + j`: small enough to stay in
     /// the nearest cache.
     small_binom: Vec<u64>,
@@ -168,11 +175,35 @@ impl Teeko {
         }
         patterns.sort_unstable();
         patterns.dedup();
-        let mut by_lowest = vec![Vec::new(); cells];
+        // Fixed rows, padded with 0 (which no side's stones equal): no pointer to follow.
+        let mut by_lowest = vec![[0u64; PER_CELL]; cells];
+        let mut filled = vec![0usize; cells];
         for &p in &patterns {
-            by_lowest[p.trailing_zeros() as usize].push(p);
+            let cell = p.trailing_zeros() as usize;
+            if filled[cell] == PER_CELL {
+                return Err(Error::other(format!(
+                    "teeko: more than {PER_CELL} patterns start at one cell"
+                )));
+            }
+            by_lowest[cell][filled[cell]] = p;
+            filled[cell] += 1;
         }
         let binom = Binomial::new(cells)?;
+        let masks = (0..=s)
+            .map(|m| {
+                let count = binom.get(cells, m);
+                let mut mask = (1u64 << m) - 1;
+                (0..count)
+                    .map(|i| {
+                        let here = mask;
+                        if i + 1 < count {
+                            mask = colex_next_mask(mask);
+                        }
+                        here
+                    })
+                    .collect()
+            })
+            .collect();
         let small_binom = (0..cells)
             .flat_map(|i| (0..=s).map(move |j| (i, j)))
             .map(|(i, j)| binom.get(i, j))
@@ -185,11 +216,11 @@ impl Teeko {
             .map(|k| binom.get(cells, k.div_ceil(2)) * inner[k])
             .collect();
         Ok(Teeko {
-            binom,
             cells,
             neighbours,
             patterns,
             by_lowest,
+            masks,
             small_binom,
             inner,
             boards,
@@ -333,8 +364,8 @@ impl MovementGame for Teeko {
         };
         let inner = self.inner(k);
         let h = Self::x_count(k);
-        let x = colex_unrank_mask(&self.binom, board_rank / inner, h);
-        let o_packed = colex_unrank_mask(&self.binom, board_rank % inner, k - h);
+        let x = self.masks[h][(board_rank / inner) as usize];
+        let o_packed = self.masks[k - h][(board_rank % inner) as usize];
         TeekoPosition {
             k,
             x,
