@@ -290,12 +290,15 @@ function stop() {
   $("play-pv").textContent = "Play the best line";
 }
 
-// Follow the best move, one step every half second, until the board is full.
+// Follow the best move, one step every half second, until play ends or, in a drawn game
+// whose positions repeat, until the line comes back to a position it has shown.
 async function playBestLine() {
   if (playing) return stop();
   playing = true;
   $("play-pv").textContent = "Stop";
-  while (playing && current && current.pv.length > 0) {
+  const seen = new Set([current && current.position]);
+  while (playing && current && current.pv.length > 0 && !seen.has(current.pv[0].position)) {
+    seen.add(current.pv[0].position);
     await go(current.pv[0].position);
     await new Promise((r) => setTimeout(r, 500));
   }
