@@ -1,6 +1,8 @@
 //! `retro serve`: the JSON API against `retro query`, every error status, hostile requests,
 //! start-up errors, Ctrl-C, and the explorer page in a real headless Chromium.
 
+#[path = "support/browser.rs"]
+mod browser_support;
 mod common;
 #[path = "support/server.rs"]
 mod server;
@@ -682,72 +684,9 @@ mod browser {
     //! The explorer in headless Chromium through chromedriver (WebDriver).
 
     use super::*;
-    use fantoccini::{Client, ClientBuilder, Locator};
+    use crate::browser_support::{CHROMEDRIVER, CHROMIUM, connect, start_driver};
+    use fantoccini::{Client, Locator};
     use std::time::{Duration, Instant};
-
-    const CHROMIUM: &str = "/usr/bin/chromium";
-    const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
-
-    struct Driver(std::process::Child);
-
-    impl Drop for Driver {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-
-    fn free_port() -> u16 {
-        std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port()
-    }
-
-    fn start_driver() -> (Driver, u16) {
-        let port = free_port();
-        let child = std::process::Command::new(CHROMEDRIVER)
-            .arg(format!("--port={port}"))
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("start chromedriver");
-        let driver = Driver(child);
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "chromedriver did not listen");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        (driver, port)
-    }
-
-    async fn connect(port: u16, profile: &Path) -> Client {
-        let args = [
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-dev-shm-usage",
-            "--window-size=900,640",
-            &format!("--user-data-dir={}", profile.display()),
-        ];
-        let caps = serde_json::json!({
-            "goog:chromeOptions": {"binary": CHROMIUM, "args": args}
-        });
-        let serde_json::Value::Object(caps) = caps else {
-            unreachable!()
-        };
-        ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{port}"))
-            .await
-            .expect("connect to chromedriver")
-    }
 
     async fn text(c: &Client, id: &str) -> String {
         match c.find(Locator::Id(id)).await {

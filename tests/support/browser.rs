@@ -1,5 +1,5 @@
-//! Headless Chromium through chromedriver, for the explorer's browser tests (connect's
-//! column clicks, Teeko's and Quixo's moves between cells). A test skips itself, saying so,
+//! Headless Chromium through chromedriver, for the explorer's browser tests (`serve.rs`,
+//! connect's column clicks, Teeko's and Quixo's moves between cells). A test skips itself, saying so,
 //! where Chromium is not installed.
 
 #![allow(dead_code)]
@@ -49,8 +49,13 @@ pub async fn connect(port: u16, profile: &Path) -> Client {
         "--headless",
         "--no-sandbox",
         "--disable-gpu",
+        "--disable-quic",
         "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
         "--disable-dev-shm-usage",
+        "--window-size=900,640",
         &format!("--user-data-dir={}", profile.display()),
     ];
     let caps = serde_json::json!({
