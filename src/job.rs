@@ -287,17 +287,7 @@ fn build_retrograde<G: Registered>(
             }
         }
     }
-    let value_bytes = writer.value_bytes();
-    let file_bytes = writer.finish()?;
-    Ok(BuildReport {
-        positions: sizes.iter().sum(),
-        seconds: start.elapsed().as_secs_f64(),
-        file_bytes,
-        value_bytes,
-        root_value,
-        peak_rss: peak_rss(),
-        resumed_below,
-    })
+    finish(writer, start, &sizes, root_value, resumed_below)
 }
 
 fn build_layers<G: Registered, V: Value>(
@@ -348,6 +338,17 @@ fn build_layers<G: Registered, V: Value>(
         let mut write = |k: usize, values: &[V]| writer.write_layer(k, values);
         sweep::sweep_from::<G, V>(game, driver, progress, done, Some(&mut write))?
     };
+    finish(writer, start, &sizes, root_value, resumed_below)
+}
+
+/// Seal the table under its name and say what the build did.
+fn finish(
+    writer: TableWriter,
+    start: Instant,
+    sizes: &[u64],
+    root_value: i64,
+    resumed_below: Option<usize>,
+) -> Result<BuildReport> {
     let value_bytes = writer.value_bytes();
     let file_bytes = writer.finish()?;
     Ok(BuildReport {
