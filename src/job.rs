@@ -191,6 +191,19 @@ pub fn build<G: Registered>(
     with_value_type!(vt, V => build_layers::<G, V>(game, path, options, driver, progress))
 }
 
+/// Refuse options the game cannot be built with: a table of best moves for a game of the
+/// retrograde solver (its moves stay inside layers, so a layer's values depend on each
+/// other, and a best move's index could not be resolved layer by layer).
+pub fn check_encoding<G: Registered>(game: &G, options: &BuildOptions) -> Result<()> {
+    if options.moves.is_some() && game.retrograde().is_some() {
+        return Err(Error::input(format!(
+            "--moves: a table of {} cannot store best moves instead of values (its moves stay inside layers, so a layer's values depend on each other); build it plain or --compact",
+            G::NAME
+        )));
+    }
+    Ok(())
+}
+
 /// `build` for a game of the retrograde solver (`Game::retrograde`). Its values are
 /// written as `i16` while it solves, layer by layer as for any game (so a build resumes
 /// below its last finished layer); once every layer is in, the largest remoteness is
@@ -205,13 +218,8 @@ fn build_retrograde<G: Registered>(
 ) -> Result<BuildReport> {
     use crate::value::ValueType;
     let start = Instant::now();
+    check_encoding(game, options)?;
     let encoding = options.encoding()?;
-    if let Encoding::Moves { .. } = encoding {
-        return Err(Error::input(format!(
-            "--moves: a table of {} cannot store best moves instead of values (its moves stay inside layers, so a layer's values depend on each other); build it plain or --compact",
-            G::NAME
-        )));
-    }
     let sizes: Vec<u64> = (0..=game.cells()).map(|k| game.layer_size(k)).collect();
     // A partial file already narrowed to i8 goes on in i8.
     let partial = partial_path(path);

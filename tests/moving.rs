@@ -344,3 +344,58 @@ fn the_explorer_plays_a_push_by_two_clicks() {
         let _ = c.close().await;
     });
 }
+
+/// Parquet holds what CSV holds, the result and remoteness columns and the moves between
+/// cells included: each Parquet row, written as a CSV line, is that CSV line.
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_rows_are_the_csv_rows() {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::RowAccessor;
+    let d = dir("parquet");
+    let t = d.join("q.retro");
+    build("quixo", "3x3", &t, &[]);
+    let (csv, pq) = (d.join("q.csv"), d.join("q.parquet"));
+    for (flag, out) in [("--csv", &csv), ("--parquet", &pq)] {
+        ok(&retro(
+            &[
+                "export",
+                t.to_str().unwrap(),
+                flag,
+                "-o",
+                out.to_str().unwrap(),
+                "-q",
+            ],
+            "",
+        ));
+    }
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("position,stones,to_move,value,best_move,result,remoteness")
+    );
+    let reader = SerializedFileReader::new(std::fs::File::open(&pq).unwrap()).unwrap();
+    let mut rows = 0;
+    for (row, line) in reader.get_row_iter(None).unwrap().zip(lines) {
+        let row = row.unwrap();
+        let best = row.get_string(4).cloned().unwrap_or_default();
+        let best = if best.contains(',') {
+            format!("\"{best}\"")
+        } else {
+            best
+        };
+        let written = format!(
+            "{},{},{},{},{best},{},{}",
+            row.get_string(0).unwrap(),
+            row.get_int(1).unwrap(),
+            row.get_string(2).unwrap(),
+            row.get_long(3).unwrap(),
+            row.get_string(5).unwrap(),
+            row.get_int(6).unwrap(),
+        );
+        assert_eq!(written, line);
+        rows += 1;
+    }
+    assert_eq!(rows, 2 * 3u64.pow(9));
+}

@@ -121,12 +121,8 @@ fn build<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32> {
     };
     // MPI: every rank builds its slices of the one table (see `distributed`).
     let encoding = options.encoding()?;
-    if options.moves.is_some() && game.retrograde().is_some() {
-        return Err(crate::error::Error::input(format!(
-            "--moves: a table of {} cannot store best moves instead of values (its moves stay inside layers, so a layer's values depend on each other); build it plain or --compact",
-            G::NAME
-        )));
-    }
+    // Before the estimate: a request that cannot be built is the more useful thing to hear.
+    crate::job::check_encoding(game, &options)?;
     #[cfg(feature = "mpi")]
     if crate::distributed::under_mpi() {
         if options.moves.is_some() {

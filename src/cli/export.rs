@@ -355,14 +355,7 @@ mod parquet_sink {
                     (1, ColumnWriter::Int32ColumnWriter(w)) => {
                         w.write_batch(&g.stones, None, None).map(drop)
                     }
-                    (2, ColumnWriter::ByteArrayColumnWriter(w)) => {
-                        let names = TO_MOVE.map(ByteArray::from);
-                        g.to_move.chunks(CHUNK).try_for_each(|chunk| {
-                            let batch: Vec<ByteArray> =
-                                chunk.iter().map(|&i| names[i as usize].clone()).collect();
-                            w.write_batch(&batch, None, None).map(drop)
-                        })
-                    }
+                    (2, ColumnWriter::ByteArrayColumnWriter(w)) => names(w, &g.to_move, &TO_MOVE),
                     (3, ColumnWriter::Int64ColumnWriter(w)) => {
                         w.write_batch(&g.values, None, None).map(drop)
                     }
@@ -388,14 +381,7 @@ mod parquet_sink {
                             w.write_batch(&batch, Some(&levels), None).map(drop)
                         })
                     }
-                    (5, ColumnWriter::ByteArrayColumnWriter(w)) => {
-                        let names = RESULTS.map(ByteArray::from);
-                        g.results.chunks(CHUNK).try_for_each(|chunk| {
-                            let batch: Vec<ByteArray> =
-                                chunk.iter().map(|&i| names[i as usize].clone()).collect();
-                            w.write_batch(&batch, None, None).map(drop)
-                        })
-                    }
+                    (5, ColumnWriter::ByteArrayColumnWriter(w)) => names(w, &g.results, &RESULTS),
                     (6, ColumnWriter::Int32ColumnWriter(w)) => {
                         w.write_batch(&g.remoteness, None, None).map(drop)
                     }
@@ -412,6 +398,19 @@ mod parquet_sink {
             rg.close().map_err(fail)?;
             Ok(())
         }
+    }
+
+    /// A column of words kept as indices into `words` (a byte per row, not a string).
+    fn names(
+        w: &mut parquet::column::writer::ColumnWriterImpl<'_, parquet::data_type::ByteArrayType>,
+        indices: &[u8],
+        words: &[&str],
+    ) -> parquet::errors::Result<()> {
+        let words: Vec<ByteArray> = words.iter().map(|&word| ByteArray::from(word)).collect();
+        indices.chunks(CHUNK).try_for_each(|chunk| {
+            let batch: Vec<ByteArray> = chunk.iter().map(|&i| words[i as usize].clone()).collect();
+            w.write_batch(&batch, None, None).map(drop)
+        })
     }
 
     impl RowSink for ParquetSink {

@@ -94,9 +94,9 @@ impl Game for Quixo {
         Some(self)
     }
     /// For `retro plan`'s estimate on paper: the single-process solve on one thread
-    /// (4 x 4, 70.9 s for 86,093,442 positions; `cargo bench --bench teeko`).
+    /// (`retro build quixo 4x4 --threads 1`: 71.3 s for 86,093,442 positions).
     fn distributed_ns_per_position(&self) -> f64 {
-        824.0
+        828.0
     }
 }
 

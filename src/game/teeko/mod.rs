@@ -328,6 +328,49 @@ impl Teeko {
         }
     }
 
+    /// Every move of a position where play goes on: `f(from, to, x, o)` with the cell the
+    /// stone leaves (None for a drop) and the cell it goes to, as one-bit masks, and both
+    /// sides' stones after the move. The solver's children and `Game::moves` both walk it.
+    #[inline]
+    fn each_move(&self, pos: &TeekoPosition, mut f: impl FnMut(Option<u64>, u64, u64, u64)) {
+        let empty = self.all() & !pos.occupied();
+        let place = |x: u64, o: u64, from: u64, to: u64| {
+            if pos.side == 0 {
+                (x & !from | to, o)
+            } else {
+                (x, o & !from | to)
+            }
+        };
+        if pos.k < self.movement() {
+            let mut rest = empty;
+            if pos.k == 0
+                && self.board.no_centre_first
+                && let Some(c) = self.centre()
+            {
+                rest &= !(1u64 << c);
+            }
+            while rest != 0 {
+                let cell = rest & rest.wrapping_neg();
+                rest &= rest - 1;
+                let (x, o) = place(pos.x, pos.o, 0, cell);
+                f(None, cell, x, o);
+            }
+            return;
+        }
+        let mut stones = if pos.side == 0 { pos.x } else { pos.o };
+        while stones != 0 {
+            let from = stones & stones.wrapping_neg();
+            stones &= stones - 1;
+            let mut to = self.neighbours[from.trailing_zeros() as usize] & empty;
+            while to != 0 {
+                let cell = to & to.wrapping_neg();
+                to &= to - 1;
+                let (x, o) = place(pos.x, pos.o, from, cell);
+                f(Some(from), cell, x, o);
+            }
+        }
+    }
+
     /// The centre cell, where the board has one.
     fn centre(&self) -> Option<usize> {
         let (r, c) = (self.board.rows, self.board.cols);
@@ -400,48 +443,12 @@ impl MovementGame for Teeko {
     }
 
     fn for_each_child(&self, pos: &TeekoPosition, mut f: impl FnMut(Child)) {
-        let k = pos.k;
-        let empty = self.all() & !pos.occupied();
-        if k < self.movement() {
-            let mut rest = empty;
-            if k == 0
-                && self.board.no_centre_first
-                && let Some(c) = self.centre()
-            {
-                rest &= !(1u64 << c);
-            }
-            while rest != 0 {
-                let cell = rest & rest.wrapping_neg();
-                rest &= rest - 1;
-                let (x, o) = if pos.side == 0 {
-                    (pos.x | cell, pos.o)
-                } else {
-                    (pos.x, pos.o | cell)
-                };
-                // After the last drop x moves first in the movement layer.
-                f(Child::Next(self.rank_of(k + 1, x, o, 0)));
-            }
-            return;
-        }
-        // Slides: distinct (stone, target) pairs give distinct boards.
-        let next = 1 - pos.side;
-        let mine = if pos.side == 0 { pos.x } else { pos.o };
-        let mut stones = mine;
-        while stones != 0 {
-            let from = stones & stones.wrapping_neg();
-            stones &= stones - 1;
-            let mut to = self.neighbours[from.trailing_zeros() as usize] & empty;
-            while to != 0 {
-                let cell = to & to.wrapping_neg();
-                to &= to - 1;
-                let (x, o) = if pos.side == 0 {
-                    (pos.x & !from | cell, pos.o)
-                } else {
-                    (pos.x, pos.o & !from | cell)
-                };
-                f(Child::Within(self.rank_of(k, x, o, next)));
-            }
-        }
+        // Drops lead to the next layer (after the last drop x moves first in the movement
+        // layer); distinct slides give distinct boards within the layer.
+        self.each_move(pos, |from, _, x, o| match from {
+            None => f(Child::Next(self.rank_of(pos.k + 1, x, o, 0))),
+            Some(_) => f(Child::Within(self.rank_of(pos.k, x, o, 1 - pos.side))),
+        });
     }
 
     fn for_each_child_next(&self, pos: &TeekoPosition, mut f: impl FnMut(u64)) {
