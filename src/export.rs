@@ -37,6 +37,54 @@ pub struct Row<'a> {
     /// For a game that ends in a win, a loss, a tie or a draw: the result for the side to
     /// move and its remoteness (`Gameplay::outcome`); None for a game of scores.
     pub outcome: Option<crate::game::Outcome>,
+    /// Whether play from the empty board can reach the position (`Gameplay::check_reachable`):
+    /// the ranking also counts boards no game reaches (tic-tac-toe with a line for each
+    /// side), and a count over the rows should be able to leave them out.
+    pub reachable: bool,
+}
+
+/// The export's columns for a game whose moves are written in `notation`, `outcomes` where
+/// it has results: the same names, in the same order, in CSV and Parquet.
+///
+/// `best_move` is the move as `query` writes it; the integer columns after it say the same
+/// move as numbers (1-based, row 1 at the top), so a data frame can use them without parsing:
+/// `best_row`/`best_col`, `best_column` for a game whose moves are columns, and
+/// `best_from_row`/`best_from_col` for a stone taken from a cell.
+pub fn columns(notation: MoveNotation, outcomes: bool) -> Vec<&'static str> {
+    let mut names = vec!["position", "stones", "to_move", "value", "best_move"];
+    if outcomes {
+        names.extend(["result", "remoteness"]);
+    }
+    names.push("reachable");
+    match notation {
+        MoveNotation::Cell => names.extend(["best_row", "best_col"]),
+        MoveNotation::Column => names.push("best_column"),
+        MoveNotation::FromTo => {
+            names.extend(["best_from_row", "best_from_col", "best_row", "best_col"])
+        }
+    }
+    names
+}
+
+/// A best move's integer columns (`columns`), 1-based, None where the move has no such
+/// part (no move at all, or a stone put on the board has no `from`).
+pub fn move_numbers(notation: MoveNotation, best: Option<BestMove>) -> Vec<Option<u32>> {
+    let one = |x: usize| u32::try_from(x + 1).ok();
+    let to_row = best.and_then(|b| one(b.to.0));
+    let to_col = best.and_then(|b| one(b.to.1));
+    match notation {
+        MoveNotation::Cell => vec![to_row, to_col],
+        MoveNotation::Column => vec![to_col],
+        MoveNotation::FromTo => {
+            let from = best.and_then(|b| b.from);
+            vec![
+                from.and_then(|f| one(f.0)),
+                from.and_then(|f| one(f.1)),
+                to_row,
+                to_col,
+            ]
+        }
+    }
 }
 
 /// A move's cells, 0-based: where its stone goes (`to`, as (row, col)), and where it is
@@ -49,13 +97,15 @@ pub struct BestMove {
     pub to: (usize, usize),
 }
 
-/// Where rows go; `finish` returns the written file so that it can be synced before the
+/// Where rows go; `finish` returns the writer, so that a file can be synced before the
 /// rename makes it look complete.
 pub trait RowSink {
+    /// What `finish` gives back: the file or stream written.
+    type Output;
     /// Write one row.
     fn push(&mut self, row: &Row<'_>) -> Result<()>;
-    /// Flush what is held and give back the file.
-    fn finish(self) -> Result<File>;
+    /// Flush what is held and give back the writer.
+    fn finish(self) -> Result<Self::Output>;
 }
 
 /// Chunks computed at once: enough to keep every worker busy while the previous batch is
@@ -74,6 +124,8 @@ struct Chunk {
     best: Vec<Option<BestMove>>,
     /// Who moves at each position where play goes on.
     sides: Vec<&'static str>,
+    /// Whether play reaches each position.
+    reachable: Vec<bool>,
 }
 
 /// Stream `layers` of the table to `sink`; returns the finished file and the row count.
@@ -81,13 +133,13 @@ struct Chunk {
 /// Making a row (the game's notation, every move's child and its value) costs far more
 /// than writing it, so workers make a batch of chunks while the previous batch is written
 /// in order.
-pub fn rows<G: Gameplay>(
+pub fn rows<G: Gameplay, S: RowSink + Send>(
     game: &G,
     table: &Table,
     layers: RangeInclusive<usize>,
-    mut sink: impl RowSink + Send,
+    mut sink: S,
     progress: &dyn Progress,
-) -> Result<(File, u64)> {
+) -> Result<(S::Output, u64)> {
     let total = layers.clone().map(|k| game.layer_size(k)).sum();
     let mut work = layers.flat_map(|k| {
         let size = game.layer_size(k);
@@ -133,6 +185,7 @@ fn make_chunk<G: Gameplay>(
         ends: Vec::with_capacity(count),
         best: Vec::with_capacity(count),
         sides: Vec::with_capacity(count),
+        reachable: Vec::with_capacity(count),
         values,
     };
     let mut pos = game.unrank(k, start);
@@ -146,6 +199,7 @@ fn make_chunk<G: Gameplay>(
         chunk.ends.push(chunk.text.len());
         chunk.best.push(best);
         chunk.sides.push(crate::probe::side_to_move(game, &pos));
+        chunk.reachable.push(game.check_reachable(&pos).is_ok());
     }
     Ok(chunk)
 }
@@ -164,8 +218,13 @@ fn write_chunks<G: Gameplay>(
             *shown = Some(c.k);
         }
         let mut from = 0;
-        for (((&end, &value), &best), &to_move) in
-            c.ends.iter().zip(&c.values).zip(&c.best).zip(&c.sides)
+        for ((((&end, &value), &best), &to_move), &reachable) in c
+            .ends
+            .iter()
+            .zip(&c.values)
+            .zip(&c.best)
+            .zip(&c.sides)
+            .zip(&c.reachable)
         {
             sink.push(&Row {
                 position: &c.text[from..end],
@@ -176,6 +235,7 @@ fn write_chunks<G: Gameplay>(
                 value,
                 best,
                 outcome: game.outcome(value, c.k),
+                reachable,
             })?;
             from = end;
         }
@@ -218,29 +278,25 @@ fn best_move<G: Gameplay>(
     )))
 }
 
-/// Rows as CSV with a header line: position, stones, to_move, value, best_move, and for a
-/// game that ends in a win, a loss, a tie or a draw, result and remoteness.
-pub struct CsvSink {
-    out: BufWriter<File>,
+/// Rows as CSV with a header line naming `columns`, to a file or a stream.
+pub struct CsvSink<W: Write = File> {
+    out: BufWriter<W>,
     path: PathBuf,
     line: String,
     notation: MoveNotation,
     outcomes: bool,
 }
 
-impl CsvSink {
+impl<W: Write> CsvSink<W> {
     /// A sink writing to `file` (at `path`, for messages), moves in `notation`; `outcomes`
     /// adds the result and remoteness columns.
-    pub fn new(file: File, path: &Path, notation: MoveNotation, outcomes: bool) -> CsvSink {
-        let head = if outcomes {
-            "position,stones,to_move,value,best_move,result,remoteness\n"
-        } else {
-            "position,stones,to_move,value,best_move\n"
-        };
+    pub fn new(file: W, path: &Path, notation: MoveNotation, outcomes: bool) -> CsvSink<W> {
+        let mut head = columns(notation, outcomes).join(",");
+        head.push('\n');
         CsvSink {
             out: BufWriter::with_capacity(1 << 20, file),
             path: path.to_path_buf(),
-            line: head.into(),
+            line: head,
             notation,
             outcomes,
         }
@@ -258,7 +314,9 @@ fn push_field(line: &mut String, field: &str) {
     }
 }
 
-impl RowSink for CsvSink {
+impl<W: Write> RowSink for CsvSink<W> {
+    type Output = W;
+
     fn push(&mut self, row: &Row<'_>) -> Result<()> {
         push_field(&mut self.line, row.position);
         // Writing to a String cannot fail.
@@ -278,6 +336,13 @@ impl RowSink for CsvSink {
                 None => self.line.push_str(",,"),
             }
         }
+        let _ = write!(self.line, ",{}", row.reachable);
+        for number in move_numbers(self.notation, row.best) {
+            self.line.push(',');
+            if let Some(n) = number {
+                let _ = write!(self.line, "{n}");
+            }
+        }
         self.line.push('\n');
         // One write per line keeps the header (in `line` from the start) and the rows on
         // the same path; the BufWriter makes it cheap.
@@ -286,7 +351,7 @@ impl RowSink for CsvSink {
         written.map_err(|e| io_error(&self.path, e))
     }
 
-    fn finish(mut self) -> Result<File> {
+    fn finish(mut self) -> Result<W> {
         if !self.line.is_empty() {
             // No rows at all: the header alone.
             self.out

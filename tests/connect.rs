@@ -695,15 +695,29 @@ fn command_line_builds_queries_verifies_and_exports() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("position,stones,to_move,value,best_move,result,remoteness")
+        Some("position,stones,to_move,value,best_move,result,remoteness,reachable,best_column")
     );
     let mut brute = Brute::new(4, 4, 4);
+    let reachable = brute.reachable();
     let mut seen = HashSet::new();
     for line in lines {
         let fields: Vec<&str> = line.split(',').collect();
-        let [position, stones, to_move, value, best, result, remoteness] = fields[..] else {
+        let [
+            position,
+            stones,
+            to_move,
+            value,
+            best,
+            result,
+            remoteness,
+            reach,
+            column,
+        ] = fields[..]
+        else {
             panic!("{line}");
         };
+        // The integer column is the move's column, as the text says it.
+        assert_eq!(best, column, "{line}");
         // The result and remoteness columns say the value in words: x wins at ply
         // 17 - |value|, for the side to move a win if that is its own line.
         let v: i64 = value.parse().unwrap();
@@ -724,6 +738,9 @@ fn command_line_builds_queries_verifies_and_exports() {
         );
         let mut board = marks_of(position);
         assert!(seen.insert(Brute::code(&board)), "{line}");
+        // Marked reachable exactly where play from the empty board gets.
+        let arises = reachable.contains(&Brute::code(&board));
+        assert_eq!(reach, if arises { "true" } else { "false" }, "{line}");
         let stones: usize = stones.parse().unwrap();
         assert_eq!(stones, Brute::stones(&board), "{line}");
         assert_eq!(

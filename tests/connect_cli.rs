@@ -266,9 +266,12 @@ fn verify_and_export_take_the_table() {
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),
-        Some("position,stones,to_move,value,best_move,result,remoteness")
+        Some("position,stones,to_move,value,best_move,result,remoteness,reachable,best_column")
     );
-    assert_eq!(lines.next(), Some("..../..../..../....,0,first,0,1,tie,16"));
+    assert_eq!(
+        lines.next(),
+        Some("..../..../..../....,0,first,0,1,tie,16,true,1")
+    );
     let rows: Vec<Vec<&str>> = text
         .lines()
         .skip(1)
@@ -277,7 +280,7 @@ fn verify_and_export_take_the_table() {
     assert_eq!(rows.len(), 201755);
     let mut ended = 0;
     for (i, row) in rows.iter().enumerate() {
-        assert_eq!(row.len(), 7, "{row:?}");
+        assert_eq!(row.len(), 9, "{row:?}");
         let stones: usize = row[1].parse().unwrap();
         if row[4].is_empty() {
             // Nobody moves: a full board, or a line of four already.

@@ -11,7 +11,8 @@ use retro::game::{AnyBoard, Game, Gameplay, Registered, Twins, TwinsBoard, Visit
 use retro::sweep::{Driver, Silent};
 use retro::table::Table;
 
-/// One CSV row: position, stones, to_move, value, best_move ("" on a full board).
+/// One CSV row: position, stones, to_move, value, best_move ("" on a full board),
+/// reachable, best_row, best_col (None on a full board).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Row {
     position: String,
@@ -19,6 +20,8 @@ struct Row {
     to_move: String,
     value: i64,
     best: String,
+    reachable: bool,
+    best_cell: Option<(i64, i64)>,
 }
 
 /// Build a table with the CLI from one of the repository's boards.
@@ -74,18 +77,24 @@ fn read_csv(path: &Path) -> Vec<Row> {
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),
-        Some("position,stones,to_move,value,best_move")
+        Some("position,stones,to_move,value,best_move,reachable,best_row,best_col")
     );
     lines
         .map(|line| {
             let f = split_csv(line);
-            assert_eq!(f.len(), 5, "{line:?}");
+            assert_eq!(f.len(), 8, "{line:?}");
+            let best_cell = match (f[6].as_str(), f[7].as_str()) {
+                ("", "") => None,
+                (r, c) => Some((r.parse().unwrap(), c.parse().unwrap())),
+            };
             Row {
                 position: f[0].clone(),
                 stones: f[1].parse().unwrap(),
                 to_move: f[2].clone(),
                 value: f[3].parse().unwrap(),
                 best: f[4].clone(),
+                reachable: f[5].parse().unwrap(),
+                best_cell,
             }
         })
         .collect()
@@ -108,6 +117,11 @@ fn read_parquet(path: &Path) -> (Vec<Row>, usize) {
                 to_move: row.get_string(2).unwrap().clone(),
                 value: row.get_long(3).unwrap(),
                 best: row.get_string(4).cloned().unwrap_or_default(),
+                reachable: row.get_bool(5).unwrap(),
+                best_cell: match (row.get_int(6), row.get_int(7)) {
+                    (Ok(r), Ok(c)) => Some((r.into(), c.into())),
+                    _ => None,
+                },
             }
         })
         .collect();
@@ -137,9 +151,12 @@ fn check_rows<G: Gameplay>(game: &G, table: &Table, rows: &[Row], layers: &[usiz
                 "second"
             };
             assert_eq!(row.to_move, want_to_move);
+            // Young and twins boards all arise: no game ends before the board is full.
+            assert!(row.reachable, "{row:?}");
             let moves = game.moves(&pos);
             if moves.is_empty() {
                 assert_eq!(row.best, "", "{row:?}");
+                assert_eq!(row.best_cell, None, "{row:?}");
                 continue;
             }
             let keeps = |mv: &retro::game::Move<G::Position>| {
@@ -155,6 +172,8 @@ fn check_rows<G: Gameplay>(game: &G, table: &Table, rows: &[Row], layers: &[usiz
                 format!("{},{}", mv.row + 1, mv.col + 1),
                 "{row:?}"
             );
+            let cell = (mv.row as i64 + 1, mv.col as i64 + 1);
+            assert_eq!(row.best_cell, Some(cell), "{row:?}");
         }
     }
 }
@@ -225,7 +244,7 @@ fn csv_of_the_sample_boards_matches_table_and_query() {
     );
     for table in [&young, &twins] {
         let csv = dir.path().join("out.csv");
-        let said = export(table, &csv, &["--csv", "-q"]);
+        let said = export(table, &csv, &["--csv"]);
         let rows = read_csv(&csv);
         assert!(said.contains(&format!("{} rows", rows.len())), "{said}");
         game_check(table, &rows, &all_layers(table));
@@ -362,7 +381,12 @@ fn bad_arguments_fail_with_one_line() {
         1,
         "missing.retro",
     );
-    fails(&retro(&["export", t, "-o", o], ""), 2, "--csv");
+    let txt = dir.path().join("out.txt");
+    fails(
+        &retro(&["export", t, "-o", txt.to_str().unwrap()], ""),
+        2,
+        "cannot tell the format from the name; say --csv or --parquet",
+    );
     fails(
         &retro(&["export", t, "--csv", "--parquet", "-o", o], ""),
         2,
@@ -378,6 +402,50 @@ fn bad_arguments_fail_with_one_line() {
     assert!(!out.exists());
     assert!(!dir.path().join("out.csv.partial").exists());
     ok(&retro(&["info", t], ""));
+}
+
+/// `-o -` writes the rows to standard output and its summary (unless `-q`) to standard
+/// error; the format comes from the output's extension when no flag says it; `-q`
+/// silences the summary line.
+#[test]
+fn standard_output_extensions_and_quiet() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = build_cli(
+        dir.path(),
+        &["young", &shipped("young-sample.txt")],
+        "y.retro",
+    );
+    let t = table.to_str().unwrap();
+    let csv = dir.path().join("rows.csv");
+    let said = export(&table, &csv, &["-q"]);
+    assert_eq!(said, "", "-q prints nothing");
+    let from_file = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(read_csv(&csv).len() as u64, {
+        let t = Table::open(&table).unwrap();
+        t.header.layers.iter().map(|l| l.positions).sum::<u64>()
+    });
+    let out = retro(&["export", t, "-o", "-"], "");
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), from_file);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.starts_with("standard output: "), "{err}");
+    let out = retro(&["export", t, "-o", "-", "-q"], "");
+    assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
+    assert!(!dir.path().join("-").exists() && !std::path::Path::new("-").exists());
+    #[cfg(feature = "parquet")]
+    {
+        for name in ["rows.parquet", "rows.pq"] {
+            let pq = dir.path().join(name);
+            export(&table, &pq, &["-q"]);
+            assert_eq!(read_parquet(&pq).0, read_csv(&csv), "{name}");
+        }
+        // Parquet through a pipe is the same file.
+        let out = retro(&["export", t, "-o", "-", "--parquet", "-q"], "");
+        assert!(out.status.success(), "{out:?}");
+        let piped = dir.path().join("piped.parquet");
+        std::fs::write(&piped, &out.stdout).unwrap();
+        assert_eq!(read_parquet(&piped).0, read_csv(&csv));
+    }
 }
 
 #[cfg(not(feature = "parquet"))]

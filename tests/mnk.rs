@@ -348,3 +348,66 @@ fn command_line_builds_queries_and_refuses() {
         "{played}"
     );
 }
+
+/// The export marks exactly the boards play reaches (the brute force's search from the
+/// empty board), so counting over reachable rows is right: tic-tac-toe has 5,478
+/// reachable positions, 2,936 of them won for x. The integer move columns say the
+/// `best_move` text as numbers.
+#[test]
+fn export_marks_the_reachable_positions_and_gives_moves_as_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    for (r, c, k) in [(3, 3, 3), (3, 3, 2), (2, 4, 3), (3, 4, 3)] {
+        let table = dir.path().join(format!("{r}x{c}k{k}.retro"));
+        let table = table.to_str().unwrap();
+        ok(&retro(
+            &["build", "mnk", &format!("{r}x{c}k{k}"), "-q", "-o", table],
+            "",
+        ));
+        let csv = dir.path().join(format!("{r}x{c}k{k}.csv"));
+        ok(&retro(
+            &["export", table, "--csv", "-q", "-o", csv.to_str().unwrap()],
+            "",
+        ));
+        let text = std::fs::read_to_string(&csv).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(
+            lines.next(),
+            Some(
+                "position,stones,to_move,value,best_move,result,remoteness,reachable,best_row,best_col"
+            )
+        );
+        let brute = Brute::new(r, c, k);
+        let reachable = brute.reachable();
+        let (mut rows, mut marked, mut x_wins) = (0, 0, 0);
+        for line in lines {
+            // Positions and moves hold no quotes' worth of commas here but the move.
+            let fields: Vec<&str> = line.split(',').collect();
+            let [position, _stones, to_move, value, ..] = fields[..] else {
+                panic!("{line}");
+            };
+            let [best_row, best_col, reach] = [
+                fields[fields.len() - 2],
+                fields[fields.len() - 1],
+                fields[fields.len() - 3],
+            ];
+            let is_reachable = reachable.contains(&marks_of(position));
+            assert_eq!(reach, if is_reachable { "true" } else { "false" }, "{line}");
+            rows += 1;
+            if is_reachable {
+                marked += 1;
+                x_wins += usize::from(value.parse::<i64>().unwrap() > 0);
+            }
+            if to_move == "none" {
+                assert_eq!((best_row, best_col), ("", ""), "{line}");
+            } else {
+                // The move text is quoted ("r,c"); the numbers are the same cell.
+                let text = line.split('"').nth(1).unwrap();
+                assert_eq!(text, format!("{best_row},{best_col}"), "{line}");
+            }
+        }
+        assert_eq!(marked, reachable.len(), "{r}x{c}k{k}: {rows} rows");
+        if (r, c, k) == (3, 3, 3) {
+            assert_eq!((rows, marked, x_wins), (6046, 5478, 2936));
+        }
+    }
+}

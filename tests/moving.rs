@@ -373,7 +373,10 @@ fn parquet_rows_are_the_csv_rows() {
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),
-        Some("position,stones,to_move,value,best_move,result,remoteness")
+        Some(
+            "position,stones,to_move,value,best_move,result,remoteness,reachable,\
+             best_from_row,best_from_col,best_row,best_col"
+        )
     );
     let reader = SerializedFileReader::new(std::fs::File::open(&pq).unwrap()).unwrap();
     let mut rows = 0;
@@ -385,14 +388,20 @@ fn parquet_rows_are_the_csv_rows() {
         } else {
             best
         };
+        let number = |i| row.get_int(i).map(|n| n.to_string()).unwrap_or_default();
         let written = format!(
-            "{},{},{},{},{best},{},{}",
+            "{},{},{},{},{best},{},{},{},{},{},{},{}",
             row.get_string(0).unwrap(),
             row.get_int(1).unwrap(),
             row.get_string(2).unwrap(),
             row.get_long(3).unwrap(),
             row.get_string(5).unwrap(),
             row.get_int(6).unwrap(),
+            row.get_bool(7).unwrap(),
+            number(8),
+            number(9),
+            number(10),
+            number(11),
         );
         assert_eq!(written, line);
         rows += 1;

@@ -24,19 +24,27 @@ use crate::table::Table;
 const ROW_GROUP: u64 = 1 << 20;
 
 #[derive(clap::Args)]
-#[command(group(ArgGroup::new("format").required(true).args(["csv", "parquet"])))]
+#[command(group(ArgGroup::new("format").args(["csv", "parquet"])))]
 #[command(after_help = "\
 Examples:
-  retro export tables/twins-sample1.retro --csv -o twins.csv
-  retro export tables/young-10x10.retro --layer 50 --parquet -o layer50.parquet
+  retro export tables/twins-sample1.retro -o twins.csv
+  retro export tables/young-10x10.retro --layer 50 -o layer50.parquet
+  retro export tables/twins-sample1.retro -o - | head
+
+The format is --csv or --parquet, or else the output's extension (.csv; .parquet or .pq);
+`-o -` writes CSV to standard output (and the summary line, unless -q, to standard error).
 
 Columns: position, stones, to_move (first, second, or none where play has ended), value,
-best_move. best_move is the first best move in `retro query`'s order, as `row,col` (1-based,
-row 1 at the top); for connect, whose moves are columns, the column alone (`3`, 1-based from
-the left); for teeko and quixo `row,col-row,col` where a stone or cube moves. It is empty
-(Parquet: null) where nobody moves: a full board, or a game already won. Games that end in a
-win, a loss, a tie or a draw (mnk, connect, teeko, quixo) add result (for the side to move:
-win, loss, tie or draw) and remoteness (plies to the end with best play).")]
+best_move; games that end in a win, a loss, a tie or a draw (mnk, connect, teeko, quixo)
+then have result (for the side to move: win, loss, tie or draw) and remoteness (plies to the
+end with best play); then reachable (false for a board no game reaches, such as tic-tac-toe
+with a line for each side: leave those out of counts); then the best move as integers.
+best_move is the first best move in `retro query`'s order, as `row,col` (1-based, row 1 at
+the top), with best_row and best_col the same numbers; for connect, whose moves are columns,
+the column alone (`3`, 1-based from the left), and best_column; for teeko and quixo
+`row,col-row,col` where a stone or cube moves, and best_from_row, best_from_col, best_row,
+best_col. They are empty (Parquet: null) where nobody moves: a full board, or a game already
+won.")]
 pub struct Args {
     #[command(flatten)]
     threads: super::Threads,
@@ -51,10 +59,11 @@ pub struct Args {
     /// Write Parquet (snappy-compressed row groups of up to 1M rows).
     #[arg(long)]
     parquet: bool,
-    /// Output file; an existing regular file is replaced once the export is complete.
+    /// Output file (`-`: standard output); an existing regular file is replaced once the
+    /// export is complete.
     #[arg(short, long, value_name = "FILE")]
     output: PathBuf,
-    /// No progress bar.
+    /// No progress bar and no summary line.
     #[arg(short, long)]
     quiet: bool,
     /// Test hook: abort, as a kill would, just before the Nth write, sync or rename of the
@@ -69,17 +78,88 @@ pub struct Args {
     row_group: u64,
 }
 
+/// What the rows are written as.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Csv,
+    Parquet,
+}
+
+/// The format the flags say, or else the output's extension (`-` is CSV).
+fn format(args: &Args) -> Result<Format> {
+    if args.csv {
+        return Ok(Format::Csv);
+    }
+    if args.parquet {
+        return Ok(Format::Parquet);
+    }
+    if args.output.as_os_str() == "-" {
+        return Ok(Format::Csv);
+    }
+    let extension = args.output.extension().and_then(|e| e.to_str());
+    match extension.map(str::to_ascii_lowercase).as_deref() {
+        Some("csv") => Ok(Format::Csv),
+        Some("parquet" | "pq") => Ok(Format::Parquet),
+        _ => Err(Error::input(format!(
+            "{}: cannot tell the format from the name; say --csv or --parquet, or name the \
+             file .csv or .parquet",
+            args.output.display()
+        ))),
+    }
+}
+
+/// Where the rows go: the partial file renamed over the output once complete, or
+/// standard output.
+enum Out {
+    File(File),
+    Stdout(std::io::Stdout),
+}
+
+impl std::io::Write for Out {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Out::File(f) => f.write(buf),
+            Out::Stdout(s) => s.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Out::File(f) => f.flush(),
+            Out::Stdout(s) => s.flush(),
+        }
+    }
+}
+
 pub fn run<R: Registry>(args: Args) -> Result<i32> {
     args.threads.start()?;
     if let Some(n) = args.crash_before_step {
         crate::partial::crash_before_step(n);
     }
+    let format = format(&args)?;
+    let to_stdout = args.output.as_os_str() == "-";
+    if to_stdout
+        && format == Format::Parquet
+        && std::io::IsTerminal::is_terminal(&std::io::stdout())
+    {
+        return Err(Error::input(
+            "-o -: Parquet is binary; send standard output to a file or a pipe, or say --csv",
+        ));
+    }
+    #[cfg(not(feature = "parquet"))]
+    if format == Format::Parquet {
+        return Err(Error::input(
+            "--parquet: this retro was built without Parquet support (cargo feature `parquet`)",
+        ));
+    }
     // Every layer read is checked against its checksum once, as the rows stream out.
     let table = open_table::<R>(&args.table)?
         .with_mmap()?
         .check_layers_as_read();
-    partial::check_output(&args.output)?;
-    partial::check_not_input(&args.output, &[(&args.table, "the table being exported")])?;
+    if !to_stdout {
+        partial::check_output(&args.output)?;
+        partial::check_not_input(&args.output, &[(&args.table, "the table being exported")])?;
+    }
     let board = table.header.game.clone();
     let last = table.header.layers.len().saturating_sub(1);
     let layers = match args.layer {
@@ -94,11 +174,50 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     };
     let (first, last) = (*layers.start(), *layers.end());
     let started = std::time::Instant::now();
-    #[cfg(not(feature = "parquet"))]
-    if args.parquet {
-        return Err(Error::input(
-            "--parquet: this retro was built without Parquet support (cargo feature `parquet`)",
-        ));
+    let summary = |rows: u64| {
+        if args.quiet {
+            return Ok(());
+        }
+        let seconds = started.elapsed().as_secs_f64();
+        let line = format!(
+            "{}: {rows} rows (layers {first}..={last}) in {seconds:.2} s, {:.0} rows/s",
+            if to_stdout {
+                "standard output".into()
+            } else {
+                args.output.display().to_string()
+            },
+            rows as f64 / seconds.max(1e-9)
+        );
+        // Standard output carries the rows when they go there.
+        if to_stdout {
+            eprintln!("{line}");
+            Ok(())
+        } else {
+            super::outln!("{line}")
+        }
+    };
+    let export = |out: Out, partial: &Path| {
+        R::visit(
+            &board,
+            Export {
+                args: &args,
+                format,
+                table: &table,
+                board: &board,
+                layers: layers.clone(),
+                out,
+                partial,
+            },
+        )
+    };
+    if to_stdout {
+        let (out, rows) = table.unless_changed(export(
+            Out::Stdout(std::io::stdout()),
+            Path::new("standard output"),
+        ))?;
+        drop(out);
+        summary(rows)?;
+        return Ok(0);
     }
     // Locked until the rename, as a build locks its table: a second export to the same
     // file stops at once instead of mixing its rows into this one's.
@@ -106,35 +225,20 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     locked.start_over()?;
     let partial = locked.path.clone();
     let file = locked.file.try_clone().map_err(|e| io_error(&partial, e))?;
-    let written = R::visit(
-        &board,
-        Export {
-            args: &args,
-            table: &table,
-            board: &board,
-            layers,
-            file,
-            partial: &partial,
-        },
-    );
+    let written = export(Out::File(file), &partial);
     // A table written over while it was read gives rows of garbage: no rename then.
-    let finished = table.unless_changed(written).and_then(|(file, rows)| {
+    let finished = table.unless_changed(written).and_then(|(out, rows)| {
         crash_point();
-        file.sync_all().map_err(|e| io_error(&partial, e))?;
+        if let Out::File(file) = out {
+            file.sync_all().map_err(|e| io_error(&partial, e))?;
+        }
         crash_point();
         std::fs::rename(&partial, &args.output).map_err(|e| io_error(&args.output, e))?;
         Ok(rows)
     });
     match finished {
         Ok(rows) => {
-            let seconds = started.elapsed().as_secs_f64();
-            super::outln!(
-                "{}: {rows} rows (layers {}..={}) in {seconds:.2} s, {:.0} rows/s",
-                args.output.display(),
-                first,
-                last,
-                rows as f64 / seconds.max(1e-9)
-            )?;
+            summary(rows)?;
             Ok(0)
         }
         Err(e) => {
@@ -151,33 +255,35 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
 /// The rows of a table's layers, on its game, into the sink `args` asks for.
 struct Export<'a> {
     args: &'a Args,
+    format: Format,
     table: &'a Table,
     board: &'a AnyBoard,
     layers: std::ops::RangeInclusive<usize>,
-    file: File,
+    out: Out,
     partial: &'a Path,
 }
 
 impl Visitor for Export<'_> {
-    type Output = (File, u64);
+    type Output = (Out, u64);
 
-    fn visit<G: Registered>(self, game: G) -> Result<(File, u64)> {
+    fn visit<G: Registered>(self, game: G) -> Result<(Out, u64)> {
         let Export {
             args,
+            format,
             table,
             board,
             layers,
-            file,
+            out,
             partial,
         } = self;
         let notation = game.move_notation();
         // A game that ends in a win, a loss, a tie or a draw gets its result and
         // remoteness columns.
         let outcomes = game.outcome(0, 0).is_some();
-        match args.parquet {
+        match format {
             #[cfg(feature = "parquet")]
-            true => parquet_sink::ParquetSink::new(
-                file,
+            Format::Parquet => parquet_sink::ParquetSink::new(
+                out,
                 board,
                 partial,
                 args.row_group,
@@ -191,7 +297,7 @@ impl Visitor for Export<'_> {
                     &game,
                     table,
                     layers,
-                    CsvSink::new(file, partial, notation, outcomes),
+                    CsvSink::new(out, partial, notation, outcomes),
                     args.quiet,
                 )
             }
@@ -200,13 +306,13 @@ impl Visitor for Export<'_> {
 }
 
 /// `export::rows` under a progress bar (unless quiet or not on a terminal).
-fn rows_with_bar<G: Gameplay>(
+fn rows_with_bar<G: Gameplay, S: RowSink + Send>(
     game: &G,
     table: &Table,
     layers: RangeInclusive<usize>,
-    sink: impl RowSink + Send,
+    sink: S,
     quiet: bool,
-) -> Result<(File, u64)> {
+) -> Result<(S::Output, u64)> {
     let total = layers.clone().map(|k| game.layer_size(k)).sum();
     let bar = progress_bar(total, quiet);
     let progress: &dyn Progress = match &bar {
@@ -222,7 +328,7 @@ fn rows_with_bar<G: Gameplay>(
 
 #[cfg(feature = "parquet")]
 mod parquet_sink {
-    use std::fs::File;
+    use std::io::Write;
     use std::path::{Path, PathBuf};
     use std::sync::Arc;
 
@@ -236,31 +342,35 @@ mod parquet_sink {
     use parquet::schema::types::ColumnPath;
 
     use crate::error::{Error, Result};
-    use crate::export::{CHUNK, Row, RowSink};
+    use crate::export::{CHUNK, Row, RowSink, columns, move_numbers};
     use crate::game::{AnyBoard, MoveNotation};
     use crate::probe::{MoveStyle, from_to_text};
 
-    const SCHEMA: &str = "
-        message retro_export {
-            REQUIRED BYTE_ARRAY position (UTF8);
-            REQUIRED INT32 stones;
-            REQUIRED BYTE_ARRAY to_move (UTF8);
-            REQUIRED INT64 value;
-            OPTIONAL BYTE_ARRAY best_move (UTF8);
-        }
-    ";
-    /// `SCHEMA` with the result and remoteness columns, for games that have them.
-    const SCHEMA_OUTCOMES: &str = "
-        message retro_export {
-            REQUIRED BYTE_ARRAY position (UTF8);
-            REQUIRED INT32 stones;
-            REQUIRED BYTE_ARRAY to_move (UTF8);
-            REQUIRED INT64 value;
-            OPTIONAL BYTE_ARRAY best_move (UTF8);
-            REQUIRED BYTE_ARRAY result (UTF8);
-            REQUIRED INT32 remoteness;
-        }
-    ";
+    /// The Parquet type of each of `export::columns`: every column is required but the move
+    /// columns, null where nobody moves (or, for `best_from_*`, where a stone is put on the
+    /// board).
+    fn schema(names: &[&str]) -> String {
+        let fields: String = names
+            .iter()
+            .map(|&name| {
+                let ty = match name {
+                    "position" | "to_move" | "result" => "REQUIRED BYTE_ARRAY",
+                    "best_move" => "OPTIONAL BYTE_ARRAY",
+                    "value" => "REQUIRED INT64",
+                    "reachable" => "REQUIRED BOOLEAN",
+                    "stones" | "remoteness" => "REQUIRED INT32",
+                    _ => "OPTIONAL INT32",
+                };
+                let utf8 = if ty.ends_with("BYTE_ARRAY") {
+                    " (UTF8)"
+                } else {
+                    ""
+                };
+                format!("{ty} {name}{utf8};\n")
+            })
+            .collect();
+        format!("message retro_export {{\n{fields}}}")
+    }
 
     /// One row group's columns. Positions are kept as one string and its row ends rather
     /// than a `ByteArray` each, a tenth of the memory for short positions; the `ByteArray`s
@@ -277,6 +387,9 @@ mod parquet_sink {
         /// Index in `RESULTS`, and remoteness, for games that have them.
         results: Vec<u8>,
         remoteness: Vec<i32>,
+        reachable: Vec<bool>,
+        /// The best move's integer columns (`export::move_numbers`), one vector per column.
+        numbers: Vec<Vec<Option<u32>>>,
     }
 
     const RESULTS: [&str; 4] = ["win", "loss", "tie", "draw"];
@@ -286,27 +399,28 @@ mod parquet_sink {
 
     const TO_MOVE: [&str; 3] = ["first", "second", "none"];
 
-    pub struct ParquetSink {
-        writer: SerializedFileWriter<File>,
+    pub struct ParquetSink<W: Write + Send> {
+        writer: SerializedFileWriter<W>,
         path: PathBuf,
         group: Group,
         group_rows: u64,
         notation: MoveNotation,
+        names: Vec<&'static str>,
     }
 
-    impl ParquetSink {
+    impl<W: Write + Send> ParquetSink<W> {
         pub fn new(
-            file: File,
+            file: W,
             board: &AnyBoard,
             path: &Path,
             group_rows: u64,
             notation: MoveNotation,
             outcomes: bool,
-        ) -> Result<ParquetSink> {
+        ) -> Result<ParquetSink<W>> {
             let fail =
                 |e: parquet::errors::ParquetError| Error::other(format!("{}: {e}", path.display()));
-            let schema = if outcomes { SCHEMA_OUTCOMES } else { SCHEMA };
-            let schema = Arc::new(parse_message_type(schema).map_err(fail)?);
+            let names = columns(notation, outcomes);
+            let schema = Arc::new(parse_message_type(&schema(&names)).map_err(fail)?);
             // Which board the values belong to, for whoever finds the file later.
             let metadata = vec![
                 KeyValue::new("retro.game".into(), board.name().to_string()),
@@ -326,6 +440,7 @@ mod parquet_sink {
                 group: Group::default(),
                 group_rows,
                 notation,
+                names,
             })
         }
 
@@ -336,9 +451,11 @@ mod parquet_sink {
                 |e: parquet::errors::ParquetError| Error::other(format!("{}: {e}", path.display()));
             let mut rg = self.writer.next_row_group().map_err(fail)?;
             let mut column = 0;
+            let mut numbers = g.numbers.iter();
             while let Some(mut col) = rg.next_column().map_err(fail)? {
-                let written = match (column, col.untyped()) {
-                    (0, ColumnWriter::ByteArrayColumnWriter(w)) => {
+                let name = self.names.get(column).copied().unwrap_or("");
+                let written = match (name, col.untyped()) {
+                    ("position", ColumnWriter::ByteArrayColumnWriter(w)) => {
                         let mut from = 0;
                         g.ends.chunks(CHUNK).try_for_each(|ends| {
                             let batch: Vec<ByteArray> = ends
@@ -352,14 +469,16 @@ mod parquet_sink {
                             w.write_batch(&batch, None, None).map(drop)
                         })
                     }
-                    (1, ColumnWriter::Int32ColumnWriter(w)) => {
+                    ("stones", ColumnWriter::Int32ColumnWriter(w)) => {
                         w.write_batch(&g.stones, None, None).map(drop)
                     }
-                    (2, ColumnWriter::ByteArrayColumnWriter(w)) => names(w, &g.to_move, &TO_MOVE),
-                    (3, ColumnWriter::Int64ColumnWriter(w)) => {
+                    ("to_move", ColumnWriter::ByteArrayColumnWriter(w)) => {
+                        names(w, &g.to_move, &TO_MOVE)
+                    }
+                    ("value", ColumnWriter::Int64ColumnWriter(w)) => {
                         w.write_batch(&g.values, None, None).map(drop)
                     }
-                    (4, ColumnWriter::ByteArrayColumnWriter(w)) => {
+                    ("best_move", ColumnWriter::ByteArrayColumnWriter(w)) => {
                         g.best.chunks(CHUNK).try_for_each(|chunk| {
                             let levels: Vec<i16> =
                                 chunk.iter().map(|b| i16::from(b.is_some())).collect();
@@ -381,13 +500,35 @@ mod parquet_sink {
                             w.write_batch(&batch, Some(&levels), None).map(drop)
                         })
                     }
-                    (5, ColumnWriter::ByteArrayColumnWriter(w)) => names(w, &g.results, &RESULTS),
-                    (6, ColumnWriter::Int32ColumnWriter(w)) => {
+                    ("result", ColumnWriter::ByteArrayColumnWriter(w)) => {
+                        names(w, &g.results, &RESULTS)
+                    }
+                    ("remoteness", ColumnWriter::Int32ColumnWriter(w)) => {
                         w.write_batch(&g.remoteness, None, None).map(drop)
+                    }
+                    ("reachable", ColumnWriter::BoolColumnWriter(w)) => {
+                        w.write_batch(&g.reachable, None, None).map(drop)
+                    }
+                    (_, ColumnWriter::Int32ColumnWriter(w)) if name.starts_with("best_") => {
+                        let Some(numbers) = numbers.next() else {
+                            return Err(Error::other(format!(
+                                "parquet column {name} has no values"
+                            )));
+                        };
+                        numbers.chunks(CHUNK).try_for_each(|chunk| {
+                            let levels: Vec<i16> =
+                                chunk.iter().map(|n| i16::from(n.is_some())).collect();
+                            let batch: Vec<i32> = chunk
+                                .iter()
+                                .flatten()
+                                .map(|&n| i32::try_from(n).unwrap_or(i32::MAX))
+                                .collect();
+                            w.write_batch(&batch, Some(&levels), None).map(drop)
+                        })
                     }
                     _ => {
                         return Err(Error::other(format!(
-                            "parquet column {column} does not have the schema's type"
+                            "parquet column {column} ({name}) does not have the schema's type"
                         )));
                     }
                 };
@@ -413,7 +554,9 @@ mod parquet_sink {
         })
     }
 
-    impl RowSink for ParquetSink {
+    impl<W: Write + Send> RowSink for ParquetSink<W> {
+        type Output = W;
+
         fn push(&mut self, row: &Row<'_>) -> Result<()> {
             let g = &mut self.group;
             g.text.push_str(row.position);
@@ -434,13 +577,19 @@ mod parquet_sink {
                 g.remoteness
                     .push(i32::try_from(o.remoteness).unwrap_or(i32::MAX));
             }
+            g.reachable.push(row.reachable);
+            let numbers = move_numbers(self.notation, row.best);
+            g.numbers.resize(numbers.len(), Vec::new());
+            for (column, n) in g.numbers.iter_mut().zip(numbers) {
+                column.push(n);
+            }
             if g.ends.len() as u64 >= self.group_rows {
                 self.write_group()?;
             }
             Ok(())
         }
 
-        fn finish(mut self) -> Result<File> {
+        fn finish(mut self) -> Result<W> {
             if !self.group.ends.is_empty() {
                 self.write_group()?;
             }
