@@ -6,7 +6,7 @@
 use serde_json::json;
 
 use crate::error::Result;
-use crate::game::{Gameplay, Move, MoveNotation, Registered, Scores};
+use crate::game::{Gameplay, Move, MoveNotation, Registered, Scores, Verdict};
 use crate::table::Table;
 
 /// A position's answer, read from the table.
@@ -79,7 +79,7 @@ pub fn describe_move<G: Gameplay>(game: &G, style: MoveStyle, mv: &Move<G::Posit
 }
 
 /// A build's root value for its summary line: the number, and in words for a game that
-/// ends in a win, a loss or a tie ("-1 (o completes a line at ply 24)"); scores need no
+/// ends in a win, a loss or a tie ("-1 (o completes a line at ply 24, o's 12th stone)"); scores need no
 /// words there.
 pub fn root_text<G: Gameplay>(game: &G, value: i64) -> String {
     if game.retrograde().is_some() {
@@ -248,7 +248,9 @@ pub fn to_json<G: Registered>(game: &G, a: &Answer<G::Position>) -> serde_json::
             match game.move_notation() {
                 // A move between cells is named as it is written: `3,3-2,2`.
                 MoveNotation::FromTo => json!(describe_move(game, MoveStyle::Field, mv)),
-                _ => json!([mv.row + 1, mv.col + 1]),
+                // A move that picks a column is named by it, as `play` reads it.
+                MoveNotation::Column => json!(mv.col + 1),
+                MoveNotation::Cell => json!([mv.row + 1, mv.col + 1]),
             }
         })
         .collect();
@@ -267,6 +269,18 @@ pub fn to_json<G: Registered>(game: &G, a: &Answer<G::Position>) -> serde_json::
         out["second_score"] = json!(s.second);
     }
     add_outcome(game, &mut out, a.value, stones);
+    // Where play has ended, say who won rather than leave it to `result`, which is the
+    // side to move's (a loss: the other side made a line).
+    if a.moves.is_empty()
+        && let Some(o) = game.outcome(a.value, stones)
+    {
+        let mover_is_x = game.first_to_move(&a.position);
+        out["winner"] = match o.result {
+            Verdict::Win => json!(if mover_is_x { "x" } else { "o" }),
+            Verdict::Loss => json!(if mover_is_x { "o" } else { "x" }),
+            Verdict::Tie | Verdict::Draw => serde_json::Value::Null,
+        };
+    }
     out
 }
 
@@ -306,9 +320,12 @@ pub fn pv_json<G: Gameplay>(game: &G, pv: &[Step<G::Position>]) -> serde_json::V
                 "player": if s.first_to_move { "first" } else { "second" },
                 "cell": [s.mv.row + 1, s.mv.col + 1],
                 "position": game.format_position(&s.mv.child),
-                "first_score": s.scores.first,
-                "second_score": s.scores.second,
             });
+            // Running scores belong to games of scores; a game won by a line has none.
+            if game.outcome(0, 0).is_none() {
+                step["first_score"] = json!(s.scores.first);
+                step["second_score"] = json!(s.scores.second);
+            }
             add_column(game, &mut step, &s.mv);
             add_from(game, &mut step, &s.mv);
             step

@@ -581,7 +581,10 @@ fn command_line_builds_queries_verifies_and_exports() {
         "{text}"
     );
     let text = ok(&retro(&["query", table, "..../..../ooo./xxxx"], ""));
-    assert!(text.contains("10: x has won (a line at ply 7)"), "{text}");
+    assert!(
+        text.contains("10: x has won (a line at ply 7, x's 4th stone)"),
+        "{text}"
+    );
     assert!(
         text.contains("to move   nobody (the game is over)"),
         "{text}"
@@ -621,10 +624,22 @@ fn command_line_builds_queries_verifies_and_exports() {
         (&moves[3]["value"], &moves[3]["result"]),
         (&10.into(), &"win".into())
     );
-    assert_eq!(j["best"], serde_json::json!([[4, 4]]));
+    // Best moves are named by their columns, as `play` reads them.
+    assert_eq!(j["best"], serde_json::json!([4]));
     let pv = j["pv"].as_array().unwrap();
     assert_eq!(pv.len(), 1);
     assert_eq!(pv[0]["position"], "..../o.../oo../xxxx");
+    // A game won by a line has no running scores.
+    assert_eq!(pv[0].get("first_score"), None, "{pv:?}");
+    // The finished board says who won, not only that the side to move lost.
+    let done = json(&retro(
+        &["query", table, "..../o.../oo../xxxx", "--json"],
+        "",
+    ));
+    assert_eq!(
+        (&done["to_move"], &done["result"], &done["winner"]),
+        (&"none".into(), &"loss".into(), &"x".into())
+    );
     // A tie's principal variation fills the board.
     let j = json(&retro(&["query", table, "empty", "--json", "--pv"], ""));
     assert_eq!(

@@ -305,7 +305,10 @@ fn command_line_builds_queries_and_refuses() {
     assert_eq!(json["moves"][0]["remoteness"], 2);
     assert_eq!(json["pv"].as_array().unwrap().len(), 5);
     let text = ok(&retro(&["query", table, "ooo/xx./x.."], ""));
-    assert!(text.contains("-4: o has won (a line at ply 6)"), "{text}");
+    assert!(
+        text.contains("-4: o has won (a line at ply 6, o's 3rd stone)"),
+        "{text}"
+    );
     assert!(
         text.contains("to move   nobody (the game is over)"),
         "{text}"
@@ -313,6 +316,18 @@ fn command_line_builds_queries_and_refuses() {
     let out = retro(&["query", table, "ooo/xx./x..", "--json"], "");
     let json: serde_json::Value = serde_json::from_str(&ok(&out)).unwrap();
     assert_eq!(json["to_move"], "none");
+    assert_eq!(json["winner"], "o");
+    // A tie that fills the board has no winner; a position still in play names none.
+    let full = retro(&["query", table, "xox/xoo/oxx", "--json"], "");
+    let full: serde_json::Value = serde_json::from_str(&ok(&full)).unwrap();
+    assert_eq!(
+        (&full["result"], &full["winner"]),
+        (&"tie".into(), &serde_json::Value::Null)
+    );
+    let open = retro(&["query", table, "xx./oo./...", "--json", "--pv"], "");
+    let open: serde_json::Value = serde_json::from_str(&ok(&open)).unwrap();
+    assert_eq!(open.get("winner"), None);
+    assert_eq!(open["pv"][0].get("first_score"), None);
     assert_eq!(
         (&json["result"], &json["remoteness"]),
         (&"loss".into(), &0.into())
@@ -344,7 +359,7 @@ fn command_line_builds_queries_and_refuses() {
         "{played}"
     );
     assert!(
-        played.contains("game over: 5: x has won (a line at ply 5)"),
+        played.contains("game over: 5: x has won (a line at ply 5, x's 3rd stone)"),
         "{played}"
     );
 }

@@ -130,14 +130,14 @@ fn tables_lists_every_table() {
     assert_eq!(twins["root_value"], 15);
     // The board's own fields, as the table header stores them.
     assert_eq!(
-        twins["weights"]["vert"],
+        twins["spec"]["vert"],
         serde_json::json!([0, 15, 0, 0, 0, 25])
     );
     assert_eq!(
-        twins["weights"]["horiz"],
+        twins["spec"]["horiz"],
         serde_json::json!([20, 10, 0, 0, 25, 0])
     );
-    assert_eq!(young["weights"]["a"], serde_json::json!([2, 7, 3, 9, 1, 2]));
+    assert_eq!(young["spec"]["a"], serde_json::json!([2, 7, 3, 9, 1, 2]));
 }
 
 #[test]

@@ -424,7 +424,9 @@ mod parquet_sink {
             // Which board the values belong to, for whoever finds the file later.
             let metadata = vec![
                 KeyValue::new("retro.game".into(), board.name().to_string()),
-                KeyValue::new("retro.board".into(), board.to_input()),
+                // As `info` names the board; the input that rebuilds it beside.
+                KeyValue::new("retro.board".into(), board.label()),
+                KeyValue::new("retro.board_input".into(), board.to_input()),
             ];
             let props = WriterProperties::builder()
                 .set_compression(Compression::SNAPPY)

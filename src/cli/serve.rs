@@ -86,15 +86,17 @@ impl Served {
             "name": name,
             "game": board.name(),
             "board": board.size_words(),
+            "label": board.label(),
             "rows": rows,
             "cols": cols,
             "positions": table.header.total_positions(),
             "value_type": table.header.value_type.name(),
             "root_value": table.value(0, 0)?,
         });
-        // The explorer draws the board from its own fields (young's a and b, twins' pair
-        // weights, mnk's K), whatever the game: the board as the table header stores it.
-        summary["weights"] = board.to_json();
+        // The explorer draws the board from its own fields (young's weights a and b,
+        // twins' pair weights, mnk's K), whatever the game: the board as the table header
+        // stores it.
+        summary["spec"] = board.to_json();
         Ok(Served {
             name,
             game,

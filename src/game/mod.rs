@@ -269,7 +269,7 @@ pub trait Gameplay: Game {
         self.format_position(pos)
     }
 
-    /// A value in words, for `query` ("0 (first minus second, over the stones to come)").
+    /// A value in words, for `query` ("-306066 (second leads by 306066 over the stones to come; first's minus second's score)").
     fn describe_value(&self, value: i64) -> String {
         match self.win_loss() {
             Some(w) => w.describe_value(value),
@@ -322,9 +322,14 @@ pub trait Gameplay: Game {
     fn line_result(&self, scores: Scores) -> i64 {
         scores.first - scores.second
     }
-    /// The contest's output for a board whose empty position has value `root`.
+    /// `retro solve`'s output for a board whose empty position has value `root`: the
+    /// contest's answer where the game comes from one (young, twins: the number alone, as
+    /// a judge reads it), else the value in words.
     fn contest_answer(&self, root: i64) -> String {
-        root.to_string()
+        match self.win_loss() {
+            Some(w) => w.describe_value(root),
+            None => root.to_string(),
+        }
     }
 }
 

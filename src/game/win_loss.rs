@@ -45,21 +45,30 @@ impl WinLoss {
         (self.cells + 1).saturating_sub(value.unsigned_abs() as usize)
     }
 
+    /// "ply 5, x's 3rd stone": a ply is one stone, x plays the odd ones and o the even
+    /// ones, so people who count moves per player see where the line comes.
+    fn ply_words(self, value: i64) -> String {
+        let ply = self.ply(value);
+        let winner = Self::winner(value);
+        format!("ply {ply}, {winner}'s {} stone", ordinal(ply.div_ceil(2)))
+    }
+
     /// `Game::describe_value`.
     pub fn describe_value(self, value: i64) -> String {
         if value == 0 {
             return "0 (a tie with best play)".into();
         }
         format!(
-            "{value} ({} completes a line at ply {})",
+            "{value} ({} completes a line at {})",
             Self::winner(value),
-            self.ply(value)
+            self.ply_words(value)
         )
     }
 
     /// `Game::value_meaning`.
     pub fn value_meaning() -> &'static str {
-        "value: cells + 1 - p when x (first) completes a line at ply p, minus that when o does, 0 for a tie"
+        "value: cells + 1 - p when x (first) completes a line at ply p, minus that when o does, \
+         0 for a tie; a ply is one stone (ply 5 is x's 3rd)"
     }
 
     /// `Game::describe_value_at`.
@@ -73,9 +82,9 @@ impl WinLoss {
                 format!("0: tie with best play (remoteness {r}: the board fills)")
             }
             (_, 0) => format!(
-                "{value}: {} has won (a line at ply {})",
+                "{value}: {} has won (a line at {})",
                 Self::winner(value),
-                self.ply(value)
+                self.ply_words(value)
             ),
             (Verdict::Win, _) => format!("{value}: {side} to move wins in {r} (remoteness {r})"),
             (Verdict::Loss, _) => {
@@ -190,4 +199,16 @@ pub fn parse_size_k(text: &str, game: &str, form: &str) -> Result<(usize, usize,
         [a, b, k] => Ok((a, b, Some(k))),
         _ => Err(bad()),
     }
+}
+
+/// 1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, 21st.
+pub fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
 }

@@ -7,7 +7,12 @@ use crate::game::{Gameplay, Registered, Scores};
 impl Gameplay for Twins {
     fn describe_value(&self, value: i64) -> String {
         let second = self.total_weight() - value;
-        format!("{value} (final scores: first {value}, second {second})")
+        let verdict = match value.cmp(&second) {
+            std::cmp::Ordering::Greater => format!("first wins by {}", value - second),
+            std::cmp::Ordering::Less => format!("second wins by {}", second - value),
+            std::cmp::Ordering::Equal => "a tie".to_string(),
+        };
+        format!("{value} (final scores: first {value}, second {second}: {verdict})")
     }
 
     fn value_meaning(&self) -> &'static str {

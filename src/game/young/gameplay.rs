@@ -6,7 +6,15 @@ use crate::game::{Gameplay, Registered};
 
 impl Gameplay for Young {
     fn describe_value(&self, value: i64) -> String {
-        format!("{value} (first minus second, over the stones to come)")
+        let lead = match value {
+            0 => "level: neither side gains over the stones to come".to_string(),
+            v if v > 0 => format!("first leads by {v} over the stones to come"),
+            v => format!(
+                "second leads by {} over the stones to come",
+                v.unsigned_abs()
+            ),
+        };
+        format!("{value} ({lead}; first's minus second's score)")
     }
 
     fn value_meaning(&self) -> &'static str {

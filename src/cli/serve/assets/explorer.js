@@ -29,7 +29,7 @@ function valueInWords(info, value) {
     return value > 0 ? (r === 0 ? "won" : `wins in ${r}`) : (r === 0 ? "lost" : `loses in ${r}`);
   }
   if (info.game === "twins") {
-    const total = [...info.weights.vert, ...info.weights.horiz].reduce((a, b) => a + b, 0);
+    const total = [...info.spec.vert, ...info.spec.horiz].reduce((a, b) => a + b, 0);
     return `first finishes with ${value} of ${total}`;
   }
   // mnk and connect values are seen from x: N + 1 - p for a win by x at ply p,
@@ -153,7 +153,7 @@ function render() {
   const order = a.moves.map((m, i) => i).sort((i, j) => good[j] - good[i]);
   for (const i of order) {
     const m = a.moves[i];
-    const best = a.best.some((c) => (m.move ? c === m.move : c[0] === m.cell[0] && c[1] === m.cell[1]));
+    const best = a.best.some((c) => (m.move ? c === m.move : m.column !== undefined ? c === m.column : c[0] === m.cell[0] && c[1] === m.cell[1]));
     const button = document.createElement("button");
     button.type = "button";
     button.dataset.cell = m.cell.join(",");
@@ -195,7 +195,7 @@ function legalCell(rect, cell, byCell) {
 // Young: the staircase of stones; the cells where a stone may go are coloured by
 // their move's value. Each cell shows its weights a (first) / b (second).
 function drawYoung(svg, a, byCell) {
-  const { rows, cols, weights } = info;
+  const { rows, cols, spec: weights } = info;
   const S = 60, pad = 8;
   const lengths = a.position.split(",").map(Number);
   svg.setAttribute("width", cols * S + 2 * pad);
@@ -216,7 +216,7 @@ function drawYoung(svg, a, byCell) {
 // Twins: o and x in the cells; between two cells, the pair's weight, its line
 // coloured once the pair is decided (blue: first's, red: second's).
 function drawTwins(svg, a, byCell) {
-  const { rows, cols, weights } = info;
+  const { rows, cols, spec: weights } = info;
   const S = 76, C = 48, pad = 10;
   const marks = a.position.split("/");
   const at = (i, j) => marks[i][j];
