@@ -375,8 +375,14 @@ mod browser {
 /// is neither a file nor a board says both.
 #[test]
 fn a_size_stands_in_for_the_board_file() {
-    assert_eq!(ok_silent(&retro(&["solve", "connect", "4x4k3"], "")), "8\n");
-    assert_eq!(ok_silent(&retro(&["solve", "mnk", "3x3"], "")), "0\n");
+    assert_eq!(
+        ok_silent(&retro(&["solve", "connect", "4x4k3"], "")),
+        "8 (x completes a line at ply 9, x's 5th stone)\n"
+    );
+    assert_eq!(
+        ok_silent(&retro(&["solve", "mnk", "3x3"], "")),
+        "0 (a tie with best play)\n"
+    );
     // gen and plan read the game's own size notation, K included.
     assert_eq!(
         ok_silent(&retro(&["gen", "connect", "4x4k3"], "")),
