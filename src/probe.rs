@@ -35,10 +35,10 @@ impl<P> Answer<P> {
 /// Where a move is written, each with its own form (`move_text`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MoveStyle {
-    /// A listing (`query`, `--pv`): `(2,3)`; a column move `column 3`.
+    /// A listing (`query`, `--pv`): `2,3`; a column move `column 3`.
     Listed,
-    /// `play`'s dialogue, as its prompt reads a cell: `2 3`; a column move `column 3`
-    /// (typed `3`).
+    /// `play`'s dialogue, as its prompt reads a cell: `2,3`; a column move `column 3`
+    /// (typed `3` or `column 3`).
     Spoken,
     /// A field of `export`'s CSV or Parquet: `2,3`; a column move `3`.
     Field,
@@ -65,9 +65,8 @@ pub fn from_to_text(
             Some((fr, fc)) => format!("{},{}-{r},{c}", fr + 1, fc + 1),
             None => format!("{r},{c}"),
         },
-        (MoveNotation::Cell, MoveStyle::Listed) => format!("({r},{c})"),
-        (MoveNotation::Cell, MoveStyle::Spoken) => format!("{r} {c}"),
-        (MoveNotation::Cell, MoveStyle::Field) => format!("{r},{c}"),
+        // One way to write a cell everywhere, the way `play` reads it.
+        (MoveNotation::Cell, _) => format!("{r},{c}"),
         (MoveNotation::Column, MoveStyle::Listed | MoveStyle::Spoken) => format!("column {c}"),
         (MoveNotation::Column, MoveStyle::Field) => c.to_string(),
     }
@@ -280,6 +279,13 @@ pub fn to_json<G: Registered>(game: &G, a: &Answer<G::Position>) -> serde_json::
             Verdict::Loss => json!(if mover_is_x { "o" } else { "x" }),
             Verdict::Tie | Verdict::Draw => serde_json::Value::Null,
         };
+        // The cells of the line (or pattern) that won, 1-based, for the explorer.
+        let line: Vec<[usize; 2]> = game
+            .winning_cells(&a.position)
+            .into_iter()
+            .map(|(r, c)| [r + 1, c + 1])
+            .collect();
+        out["line"] = json!(line);
     }
     out
 }

@@ -43,20 +43,25 @@ pub fn principal_variation<G: Gameplay>(
     start: &G::Position,
 ) -> String {
     let stones = game.stones(start);
-    let mut out = String::from(
-        "principal variation
-",
-    );
+    let mut out = String::from("principal variation\n");
+    // Moves and positions in columns as wide as the widest of the line: a long line
+    // (`10,10`, two-digit young rows) stays aligned.
+    let moves: Vec<String> = pv
+        .iter()
+        .map(|s| describe_move(game, MoveStyle::Listed, &s.mv))
+        .collect();
+    let positions: Vec<String> = pv
+        .iter()
+        .map(|s| game.format_position(&s.mv.child))
+        .collect();
+    let mw = moves.iter().map(String::len).max().unwrap_or(0);
+    let pw = positions.iter().map(String::len).max().unwrap_or(0).max(20);
+    let nw = pv.len().to_string().len().max(3);
     // A game that ends in a win, a loss or a tie has no scores to run alongside.
     if game.outcome(value, stones).is_some() {
-        for (i, s) in pv.iter().enumerate() {
+        for (i, (s, (mv, pos))) in pv.iter().zip(moves.iter().zip(&positions)).enumerate() {
             let who = if s.first_to_move { "first" } else { "second" };
-            out.push_str(&format!(
-                "  {:>3}. {who:<6} {}  -> {}\n",
-                i + 1,
-                describe_move(game, MoveStyle::Listed, &s.mv),
-                game.format_position(&s.mv.child),
-            ));
+            out.push_str(&format!("  {:>nw$}. {who:<6} {mv:<mw$}  -> {pos}\n", i + 1));
         }
         out.push_str(&format!(
             "  result {}\n",
@@ -64,13 +69,11 @@ pub fn principal_variation<G: Gameplay>(
         ));
         return out;
     }
-    for (i, s) in pv.iter().enumerate() {
+    for (i, (s, (mv, pos))) in pv.iter().zip(moves.iter().zip(&positions)).enumerate() {
         let who = if s.first_to_move { "first" } else { "second" };
         out.push_str(&format!(
-            "  {:>3}. {who:<6} {}  -> {:<20} scores: first {}, second {}\n",
+            "  {:>nw$}. {who:<6} {mv:<mw$}  -> {pos:<pw$} scores: first {}, second {}\n",
             i + 1,
-            describe_move(game, MoveStyle::Listed, &s.mv),
-            game.format_position(&s.mv.child),
             s.scores.first,
             s.scores.second
         ));
@@ -139,6 +142,37 @@ pub fn answer<G: Gameplay>(game: &G, a: &Answer<G::Position>) -> String {
             "          {cell:<width$} {:<21} {v:>5}{result}{best}\n",
             game.format_position(&mv.child)
         ));
+    }
+    out
+}
+
+/// A grid of numbers under 1-based column labels and beside 1-based row labels, each
+/// column as wide as its widest entry: `play`'s drawing of a board's weights.
+pub fn number_grid(rows: usize, cols: usize, at: impl Fn(usize, usize) -> String) -> String {
+    let cells: Vec<Vec<String>> = (0..rows)
+        .map(|i| (0..cols).map(|j| at(i, j)).collect())
+        .collect();
+    let width = |j: usize| {
+        cells
+            .iter()
+            .map(|row| row[j].len())
+            .chain([(j + 1).to_string().len()])
+            .max()
+            .unwrap_or(1)
+    };
+    let widths: Vec<usize> = (0..cols).map(width).collect();
+    let rw = rows.to_string().len();
+    let mut out = format!("{:rw$} ", "");
+    for (j, w) in widths.iter().enumerate() {
+        out.push_str(&format!(" {:>w$}", j + 1));
+    }
+    out.push('\n');
+    for (i, row) in cells.iter().enumerate() {
+        out.push_str(&format!("{:>rw$} ", i + 1));
+        for (cell, w) in row.iter().zip(&widths) {
+            out.push_str(&format!(" {cell:>w$}"));
+        }
+        out.push('\n');
     }
     out
 }

@@ -154,7 +154,7 @@ fn play_reads_columns_and_numbers_them() {
         );
     }
     assert!(
-        text.contains(&format!("{prompt}you play column 2 (value ")),
+        text.contains(&format!("{prompt}you play column 2 (")),
         "{text}"
     );
     let reply = text
@@ -181,8 +181,14 @@ fn scripted_play_reaches_the_end() {
     let script = "1\n2\n3\n4\n".repeat(20);
     for side in ["first", "second"] {
         let text = play(&table, &["--as", side], &script);
-        let last = text.lines().last().unwrap();
-        assert!(last.starts_with("game over: "), "{side}: {text}");
+        // The game ends, and the next line of input (not `undo`) leaves at the offer
+        // to take a move back.
+        let over = text.lines().rev().nth(1).unwrap();
+        assert!(over.starts_with("game over: "), "{side}: {text}");
+        assert!(
+            text.ends_with("undo to take back your last move, anything else to leave: "),
+            "{side}: {text}"
+        );
         let played =
             text.matches("you play column ").count() + text.matches("retro plays column ").count();
         // Over when the board is full, or earlier with a line of four.

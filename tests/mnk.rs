@@ -288,7 +288,7 @@ fn command_line_builds_queries_and_refuses() {
     let text = ok(&retro(&["query", table, "x.o/.x./..."], ""));
     assert!(text.contains("value     0: tie with best play"), "{text}");
     assert!(
-        text.contains("(3,3)    x.o/.x./..o               0  tie  best"),
+        text.contains("3,3      x.o/.x./..o               0  tie  best"),
         "{text}"
     );
     let text = ok(&retro(&["query", table, "xx./oo./..."], ""));

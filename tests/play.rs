@@ -55,6 +55,8 @@ fn play_raw(table: &Path, extra: &[&str], script: &str) -> Output {
 /// labels and `rows` labelled rows.
 fn boards(text: &str, rows: usize) -> Vec<String> {
     text.split("\n\n")
+        // The weights are drawn once, before the first board.
+        .filter(|turn| !turn.starts_with("first's weights") && !turn.starts_with("pair weights"))
         .map(|turn| {
             let turn = turn.trim_start_matches('\n');
             turn.lines().take(rows + 1).collect::<Vec<_>>().join("\n")
@@ -85,7 +87,10 @@ fn principal_variation(table: &Path, empty: &str) -> (Vec<String>, i64) {
 
 /// `first N, second M; result R` from the game-over line.
 fn final_scores(text: &str) -> (i64, i64, i64) {
-    let last = text.lines().last().unwrap();
+    let last = text
+        .lines()
+        .find(|l| l.starts_with("game over: "))
+        .unwrap_or_else(|| panic!("no game-over line: {text}"));
     let rest = last
         .strip_prefix("game over: first ")
         .unwrap_or_else(|| panic!("not a game-over line: {last}"));
@@ -127,7 +132,7 @@ fn a_full_young_game_ends_with_scores_that_make_the_result() {
             "scores: first 12, second 9; value -1; second to move (retro)",
         ]
     );
-    assert!(text.contains("retro plays 1 2 (value 0)"), "{text}");
+    assert!(text.contains("retro plays 1,2 (value 0)"), "{text}");
 
     // A weaker line still ends with scores whose difference is the result.
     let text = play(&t, &[], "1 1\n2 1\n2 2\n");
@@ -143,7 +148,7 @@ fn playing_second_the_table_opens() {
     let text = play(&t, &["--as", "second"], &our_moves(&pv, 1));
     let first_prompt = text.find("your move").unwrap();
     assert!(
-        text[..first_prompt].contains("retro plays 1 1 (value 2)"),
+        text[..first_prompt].contains("retro plays 1,1 (value 2)"),
         "{text}"
     );
     assert!(text.contains("first to move (retro)") && text.contains("second to move (you)"));
@@ -196,14 +201,14 @@ fn hint_names_a_best_move_without_playing_it() {
     let dir = tempfile::tempdir().unwrap();
     let t = build(dir.path(), "young", "young-sample.txt");
     let text = play(&t, &[], "hint\nquit\n");
-    assert!(text.contains("hint: best move 1 1 (value 2)\n"), "{text}");
+    assert!(text.contains("hint: best move 1,1 (value 2)\n"), "{text}");
     assert!(!text.contains("you play"), "{text}");
 
     // Twins opening: several cells keep the value; all of them are named.
     let t = build(dir.path(), "twins", "twins-sample1.txt");
     let text = play(&t, &[], "hint\nquit\n");
     assert!(
-        text.contains("hint: best moves 1 2, 1 3, 2 1, 2 3, 3 1, 3 2, 3 3 (value 15)\n"),
+        text.contains("hint: best moves 1,2 1,3 2,1 2,3 3,1 3,2 3,3 (value 15)\n"),
         "{text}"
     );
 }
@@ -218,11 +223,11 @@ fn undo_restores_the_position_before_your_move() {
         "{text}"
     );
     assert!(
-        text.contains("undo: took back your 2 1 and retro's 1 3\n"),
+        text.contains("undo: took back your 2,1 and retro's 1,3\n"),
         "{text}"
     );
     assert!(
-        text.contains("undo: took back your 1 1 and retro's 1 2\n"),
+        text.contains("undo: took back your 1,1 and retro's 1,2\n"),
         "{text}"
     );
     // Boards: start, 1 1, reply, 2 1, reply, undo, undo, 1 1, reply.
@@ -265,7 +270,7 @@ fn help_lists_the_commands_and_the_move_format() {
     let t = build(dir.path(), "young", "young-sample.txt");
     let text = play(&t, &[], "help\nquit\n");
     for needle in [
-        "moves: `row col`, 1-based",
+        "moves: `row,col`, 1-based",
         "\n  help ",
         "\n  hint ",
         "\n  undo ",
@@ -284,38 +289,41 @@ fn illegal_moves_and_unknown_input_list_the_legal_moves() {
     let t = build(dir.path(), "young", "young-sample.txt");
     let text = play(&t, &[], "3 3\n1 2\nfoo\n\n1 1\n1 1\nquit\n");
     assert!(
-        text.contains("illegal move \"3 3\"; legal moves: 1 1\n"),
+        text.contains("illegal move \"3 3\"; legal moves: 1,1\n"),
         "{text}"
     );
     assert!(
-        text.contains("illegal move \"1 2\"; legal moves: 1 1\n"),
+        text.contains("illegal move \"1 2\"; legal moves: 1,1\n"),
         "{text}"
     );
     assert!(
-        text.contains("unknown input \"foo\" (type help for commands); legal moves: 1 1\n"),
+        text.contains("unknown input \"foo\" (type help for commands); legal moves: 1,1\n"),
         "{text}"
     );
     assert!(
-        text.contains("unknown input \"\" (type help for commands); legal moves: 1 1\n"),
+        text.contains("unknown input \"\" (type help for commands); legal moves: 1,1\n"),
         "{text}"
     );
     // After the table's reply (1 2), the filled cell is illegal and both frontier cells are listed.
     assert!(
-        text.contains("illegal move \"1 1\"; legal moves: 1 3, 2 1\n"),
+        text.contains("illegal move \"1 1\"; legal moves: 1,3 2,1\n"),
         "{text}"
     );
     // Each refusal prompts again: one prompt per input line.
-    assert_eq!(text.matches("your move (row col, or help): ").count(), 7);
+    assert_eq!(text.matches("your move (row,col, or help): ").count(), 7);
 }
 
+/// The end of input (Ctrl-D at a terminal) ends the game quietly: exit 0, nothing on
+/// stderr, the prompt's line ended.
 #[test]
-fn input_ending_early_is_an_error() {
+fn input_ending_early_leaves_quietly() {
     let dir = tempfile::tempdir().unwrap();
     let t = build(dir.path(), "young", "young-sample.txt");
     let out = play_raw(&t, &[], "1 1\n");
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err, "error: input ended before the game did\n");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.ends_with("your move (row,col, or help): \n"), "{text}");
 }
 
 #[test]
@@ -328,4 +336,99 @@ fn two_digit_labels_line_up() {
     assert_eq!(lines[0], "     1  2  3  4  5  6  7  8  9 10");
     assert_eq!(lines[1], " 1   +  .  .  .  .  .  .  .  .  .");
     assert_eq!(lines[10], "10   .  .  .  .  .  .  .  .  .  .");
+}
+
+/// Every way of writing a cell that `query`, `export` and the explorer print is read:
+/// `1,2`, `1 2`, `(1,2)`.
+#[test]
+fn moves_are_read_as_every_command_writes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = build(dir.path(), "young", "young-sample.txt");
+    for first in ["1,1", "1 1", "(1,1)", " 1, 1 "] {
+        let text = play(&t, &[], &format!("{first}\nquit\n"));
+        assert!(text.contains("you play 1,1 (value 2)\n"), "{first}: {text}");
+    }
+}
+
+/// The weights come before the first board (and on `weights`), with a line saying whose
+/// they are: young's a and b, twins' pairs.
+#[test]
+fn the_weights_are_shown_with_whose_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = build(dir.path(), "young", "young-sample.txt");
+    let text = play(&t, &[], "weights\nquit\n");
+    let a = "first's weights (a: first earns a cell's a by playing there):\n   1 2 3\n1  2 7 3\n2  9 1 2\n";
+    let b = "second's weights (b: second earns a cell's b by playing there):\n   1 2 3\n1  3 7 2\n2  2 3 1\n";
+    assert!(text.starts_with(&format!("{a}{b}")), "{text}");
+    assert!(
+        text.contains(&format!("your move (row,col, or help): {a}{b}")),
+        "{text}"
+    );
+    let t = build(dir.path(), "twins", "twins-sample1.txt");
+    let text = play(&t, &[], "quit\n");
+    // Twins' sample: vertical pairs 0 15 0 / 0 0 25, horizontal 20 10 / 0 0 / 25 0.
+    assert!(
+        text.contains("o 20 o 10 o\n0    15   0\no 0  o 0  o\n0    0    25\no 25 o 0  o\n"),
+        "{text}"
+    );
+    // Ten columns of six-digit weights keep their columns.
+    let t = build(dir.path(), "young", "young-10x10.txt");
+    let text = play(&t, &[], "quit\n");
+    let grid: Vec<&str> = text.lines().skip(1).take(11).collect();
+    assert!(grid.iter().all(|l| l.len() == grid[0].len()), "{text}");
+}
+
+/// A move that is not best says so, what it gave away and which move was best; undo
+/// works once the game is over, and quit on a game won by a line says the value in words.
+#[test]
+fn mistakes_are_named_and_undo_works_after_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = build(dir.path(), "young", "young-sample.txt");
+    // Young sample after 1,1 and retro's 1,2: 2,1 keeps value 7, 1,3 would not.
+    let text = play(&t, &[], "1,1\n1,3\nquit\n");
+    assert!(
+        text.contains("you play 1,3 (value 1): a mistake, 6 less than 2,1 (value 7) for you\n"),
+        "{text}"
+    );
+    // Play to the end, then take the last move back and leave.
+    let (pv, _) = principal_variation(&t, "0,0");
+    let text = play(&t, &[], &format!("{}undo\nquit\n", our_moves(&pv, 0)));
+    let over = text
+        .find("game over: first 12, second 10; result 2\n")
+        .expect(&text);
+    let after = &text[over..];
+    assert!(
+        after.contains("undo to take back your last move, anything else to leave: undo: took back your 2,2 and retro's 2,3\n"),
+        "{text}"
+    );
+    assert!(
+        after.ends_with("quit: first 11, second 9; value 0\n"),
+        "{text}"
+    );
+
+    // Tic-tac-toe: a losing move is named as such, and quit says the value in words.
+    let ttt = dir.path().join("ttt.retro");
+    let ttt_s = ttt.to_str().unwrap();
+    assert!(
+        retro(&["build", "mnk", "3x3k3", "-q", "-o", ttt_s], "")
+            .status
+            .success()
+    );
+    let text = play(&ttt, &["--from", "x.o/.x./..."], "");
+    assert!(text.contains("retro plays 3,3 (tie)\n"), "{text}");
+    let text = play(
+        &ttt,
+        &["--as", "second", "--from", "x.o/.x./..."],
+        "1,2\nquit\n",
+    );
+    assert!(
+        text.contains("you play 1,2 (loss in 2): a mistake, this position was a tie with 3,3\n"),
+        "{text}"
+    );
+    let text = play(&ttt, &[], "quit\n");
+    assert!(
+        text.ends_with("quit: 0: tie with best play (remoteness 9: the board fills)\n"),
+        "{text}"
+    );
+    assert!(!text.contains("first 0, second 0"), "{text}");
 }

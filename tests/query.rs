@@ -256,7 +256,10 @@ fn scripted_play_following_best_moves_ends_with_the_value() {
                 String::from_utf8_lossy(&out.stderr)
             );
             assert!(text.contains("illegal move"), "{text}");
-            let last = text.lines().last().unwrap();
+            let last = text
+                .lines()
+                .find(|l| l.starts_with("game over: "))
+                .unwrap_or_else(|| panic!("{text}"));
             assert!(
                 last.ends_with(&format!("result {}", root["value"])),
                 "{last}"

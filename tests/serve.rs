@@ -258,7 +258,9 @@ fn errors_have_their_status_and_the_cli_message() {
         "bad young position",
     );
     assert_error(&get(a, "/api/"), 404, "no such page");
-    assert_error(&get(a, "/api/young-sample"), 404, "no such page");
+    // A table's name alone answers its empty board; an unknown name is still a 404.
+    assert_eq!(get(a, "/api/young-sample").json()["position"], "0,0");
+    assert_error(&get(a, "/api/nope"), 404, "no table named \"nope\"");
     let big = vec![b'0'; server_body_limit() + 1];
     assert_error(
         &request(a, "POST", "/api/young-sample/batch", &big),
@@ -401,13 +403,39 @@ fn start_up_errors() {
 fn open_prints_the_url_log_lines_and_ctrl_c_stops() {
     let dir = tempfile::tempdir().unwrap();
     let tables = sample_tables(dir.path());
-    let mut server = Server::start(&tables, &["--open"]);
+    // The browser --open starts is $BROWSER: here a script that writes down its URL.
+    let opened = dir.path().join("opened");
+    let browser = dir.path().join("browser.sh");
+    std::fs::write(
+        &browser,
+        format!("#!/bin/sh\necho \"$1\" > {}\n", opened.display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut server = Server::start_with(
+        &tables,
+        &["--open"],
+        &[("BROWSER", browser.to_str().unwrap())],
+    );
     let mut url = String::new();
     use std::io::BufRead;
     std::io::BufReader::new(server.child.stdout.take().unwrap())
         .read_line(&mut url)
         .unwrap();
     assert_eq!(url.trim_end(), server.url("/"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::fs::read_to_string(&opened).unwrap_or_default() != url {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the browser was not started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // Without a position the API answers the empty board.
+    let empty = get(&server.addr, "/api/young-sample");
+    assert_eq!(empty.status, 200);
+    assert_eq!(empty.json()["position"], "0,0");
     assert_eq!(get(&server.addr, "/api/young-sample/1,0").status, 200);
     assert_eq!(get(&server.addr, "/api/nope/1,0").status, 404);
     let (status, log) = server.interrupt();

@@ -1,6 +1,6 @@
 //! `retro play`: a game in the terminal against the table's perfect player. Moves are read
-//! from stdin as `row col` (connect: a column number), so a script can drive it;
-//! everything is written to stdout.
+//! from stdin as `row,col` (connect: a column number; teeko and quixo also
+//! `row,col-row,col`), so a script can drive it; everything is written to stdout.
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -37,17 +37,17 @@ pub struct Args {
 }
 
 /// How moves are typed, by `MoveNotation`.
-const CELL_MOVES: &str =
-    "moves: `row col`, 1-based (row 1 is the top row, column 1 the leftmost), e.g. `1 2`";
+const CELL_MOVES: &str = "moves: `row,col`, 1-based (row 1 is the top row, column 1 the leftmost), e.g. `1,2`; `1 2` and `(1,2)` are read too";
 const FROM_TO_MOVES: &str = "moves: `row,col` puts a stone on that cell; `row,col-row,col` takes one from the first cell to the second (a Teeko slide; a Quixo push: the cube taken and the end it goes back in at), 1-based, row 1 the top, e.g. `3,3-2,2`";
-const COLUMN_MOVES: &str = "moves: a column number, 1-based from the left, e.g. `3`; the stone drops to the lowest empty cell";
+const COLUMN_MOVES: &str = "moves: a column number, 1-based from the left, e.g. `3` (or `column 3`); the stone drops to the lowest empty cell";
 
 const COMMANDS: &str = "\
 commands:
-  help   this list
-  hint   the best move(s) here and their value, without playing
-  undo   take back your last move and the reply to it
-  quit   end the game";
+  help     this list
+  hint     the best move(s) here and their value, without playing
+  weights  the board's weights (games that have them)
+  undo     take back your last move and the reply to it (also once the game is over)
+  quit     end the game (so does the end of input, Ctrl-D)";
 
 pub fn run<R: Registry>(args: Args) -> Result<i32> {
     let table = open_table::<R>(&args.table)?;
@@ -80,6 +80,8 @@ enum Action {
     Move(usize),
     Undo,
     Quit,
+    /// The input ended (Ctrl-D at a terminal): leave without a word.
+    End,
 }
 
 /// The state at one of the player's turns, so `undo` can return to it.
@@ -99,6 +101,10 @@ fn play<G: Registered>(game: &G, table: &Table, args: &Args) -> Result<i32> {
     // Every move since the start, as `undo` reports them: who, and the move.
     let mut played: Vec<(&str, String)> = Vec::new();
     let notation = game.move_notation();
+    // A player chooses by the weights, so they come first (and on `weights`).
+    if let Some(weights) = game.draw_weights() {
+        write!(out, "{weights}").map_err(io)?;
+    }
     loop {
         let a = answer_text(game, table, &text)?;
         let stones = game.stones(&a.position);
@@ -108,91 +114,209 @@ fn play<G: Registered>(game: &G, table: &Table, args: &Args) -> Result<i32> {
             crate::text::labelled(&game.draw(&a.position), notation == MoveNotation::Cell)
         )
         .map_err(io)?;
-        if a.moves.is_empty() && game.outcome(a.value, stones).is_some() {
-            writeln!(
-                out,
-                "game over: {}",
-                game.describe_value_at(a.value, &a.position)
-            )
-            .map_err(io)?;
-            return Ok(0);
-        }
-        if a.moves.is_empty() {
-            writeln!(
-                out,
-                "game over: first {}, second {}; result {}",
-                scores.first,
-                scores.second,
-                game.line_result(scores)
-            )
-            .map_err(io)?;
-            return Ok(0);
-        }
-        let first = game.first_to_move(&a.position);
-        let human = (args.side == Side::First) == first;
-        // A game that ends in a win, a loss or a tie has no running scores to show.
-        let standing = match game.outcome(a.value, stones) {
-            Some(_) => format!("value {}", game.describe_value_at(a.value, &a.position)),
-            None => format!(
-                "scores: first {}, second {}; value {}",
-                scores.first, scores.second, a.value
-            ),
-        };
-        writeln!(
-            out,
-            "{standing}; {} to move ({})",
-            if first { "first" } else { "second" },
-            if human { "you" } else { "retro" }
-        )
-        .map_err(io)?;
-        let chosen = if human {
-            match ask(game, &mut input, &mut out, &a, !history.is_empty())? {
-                Action::Move(i) => {
-                    history.push(Saved {
-                        text: text.clone(),
-                        scores,
-                        played: played.len(),
-                    });
-                    i
-                }
-                Action::Quit => {
-                    writeln!(
-                        out,
-                        "quit: first {}, second {}; value {}",
-                        scores.first, scores.second, a.value
-                    )
-                    .map_err(io)?;
-                    return Ok(0);
-                }
-                Action::Undo => {
-                    // `ask` offers undo only when there is a saved turn.
-                    if let Some(saved) = history.pop() {
-                        let back: Vec<String> = played
-                            .drain(saved.played..)
-                            .map(|(who, mv)| format!("{who} {mv}"))
-                            .collect();
-                        writeln!(out, "undo: took back {}", back.join(" and ")).map_err(io)?;
-                        text = saved.text;
-                        scores = saved.scores;
-                    }
-                    continue;
-                }
+        let action = if a.moves.is_empty() {
+            let over = match game.outcome(a.value, stones) {
+                Some(_) => format!(
+                    "game over: {}",
+                    game.describe_value_at(a.value, &a.position)
+                ),
+                None => format!(
+                    "game over: first {}, second {}; result {}",
+                    scores.first,
+                    scores.second,
+                    game.line_result(scores)
+                ),
+            };
+            writeln!(out, "{over}").map_err(io)?;
+            if history.is_empty() {
+                return Ok(0);
+            }
+            // The game is over, but a player who wants to try another line may still
+            // take back a move.
+            match after_the_end(&mut input, &mut out)? {
+                true => Action::Undo,
+                false => return Ok(0),
             }
         } else {
-            a.first_best().unwrap_or(0)
+            let first = game.first_to_move(&a.position);
+            let human = (args.side == Side::First) == first;
+            // A game that ends in a win, a loss or a tie has no running scores to show.
+            let standing = match game.outcome(a.value, stones) {
+                Some(_) => format!("value {}", game.describe_value_at(a.value, &a.position)),
+                None => format!(
+                    "scores: first {}, second {}; value {}",
+                    scores.first, scores.second, a.value
+                ),
+            };
+            writeln!(
+                out,
+                "{standing}; {} to move ({})",
+                if first { "first" } else { "second" },
+                if human { "you" } else { "retro" }
+            )
+            .map_err(io)?;
+            if human {
+                ask(game, &mut input, &mut out, &a, !history.is_empty())?
+            } else {
+                Action::Move(a.first_best().unwrap_or(0))
+            }
         };
-        let (mv, value) = &a.moves[chosen];
-        let by = if human { "you play" } else { "retro plays" };
+        let chosen = match action {
+            Action::Move(i) => i,
+            Action::End => {
+                // Ctrl-D: end the prompt's line and go.
+                writeln!(out).map_err(io)?;
+                return Ok(0);
+            }
+            Action::Quit => {
+                let standing = match game.outcome(a.value, stones) {
+                    Some(_) => game.describe_value_at(a.value, &a.position),
+                    None => format!(
+                        "first {}, second {}; value {}",
+                        scores.first, scores.second, a.value
+                    ),
+                };
+                writeln!(out, "quit: {standing}").map_err(io)?;
+                return Ok(0);
+            }
+            Action::Undo => {
+                // `ask` and `after_the_end` offer undo only when there is a saved turn.
+                if let Some(saved) = history.pop() {
+                    let back: Vec<String> = played
+                        .drain(saved.played..)
+                        .map(|(who, mv)| format!("{who} {mv}"))
+                        .collect();
+                    writeln!(out, "undo: took back {}", back.join(" and ")).map_err(io)?;
+                    text = saved.text;
+                    scores = saved.scores;
+                }
+                continue;
+            }
+        };
+        let first = game.first_to_move(&a.position);
+        let human = (args.side == Side::First) == first;
+        if human {
+            history.push(Saved {
+                text: text.clone(),
+                scores,
+                played: played.len(),
+            });
+        }
+        let (mv, _) = &a.moves[chosen];
         let said = describe_move(game, MoveStyle::Spoken, mv);
-        writeln!(out, "{by} {said} (value {value})").map_err(io)?;
+        let by = if human { "you play" } else { "retro plays" };
+        writeln!(out, "{by} {said} {}", judged(game, &a, chosen)).map_err(io)?;
         played.push((if human { "your" } else { "retro's" }, said));
         scores = scores_after(game, scores, &a.position, mv);
         text = game.format_position(&mv.child);
     }
 }
 
+/// What a move did, in parentheses after it: its value (in words for a game with
+/// results), and where it is not a best move, what it gave away and which move was best.
+fn judged<G: Registered>(game: &G, a: &Answer<G::Position>, chosen: usize) -> String {
+    let stones = game.stones(&a.position);
+    let value = a.moves[chosen].1;
+    let words = |v: i64| match game.outcome(v, stones) {
+        Some(o) => o.words(),
+        None => format!("value {v}"),
+    };
+    if a.is_best(chosen) {
+        return format!("({})", words(value));
+    }
+    let best = a.first_best().unwrap_or(0);
+    let best_move = describe_move(game, MoveStyle::Spoken, &a.moves[best].0);
+    match game.outcome(a.value, stones) {
+        Some(was) => format!(
+            "({}): a mistake, this position was a {} with {best_move}",
+            words(value),
+            was.words()
+        ),
+        None => format!(
+            "(value {value}): a mistake, {} less than {best_move} (value {}) for you",
+            (a.value - value).abs(),
+            a.value
+        ),
+    }
+}
+
+/// What goes between moves in a list: a space, since a cell is written with a comma
+/// (`1,2 1,3`); a comma between columns (`column 2, column 3`).
+fn joint(notation: MoveNotation) -> &'static str {
+    match notation {
+        MoveNotation::Column => ", ",
+        MoveNotation::Cell | MoveNotation::FromTo => " ",
+    }
+}
+
 fn io(e: std::io::Error) -> Error {
     Error::io("writing output", e)
+}
+
+/// One line from the player, None at the end of input; a line that is not text is
+/// answered here and asked again.
+fn read_answer(input: &mut impl BufRead, out: &mut impl Write) -> Result<Option<String>> {
+    loop {
+        let mut buf = Vec::new();
+        match read_line(input, &mut buf).map_err(|e| Error::io("reading stdin", e))? {
+            Some(Line::Bytes(bytes)) => match std::str::from_utf8(bytes) {
+                Ok(text) => return Ok(Some(text.trim().to_string())),
+                Err(e) => {
+                    let at = e.valid_up_to() + 1;
+                    writeln!(out, "byte {at} of that line is not UTF-8 text").map_err(io)?;
+                }
+            },
+            Some(Line::TooLong) => {
+                writeln!(out, "that line is longer than {MAX_LINE} bytes, not a move")
+                    .map_err(io)?;
+            }
+            None => return Ok(None),
+        }
+    }
+}
+
+/// After the game has ended: whether the player takes back their last move (`undo`);
+/// anything else, or the end of input, leaves.
+fn after_the_end(input: &mut impl BufRead, out: &mut impl Write) -> Result<bool> {
+    write!(
+        out,
+        "undo to take back your last move, anything else to leave: "
+    )
+    .map_err(io)?;
+    out.flush().map_err(io)?;
+    let line = read_answer(input, out)?;
+    match line {
+        Some(l) if l.eq_ignore_ascii_case("undo") => Ok(true),
+        Some(_) => Ok(false),
+        None => {
+            writeln!(out).map_err(io)?;
+            Ok(false)
+        }
+    }
+}
+
+/// The numbers of a typed move, read the same whatever separates them: `1,2`, `1 2`,
+/// `(1,2)`, `3,3-2,2`, `3 3 2 2`, and for a column `3` or `column 3`. None for anything
+/// else.
+fn move_numbers(line: &str) -> Option<Vec<usize>> {
+    let lower = line.to_ascii_lowercase();
+    let rest = lower
+        .strip_prefix("column")
+        .or_else(|| lower.strip_prefix("col"))
+        .unwrap_or(&lower);
+    if rest.is_empty()
+        || !rest
+            .chars()
+            .all(|c| c.is_ascii_digit() || " ,-()\t".contains(c))
+    {
+        return None;
+    }
+    let numbers: Option<Vec<usize>> = rest
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|t| !t.is_empty())
+        .map(|t| t.parse().ok())
+        .collect();
+    numbers.filter(|n| !n.is_empty())
 }
 
 /// Prompt until the player names a legal move or a command the game loop handles; help,
@@ -207,31 +331,17 @@ fn ask<G: Registered>(
     let cell = |i: usize| describe_move(game, MoveStyle::Spoken, &a.moves[i].0);
     let notation = game.move_notation();
     let (typed, moves_help) = match notation {
-        MoveNotation::Cell => ("row col", CELL_MOVES),
+        MoveNotation::Cell => ("row,col", CELL_MOVES),
         MoveNotation::Column => ("column", COLUMN_MOVES),
         MoveNotation::FromTo => ("row,col or row,col-row,col", FROM_TO_MOVES),
     };
     loop {
         write!(out, "your move ({typed}, or help): ").map_err(io)?;
         out.flush().map_err(io)?;
-        let mut buf = Vec::new();
-        let line = match read_line(input, &mut buf).map_err(|e| Error::io("reading stdin", e))? {
-            Some(Line::Bytes(bytes)) => match std::str::from_utf8(bytes) {
-                Ok(text) => text,
-                Err(e) => {
-                    let at = e.valid_up_to() + 1;
-                    writeln!(out, "byte {at} of that line is not UTF-8 text").map_err(io)?;
-                    continue;
-                }
-            },
-            Some(Line::TooLong) => {
-                writeln!(out, "that line is longer than {MAX_LINE} bytes, not a move")
-                    .map_err(io)?;
-                continue;
-            }
-            None => return Err(Error::input("input ended before the game did")),
+        let Some(line) = read_answer(input, out)? else {
+            return Ok(Action::End);
         };
-        let line = line.trim();
+        let line = line.as_str();
         // Echoed in messages: at most `EXCERPT` characters of it, quoted.
         let shown = crate::error::excerpt(line);
         match line.to_ascii_lowercase().as_str() {
@@ -245,13 +355,20 @@ fn ask<G: Registered>(
                     .map(cell)
                     .collect();
                 let s = if best.len() == 1 { "" } else { "s" };
-                writeln!(
-                    out,
-                    "hint: best move{s} {} (value {})",
-                    best.join(", "),
-                    a.value
-                )
-                .map_err(io)?;
+                let stones = game.stones(&a.position);
+                let value = match game.outcome(a.value, stones) {
+                    Some(o) => o.words(),
+                    None => format!("value {}", a.value),
+                };
+                let best = best.join(joint(notation));
+                writeln!(out, "hint: best move{s} {best} ({value})").map_err(io)?;
+                continue;
+            }
+            "weights" => {
+                let weights = game
+                    .draw_weights()
+                    .unwrap_or_else(|| "this game has no weights\n".into());
+                write!(out, "{weights}").map_err(io)?;
                 continue;
             }
             "undo" if can_undo => return Ok(Action::Undo),
@@ -259,23 +376,10 @@ fn ask<G: Registered>(
                 writeln!(out, "nothing to undo: you have not moved yet").map_err(io)?;
                 continue;
             }
-            "quit" => return Ok(Action::Quit),
+            "quit" | "exit" => return Ok(Action::Quit),
             _ => {}
         }
-        // A move from one cell to another reads `3,3-2,2` as it is printed, and also any
-        // other separators (`3 3 2 2`, `(3,3)-(2,2)`).
-        let numbers: Option<Vec<usize>> = if notation == MoveNotation::FromTo
-            && line
-                .chars()
-                .all(|c| c.is_ascii_digit() || " ,-()\t".contains(c))
-        {
-            line.split(|c: char| !c.is_ascii_digit())
-                .filter(|t| !t.is_empty())
-                .map(|t| t.parse().ok())
-                .collect()
-        } else {
-            line.split_whitespace().map(|t| t.parse().ok()).collect()
-        };
+        let numbers = move_numbers(line);
         let what = match (notation, numbers.as_deref()) {
             (MoveNotation::Cell, Some(&[r, c])) => {
                 let found = a
@@ -320,7 +424,7 @@ fn ask<G: Registered>(
             _ => format!("unknown input {shown} (type help for commands)"),
         };
         let legal: Vec<String> = (0..a.moves.len()).map(cell).collect();
-        writeln!(out, "{what}; legal moves: {}", legal.join(", ")).map_err(io)?;
+        writeln!(out, "{what}; legal moves: {}", legal.join(joint(notation))).map_err(io)?;
     }
 }
 

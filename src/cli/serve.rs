@@ -34,7 +34,8 @@ pub struct Args {
     /// server has no authentication.
     #[arg(long, value_name = "IP:PORT", default_value = "127.0.0.1:8080")]
     addr: SocketAddr,
-    /// Print the explorer's URL on stdout once the server listens.
+    /// Once the server listens, print the explorer's URL on stdout and open it in a
+    /// browser ($BROWSER, else xdg-open; open on macOS).
     #[arg(long)]
     open: bool,
     /// No access log on stderr.

@@ -55,6 +55,17 @@ pub enum Verdict {
     Draw,
 }
 
+impl Outcome {
+    /// "win in 5", "loss in 2", "tie", "draw": the result and remoteness as a move list
+    /// says them.
+    pub fn words(self) -> String {
+        match self.result {
+            Verdict::Tie | Verdict::Draw => self.result.as_str().to_string(),
+            _ => format!("{} in {}", self.result.as_str(), self.remoteness),
+        }
+    }
+}
+
 impl Verdict {
     /// "win", "loss", "tie" or "draw", as JSON says it.
     pub fn as_str(self) -> &'static str {
@@ -267,6 +278,18 @@ pub trait Gameplay: Game {
     /// A drawing of the board, one line per row, cells one space apart.
     fn draw(&self, pos: &Self::Position) -> String {
         self.format_position(pos)
+    }
+    /// The cells (0-based row, col) of every winning line or pattern on the board, for the
+    /// explorer to show how a finished game was won; empty where there is none (and for
+    /// games not won by a line).
+    fn winning_cells(&self, _pos: &Self::Position) -> Vec<(usize, usize)> {
+        Vec::new()
+    }
+    /// The board's weights drawn for a player choosing a move (`play` shows them at the
+    /// start and on `weights`), with a line saying which number is whose; None for a game
+    /// without weights.
+    fn draw_weights(&self) -> Option<String> {
+        None
     }
 
     /// A value in words, for `query` ("-306066 (second leads by 306066 over the stones to come; first's minus second's score)").

@@ -428,8 +428,8 @@ pub fn parse_marks(
         for ch in line.chars() {
             marks.push(match ch {
                 '.' => 0,
-                c if c == first => 1,
-                c if c == second => 2,
+                c if c.eq_ignore_ascii_case(&first) => 1,
+                c if c.eq_ignore_ascii_case(&second) => 2,
                 other => {
                     return Err(format!(
                         "row {} holds {other:?}; cells are '{first}', '{second}' or '.'",

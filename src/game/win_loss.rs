@@ -212,3 +212,23 @@ pub fn ordinal(n: usize) -> String {
     };
     format!("{n}{suffix}")
 }
+
+/// The cells of `lines` (masks) that lie wholly inside `x` or inside `o`, as (row, col)
+/// through `cell_of` (a mask bit to its cell), in row-major order.
+pub fn cells_of_full_lines(
+    lines: &[u64],
+    x: u64,
+    o: u64,
+    cell_of: impl Fn(u32) -> (usize, usize),
+) -> Vec<(usize, usize)> {
+    let full = lines
+        .iter()
+        .filter(|&&l| l & x == l || l & o == l)
+        .fold(0u64, |m, &l| m | l);
+    let mut cells: Vec<(usize, usize)> = (0..64)
+        .filter(|&b| full & (1u64 << b) != 0)
+        .map(cell_of)
+        .collect();
+    cells.sort_unstable();
+    cells
+}

@@ -41,11 +41,17 @@ pub struct Server {
 impl Server {
     /// `retro serve TABLES --addr 127.0.0.1:0 EXTRA...`, once it listens.
     pub fn start(tables: &[PathBuf], extra: &[&str]) -> Server {
+        Server::start_with(tables, extra, &[])
+    }
+
+    /// `start` with these environment variables set for the server.
+    pub fn start_with(tables: &[PathBuf], extra: &[&str], env: &[(&str, &str)]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_retro"))
             .arg("serve")
             .args(tables)
             .args(["--addr", "127.0.0.1:0"])
             .args(extra)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -72,7 +72,9 @@ pub(super) async fn serve(tables: Tables, addr: SocketAddr, options: Options) ->
         log("warning: not a loopback address: anyone who reaches it can read the tables");
     }
     if options.open {
-        crate::cli::outln!("http://{bound}/")?;
+        let url = format!("http://{bound}/");
+        crate::cli::outln!("{url}")?;
+        open_browser(&url);
     }
     let app = router(Arc::new(tables), options.quiet);
     let stop = async {
@@ -108,6 +110,8 @@ pub(super) fn router(tables: Shared, quiet: bool) -> Router {
         .route("/api/tables", get(list))
         .route("/api/{table}/batch", post(batch))
         .route("/api/{table}/{*position}", get(position))
+        // No position: the empty board, where a game starts.
+        .route("/api/{table}", get(position))
         .route("/{table}", get(explorer))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
@@ -233,7 +237,10 @@ async fn position(
     let rest = uri.path().strip_prefix("/api/").unwrap_or_default();
     let (table, position) = rest.split_once('/').unwrap_or((rest, ""));
     let name = lookup(&tables, table)?.name.clone();
-    let position = decode(position)?;
+    let position = match decode(position)? {
+        p if p.is_empty() => "empty".to_string(),
+        p => p,
+    };
     // Reading the table may wait on the disk: off the async workers, so one slow read
     // (or a batch) never holds up the connections they serve.
     let answer = tokio::task::spawn_blocking(move || {
@@ -520,4 +527,35 @@ async fn access_log(
 fn log(line: &str) {
     let mut err = std::io::stderr().lock();
     let _ = err.write_all(format!("{line}\n").as_bytes());
+}
+
+/// Start the user's browser on `url`: `$BROWSER` if set, else the desktop's opener
+/// (`xdg-open`, `open` on macOS). The URL is on stdout already, so a machine with no
+/// browser only gets a note on stderr.
+fn open_browser(url: &str) {
+    let opener = std::env::var_os("BROWSER")
+        .filter(|b| !b.is_empty())
+        .unwrap_or_else(|| {
+            if cfg!(target_os = "macos") {
+                "open".into()
+            } else {
+                "xdg-open".into()
+            }
+        });
+    let started = std::process::Command::new(&opener)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    match started {
+        // Reaped on a thread of its own, so it leaves no zombie while the server runs.
+        Ok(mut child) => {
+            std::thread::spawn(move || child.wait());
+        }
+        Err(e) => eprintln!(
+            "note: could not start a browser ({}: {e}); open {url} yourself",
+            std::path::Path::new(&opener).display()
+        ),
+    }
 }

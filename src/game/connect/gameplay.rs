@@ -77,6 +77,21 @@ impl Gameplay for Connect {
         }
     }
 
+    fn winning_cells(&self, pos: &ConnectPosition) -> Vec<(usize, usize)> {
+        let (w, h) = (self.board.width, self.board.height);
+        // A bit is column * (height + 1) + height from the bottom (`Heights::bit`).
+        let cell_of = |b: u32| {
+            let (col, up) = (b as usize / (h + 1), b as usize % (h + 1));
+            (h - 1 - up.min(h - 1), col.min(w - 1))
+        };
+        crate::game::win_loss::cells_of_full_lines(
+            &self.lines,
+            pos.x,
+            pos.occupied ^ pos.x,
+            cell_of,
+        )
+    }
+
     fn format_position(&self, pos: &ConnectPosition) -> String {
         two_colour::format_marks(&self.marks(pos), self.board.width, 'x', 'o')
     }

@@ -36,6 +36,14 @@ impl Gameplay for Mnk {
         }
     }
 
+    fn winning_cells(&self, pos: &MnkPosition) -> Vec<(usize, usize)> {
+        let (x, o) = self.cell_masks(pos);
+        let cols = self.board.cols;
+        win_loss::cells_of_full_lines(&self.lines, x, o, |b| {
+            (b as usize / cols, b as usize % cols)
+        })
+    }
+
     fn format_position(&self, pos: &MnkPosition) -> String {
         two_colour::format_marks(&self.ranking.marks(pos), self.board.cols, 'x', 'o')
     }

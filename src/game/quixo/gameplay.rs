@@ -130,6 +130,14 @@ impl Gameplay for Quixo {
         Ok(self.position(x | o, x, side))
     }
 
+    fn winning_cells(&self, pos: &QuixoPosition) -> Vec<(usize, usize)> {
+        let n = self.n;
+        let o = pos.marked & !pos.x;
+        crate::game::win_loss::cells_of_full_lines(&self.lines, pos.x, o, |b| {
+            (b as usize / n, b as usize % n)
+        })
+    }
+
     fn check_reachable(&self, pos: &QuixoPosition) -> Result<()> {
         let o = pos.marked & !pos.x;
         let (last, name) = if pos.side == 0 {

@@ -138,6 +138,13 @@ impl Gameplay for Teeko {
         Ok(self.position(x, o, side))
     }
 
+    fn winning_cells(&self, pos: &TeekoPosition) -> Vec<(usize, usize)> {
+        let cols = self.board.cols;
+        crate::game::win_loss::cells_of_full_lines(&self.patterns, pos.x, pos.o, |b| {
+            (b as usize / cols, b as usize % cols)
+        })
+    }
+
     fn check_reachable(&self, pos: &TeekoPosition) -> Result<()> {
         let (mover, other) = if pos.side == 0 {
             ((pos.x, "x"), (pos.o, "o"))

@@ -15,6 +15,47 @@ impl Gameplay for Twins {
         format!("{value} (final scores: first {value}, second {second}: {verdict})")
     }
 
+    fn draw_weights(&self) -> Option<String> {
+        let b = &self.board;
+        let (rows, cols) = (b.rows, b.cols);
+        // Cells are `o`, and each pair's weight sits between its two cells: on the row
+        // for side by side, on the line below for one above the other.
+        let mut lines = Vec::new();
+        let width = b
+            .vert
+            .iter()
+            .chain(&b.horiz)
+            .map(|w| w.to_string().len())
+            .max()
+            .unwrap_or(1);
+        for i in 0..rows {
+            let mut line = String::new();
+            for j in 0..cols {
+                line.push('o');
+                if j + 1 < cols {
+                    line.push_str(&format!(" {:^width$} ", b.horiz[i * (cols - 1) + j]));
+                }
+            }
+            lines.push(line);
+            if i + 1 < rows {
+                let mut line = String::new();
+                for j in 0..cols {
+                    let w = b.vert[i * cols + j].to_string();
+                    line.push_str(&format!("{w:<width$}"));
+                    if j + 1 < cols {
+                        line.push_str(&" ".repeat(3));
+                    }
+                }
+                lines.push(line.trim_end().to_string());
+            }
+        }
+        Some(format!(
+            "pair weights (a pair of neighbours with the same mark scores its weight for \
+             first, different marks for second; below a cell: the pair with the cell under it):\n{}\n",
+            lines.join("\n")
+        ))
+    }
+
     fn value_meaning(&self) -> &'static str {
         "value: first's final score, with perfect play"
     }

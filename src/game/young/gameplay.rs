@@ -17,6 +17,18 @@ impl Gameplay for Young {
         format!("{value} ({lead}; first's minus second's score)")
     }
 
+    fn draw_weights(&self) -> Option<String> {
+        let (rows, cols) = (self.board.rows, self.board.cols);
+        let grid =
+            |w: &[i64]| crate::text::number_grid(rows, cols, |i, j| w[i * cols + j].to_string());
+        Some(format!(
+            "first's weights (a: first earns a cell's a by playing there):\n{}\
+             second's weights (b: second earns a cell's b by playing there):\n{}",
+            grid(&self.board.a),
+            grid(&self.board.b)
+        ))
+    }
+
     fn value_meaning(&self) -> &'static str {
         "value: first's minus second's score over the stones still to come, with perfect play"
     }

@@ -65,7 +65,7 @@ async function listTables() {
 
 // A move as the page names it: its cell, or for connect (moves choose a column) its column.
 // Teeko and Quixo name a move from one cell to another as it is written (`3,3-2,2`).
-const moveName = (m) => (m.move ? m.move : m.column ? `column ${m.column}` : `(${m.cell.join(",")})`);
+const moveName = (m) => (m.move ? m.move : m.column ? `column ${m.column}` : m.cell.join(","));
 
 const tableName = decodeURIComponent(location.pathname.slice(1));
 let info = null;      // the table's entry in /api/tables
@@ -93,23 +93,72 @@ async function show(position) {
   }
 }
 
+// The moves played on this page, from the position it opened on: [{name, position}].
+// The browser's history holds the same steps, so undo is going back.
+let trail = [];
+
 // Play a move (or jump to a position): a new history entry, then the new position.
-async function go(position) {
+async function go(position, name) {
   history.pushState(null, "", `?position=${shareable(position)}`);
+  trail.push({ name: name || position, position });
   await show(position);
 }
 
-// How good each move is for the side making it: 1 for the best, 0 for the worst.
-function goodness(moves, firstToMove) {
-  // A moving game's move values are the mover's already: a faster win, then a draw, then
-  // a slower loss.
-  const wdl = (v) => (v > 0 ? 1000 - v : v === 0 ? 0 : -1000 - v);
-  const scores = moves.map((m) => (moving(info) ? wdl(m.value) : firstToMove ? m.value : -m.value));
-  const best = Math.max(...scores), worst = Math.min(...scores);
-  return scores.map((s) => (best === worst ? 1 : (s - worst) / (best - worst)));
+function undo() {
+  stop();
+  if (trail.length > 1) history.back();
 }
 
-const colour = (g) => `hsl(${Math.round(120 * g)}, 70%, 78%)`;
+// The history list: each step a button back to where it led.
+function renderTrail() {
+  const list = $("history");
+  list.replaceChildren();
+  trail.forEach((step, i) => {
+    const item = document.createElement("li");
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = i === 0 ? `start: ${step.position}` : step.name;
+    button.title = step.position;
+    button.onclick = () => { stop(); if (i < trail.length - 1) history.go(i - (trail.length - 1)); };
+    item.append(button);
+    list.append(item);
+  });
+  $("undo").disabled = trail.length < 2;
+}
+
+// What a move does for the side making it: its class (win, tie, draw, loss: the colour)
+// and its words. Games with results say them per move (`result`, `remoteness`); for
+// twins it is the final scores, for young the lead over the stones to come.
+function outcome(m, firstToMove) {
+  if (m.result !== undefined) {
+    const words = m.result === "tie" || m.result === "draw" ? m.result : `${m.result} in ${m.remoteness}`;
+    return { cls: m.result, words };
+  }
+  if (info.game === "twins") {
+    const total = [...info.spec.vert, ...info.spec.horiz].reduce((a, b) => a + b, 0);
+    const mine = firstToMove ? m.value : total - m.value, theirs = total - mine;
+    const words = mine === theirs ? `tie (${mine} each)` : `${mine > theirs ? "win" : "loss"} by ${Math.abs(mine - theirs)} (${mine} to ${theirs})`;
+    return { cls: mine > theirs ? "win" : mine === theirs ? "tie" : "loss", words };
+  }
+  // Young: the value is first's lead over the stones to come, this move's included.
+  const lead = firstToMove ? m.value : -m.value;
+  const who = m.value > 0 ? "first" : "second";
+  return { cls: lead > 0 ? "win" : lead === 0 ? "tie" : "loss",
+           words: m.value === 0 ? "level" : `${who} leads by ${Math.abs(m.value)}` };
+}
+
+// How good each move is for the side making it, to sort the list: higher is better.
+function goodness(moves, firstToMove) {
+  const rank = { win: 2, tie: 1, draw: 1, loss: 0 };
+  return moves.map((m) => {
+    if (m.result !== undefined) {
+      // A faster win, a slower loss.
+      const r = m.remoteness || 0;
+      return rank[m.result] * 1e6 + (m.result === "win" ? -r : m.result === "loss" ? r : 0);
+    }
+    return firstToMove || moving(info) ? m.value : -m.value;
+  });
+}
 
 function el(name, attrs, parent) {
   const node = document.createElementNS(SVG, name);
@@ -130,7 +179,7 @@ function render() {
   // cells, the cell it comes from until one is selected, then where it goes.
   const byCell = new Map();
   a.moves.forEach((m, i) => {
-    const hit = { move: m, good: good[i] };
+    const hit = { move: m, good: good[i], outcome: outcome(m, first) };
     const from = m.from ? m.from.join(",") : null;
     if (!from) byCell.set(m.cell.join(","), hit);
     else if (selected === null) {
@@ -141,9 +190,11 @@ function render() {
 
   document.title = `${tableName}: ${a.position}`;
   $("position").textContent = a.position;
+  $("position-input").value = a.position;
   // Nobody moves on a full board, or where a line has ended the game (mnk, connect).
+  const winner = a.winner === undefined ? "" : a.winner === null ? ": a tie" : `: ${a.winner} won`;
   $("to-move").textContent = a.to_move === "none"
-    ? (a.stones === info.rows * info.cols ? "game over: the board is full" : "game over")
+    ? (a.stones === info.rows * info.cols && !a.winner ? `game over: the board is full${winner}` : `game over${winner}`)
     : `${a.to_move} to move` + (info.game === "twins" ? (first ? " (o)" : " (x)") : "")
       + (moving(info) ? (first ? " (x)" : " (o)") + (selected ? `: from ${selected}, click where it goes` : "") : "");
   $("value").textContent = valueInWords(info, a.value);
@@ -154,21 +205,23 @@ function render() {
   for (const i of order) {
     const m = a.moves[i];
     const best = a.best.some((c) => (m.move ? c === m.move : m.column !== undefined ? c === m.column : c[0] === m.cell[0] && c[1] === m.cell[1]));
+    const o = outcome(m, first);
     const button = document.createElement("button");
     button.type = "button";
     button.dataset.cell = m.cell.join(",");
     button.dataset.position = m.position;
-    button.style.background = colour(good[i]);
-    button.textContent = `${moveName(m)} → ${m.position}   value ${m.value}`
-      + (moving(info) ? ` (${valueInWords(info, m.value)})` : "") + (best ? "   ★ best" : "");
-    button.title = valueInWords(info, m.value);
-    button.onclick = () => { stop(); go(m.position); };
+    button.dataset.outcome = o.cls;
+    button.className = `move ${o.cls}`;
+    button.textContent = `${moveName(m)} → ${m.position}   ${o.words}` + (best ? "   ★ best" : "");
+    button.title = `value ${m.value}: ${valueInWords(info, m.value)}`;
+    button.onclick = () => { stop(); go(m.position, moveName(m)); };
     const item = document.createElement("li");
     if (best) item.className = "best";
     item.append(button);
     list.append(item);
   }
   if (a.moves.length === 0) list.textContent = "none: the game is over";
+  renderTrail();
 
   const svg = $("board");
   svg.replaceChildren();
@@ -178,25 +231,27 @@ function render() {
 function legalCell(rect, cell, byCell) {
   const hit = byCell.get(cell);
   if (!hit) return;
-  rect.classList.add("legal");
-  rect.style.fill = colour(hit.good);
+  rect.classList.add("legal", hit.outcome.cls);
   rect.dataset.cell = cell;
+  rect.dataset.outcome = hit.outcome.cls;
   if (hit.select) {
     // The first click of a move between cells: choose the stone or cube, then where it goes.
     rect.onclick = () => { selected = hit.select; render(); };
     return;
   }
-  rect.onclick = () => { stop(); go(hit.move.position); };
+  rect.onclick = () => { stop(); go(hit.move.position, moveName(hit.move)); };
   const title = document.createElementNS(SVG, "title");
-  title.textContent = `${moveName(hit.move)} value ${hit.move.value}`;
+  title.textContent = `${moveName(hit.move)}: ${hit.outcome.words}`;
   rect.append(title);
 }
 
-// Young: the staircase of stones; the cells where a stone may go are coloured by
-// their move's value. Each cell shows its weights a (first) / b (second).
+// Young: the staircase of stones; the cells where a stone may go are coloured by what
+// the move does for the mover. Each cell shows its weights: first's a on top (blue),
+// second's b below (red), the cell as wide as the longest weight needs.
 function drawYoung(svg, a, byCell) {
   const { rows, cols, spec: weights } = info;
-  const S = 60, pad = 8;
+  const digits = Math.max(...[...weights.a, ...weights.b].map((w) => String(w).length));
+  const S = Math.max(44, 8 * digits + 14), pad = 8;
   const lengths = a.position.split(",").map(Number);
   svg.setAttribute("width", cols * S + 2 * pad);
   svg.setAttribute("height", rows * S + 2 * pad);
@@ -207,10 +262,12 @@ function drawYoung(svg, a, byCell) {
       const rect = el("rect", { x, y, width: S, height: S, class: stone ? "cell stone" : "cell" }, svg);
       if (!stone) legalCell(rect, `${i + 1},${j + 1}`, byCell);
       const k = i * cols + j;
-      text(`${weights.a[k]} / ${weights.b[k]}`,
-           { x: x + S / 2, y: y + S / 2, class: stone ? "weight label" : "weight", "pointer-events": "none" }, svg);
+      const shade = stone ? " label" : "";
+      text(String(weights.a[k]), { x: x + S / 2, y: y + S * 0.32, class: `weight first${shade}`, "pointer-events": "none" }, svg);
+      text(String(weights.b[k]), { x: x + S / 2, y: y + S * 0.7, class: `weight second${shade}`, "pointer-events": "none" }, svg);
     }
   }
+  $("legend").textContent = "In each cell: top, first's weight a (earned by first playing there); bottom, second's weight b.";
 }
 
 // Twins: o and x in the cells; between two cells, the pair's weight, its line
@@ -232,6 +289,7 @@ function drawTwins(svg, a, byCell) {
     el("rect", { x: mx - 11, y: my - 8, width: 22, height: 16, fill: "#fff" }, svg);
     text(String(w), { x: mx, y: my, class: "weight" }, svg);
   };
+  $("legend").textContent = "Between two cells, their pair's weight: once both are filled it goes to first (blue line) if the marks match, to second (red line) if they differ.";
   for (let i = 0; i + 1 < rows; i++) for (let j = 0; j < cols; j++) pair(i, j, i + 1, j, weights.vert[i * cols + j]);
   for (let i = 0; i < rows; i++) for (let j = 0; j + 1 < cols; j++) pair(i, j, i, j + 1, weights.horiz[i * (cols - 1) + j]);
   for (let i = 0; i < rows; i++) {
@@ -250,6 +308,7 @@ function drawTwins(svg, a, byCell) {
 function drawGrid(svg, a, byCell) {
   const { rows, cols } = info;
   const S = 56, C = 48, pad = 10;
+  $("legend").textContent = a.line && a.line.length ? "The winning line is marked." : "";
   const top = info.game === "connect" ? 24 : 0;
   // Teeko and Quixo put the side to move after the grid (`:x`).
   const marks = a.position.split(":")[0].split("/");
@@ -264,6 +323,7 @@ function drawGrid(svg, a, byCell) {
       // pushed, an occupied end a cube goes back in at.
       if (m === "." || moving(info)) legalCell(rect, cell, byCell);
       if (cell === selected) rect.classList.add("selected");
+      if ((a.line || []).some(([r, c]) => r === i + 1 && c === j + 1)) rect.classList.add("won");
       if (m !== ".") text(m, { x: pad + j * S + C / 2, y: top + pad + i * S + C / 2, class: `mark ${m}`, "pointer-events": "none" }, svg);
     }
   }
@@ -278,9 +338,9 @@ function drawGrid(svg, a, byCell) {
     if (!hit) continue;
     const column = el("rect", { x: pad + j * S, y: top + pad, width: C, height: (rows - 1) * S + C,
                                 class: "column", "data-column": j + 1 }, svg);
-    column.onclick = () => { stop(); go(hit.move.position); };
+    column.onclick = () => { stop(); go(hit.move.position, moveName(hit.move)); };
     const title = document.createElementNS(SVG, "title");
-    title.textContent = `${moveName(hit.move)} value ${hit.move.value}`;
+    title.textContent = `${moveName(hit.move)}: ${hit.outcome.words}`;
     column.append(title);
   }
 }
@@ -299,7 +359,7 @@ async function playBestLine() {
   const seen = new Set([current && current.position]);
   while (playing && current && current.pv.length > 0 && !seen.has(current.pv[0].position)) {
     seen.add(current.pv[0].position);
-    await go(current.pv[0].position);
+    await go(current.pv[0].position, current.pv[0].move || (current.pv[0].column ? `column ${current.pv[0].column}` : current.pv[0].cell.join(",")));
     await new Promise((r) => setTimeout(r, 500));
   }
   stop();
@@ -314,9 +374,25 @@ async function explore() {
   }
   if (!info) return showError(`no table named ${tableName}`);
   $("board-info").textContent = `${info.game}, ${info.board}`;
-  $("start").onclick = () => { stop(); go("empty"); };
+  $("start").onclick = () => { stop(); go("empty", "empty board"); };
   $("play-pv").onclick = playBestLine;
-  window.addEventListener("popstate", () => { stop(); show(positionInURL()); });
+  $("undo").onclick = undo;
+  $("position-form").onsubmit = (e) => {
+    e.preventDefault();
+    stop();
+    const typed = $("position-input").value.trim();
+    if (typed) go(typed, `typed ${typed}`);
+  };
+  window.addEventListener("popstate", () => {
+    stop();
+    const position = positionInURL();
+    // Back (or undo) returns to a step of the trail; anything else starts a new one.
+    let at = -1;
+    for (let i = trail.length - 1; i >= 0; i--) if (trail[i].position === position) { at = i; break; }
+    trail = at >= 0 ? trail.slice(0, at + 1) : [{ name: position, position }];
+    show(position);
+  });
+  trail = [{ name: positionInURL(), position: positionInURL() }];
   await show(positionInURL());
 }
 
