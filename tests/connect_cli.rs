@@ -375,6 +375,147 @@ mod browser {
             let _ = c.close().await;
         });
     }
+
+    /// The outcome classes of the move buttons, in the order listed.
+    async fn outcomes(c: &Client) -> Vec<String> {
+        let mut all = Vec::new();
+        for b in c.find_all(Locator::Css("#moves button")).await.unwrap() {
+            all.push(b.attr("data-outcome").await.unwrap().unwrap_or_default());
+        }
+        all
+    }
+
+    /// Save a screenshot where RETRO_SCREENSHOTS points (the README's pictures).
+    async fn screenshot(c: &Client, name: &str) {
+        if let Some(dir) = std::env::var_os("RETRO_SCREENSHOTS") {
+            let png = c.screenshot().await.unwrap();
+            std::fs::write(PathBuf::from(dir).join(name), png).unwrap();
+        }
+    }
+
+    /// Moves are coloured and worded by what they do for the mover, on positions whose
+    /// results are known: every first move of 4 x 4 with three in a row wins for x; on
+    /// connect 5 x 4 at `...../...../..o../.xx..` only column 4 wins for o (two columns
+    /// tie, two lose). A move is played, undone, a position typed, and a finished board
+    /// shows its winning line.
+    #[test]
+    fn moves_say_who_wins_and_the_page_keeps_a_history() {
+        if !Path::new(CHROMIUM).exists() || !Path::new(CHROMEDRIVER).exists() {
+            println!("note: skipping the browser test: install chromium and chromium-driver");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let mnk = dir.path().join("m443.retro");
+        let four = dir.path().join("c54.retro");
+        for (game, board, path) in [("mnk", "4x4k3", &mnk), ("connect", "5x4", &four)] {
+            ok_silent(&retro(
+                &["build", game, board, "-o", path.to_str().unwrap(), "-q"],
+                "",
+            ));
+        }
+        let server = server::Server::start(&[mnk, four], &["--quiet"]);
+        let (_driver, port) = start_driver();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let c = connect(port, &dir.path().join("profile")).await;
+            // 4 x 4, K 3: all sixteen first moves win for x, on the list and the board.
+            c.goto(&server.url("/m443")).await.unwrap();
+            wait_for("sixteen moves", || async {
+                c.find_all(Locator::Css("#moves button"))
+                    .await
+                    .unwrap()
+                    .len()
+                    == 16
+            })
+            .await;
+            assert_eq!(outcomes(&c).await, vec!["win"; 16]);
+            let first = text(&c, "#moves button").await;
+            assert!(
+                first.contains("win in 5") && first.ends_with("★ best"),
+                "{first}"
+            );
+            let cells = c.find_all(Locator::Css("rect.legal.win")).await.unwrap();
+            assert_eq!(cells.len(), 16);
+            screenshot(&c, "explorer-mnk.png").await;
+
+            // Play a move from the list, then undo it.
+            let url =
+                |table: &str, position: &str| server.url(&format!("/{table}?position={position}"));
+            c.find(Locator::Css("#moves button[data-cell='1,2']"))
+                .await
+                .unwrap()
+                .click()
+                .await
+                .unwrap();
+            let played = url("m443", ".x../..../..../....");
+            wait_for("the move", || async {
+                c.current_url().await.unwrap().as_str() == played
+            })
+            .await;
+            wait_for("the history", || async {
+                text(&c, "#history li:last-child").await == "1,2"
+            })
+            .await;
+            c.find(Locator::Id("undo"))
+                .await
+                .unwrap()
+                .click()
+                .await
+                .unwrap();
+            let start = server.url("/m443");
+            wait_for("the undo", || async {
+                c.current_url().await.unwrap().as_str() == start
+                    && c.find_all(Locator::Css("#history li")).await.unwrap().len() == 1
+            })
+            .await;
+
+            // A finished board: who won, and the winning line marked.
+            let input = c.find(Locator::Id("position-input")).await.unwrap();
+            input.clear().await.unwrap();
+            input.send_keys("xxx./oo../..../....").await.unwrap();
+            c.find(Locator::Css("#position-form button"))
+                .await
+                .unwrap()
+                .click()
+                .await
+                .unwrap();
+            wait_for("the typed position", || async {
+                text(&c, "#to-move").await == "game over: x won"
+            })
+            .await;
+            assert_eq!(c.find_all(Locator::Css("rect.won")).await.unwrap().len(), 3);
+
+            // Connect 5 x 4: one winning column, two ties, two losses, each in words.
+            c.goto(&url("c54", "...../...../..o../.xx.."))
+                .await
+                .unwrap();
+            wait_for("five moves", || async {
+                c.find_all(Locator::Css("#moves button"))
+                    .await
+                    .unwrap()
+                    .len()
+                    == 5
+            })
+            .await;
+            let mut seen = outcomes(&c).await;
+            seen.sort();
+            assert_eq!(seen, ["loss", "loss", "tie", "tie", "win"]);
+            let best = text(&c, "#moves li.best button").await;
+            assert!(
+                best.starts_with("column 4 ") && best.contains("win in 17"),
+                "{best}"
+            );
+            let tie = text(&c, "#moves button[data-outcome='tie']").await;
+            assert!(tie.ends_with(" tie"), "{tie}");
+            let loss = text(&c, "#moves button[data-outcome='loss']").await;
+            assert!(loss.contains("loss in 4"), "{loss}");
+            screenshot(&c, "explorer-connect.png").await;
+            let _ = c.close().await;
+        });
+    }
 }
 
 /// A board whose input is only its size may stand where the file goes; a bare word that
