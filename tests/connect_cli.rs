@@ -12,7 +12,7 @@ mod server;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{ok_silent, retro};
+use common::{fails, ok_silent, retro};
 use serde_json::Value;
 
 /// A 4 x 4 connect table (K 4 by default) in `dir`.
@@ -566,4 +566,38 @@ fn a_size_stands_in_for_the_board_file() {
             && err.lines().count() == 1,
         "{err}"
     );
+}
+
+/// A position may be the columns played from the empty board (`4455`), as Connect Four
+/// solvers write them: the same position as its grid, and refusals naming the move.
+#[test]
+fn a_position_can_be_the_columns_played() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = build(dir.path());
+    let by_columns = query_json(&table, "2232");
+    let by_grid = query_json(&table, "..../.o../.o../.xx.");
+    assert_eq!(by_columns, by_grid);
+    assert_eq!(by_columns["position"], "..../.o../.o../.xx.");
+    // Every sequence of legal drops reads as the position play reaches.
+    for seq in ["1", "12", "4321", "12341234", "21432143"] {
+        let j = query_json(&table, seq);
+        assert_eq!(j["stones"], seq.len(), "{seq}");
+    }
+    let t = table.to_str().unwrap();
+    for (seq, why) in [
+        ("11111", "move 5 is column 1, which is full"),
+        ("15", "move 2 is column 5; the columns are 1 to 4"),
+        ("1212121", ""),
+        (
+            "12121212",
+            "the game is over after move 7 (a line of 4), before column 2",
+        ),
+    ] {
+        let out = retro(&["query", t, seq], "");
+        if why.is_empty() {
+            assert!(out.status.success(), "{seq}: {out:?}");
+        } else {
+            fails(&out, 2, why);
+        }
+    }
 }

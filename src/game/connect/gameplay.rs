@@ -25,6 +25,12 @@ impl Gameplay for Connect {
         if trimmed.is_empty() {
             return Err(bad("no position given".into()));
         }
+        // The columns played from the empty board, 1-based (`4455`), as Connect Four
+        // solvers and databases write positions; boards up to 9 columns wide, one digit
+        // a move.
+        if w <= 9 && trimmed.bytes().all(|b| b.is_ascii_digit()) {
+            return self.play_columns(trimmed).map_err(bad);
+        }
         let marks = two_colour::parse_marks(trimmed, h, w, 'x', 'o').map_err(bad)?;
         let (mut occupied, mut x) = (0u64, 0u64);
         for (cell, &m) in marks.iter().enumerate() {
@@ -102,6 +108,40 @@ impl Gameplay for Connect {
 
     fn win_loss(&self) -> Option<WinLoss> {
         Some(self.values)
+    }
+}
+
+impl Connect {
+    /// The position reached by dropping in these columns (digits, 1-based) from the empty
+    /// board, x first; why not where a column is off the board or full, or the game was
+    /// over before the move.
+    fn play_columns(&self, columns: &str) -> std::result::Result<ConnectPosition, String> {
+        let w = self.board.width;
+        let mut pos = self.unrank(0, 0);
+        for (i, digit) in columns.bytes().enumerate() {
+            let col = usize::from(digit - b'0');
+            if !(1..=w).contains(&col) {
+                return Err(format!(
+                    "move {} is column {col}; the columns are 1 to {w}",
+                    i + 1
+                ));
+            }
+            let moves = self.moves(&pos);
+            if moves.is_empty() && self.stones(&pos) == self.cells() {
+                return Err(format!("the board is full after move {i}"));
+            }
+            if moves.is_empty() {
+                return Err(format!(
+                    "the game is over after move {i} (a line of {}), before column {col}",
+                    self.board.k
+                ));
+            }
+            match moves.into_iter().find(|m| m.col + 1 == col) {
+                Some(m) => pos = m.child,
+                None => return Err(format!("move {} is column {col}, which is full", i + 1)),
+            }
+        }
+        Ok(pos)
     }
 }
 

@@ -187,7 +187,8 @@ impl Connect {
             .collect();
         format!(
             "connect {w} x {h} positions look like {} (rows from the top, of x, o, . \
-             separated by /; stones rest on the bottom or on another stone; x moves first)",
+             separated by /; stones rest on the bottom or on another stone; x moves first), \
+             or the columns played from the empty board, such as 12 for that one",
             example.join("/")
         )
     }
