@@ -395,9 +395,45 @@ fn help_topics_completions_and_manual() {
             script.contains("retro") && script.contains("export"),
             "{shell}"
         );
+        // Completions offer what --help shows, not the hidden test hooks.
+        for hidden in [
+            "stop-after-layer",
+            "assume-free-bytes",
+            "row-group",
+            "crash-before",
+        ] {
+            assert!(!script.contains(hidden), "{shell} completes --{hidden}");
+        }
     }
     let man = stdout(&retro(&["man"], ""));
     assert!(man.starts_with(".ie") || man.contains(".TH retro"), "{man}");
+    // Every subcommand the top page names has a page of its own, with its options, its
+    // examples and the exit codes; `--dir` writes them all.
+    let build = stdout(&retro(&["man", "build"], ""));
+    for needle in [
+        ".TH retro-build 1",
+        "\\fBretro build\\fR",
+        "\\-\\-threads",
+        ".SH EXAMPLES\n.nf\n  retro build young",
+        ".SH \"EXIT STATUS\"",
+    ] {
+        assert!(build.contains(needle), "{needle:?} missing: {build}");
+    }
+    assert!(!build.contains("stop\\-after"), "{build}");
+    let dir = tempfile::tempdir().unwrap();
+    let said = stdout(&retro(&["man", "--dir", dir.path().to_str().unwrap()], ""));
+    assert!(
+        said.ends_with("15 pages (retro.1, retro-build.1, ...)\n"),
+        "{said}"
+    );
+    for named in man.split("retro\\-").skip(1) {
+        let sub = named.split('(').next().unwrap();
+        assert!(
+            dir.path().join(format!("retro-{sub}.1")).exists(),
+            "retro-{sub}.1"
+        );
+    }
+    fails(&retro(&["man", "nope"], ""), 2, "no subcommand \"nope\"");
     for sub in [
         "solve", "build", "query", "info", "play", "verify", "bench", "gen", "export", "serve",
         "plan",
