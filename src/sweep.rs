@@ -24,6 +24,21 @@ pub trait Progress: Sync {
     fn layer(&self, _k: usize, _size: u64) {}
     /// `positions` more positions are done.
     fn advance(&self, _positions: u64) {}
+    /// Whether the caller wants the work stopped (a library caller's Ctrl-C, say; the
+    /// command line ends the process instead). The sweep asks once per chunk and then
+    /// stops before it hands on the layer it was computing, so every layer a build wrote
+    /// is whole and the build resumes below the last one (`check_stopped`).
+    fn stopped(&self) -> bool {
+        false
+    }
+}
+
+/// The error a sweep stops with when `Progress::stopped` says so.
+pub fn check_stopped(progress: &dyn Progress) -> Result<()> {
+    if progress.stopped() {
+        return Err(Error::other("interrupted"));
+    }
+    Ok(())
 }
 
 /// No reporting (tests, benchmarks, `--quiet`).
@@ -398,6 +413,8 @@ pub fn sweep_from<G: Game, V: Value>(
             })?,
             _ => compute_layer(game, k, out, above, driver, progress),
         }
+        // A stopped layer is not whole: it must not reach `on_layer`.
+        check_stopped(progress)?;
         unseen = Some(k);
         std::mem::swap(&mut cur, &mut next);
         next_len = size;
@@ -418,6 +435,10 @@ pub fn compute_layer<G: Game, V: Value>(
     progress: &dyn Progress,
 ) {
     let run = |(i, chunk): (usize, &mut [V])| {
+        // Asked to stop: the rest of the layer is skipped (the caller drops it).
+        if progress.stopped() {
+            return;
+        }
         compute_chunk(game, k, (i * CHUNK) as u64, chunk, next);
         progress.advance(chunk.len() as u64);
     };
