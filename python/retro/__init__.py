@@ -151,10 +151,10 @@ class Table:
     """
 
     def __init__(self, path: PathLike) -> None:
-        self._raw = _retro.RawTable(os.fspath(path))
-        self._header: Dict[str, Any] = self._raw.info(False)
         #: The path the table was opened from.
         self.path: str = os.fspath(path)
+        self._raw = _retro.RawTable(self.path)
+        self._header: Dict[str, Any] = self._raw.info(False)
 
     # What `info --json` says, without reading the whole file.
     @property

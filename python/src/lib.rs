@@ -25,7 +25,7 @@ use retro::probe::{self, MoveStyle, Prober};
 use retro::sweep::{Driver, Progress};
 
 create_exception!(
-    _retro,
+    retro,
     TableError,
     PyException,
     "A table file that is damaged, truncated, foreign or of another version."
