@@ -404,8 +404,9 @@ def solve(
 ) -> int:
     """The value of the empty board, as ``retro solve`` computes it (two layers in
     memory, nothing written). ``board``, ``threads``, ``progress`` and Ctrl-C as in
-    :func:`build`. For twins the contest prints both players' scores; this is their
-    difference (first minus second)."""
+    :func:`build`. This is the table's root value (``build``'s ``root_value``): for twins
+    the first player's final score, which ``retro solve`` prints with the second's, as the
+    contest asks."""
     text, source = _board_text(board)
     return _retro.solve(
         game, text, source=source, rows=rows, cols=cols, threads=threads, progress=progress
