@@ -19,7 +19,8 @@ def _find_cli() -> Path:
     """The `retro` binary: $RETRO_BIN, else the repository's ci or release build, else a
     fresh `cargo build --profile ci`."""
     if os.environ.get("RETRO_BIN"):
-        return Path(os.environ["RETRO_BIN"])
+        # Absolute: some tests run in a directory of their own.
+        return Path(os.environ["RETRO_BIN"]).resolve()
     for profile in ("ci", "release"):
         exe = REPO / "target" / profile / "retro"
         if exe.exists():
