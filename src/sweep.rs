@@ -519,4 +519,46 @@ mod tests {
         }
         Ok(())
     }
+
+    /// A caller that asks the sweep to stop (`Progress::stopped`) gets the `interrupted`
+    /// error, and `on_layer` has seen only whole layers, each equal to an uninterrupted
+    /// sweep's.
+    #[test]
+    fn a_stopped_sweep_hands_on_whole_layers_only() -> Result<()> {
+        use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+        struct StopAt {
+            layer: usize,
+            stop: AtomicBool,
+        }
+        impl Progress for StopAt {
+            fn layer(&self, k: usize, _size: u64) {
+                if k == self.layer {
+                    self.stop.store(true, Relaxed);
+                }
+            }
+            fn stopped(&self) -> bool {
+                self.stop.load(Relaxed)
+            }
+        }
+        let game: Young = random_game(6, 6, 3, 1000)?;
+        let mut whole = vec![Vec::new(); game.cells() + 1];
+        sweep::<Young, i32>(&game, Driver::Parallel, &Silent, |k, v| {
+            whole[k] = v.to_vec();
+            Ok(())
+        })?;
+        let progress = StopAt {
+            layer: 20,
+            stop: AtomicBool::new(false),
+        };
+        let mut seen = Vec::new();
+        let stopped = sweep::<Young, i32>(&game, Driver::Parallel, &progress, |k, v| {
+            assert_eq!(v, &whole[k][..], "layer {k}");
+            seen.push(k);
+            Ok(())
+        });
+        assert!(matches!(stopped, Err(Error::Other(ref m)) if m == "interrupted"));
+        // Layers 36..=21 were whole; 20 was cut short and never handed on.
+        assert_eq!(seen, (21..=36).rev().collect::<Vec<_>>());
+        Ok(())
+    }
 }
