@@ -11,7 +11,7 @@ probing is a method call.
 >>> t.query("1,0")["value"]
 0
 >>> t.layer(3).value
-array([ 2, -1])
+array([-2, -2])
 
 Answers are the command line's own: ``Table.query`` returns the object
 ``retro query --json`` prints, ``Table.info`` the one ``retro info --json`` prints, and

@@ -84,3 +84,17 @@ def test_readme_example(cli, tmp_path, monkeypatch):
         assert share[k] == pytest.approx(sum(v > 0 for v in values) / len(values)), k
     if "matplotlib" in scope:
         assert (tmp_path / "connect-5x4-wins.png").stat().st_size > 0
+
+
+def test_module_docstring_example(cli, tmp_path, monkeypatch):
+    """The example at the top of `retro`'s docstring (what `help(retro)` shows)."""
+    import doctest
+
+    import retro
+
+    (tmp_path / "tables").mkdir()
+    cli.run("build", "young", str(REPO / "tables/young-sample.txt"), "-o",
+            str(tmp_path / "tables/young-sample.retro"), "--quiet")
+    monkeypatch.chdir(tmp_path)
+    result = doctest.testmod(retro)
+    assert result.attempted >= 3 and result.failed == 0
