@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use crate::error::Error;
 use crate::error::Result;
-use crate::game::{AnyBoard, Game, Registered, Registry, Visitor};
+use crate::game::{AnyBoard, Board, Game, Registered, Registry, Visitor};
 use crate::sweep::{self, Driver, Progress};
 use crate::table::Encoding;
 use crate::table::blocks;
@@ -47,6 +47,25 @@ pub struct BuildReport {
     pub peak_rss: Option<u64>,
     /// The layer a resumed build continued below, if it resumed.
     pub resumed_below: Option<usize>,
+}
+
+impl BuildReport {
+    /// The object `retro build --json` prints for this build of `game` into `path`.
+    pub fn to_json<G: Registered>(&self, game: &G, path: &Path) -> serde_json::Value {
+        serde_json::json!({
+            "table": path.display().to_string(),
+            "game": G::NAME,
+            "board": game.board().label(),
+            "positions": self.positions,
+            "seconds": self.seconds,
+            "file_bytes": self.file_bytes,
+            "value_bytes": self.value_bytes,
+            "bytes_per_position": self.value_bytes as f64 / self.positions as f64,
+            "peak_rss": self.peak_rss,
+            "resumed_below": self.resumed_below,
+            "root_value": self.root_value,
+        })
+    }
 }
 
 /// How to build.

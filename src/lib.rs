@@ -19,6 +19,7 @@
 //!   [`text`] renders them for people, [`export`] streams a table's rows to a file;
 //!   [`text`] and [`export`] render them for people and for files;
 //! - [`job`]: solve a board, build a table (what the commands call);
+//! - [`summary`]: what a table holds, as `retro info --json` says it;
 //! - [`testing`]: the conformance checks every game must pass;
 //! - [`error`]: one error enum, whose variant decides the exit code;
 //! - `cli`: the command line, one file per subcommand, a thin layer over the rest.
@@ -144,6 +145,7 @@ pub mod probe;
 pub mod random;
 pub mod rank;
 pub mod retrograde;
+pub mod summary;
 pub mod sweep;
 pub mod table;
 pub mod testing;

@@ -158,6 +158,8 @@ pub fn solve_from<G: MovementGame>(
 ) -> Result<i16> {
     for k in (0..=top).rev() {
         let values = solve_layer(game, k, &above, progress)?;
+        // Asked to stop (`Progress::stopped`): only whole layers are written.
+        crate::sweep::check_stopped(progress)?;
         // The layer above is no longer needed: free it before the writer reads this one.
         drop(std::mem::take(&mut above));
         write(k, &values)?;

@@ -24,6 +24,21 @@ pub trait Progress: Sync {
     fn layer(&self, _k: usize, _size: u64) {}
     /// `positions` more positions are done.
     fn advance(&self, _positions: u64) {}
+    /// Whether the caller wants the work stopped (a library caller's Ctrl-C, say; the
+    /// command line ends the process instead). The sweep asks once per chunk and then
+    /// stops before it hands on the layer it was computing, so every layer a build wrote
+    /// is whole and the build resumes below the last one (`check_stopped`).
+    fn stopped(&self) -> bool {
+        false
+    }
+}
+
+/// The error a sweep stops with when `Progress::stopped` says so.
+pub fn check_stopped(progress: &dyn Progress) -> Result<()> {
+    if progress.stopped() {
+        return Err(Error::other("interrupted"));
+    }
+    Ok(())
 }
 
 /// No reporting (tests, benchmarks, `--quiet`).
@@ -398,6 +413,8 @@ pub fn sweep_from<G: Game, V: Value>(
             })?,
             _ => compute_layer(game, k, out, above, driver, progress),
         }
+        // A stopped layer is not whole: it must not reach `on_layer`.
+        check_stopped(progress)?;
         unseen = Some(k);
         std::mem::swap(&mut cur, &mut next);
         next_len = size;
@@ -418,6 +435,10 @@ pub fn compute_layer<G: Game, V: Value>(
     progress: &dyn Progress,
 ) {
     let run = |(i, chunk): (usize, &mut [V])| {
+        // Asked to stop: the rest of the layer is skipped (the caller drops it).
+        if progress.stopped() {
+            return;
+        }
         compute_chunk(game, k, (i * CHUNK) as u64, chunk, next);
         progress.advance(chunk.len() as u64);
     };
@@ -496,6 +517,48 @@ mod tests {
             crate::with_value_type!(value_type(&game), V => builds_agree::<_, V>(&game));
             builds_agree::<_, i64>(&game);
         }
+        Ok(())
+    }
+
+    /// A caller that asks the sweep to stop (`Progress::stopped`) gets the `interrupted`
+    /// error, and `on_layer` has seen only whole layers, each equal to an uninterrupted
+    /// sweep's.
+    #[test]
+    fn a_stopped_sweep_hands_on_whole_layers_only() -> Result<()> {
+        use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+        struct StopAt {
+            layer: usize,
+            stop: AtomicBool,
+        }
+        impl Progress for StopAt {
+            fn layer(&self, k: usize, _size: u64) {
+                if k == self.layer {
+                    self.stop.store(true, Relaxed);
+                }
+            }
+            fn stopped(&self) -> bool {
+                self.stop.load(Relaxed)
+            }
+        }
+        let game: Young = random_game(6, 6, 3, 1000)?;
+        let mut whole = vec![Vec::new(); game.cells() + 1];
+        sweep::<Young, i32>(&game, Driver::Parallel, &Silent, |k, v| {
+            whole[k] = v.to_vec();
+            Ok(())
+        })?;
+        let progress = StopAt {
+            layer: 20,
+            stop: AtomicBool::new(false),
+        };
+        let mut seen = Vec::new();
+        let stopped = sweep::<Young, i32>(&game, Driver::Parallel, &progress, |k, v| {
+            assert_eq!(v, &whole[k][..], "layer {k}");
+            seen.push(k);
+            Ok(())
+        });
+        assert!(matches!(stopped, Err(Error::Other(ref m)) if m == "interrupted"));
+        // Layers 36..=21 were whole; 20 was cut short and never handed on.
+        assert_eq!(seen, (21..=36).rev().collect::<Vec<_>>());
         Ok(())
     }
 }

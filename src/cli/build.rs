@@ -6,7 +6,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use super::{BoardArgs, progress_bar};
 use crate::error::{Result, io_error};
-use crate::game::{AnyBoard, Board, Registered, Registry, Visitor};
+use crate::game::{AnyBoard, Registered, Registry, Visitor};
 use crate::job::{self, BuildOptions, Estimate};
 use crate::sweep::{Driver, Progress, Silent, human_bytes};
 use crate::table::writer::{check_output, check_unlocked, partial_path};
@@ -182,19 +182,7 @@ fn build<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32> {
         .peak_rss
         .map_or("unknown".into(), |b| human_bytes(b as f64));
     if args.json {
-        let summary = serde_json::json!({
-            "table": path.display().to_string(),
-            "game": G::NAME,
-            "board": game.board().label(),
-            "positions": report.positions,
-            "seconds": report.seconds,
-            "file_bytes": report.file_bytes,
-            "value_bytes": report.value_bytes,
-            "bytes_per_position": report.value_bytes as f64 / report.positions as f64,
-            "peak_rss": report.peak_rss,
-            "resumed_below": report.resumed_below,
-            "root_value": report.root_value,
-        });
+        let summary = report.to_json(game, &path);
         super::outln!("{summary}")?;
         return Ok(0);
     }

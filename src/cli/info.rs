@@ -113,67 +113,20 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
             ),
         );
     }
-    // The empty board's value, in the game's words.
-    let root = table.value(0, 0)?;
-    let words = R::visit(&h.game, RootWords(root))?;
-    rows.push(("root value", words.text.clone()));
     if args.json {
-        table.verify_checksum()?;
-        let mut summary = serde_json::json!({
-            "table": table.path().display().to_string(),
-            "game": h.game.name(),
-            "board": h.game.label(),
-            "format_version": table.version,
-            "value_type": h.value_type.name(),
-            "encoding": match h.encoding { Encoding::Plain => "plain", Encoding::Blocked => "compact", Encoding::Moves { .. } => "moves" },
-
-            "layers": h.layers.len(),
-            "positions": positions,
-            "layer_sizes": h.layers.iter().map(|l| l.positions).collect::<Vec<_>>(),
-            "value_bytes": value_bytes,
-            "bytes_per_position": value_bytes as f64 / positions as f64,
-            "file_bytes": table.file_len,
-            "checksum": format!("{:016x}", h.checksum),
-            "checksum_ok": true,
-        });
-        summary["root_value"] = root.into();
-        summary["root"] = words.text.into();
-        if let Some(o) = words.outcome {
-            summary["root_result"] = o.result.as_str().into();
-            summary["root_remoteness"] = o.remoteness.into();
-        }
-        if let Encoding::Moves { values_every } = h.encoding {
-            summary["values_every"] = values_every.into();
-            summary["lookups_per_value"] = lookups.into();
-            summary["reads_per_value"] = reads.into();
-        }
+        let summary = crate::summary::info_json::<R>(&table, true)?;
         super::outln!("{summary}")?;
         return Ok(0);
     }
+    // The empty board's value, in the game's words.
+    let words = crate::summary::root_words::<R>(&table)?;
+    rows.push(("root value", words.text));
     for (key, value) in rows {
         super::outln!("{key:<12} {value}")?;
     }
     table.verify_checksum()?;
     super::outln!("{:<12} {:016x} ok", "checksum", h.checksum)?;
     Ok(0)
-}
-
-/// The root's value in its game's words, and its outcome where the game has one.
-struct RootWords(i64);
-
-struct Root {
-    text: String,
-    outcome: Option<crate::game::Outcome>,
-}
-
-impl crate::game::Visitor for RootWords {
-    type Output = Root;
-    fn visit<G: crate::game::Registered>(self, game: G) -> Result<Root> {
-        Ok(Root {
-            text: crate::probe::root_text(&game, self.0),
-            outcome: game.outcome(self.0, 0),
-        })
-    }
 }
 
 /// All sizes for a short list, else the first and last few.

@@ -1,0 +1,135 @@
+"""Answers equal the command line's: `query --json` on every position of the samples,
+`--pv`, `query --batch` for `query_many`, and `info --json`."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+import retro
+from conftest import SMALL, all_positions
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_query_equals_query_json_on_every_position(cli, tables, name):
+    path = tables[name]
+    t = retro.open(path)
+    positions = all_positions(path)
+    assert len(positions) == t.positions
+    expected = cli.batch_json(path, positions)
+    assert len(expected) == len(positions)
+    answered = refused = 0
+    for position, want in zip(positions, expected):
+        want.pop("line")
+        if "error" in want:
+            # A position play cannot reach (mnk, connect): refused the same way.
+            with pytest.raises(ValueError) as e:
+                t.query(position)
+            assert str(e.value) == want["error"]
+            refused += 1
+        else:
+            assert t.query(position) == want
+            answered += 1
+    assert answered > 0
+    if name in ("ttt",):
+        assert refused > 0
+
+
+def test_query_sampled_on_a_large_table(cli, tables):
+    path = tables["young-10x10-compact"]
+    t = retro.open(path)
+    rng = random.Random(35)
+    positions = [t.position(k, rng.randrange(n)) for k, n in enumerate(t.layer_sizes) for _ in range(20)]
+    for position, want in zip(positions, cli.batch_json(path, positions)):
+        want.pop("line")
+        assert t.query(position) == want
+
+
+@pytest.mark.parametrize("name", ["young-sample", "twins-sample1", "ttt", "connect-4x4k3", "quixo-3x3"])
+def test_query_with_pv_equals_the_command(cli, tables, name):
+    path = tables[name]
+    t = retro.open(path)
+    rng = random.Random(7)
+    # A single query through the command itself (not --batch), with and without --pv.
+    for position in ["empty"] + rng.sample(all_positions(path)[:2000], 5):
+        done = cli.run("query", str(path), position, "--json", "--pv", check=False)
+        if done.returncode != 0:
+            with pytest.raises(ValueError) as e:
+                t.query(position, pv=True)
+            assert done.stderr.strip() == f"error: {e.value}"
+            continue
+        want = json.loads(done.stdout)
+        assert t.query(position, pv=True) == want
+        assert t.pv(position) == want["pv"]
+        assert "pv" not in t.query(position)
+
+
+@pytest.mark.parametrize("name", ["young-sample", "twins-sample2", "ttt", "connect-4x4k3", "teeko-3x3s2", "young-10x10"])
+def test_query_many_equals_query_batch(cli, tables, name):
+    path = tables[name]
+    t = retro.open(path)
+    positions = all_positions(path)
+    # Some lines that are not positions, among the others.
+    positions[1:1] = ["nonsense", "", "x" * 100]
+    done = cli.run("query", str(path), "--batch", input="".join(p + "\n" for p in positions), check=False)
+    lines = done.stdout.splitlines()
+    assert len(lines) == len(positions)
+    bad = [i for i, line in enumerate(lines) if line == "error"]
+    bad_set = set(bad)
+    assert done.returncode == 2 and bad
+    got = t.query_many(positions, errors="mask")
+    assert isinstance(got, np.ma.MaskedArray) and got.dtype == np.int64
+    assert list(np.flatnonzero(got.mask)) == bad
+    assert [str(v) for i, v in enumerate(got.data) if i not in bad_set] == [
+        line for line in lines if line != "error"
+    ]
+    # errors="raise": the first bad one, by index, with the command's message.
+    with pytest.raises(ValueError) as e:
+        t.query_many(positions)
+    assert str(e.value).startswith(f"positions[{bad[0]}]: ")
+    stderr_lines = done.stderr.splitlines()
+    assert str(e.value).split(": ", 1)[1].split(" (and ")[0] == stderr_lines[0].split(": ", 2)[2]
+    # Any iterable, and the good ones alone as a plain array.
+    good = [p for i, p in enumerate(positions) if i not in bad_set]
+    plain = t.query_many(iter(good))
+    assert not isinstance(plain, np.ma.MaskedArray)
+    assert plain.tolist() == [int(line) for line in lines if line != "error"]
+
+
+def test_query_many_refuses_what_is_not_a_list_of_positions(tables):
+    t = retro.open(tables["young-sample"])
+    with pytest.raises(TypeError):
+        t.query_many("1,0")
+    with pytest.raises(TypeError, match=r"positions\[1\] is a int"):
+        t.query_many(["1,0", 3])
+    with pytest.raises(ValueError, match="line break"):
+        t.query_many(["1,0\n2,0"])
+    assert t.query_many([]).tolist() == []
+
+
+@pytest.mark.parametrize("name", ["young-sample", "twins-sample1-moves", "ttt", "young-10x10-compact", "quixo-3x3"])
+def test_attributes_and_info_equal_info_json(cli, tables, name):
+    path = tables[name]
+    t = retro.open(path)
+    want = json.loads(cli.run("info", str(path), "--json").stdout)
+    assert t.info() == want
+    unchecked = t.info(check=False)
+    assert "checksum_ok" not in unchecked
+    assert unchecked == {k: v for k, v in want.items() if k != "checksum_ok"}
+    for key in ("game", "board", "encoding", "positions", "root", "root_value", "layer_sizes"):
+        assert getattr(t, key) == want[key]
+    assert len(t) == want["positions"]
+
+
+def test_position_and_rank_round_trip(tables):
+    t = retro.open(tables["twins-sample1"])
+    for k, n in enumerate(t.layer_sizes):
+        for rank in {0, n // 2, n - 1}:
+            assert t.rank(t.position(k, rank)) == (k, rank)
+    with pytest.raises(IndexError):
+        t.position(0, 1)
+    with pytest.raises(IndexError, match="out of range"):
+        t.position(len(t.layer_sizes), 0)

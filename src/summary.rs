@@ -1,0 +1,85 @@
+//! What a table holds, as `retro info --json` prints it: one function, so the command line
+//! and library callers (the Python package) give the same object.
+
+use crate::error::Result;
+use crate::game::{Outcome, Registered, Registry, Visitor};
+use crate::table::{Encoding, Table};
+
+/// The root's value in its game's words (`probe::root_text`), and its outcome where the
+/// game ends in a win, a loss, a tie or a draw.
+pub struct RootWords {
+    /// The empty board's value.
+    pub value: i64,
+    /// The value in words ("2", "-1 (o completes a line at ply 24)").
+    pub text: String,
+    /// The result and remoteness for the side to move, where the game has them.
+    pub outcome: Option<Outcome>,
+}
+
+/// The empty board's value of `table`, in its game's words; `R` is the registry its game
+/// is in.
+pub fn root_words<R: Registry>(table: &Table) -> Result<RootWords> {
+    struct Words(i64);
+    impl Visitor for Words {
+        type Output = RootWords;
+        fn visit<G: Registered>(self, game: G) -> Result<RootWords> {
+            Ok(RootWords {
+                value: self.0,
+                text: crate::probe::root_text(&game, self.0),
+                outcome: game.outcome(self.0, 0),
+            })
+        }
+    }
+    let value = table.value(0, 0)?;
+    R::visit(&table.header.game, Words(value))
+}
+
+/// The object `retro info --json` prints for `table`. With `check`, the value checksum is
+/// verified first (the whole file is read) and `checksum_ok` is `true`; without, it is left
+/// out and only the header and the root's entry are read.
+pub fn info_json<R: Registry>(table: &Table, check: bool) -> Result<serde_json::Value> {
+    let h = &table.header;
+    let root = root_words::<R>(table)?;
+    if check {
+        table.verify_checksum()?;
+    }
+    let positions = h.total_positions();
+    let value_bytes = h.value_bytes();
+    let cells = h.layers.len() - 1;
+    let mut summary = serde_json::json!({
+        "table": table.path().display().to_string(),
+        "game": h.game.name(),
+        "board": h.game.label(),
+        "format_version": table.version,
+        "value_type": h.value_type.name(),
+        "encoding": match h.encoding {
+            Encoding::Plain => "plain",
+            Encoding::Blocked => "compact",
+            Encoding::Moves { .. } => "moves",
+        },
+        "layers": h.layers.len(),
+        "positions": positions,
+        "layer_sizes": h.layers.iter().map(|l| l.positions).collect::<Vec<_>>(),
+        "value_bytes": value_bytes,
+        "bytes_per_position": value_bytes as f64 / positions as f64,
+        "file_bytes": table.file_len,
+        "checksum": format!("{:016x}", h.checksum),
+        "root_value": root.value,
+        "root": root.text,
+    });
+    if check {
+        summary["checksum_ok"] = true.into();
+    }
+    if let Some(o) = root.outcome {
+        summary["root_result"] = o.result.as_str().into();
+        summary["root_remoteness"] = o.remoteness.into();
+    }
+    if let Encoding::Moves { values_every } = h.encoding {
+        let lookups = h.encoding.lookups_per_value(cells);
+        summary["values_every"] = values_every.into();
+        summary["lookups_per_value"] = lookups.into();
+        // A table of best moves keeps its block directories in memory: one read a lookup.
+        summary["reads_per_value"] = lookups.into();
+    }
+    Ok(summary)
+}
