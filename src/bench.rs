@@ -301,12 +301,23 @@ pub fn to_json(bench: &Bench) -> Result<String> {
         .map_err(|e| Error::other(format!("cannot write the results as JSON: {e}")))
 }
 
+/// The one-minute load average (`/proc/loadavg`), where the system says it.
+pub fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
 /// Speedup against threads, with the ideal line and each point's efficiency labelled.
 #[cfg(feature = "cli")]
 pub fn plot_svg(rows: &[BenchRow], title: &str, path: &std::path::Path) -> Result<()> {
     use plotters::prelude::*;
     let fail = |e: String| Error::other(format!("{}: cannot draw the plot: {e}", path.display()));
-    let max_t = rows.iter().map(|r| r.threads).max().unwrap_or(1).max(2) as f64;
+    let max_threads = rows.iter().map(|r| r.threads).max().unwrap_or(1).max(2);
+    let max_t = max_threads as f64;
     let max_s = rows.iter().map(|r| r.speedup).fold(max_t, f64::max);
     let root = SVGBackend::new(path, (640, 480)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
@@ -315,29 +326,34 @@ pub fn plot_svg(rows: &[BenchRow], title: &str, path: &std::path::Path) -> Resul
         .margin(15)
         .x_label_area_size(40)
         .y_label_area_size(50)
-        .build_cartesian_2d(0.0..max_t + 0.5, 0.0..max_s + 0.5)
+        // Threads are whole: an integer axis has ticks at whole numbers only.
+        .build_cartesian_2d(0..max_threads + 1, 0.0..max_s + 0.5)
         .map_err(|e| fail(e.to_string()))?;
     chart
         .configure_mesh()
+        .x_labels((max_threads + 2).min(17))
         .x_desc("threads")
         .y_desc("speedup")
         .draw()
         .map_err(|e| fail(e.to_string()))?;
     chart
         .draw_series(LineSeries::new(
-            [(0.0, 0.0), (max_t, max_t)],
+            [(0, 0.0), (max_threads, max_t)],
             BLACK.mix(0.4),
         ))
         .map_err(|e| fail(e.to_string()))?
-        .label("ideal");
-    let points: Vec<(f64, f64)> = rows.iter().map(|r| (r.threads as f64, r.speedup)).collect();
+        .label("ideal")
+        // Each legend entry carries a sample of its line.
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.mix(0.4)));
+    let points: Vec<(usize, f64)> = rows.iter().map(|r| (r.threads, r.speedup)).collect();
     chart
-        .draw_series(LineSeries::new(points.clone(), BLUE.stroke_width(2)))
+        .draw_series(LineSeries::new(points, BLUE.stroke_width(2)))
         .map_err(|e| fail(e.to_string()))?
-        .label("measured");
+        .label("measured")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE.stroke_width(2)));
     chart
         .draw_series(rows.iter().map(|r| {
-            let p = (r.threads as f64, r.speedup);
+            let p = (r.threads, r.speedup);
             EmptyElement::at(p)
                 + Circle::new((0, 0), 4, BLUE.filled())
                 + Text::new(

@@ -215,7 +215,36 @@ fn a_plot_path_that_cannot_be_written_fails_at_once() {
         &y,
         &["--repeat", "1", "--plot", plot.to_str().unwrap()],
     ));
-    assert!(std::fs::read_to_string(&plot).unwrap().contains("<svg"));
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(svg.contains("<svg"));
+    // The text of every label: the x axis counts whole threads (no 0.5 or 1.5), and the
+    // legend names both lines, each with a sample of its line beside it.
+    let labels: Vec<&str> = svg
+        .split("<text")
+        .skip(1)
+        .filter_map(|t| t.split_once('>').map(|(_, rest)| rest))
+        .map(|rest| rest.split("</text>").next().unwrap_or("").trim())
+        .collect();
+    for whole in ["0", "1", "2"] {
+        assert!(labels.contains(&whole), "{labels:?}");
+    }
+    for legend in ["ideal", "measured"] {
+        assert!(labels.contains(&legend), "{labels:?}");
+    }
+    let x_labels: Vec<&str> = labels
+        .iter()
+        .copied()
+        .filter(|l| l.ends_with(".5"))
+        .collect();
+    // Half steps may label the speedup axis (0.5, 1.5), never the threads: at most the
+    // y axis's own.
+    let y_halves = x_labels.len();
+    assert!(y_halves <= 3, "{labels:?}");
+    let polylines = svg.matches("<polyline").count();
+    assert!(
+        polylines >= 4,
+        "two lines and two legend samples: {polylines}"
+    );
 }
 
 /// On a terminal (a pseudo-terminal from util-linux `script`), one progress line redrawn per

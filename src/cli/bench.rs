@@ -63,6 +63,16 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     for &t in threads.iter().filter(|&&t| t > cores) {
         eprintln!("warning: {t} threads is more than this machine's {cores} cores");
     }
+    // Other work on the machine takes cores from the runs: speedups come out low (0.47 on
+    // two threads was measured so), with nothing in the table to say why.
+    if let Some(load) = bench::load_average()
+        && load >= BUSY_LOAD
+    {
+        eprintln!(
+            "warning: load average {load:.2} on {cores} cores: other work is running, so times \
+             are long and speedups low; bench on a quiet machine"
+        );
+    }
     let mut line = ProgressLine {
         shown: false,
         enabled: !args.quiet && std::io::stderr().is_terminal(),
@@ -164,6 +174,10 @@ impl Drop for ProgressLine {
         }
     }
 }
+
+/// A one-minute load average from which the machine counts as busy: half a core of other
+/// work already shows in a two-thread speedup.
+const BUSY_LOAD: f64 = 0.5;
 
 /// Whether the plot can be written, without leaving a file behind: an existing file must
 /// open for writing (untouched), a new one must be creatable (and is removed again).
