@@ -33,6 +33,11 @@ pub struct LayerPlan {
     pub peak_bytes: u64,
     /// Bytes of the layer on disk (compact: at most this).
     pub disk_bytes: u64,
+    /// The share of the largest rank's chunks whose children are not all in its own
+    /// slice of the next layer: the build computes them a second time, once their
+    /// children are fetched (a layer where most are planned first instead, about the same
+    /// cost).
+    pub remote_share: f64,
     /// Estimated seconds for the layer.
     pub seconds: f64,
     /// Whether the exchange figures are extrapolated from samples.
@@ -109,25 +114,38 @@ pub fn plan<G: Game>(
                 let slice = split::slice(n, ranks, r);
                 let len = slice.end - slice.start;
                 let own = split::slice(next, ranks, r);
-                let (spans, scale) = if len <= exact_limit && plan::words(next) as u64 <= len {
+                let chunks = len.div_ceil(CHUNK as u64);
+                let (spans, remote, scale) = if len <= exact_limit
+                    && plan::words(next) as u64 <= len
+                {
                     // A whole-layer bitmap costs no more than the walk: the build's own plan.
-                    let (_, _, marks) = plan::plan_rank(game, k, ranks, r);
-                    (plan::spans(&marks, next), 1.0)
+                    let (_, own, marks) = plan::plan_rank(game, k, ranks, r);
+                    let remote =
+                        plan::plan_chunks(game, k, slice.clone(), own, &plan::blank_marks(next));
+                    (
+                        plan::spans(&marks, next),
+                        remote as f64 / chunks.max(1) as f64,
+                        1.0,
+                    )
                 } else if len <= exact_limit {
-                    let windows = (0..len.div_ceil(CHUNK as u64)).map(|c| {
+                    let windows = (0..chunks).map(|c| {
                         let start = slice.start + c * CHUNK as u64;
                         (start, (slice.end - start).min(CHUNK as u64) as usize)
                     });
-                    (fetched_spans(game, k, windows, &own, next), 1.0)
+                    let (spans, remote) = fetched_spans(game, k, windows, &own, next);
+                    (spans, remote as f64 / chunks.max(1) as f64, 1.0)
                 } else {
                     layer.sampled = true;
                     let step = len / WINDOWS;
                     let windows = (0..WINDOWS).map(|w| (slice.start + w * step, CHUNK));
+                    let (spans, remote) = fetched_spans(game, k, windows, &own, next);
                     (
-                        fetched_spans(game, k, windows, &own, next),
+                        spans,
+                        remote as f64 / WINDOWS as f64,
                         len as f64 / (WINDOWS * CHUNK as u64) as f64,
                     )
                 };
+                layer.remote_share = layer.remote_share.max(remote);
                 let mut pieces = Vec::new();
                 for &(s, e) in &spans {
                     split::pieces(next, ranks, s, e, &mut pieces);
@@ -171,7 +189,9 @@ pub fn plan<G: Game>(
             };
         }
         let moved = layer.received.max(layer.sent) * width;
-        layer.seconds = per_rank as f64 * ns_per_position * 1e-9 / threads as f64
+        // A chunk whose children are all at hand is computed once; the others twice.
+        layer.seconds = per_rank as f64 * ns_per_position * (1.0 + layer.remote_share) * 1e-9
+            / threads as f64
             + moved as f64 / bytes_per_second;
         layers.push(layer);
     }
@@ -180,24 +200,27 @@ pub fn plan<G: Game>(
 
 /// The grains a rank fetches (outside what it reads in place from `own`, its slice of
 /// layer k + 1 of `next` positions) for the children of the positions of layer `k` in
-/// `windows` (start, length): marked sparsely, then sorted and merged into spans.
+/// `windows` (start, length): marked sparsely, then sorted and merged into spans. Also
+/// how many windows have a child outside `own`.
 fn fetched_spans<G: Game>(
     game: &G,
     k: usize,
     windows: impl Iterator<Item = (u64, usize)>,
     own: &std::ops::Range<u64>,
     next: u64,
-) -> Vec<plan::Span> {
+) -> (Vec<plan::Span>, usize) {
     let windows: Vec<(u64, usize)> = windows.collect();
-    let mut words: Vec<(usize, u64)> = windows
+    let marked: Vec<(Vec<(usize, u64)>, bool)> = windows
         .par_iter()
         .map(|&(start, len)| {
-            let mut marker = Marker::new(Vec::new());
+            let mut marker = Marker::watching(Vec::new(), own.clone());
             game.visit_runs(k, start, len, &mut marker);
-            marker.finish()
+            let remote = marker.remote();
+            (marker.finish(), remote)
         })
-        .flatten_iter()
         .collect();
+    let remote = marked.iter().filter(|m| m.1).count();
+    let mut words: Vec<(usize, u64)> = marked.into_iter().flat_map(|m| m.0).collect();
     words.par_sort_unstable_by_key(|&(w, _)| w);
     // A word may be marked by several windows: join them before reading bits in order.
     words.dedup_by(|later, kept| {
@@ -222,7 +245,7 @@ fn fetched_spans<G: Game>(
             }
         }
     }
-    spans
+    (spans, remote)
 }
 
 #[cfg(test)]
@@ -255,7 +278,7 @@ mod tests {
                                 .step_by(CHUNK)
                                 .map(|s| (s, (slice.end - s).min(CHUNK as u64) as usize));
                             assert_eq!(
-                                fetched_spans(g, k, windows, &own, next),
+                                fetched_spans(g, k, windows, &own, next).0,
                                 plan::spans(&marks, next),
                                 "{game} layer {k}, rank {r} of {ranks}"
                             );
