@@ -254,13 +254,16 @@ fn print_distributed(
     if !quiet {
         let s = &r.split;
         eprintln!(
-            "rank 0 seconds: plan {:.2}, exchange {:.2}, compute {:.2}, write {:.2}, checksum {:.2}; {:.1}% of its chunks needed fetched children",
+            "rank 0 seconds: plan {:.2}, wait {:.2}, exchange {:.2}, compute {:.2}, write {:.2}, checksum {:.2}; {:.1}% of its chunks needed fetched children (slowest rank's compute {:.2} s, most chunks needing fetched children {:.1}%)",
             s.plan,
+            s.wait,
             s.exchange,
             s.compute,
             s.write,
             s.checksum,
-            100.0 * s.remote_chunks
+            100.0 * s.remote_chunks,
+            s.slowest_compute,
+            100.0 * s.most_remote_chunks
         );
     }
     Ok(())

@@ -115,36 +115,41 @@ pub fn plan<G: Game>(
                 let len = slice.end - slice.start;
                 let own = split::slice(next, ranks, r);
                 let chunks = len.div_ceil(CHUNK as u64);
-                let (spans, remote, scale) = if len <= exact_limit
-                    && plan::words(next) as u64 <= len
-                {
-                    // A whole-layer bitmap costs no more than the walk: the build's own plan.
-                    let (_, own, marks) = plan::plan_rank(game, k, ranks, r);
-                    let remote =
-                        plan::plan_chunks(game, k, slice.clone(), own, &plan::blank_marks(next));
-                    (
-                        plan::spans(&marks, next),
-                        remote as f64 / chunks.max(1) as f64,
-                        1.0,
-                    )
-                } else if len <= exact_limit {
-                    let windows = (0..chunks).map(|c| {
-                        let start = slice.start + c * CHUNK as u64;
-                        (start, (slice.end - start).min(CHUNK as u64) as usize)
-                    });
-                    let (spans, remote) = fetched_spans(game, k, windows, &own, next);
-                    (spans, remote as f64 / chunks.max(1) as f64, 1.0)
-                } else {
-                    layer.sampled = true;
-                    let step = len / WINDOWS;
-                    let windows = (0..WINDOWS).map(|w| (slice.start + w * step, CHUNK));
-                    let (spans, remote) = fetched_spans(game, k, windows, &own, next);
-                    (
-                        spans,
-                        remote as f64 / WINDOWS as f64,
-                        len as f64 / (WINDOWS * CHUNK as u64) as f64,
-                    )
-                };
+                let (spans, remote, scale) =
+                    if len <= exact_limit && plan::words(next) as u64 <= len {
+                        // A whole-layer bitmap costs no more than the walk: the build's own plan.
+                        let (_, own, marks) = plan::plan_rank(game, k, ranks, r);
+                        let remote = plan::plan_chunks(
+                            game,
+                            k,
+                            slice.clone(),
+                            CHUNK,
+                            own,
+                            &plan::blank_marks(next),
+                        );
+                        (
+                            plan::spans(&marks, next),
+                            remote as f64 / chunks.max(1) as f64,
+                            1.0,
+                        )
+                    } else if len <= exact_limit {
+                        let windows = (0..chunks).map(|c| {
+                            let start = slice.start + c * CHUNK as u64;
+                            (start, (slice.end - start).min(CHUNK as u64) as usize)
+                        });
+                        let (spans, remote) = fetched_spans(game, k, windows, &own, next);
+                        (spans, remote as f64 / chunks.max(1) as f64, 1.0)
+                    } else {
+                        layer.sampled = true;
+                        let step = len / WINDOWS;
+                        let windows = (0..WINDOWS).map(|w| (slice.start + w * step, CHUNK));
+                        let (spans, remote) = fetched_spans(game, k, windows, &own, next);
+                        (
+                            spans,
+                            remote as f64 / WINDOWS as f64,
+                            len as f64 / (WINDOWS * CHUNK as u64) as f64,
+                        )
+                    };
                 layer.remote_share = layer.remote_share.max(remote);
                 let mut pieces = Vec::new();
                 for &(s, e) in &spans {

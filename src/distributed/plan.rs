@@ -151,7 +151,7 @@ pub fn words(positions: u64) -> usize {
 /// have children in, planned a chunk at a time in the current rayon pool.
 pub fn plan_slice<G: Game>(game: &G, k: usize, slice: Range<u64>, next: u64) -> Vec<u64> {
     let marks = blank_marks(next);
-    plan_chunks(game, k, slice, 0..next, &marks);
+    plan_chunks(game, k, slice, CHUNK, 0..next, &marks);
     marks.into_iter().map(AtomicU64::into_inner).collect()
 }
 
@@ -161,21 +161,22 @@ pub fn blank_marks(next: u64) -> Vec<AtomicU64> {
 }
 
 /// Mark into `marks` the grains the children of positions `slice` of layer `k` lie in,
-/// a chunk at a time in the current rayon pool; returns how many chunks have a child
-/// outside `own` (the own slice of the next layer).
+/// `chunk` positions at a time in the current rayon pool; returns how many chunks have a
+/// child outside `own` (the own slice of the next layer).
 pub fn plan_chunks<G: Game>(
     game: &G,
     k: usize,
     slice: Range<u64>,
+    chunk: usize,
     own: Range<u64>,
     marks: &[AtomicU64],
 ) -> usize {
-    let chunks = (slice.end - slice.start).div_ceil(CHUNK as u64);
+    let chunks = (slice.end - slice.start).div_ceil(chunk as u64);
     (0..chunks)
         .into_par_iter()
         .filter(|&c| {
-            let start = slice.start + c * CHUNK as u64;
-            let n = (slice.end - start).min(CHUNK as u64) as usize;
+            let start = slice.start + c * chunk as u64;
+            let n = (slice.end - start).min(chunk as u64) as usize;
             let mut marker = Marker::watching(marks, own.clone());
             game.visit_runs(k, start, n, &mut marker);
             let remote = marker.remote();

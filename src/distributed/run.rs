@@ -191,6 +191,7 @@ struct Stats {
     /// Bytes of layer buffers (own slices, fetched children, staging) at their peak.
     peak_buffers: u64,
     plan: f64,
+    wait: f64,
     exchange: f64,
     compute: f64,
     write: f64,
@@ -254,7 +255,8 @@ fn sweep<G: Game, V: Value + Equivalence>(
             let next = game.layer_size(k + 1);
             let own = split::slice(next, ctx.size, ctx.rank);
             let marks = plan::blank_marks(next);
-            let chunks = out.len().div_ceil(CHUNK);
+            let piece = CHUNK;
+            let chunks = out.len().div_ceil(piece);
             // First pass: either compute every chunk from the own slice, marking what
             // the chunks that leave it need, or (where the last layer's chunks mostly
             // left it, so they would all be computed twice) only plan.
@@ -264,6 +266,7 @@ fn sweep<G: Game, V: Value + Equivalence>(
                 let deferred = first_pass(
                     game,
                     k,
+                    piece,
                     &slice,
                     &mut out,
                     &mine,
@@ -275,7 +278,7 @@ fn sweep<G: Game, V: Value + Equivalence>(
                 let remote = deferred.iter().filter(|&&d| d).count();
                 (deferred, remote)
             } else {
-                let remote = plan::plan_chunks(game, k, slice.clone(), own.clone(), &marks);
+                let remote = plan::plan_chunks(game, k, slice.clone(), piece, own.clone(), &marks);
                 stats.plan += t.elapsed().as_secs_f64();
                 // Every chunk is computed in the second pass.
                 (vec![true; chunks], remote)
@@ -287,6 +290,11 @@ fn sweep<G: Game, V: Value + Equivalence>(
             plan::keep_fetched(&mut marks, &own, next);
             let spans = plan::spans(&marks, next);
             stats.plan += t.elapsed().as_secs_f64();
+            // Waiting for the slowest rank to finish its first pass, apart from the
+            // exchange itself.
+            let t = Instant::now();
+            ctx.world.barrier();
+            stats.wait += t.elapsed().as_secs_f64();
             let t = Instant::now();
             let fetched = exchange::fetch(&ctx.world, &spans, next, &mine, ctx.max_message);
             let (values, traffic, served) = ctx.agree(fetched)?;
@@ -301,7 +309,7 @@ fn sweep<G: Game, V: Value + Equivalence>(
                 .max(held + out.len() as u64 * width);
             let t = Instant::now();
             let fetched = plan::Fetched::new(&mine, own.start, marks, values);
-            second_pass(game, k, &slice, &mut out, &fetched, &deferred);
+            second_pass(game, k, piece, &slice, &mut out, &fetched, &deferred);
             if moves_at(k) {
                 moves = Some(ctx.agree(best_moves(game, k, &slice, &out, &fetched))?);
             }
@@ -358,6 +366,7 @@ fn best_moves<G: Game, V: Value, C: sweep::ChildValues<V> + Sync + ?Sized>(
 fn first_pass<G: Game, V: Value>(
     game: &G,
     k: usize,
+    piece: usize,
     slice: &Range<u64>,
     out: &mut [V],
     mine: &[V],
@@ -365,11 +374,11 @@ fn first_pass<G: Game, V: Value>(
     placeholder: &[V],
     marks: &[AtomicU64],
 ) -> Vec<bool> {
-    out.par_chunks_mut(CHUNK)
+    out.par_chunks_mut(piece)
         .enumerate()
         .map(|(i, chunk)| {
             let local = plan::Local::new(mine, own_start, placeholder, marks);
-            sweep::compute_chunk(game, k, slice.start + (i * CHUNK) as u64, chunk, &local);
+            sweep::compute_chunk(game, k, slice.start + (i * piece) as u64, chunk, &local);
             local.finish()
         })
         .collect()
@@ -380,17 +389,18 @@ fn first_pass<G: Game, V: Value>(
 fn second_pass<G: Game, V: Value>(
     game: &G,
     k: usize,
+    piece: usize,
     slice: &Range<u64>,
     out: &mut [V],
     next: &plan::Fetched<'_, V>,
     deferred: &[bool],
 ) {
-    out.par_chunks_mut(CHUNK)
+    out.par_chunks_mut(piece)
         .zip(deferred.par_iter())
         .enumerate()
         .filter(|(_, (_, d))| **d)
         .for_each(|(i, (chunk, _))| {
-            sweep::compute_chunk(game, k, slice.start + (i * CHUNK) as u64, chunk, next);
+            sweep::compute_chunk(game, k, slice.start + (i * piece) as u64, chunk, next);
         });
 }
 
@@ -430,7 +440,9 @@ pub struct DistributedReport {
 pub struct Split {
     /// Working out which values to fetch.
     pub plan: f64,
-    /// Exchanging values between ranks.
+    /// Waiting, before an exchange, for the other ranks' first passes.
+    pub wait: f64,
+    /// Exchanging values between ranks (their requests, then the values).
     pub exchange: f64,
     /// Computing the slice's values.
     pub compute: f64,
@@ -440,6 +452,10 @@ pub struct Split {
     pub checksum: f64,
     /// The share of rank 0's chunks (below the full layer) that needed fetched children.
     pub remote_chunks: f64,
+    /// The most seconds any rank spent computing: what rank 0's exchange waited for.
+    pub slowest_compute: f64,
+    /// The largest share of any rank's chunks that needed fetched children.
+    pub most_remote_chunks: f64,
 }
 
 /// `retro build` under MPI: the table at `path`, byte for byte what one process writes.
@@ -722,6 +738,10 @@ fn build_layers<G: Registered, V: Value + Equivalence>(
     let positions: u64 = sizes.iter().sum();
     let sent = ctx.sum(stats.traffic.sent);
     let peak_buffers = ctx.max(stats.peak_buffers);
+    // Non-negative f64s order as their bits do.
+    let slowest_compute = f64::from_bits(ctx.max(stats.compute.to_bits()));
+    let remote_share = stats.remote_chunks as f64 / stats.chunks.max(1) as f64;
+    let most_remote_chunks = f64::from_bits(ctx.max(remote_share.to_bits()));
     let rss = ctx.max(peak_rss().unwrap_or(0));
     if ctx.rank != 0 {
         return Ok(None);
@@ -744,11 +764,14 @@ fn build_layers<G: Registered, V: Value + Equivalence>(
         peak_buffers,
         split: Split {
             plan: stats.plan,
+            wait: stats.wait,
             exchange: stats.exchange,
             compute: stats.compute,
             write: stats.write,
             checksum: stats.checksum,
-            remote_chunks: stats.remote_chunks as f64 / stats.chunks.max(1) as f64,
+            remote_chunks: remote_share,
+            slowest_compute,
+            most_remote_chunks,
         },
     }))
 }
