@@ -92,6 +92,7 @@ impl Visitor for Plan<'_> {
         }
         let vt = sweep::value_type(&game);
         let ns = game.distributed_ns_per_position();
+        let fetched_ns = game.distributed_ns_per_fetched_position();
         let width = vt.width() as u64;
         let layers = estimate::plan(
             &game,
@@ -99,11 +100,11 @@ impl Visitor for Plan<'_> {
             threads,
             width,
             args.compact,
-            ns,
+            (ns, fetched_ns),
             args.bytes_per_second,
         );
         super::outln!(
-            "plan: {} {board}, {} positions, {ranks} ranks x {threads} threads, {} values, {ns} ns per position per thread, {} per second per rank",
+            "plan: {} {board}, {} positions, {ranks} ranks x {threads} threads, {} values, {ns} ns per position per thread (+{fetched_ns} where its chunk needs fetched children), {} per second per rank",
             args.game.as_str(),
             game.total_positions(),
             vt.name(),

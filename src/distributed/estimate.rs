@@ -53,14 +53,16 @@ const RANK_SAMPLES: usize = 64;
 
 /// Figures for building `game` on `ranks` ranks of `threads` threads each. The work is
 /// linear in the ranks and in the positions planned: each sampled rank's fetches come
-/// from a sparse list of marked grains, never a bitmap of the whole next layer.
+/// from a sparse list of marked grains, never a bitmap of the whole next layer. The time
+/// takes the nanoseconds a position costs one thread, and what one costs on top of that
+/// where its chunk needs fetched children (`Game::distributed_ns_per_fetched_position`).
 pub fn plan<G: Game>(
     game: &G,
     ranks: usize,
     threads: usize,
     width: u64,
     compact: bool,
-    ns_per_position: f64,
+    (ns_per_position, ns_per_fetched_position): (f64, f64),
     bytes_per_second: f64,
 ) -> Vec<LayerPlan> {
     let cells = game.cells();
@@ -194,10 +196,11 @@ pub fn plan<G: Game>(
             };
         }
         let moved = layer.received.max(layer.sent) * width;
-        // A chunk whose children are all at hand is computed once; the others twice.
-        layer.seconds = per_rank as f64 * ns_per_position * (1.0 + layer.remote_share) * 1e-9
-            / threads as f64
-            + moved as f64 / bytes_per_second;
+        // A chunk whose children are all at hand is computed once; the others cost more
+        // (computed again through the fetched values, or planned first).
+        let ns = ns_per_position + ns_per_fetched_position * layer.remote_share;
+        layer.seconds =
+            per_rank as f64 * ns * 1e-9 / threads as f64 + moved as f64 / bytes_per_second;
         layers.push(layer);
     }
     layers
@@ -297,7 +300,7 @@ mod tests {
     #[test]
     fn many_ranks_are_planned_from_a_sample() -> crate::Result<()> {
         let g: Twins = random_game(3, 4, 1, 0)?;
-        let layers = plan(&g, MAX_RANKS, 1, 1, false, 1.0, 1e9);
+        let layers = plan(&g, MAX_RANKS, 1, 1, false, (1.0, 2.0), 1e9);
         assert!(layers.iter().all(|l| l.sampled));
         assert_eq!(
             layers.iter().map(|l| l.disk_bytes).sum::<u64>(),
@@ -309,7 +312,7 @@ mod tests {
     #[test]
     fn one_rank_fetches_only_from_itself() -> crate::Result<()> {
         let game: Young = random_game(5, 6, 1, 0)?;
-        let layers = plan(&game, 1, 1, 1, false, 1.0, 1e9);
+        let layers = plan(&game, 1, 1, 1, false, (1.0, 2.0), 1e9);
         assert_eq!(layers.len(), 31);
         assert!(
             layers
@@ -318,7 +321,7 @@ mod tests {
         );
         // Twins 3 x 4 layers span several blocks, so two ranks exchange values.
         let game: Twins = random_game(3, 4, 1, 0)?;
-        let two = plan(&game, 2, 1, 1, false, 1.0, 1e9);
+        let two = plan(&game, 2, 1, 1, false, (1.0, 2.0), 1e9);
         assert!(two.iter().any(|l| l.received > 0 && l.sent > 0));
         assert_eq!(
             two.iter().map(|l| l.disk_bytes).sum::<u64>(),
