@@ -57,8 +57,10 @@ impl Progress for indicatif::ProgressBar {
 /// Where the kernel reads child values: the whole next layer (`[V]`, indexed by child rank),
 /// or, in a distributed sweep, the intervals of it a rank fetched
 /// (`distributed::Fetched`). Generic rather than dynamic so the whole-layer kernel
-/// compiles to the same loops as a plain slice.
-pub trait ChildValues<V>: Sync {
+/// compiles to the same loops as a plain slice. Not `Sync`: a view made for one chunk
+/// (a distributed rank's first pass, which notes the children it does not hold) may keep
+/// what it saw in cells.
+pub trait ChildValues<V> {
     /// Values of children `child..child + len` of the next layer; `hint` is the caller's
     /// scratch (starts at 0) for remembering where the last lookup landed.
     fn values(&self, child: u64, len: usize, hint: &mut usize) -> &[V];

@@ -79,8 +79,19 @@ fn board(dir: &Path, game: &str, size: &str) -> String {
 
 /// Build `board` on one process and on each of `ranks`, plain and compact, and compare.
 fn same_bytes(dir: &Path, board: &[&str], ranks: &[usize], env: &[(&str, &str)]) {
-    for compact in [false, true] {
-        let flag: &[&str] = if compact { &["--compact"] } else { &[] };
+    same_bytes_as(dir, board, ranks, env, &[&[], &["--compact"]]);
+}
+
+/// Build `board` on one process and on each of `ranks` with each of `encodings` (build
+/// flags), and compare.
+fn same_bytes_as(
+    dir: &Path,
+    board: &[&str],
+    ranks: &[usize],
+    env: &[(&str, &str)],
+    encodings: &[&[&str]],
+) {
+    for &flag in encodings {
         let want = dir.join("single.tbl");
         let want_s = want.to_str().expect("utf-8");
         ok(single(
@@ -97,7 +108,7 @@ fn same_bytes(dir: &Path, board: &[&str], ranks: &[usize], env: &[(&str, &str)])
             ));
             assert!(
                 std::fs::read(&got).expect("mpi table") == std::fs::read(&want).expect("table"),
-                "{board:?} compact={compact} on {np} ranks differs from one process"
+                "{board:?} {flag:?} on {np} ranks differs from one process"
             );
         }
     }
@@ -127,6 +138,33 @@ fn distributed_builds_match_one_process() {
     same_bytes(d, &["connect", &connect54], &[3], &[]);
 }
 
+/// Tables of best moves (`--moves L`: most layers store move indices derived from the
+/// children's values, which a rank partly fetched), every game the sweep builds, and
+/// eight ranks on a small box (slices of a block or none at all on the small layers).
+#[test]
+fn best_moves_every_game_and_eight_ranks_match_one_process() {
+    if !have_mpirun() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let moves: &[&[&str]] = &[&["--moves", "3"], &["--moves", "1"]];
+    let young88 = board(d, "young", "8x8");
+    same_bytes_as(d, &["young", &young88], &[2, 8], &[], moves);
+    let twins34 = board(d, "twins", "3x4");
+    same_bytes_as(d, &["twins", &twins34], &[3], &[], moves);
+    let mnk = board(d, "mnk", "4x4");
+    same_bytes_as(d, &["mnk", &mnk], &[2, 8], &[], &[&[], &["--moves", "2"]]);
+    let connect54 = board(d, "connect", "5x4");
+    same_bytes_as(
+        d,
+        &["connect", &connect54],
+        &[8],
+        &[],
+        &[&["--compact"], &["--moves", "4"]],
+    );
+}
+
 #[test]
 fn exchanges_split_into_rounds_still_match() {
     if !have_mpirun() {
@@ -151,14 +189,16 @@ fn an_interrupted_distributed_build_resumes_to_the_same_bytes() {
     let dir = tempfile::tempdir().expect("tempdir");
     let twins44 = board(dir.path(), "twins", "4x4");
     let b = ["twins", twins44.as_str()];
-    for compact in [false, true] {
-        let flag: &[&str] = if compact { &["--compact"] } else { &[] };
+    // Best moves: layer 9 stores moves, so the resumed ranks read its values by
+    // following them.
+    let encodings: [&[&str]; 3] = [&[], &["--compact"], &["--moves", "2"]];
+    for (e, flag) in encodings.into_iter().enumerate() {
         let want = dir.path().join("single.tbl");
         let want_s = want.to_str().expect("utf-8");
         ok(single(
             &[&["build", "-q", "-o", want_s][..], &b, flag].concat(),
         ));
-        let got = dir.path().join(format!("resumed-{compact}.tbl"));
+        let got = dir.path().join(format!("resumed-{e}.tbl"));
         let got_s = got.to_str().expect("utf-8");
         let stopped = mpirun(
             2,

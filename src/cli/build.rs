@@ -125,11 +125,6 @@ fn build<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32> {
     crate::job::check_encoding(game, &options)?;
     #[cfg(feature = "mpi")]
     if crate::distributed::under_mpi() {
-        if options.moves.is_some() {
-            return Err(crate::error::Error::input(
-                "--moves is not built over MPI yet: build it in one process",
-            ));
-        }
         if game.retrograde().is_some() {
             return Err(crate::distributed::refuse_moving(G::NAME));
         }
@@ -247,8 +242,16 @@ fn print_distributed(
     if !quiet {
         let s = &r.split;
         eprintln!(
-            "rank 0 seconds: plan {:.2}, exchange {:.2}, compute {:.2}, write {:.2}, checksum {:.2}",
-            s.plan, s.exchange, s.compute, s.write, s.checksum
+            "rank 0 seconds: plan {:.2}, wait {:.2}, exchange {:.2}, compute {:.2}, write {:.2}, checksum {:.2}; {:.1}% of its chunks needed fetched children (slowest rank's compute {:.2} s, most chunks needing fetched children {:.1}%)",
+            s.plan,
+            s.wait,
+            s.exchange,
+            s.compute,
+            s.write,
+            s.checksum,
+            100.0 * s.remote_chunks,
+            s.slowest_compute,
+            100.0 * s.most_remote_chunks
         );
     }
     Ok(())

@@ -24,10 +24,18 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::error::{Error, Result, io_error};
 use crate::game::{AnyBoard, Registry};
 
+/// `retro --version`: says whether the binary builds over MPI ranks, which a cluster
+/// user needs to know before writing a job script.
+const VERSION: &str = if cfg!(feature = "mpi") {
+    concat!(env!("CARGO_PKG_VERSION"), " (mpi)")
+} else {
+    env!("CARGO_PKG_VERSION")
+};
+
 #[derive(Parser)]
 #[command(
     name = "retro",
-    version,
+    version = VERSION,
     about = "Exact retrograde tables for placement games"
 )]
 #[command(after_help = "\

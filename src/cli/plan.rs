@@ -11,12 +11,14 @@ use crate::sweep::{self, human_bytes};
 #[command(after_help = "\
 Examples:
   retro plan young 20x20 --ranks 16 --threads 32
-  retro plan twins 5x5 --ranks 64 --bytes-per-second 1.25e10 --total")]
+  retro plan twins 5x5 --ranks 64 --bytes-per-second 1.25e10 --total
+  retro plan connect 7x6 --ranks 8 --total        seven columns, six rows")]
 pub struct Args {
     /// The game (`retro help games` describes each).
     game: GameName,
-    /// Board size, rows x columns (e.g. 20x20).
-    #[arg(value_name = "RxC")]
+    /// Board size: rows x columns (e.g. 20x20), but width x height for connect (7x6 is
+    /// seven columns of six); mnk and connect may add the line length K (4x4k3).
+    #[arg(value_name = "SIZE")]
     size: String,
     /// Worker threads per rank.
     #[arg(long, value_name = "T", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
@@ -90,6 +92,7 @@ impl Visitor for Plan<'_> {
         }
         let vt = sweep::value_type(&game);
         let ns = game.distributed_ns_per_position();
+        let fetched_ns = game.distributed_ns_per_fetched_position();
         let width = vt.width() as u64;
         let layers = estimate::plan(
             &game,
@@ -97,11 +100,11 @@ impl Visitor for Plan<'_> {
             threads,
             width,
             args.compact,
-            ns,
+            (ns, fetched_ns),
             args.bytes_per_second,
         );
         super::outln!(
-            "plan: {} {board}, {} positions, {ranks} ranks x {threads} threads, {} values, {ns} ns per position per thread, {} per second per rank",
+            "plan: {} {board}, {} positions, {ranks} ranks x {threads} threads, {} values, {ns} ns per position per thread (+{fetched_ns} where its chunk needs fetched children), {} per second per rank",
             args.game.as_str(),
             game.total_positions(),
             vt.name(),
@@ -109,7 +112,7 @@ impl Visitor for Plan<'_> {
         )?;
         if !args.total {
             super::outln!(
-                "{:>5} {:>15} {:>14} {:>14} {:>14} {:>11} {:>11} {:>10}",
+                "{:>5} {:>15} {:>14} {:>14} {:>14} {:>11} {:>11} {:>6} {:>10}",
                 "layer",
                 "positions",
                 "per rank",
@@ -117,6 +120,7 @@ impl Visitor for Plan<'_> {
                 "sent/rank",
                 "peak/rank",
                 "disk",
+                "twice",
                 "seconds"
             )?;
             for l in &layers {
@@ -126,8 +130,13 @@ impl Visitor for Plan<'_> {
         let sum = |f: fn(&LayerPlan) -> u64| layers.iter().map(f).sum::<u64>();
         let peak = layers.iter().map(|l| l.peak_bytes).max().unwrap_or(0);
         let seconds: f64 = layers.iter().map(|l| l.seconds).sum();
+        let twice: f64 = layers
+            .iter()
+            .map(|l| l.per_rank as f64 * l.remote_share)
+            .sum::<f64>()
+            / sum(|l| l.per_rank).max(1) as f64;
         super::outln!(
-            "total: {} positions per rank, recv {} and sent {} per rank (largest rank each layer{}), peak layer memory per rank {}, table {}{}, estimated {:.0} s",
+            "total: {} positions per rank, recv {} and sent {} per rank (largest rank each layer{}), peak layer memory per rank {}, table {}{}, {:.0}% of positions computed twice, estimated {:.0} s",
             sum(|l| l.per_rank),
             human_bytes((sum(|l| l.received) * width) as f64),
             human_bytes((sum(|l| l.sent) * width) as f64),
@@ -139,6 +148,7 @@ impl Visitor for Plan<'_> {
             human_bytes(peak as f64),
             if args.compact { "at most " } else { "" },
             human_bytes(sum(|l| l.disk_bytes) as f64),
+            100.0 * twice,
             seconds
         )?;
         Ok(0)
@@ -148,7 +158,7 @@ impl Visitor for Plan<'_> {
 fn print_layer(l: &LayerPlan, width: u64) -> Result<()> {
     let mark = if l.sampled { "~" } else { "" };
     super::outln!(
-        "{:>5} {:>15} {:>14} {:>14} {:>14} {:>11} {:>11} {:>10.3}",
+        "{:>5} {:>15} {:>14} {:>14} {:>14} {:>11} {:>11} {:>6} {:>10.3}",
         l.k,
         l.positions,
         l.per_rank,
@@ -156,6 +166,7 @@ fn print_layer(l: &LayerPlan, width: u64) -> Result<()> {
         format!("{mark}{}", human_bytes((l.sent * width) as f64)),
         human_bytes(l.peak_bytes as f64),
         human_bytes(l.disk_bytes as f64),
+        format!("{mark}{:.0}%", 100.0 * l.remote_share),
         l.seconds
     )
 }

@@ -33,6 +33,11 @@ pub struct LayerPlan {
     pub peak_bytes: u64,
     /// Bytes of the layer on disk (compact: at most this).
     pub disk_bytes: u64,
+    /// The share of the largest rank's chunks whose children are not all in its own
+    /// slice of the next layer: the build computes them a second time, once their
+    /// children are fetched (a layer where most are planned first instead, about the same
+    /// cost).
+    pub remote_share: f64,
     /// Estimated seconds for the layer.
     pub seconds: f64,
     /// Whether the exchange figures are extrapolated from samples.
@@ -48,14 +53,16 @@ const RANK_SAMPLES: usize = 64;
 
 /// Figures for building `game` on `ranks` ranks of `threads` threads each. The work is
 /// linear in the ranks and in the positions planned: each sampled rank's fetches come
-/// from a sparse list of marked grains, never a bitmap of the whole next layer.
+/// from a sparse list of marked grains, never a bitmap of the whole next layer. The time
+/// takes the nanoseconds a position costs one thread, and what one costs on top of that
+/// where its chunk needs fetched children (`Game::distributed_ns_per_fetched_position`).
 pub fn plan<G: Game>(
     game: &G,
     ranks: usize,
     threads: usize,
     width: u64,
     compact: bool,
-    ns_per_position: f64,
+    (ns_per_position, ns_per_fetched_position): (f64, f64),
     bytes_per_second: f64,
 ) -> Vec<LayerPlan> {
     let cells = game.cells();
@@ -109,25 +116,43 @@ pub fn plan<G: Game>(
                 let slice = split::slice(n, ranks, r);
                 let len = slice.end - slice.start;
                 let own = split::slice(next, ranks, r);
-                let (spans, scale) = if len <= exact_limit && plan::words(next) as u64 <= len {
-                    // A whole-layer bitmap costs no more than the walk: the build's own plan.
-                    let (_, _, marks) = plan::plan_rank(game, k, ranks, r);
-                    (plan::spans(&marks, next), 1.0)
-                } else if len <= exact_limit {
-                    let windows = (0..len.div_ceil(CHUNK as u64)).map(|c| {
-                        let start = slice.start + c * CHUNK as u64;
-                        (start, (slice.end - start).min(CHUNK as u64) as usize)
-                    });
-                    (fetched_spans(game, k, windows, &own, next), 1.0)
-                } else {
-                    layer.sampled = true;
-                    let step = len / WINDOWS;
-                    let windows = (0..WINDOWS).map(|w| (slice.start + w * step, CHUNK));
-                    (
-                        fetched_spans(game, k, windows, &own, next),
-                        len as f64 / (WINDOWS * CHUNK as u64) as f64,
-                    )
-                };
+                let chunks = len.div_ceil(CHUNK as u64);
+                let (spans, remote, scale) =
+                    if len <= exact_limit && plan::words(next) as u64 <= len {
+                        // A whole-layer bitmap costs no more than the walk: the build's own plan.
+                        let (_, own, marks) = plan::plan_rank(game, k, ranks, r);
+                        let remote = plan::plan_chunks(
+                            game,
+                            k,
+                            slice.clone(),
+                            CHUNK,
+                            own,
+                            &plan::blank_marks(next),
+                        );
+                        (
+                            plan::spans(&marks, next),
+                            remote as f64 / chunks.max(1) as f64,
+                            1.0,
+                        )
+                    } else if len <= exact_limit {
+                        let windows = (0..chunks).map(|c| {
+                            let start = slice.start + c * CHUNK as u64;
+                            (start, (slice.end - start).min(CHUNK as u64) as usize)
+                        });
+                        let (spans, remote) = fetched_spans(game, k, windows, &own, next);
+                        (spans, remote as f64 / chunks.max(1) as f64, 1.0)
+                    } else {
+                        layer.sampled = true;
+                        let step = len / WINDOWS;
+                        let windows = (0..WINDOWS).map(|w| (slice.start + w * step, CHUNK));
+                        let (spans, remote) = fetched_spans(game, k, windows, &own, next);
+                        (
+                            spans,
+                            remote as f64 / WINDOWS as f64,
+                            len as f64 / (WINDOWS * CHUNK as u64) as f64,
+                        )
+                    };
+                layer.remote_share = layer.remote_share.max(remote);
                 let mut pieces = Vec::new();
                 for &(s, e) in &spans {
                     split::pieces(next, ranks, s, e, &mut pieces);
@@ -171,8 +196,11 @@ pub fn plan<G: Game>(
             };
         }
         let moved = layer.received.max(layer.sent) * width;
-        layer.seconds = per_rank as f64 * ns_per_position * 1e-9 / threads as f64
-            + moved as f64 / bytes_per_second;
+        // A chunk whose children are all at hand is computed once; the others cost more
+        // (computed again through the fetched values, or planned first).
+        let ns = ns_per_position + ns_per_fetched_position * layer.remote_share;
+        layer.seconds =
+            per_rank as f64 * ns * 1e-9 / threads as f64 + moved as f64 / bytes_per_second;
         layers.push(layer);
     }
     layers
@@ -180,24 +208,27 @@ pub fn plan<G: Game>(
 
 /// The grains a rank fetches (outside what it reads in place from `own`, its slice of
 /// layer k + 1 of `next` positions) for the children of the positions of layer `k` in
-/// `windows` (start, length): marked sparsely, then sorted and merged into spans.
+/// `windows` (start, length): marked sparsely, then sorted and merged into spans. Also
+/// how many windows have a child outside `own`.
 fn fetched_spans<G: Game>(
     game: &G,
     k: usize,
     windows: impl Iterator<Item = (u64, usize)>,
     own: &std::ops::Range<u64>,
     next: u64,
-) -> Vec<plan::Span> {
+) -> (Vec<plan::Span>, usize) {
     let windows: Vec<(u64, usize)> = windows.collect();
-    let mut words: Vec<(usize, u64)> = windows
+    let marked: Vec<(Vec<(usize, u64)>, bool)> = windows
         .par_iter()
         .map(|&(start, len)| {
-            let mut marker = Marker::new(Vec::new());
+            let mut marker = Marker::watching(Vec::new(), own.clone());
             game.visit_runs(k, start, len, &mut marker);
-            marker.finish()
+            let remote = marker.remote();
+            (marker.finish(), remote)
         })
-        .flatten_iter()
         .collect();
+    let remote = marked.iter().filter(|m| m.1).count();
+    let mut words: Vec<(usize, u64)> = marked.into_iter().flat_map(|m| m.0).collect();
     words.par_sort_unstable_by_key(|&(w, _)| w);
     // A word may be marked by several windows: join them before reading bits in order.
     words.dedup_by(|later, kept| {
@@ -222,7 +253,7 @@ fn fetched_spans<G: Game>(
             }
         }
     }
-    spans
+    (spans, remote)
 }
 
 #[cfg(test)]
@@ -255,7 +286,7 @@ mod tests {
                                 .step_by(CHUNK)
                                 .map(|s| (s, (slice.end - s).min(CHUNK as u64) as usize));
                             assert_eq!(
-                                fetched_spans(g, k, windows, &own, next),
+                                fetched_spans(g, k, windows, &own, next).0,
                                 plan::spans(&marks, next),
                                 "{game} layer {k}, rank {r} of {ranks}"
                             );
@@ -269,7 +300,7 @@ mod tests {
     #[test]
     fn many_ranks_are_planned_from_a_sample() -> crate::Result<()> {
         let g: Twins = random_game(3, 4, 1, 0)?;
-        let layers = plan(&g, MAX_RANKS, 1, 1, false, 1.0, 1e9);
+        let layers = plan(&g, MAX_RANKS, 1, 1, false, (1.0, 2.0), 1e9);
         assert!(layers.iter().all(|l| l.sampled));
         assert_eq!(
             layers.iter().map(|l| l.disk_bytes).sum::<u64>(),
@@ -281,7 +312,7 @@ mod tests {
     #[test]
     fn one_rank_fetches_only_from_itself() -> crate::Result<()> {
         let game: Young = random_game(5, 6, 1, 0)?;
-        let layers = plan(&game, 1, 1, 1, false, 1.0, 1e9);
+        let layers = plan(&game, 1, 1, 1, false, (1.0, 2.0), 1e9);
         assert_eq!(layers.len(), 31);
         assert!(
             layers
@@ -290,7 +321,7 @@ mod tests {
         );
         // Twins 3 x 4 layers span several blocks, so two ranks exchange values.
         let game: Twins = random_game(3, 4, 1, 0)?;
-        let two = plan(&game, 2, 1, 1, false, 1.0, 1e9);
+        let two = plan(&game, 2, 1, 1, false, (1.0, 2.0), 1e9);
         assert!(two.iter().any(|l| l.received > 0 && l.sent > 0));
         assert_eq!(
             two.iter().map(|l| l.disk_bytes).sum::<u64>(),

@@ -7,6 +7,7 @@
 //! the bitmap yields the merged intervals to fetch, and a child's place among the fetched
 //! values is a popcount away.
 
+use std::cell::{Cell, RefCell};
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -64,6 +65,9 @@ pub struct Marker<M: Marks> {
     marks: M,
     word: usize,
     bits: u64,
+    /// The own slice of the next layer, and whether a child fell outside it.
+    own: Range<u64>,
+    remote: bool,
 }
 
 impl<M: Marks> Marker<M> {
@@ -73,11 +77,27 @@ impl<M: Marks> Marker<M> {
             marks,
             word: 0,
             bits: 0,
+            own: 0..u64::MAX,
+            remote: false,
         }
+    }
+
+    /// A sink marking into `marks` that also notes whether a child lies outside `own`.
+    pub fn watching(marks: M, own: Range<u64>) -> Self {
+        Marker {
+            own,
+            ..Marker::new(marks)
+        }
+    }
+
+    /// Whether a child so far lay outside the watched slice.
+    pub fn remote(&self) -> bool {
+        self.remote
     }
 
     #[inline]
     fn mark(&mut self, start: u64, len: usize) {
+        self.remote |= start < self.own.start || start + len as u64 > self.own.end;
         let (mut b, last) = (start / GRAIN, (start + len as u64 - 1) / GRAIN);
         while b <= last {
             let word = (b / 64) as usize;
@@ -130,16 +150,92 @@ pub fn words(positions: u64) -> usize {
 /// The grains of layer k + 1 (`next` positions) that positions `slice` of layer `k < cells`
 /// have children in, planned a chunk at a time in the current rayon pool.
 pub fn plan_slice<G: Game>(game: &G, k: usize, slice: Range<u64>, next: u64) -> Vec<u64> {
-    let marks: Vec<AtomicU64> = (0..words(next)).map(|_| AtomicU64::new(0)).collect();
-    let chunks = (slice.end - slice.start).div_ceil(CHUNK as u64);
-    (0..chunks).into_par_iter().for_each(|c| {
-        let start = slice.start + c * CHUNK as u64;
-        let n = (slice.end - start).min(CHUNK as u64) as usize;
-        let mut marker = Marker::new(&marks[..]);
-        game.visit_runs(k, start, n, &mut marker);
-        marker.finish();
-    });
+    let marks = blank_marks(next);
+    plan_chunks(game, k, slice, CHUNK, 0..next, &marks);
     marks.into_iter().map(AtomicU64::into_inner).collect()
+}
+
+/// An empty bitmap over a layer of `next` positions, for threads to mark together.
+pub fn blank_marks(next: u64) -> Vec<AtomicU64> {
+    (0..words(next)).map(|_| AtomicU64::new(0)).collect()
+}
+
+/// Mark into `marks` the grains the children of positions `slice` of layer `k` lie in,
+/// `chunk` positions at a time in the current rayon pool; returns how many chunks have a
+/// child outside `own` (the own slice of the next layer).
+pub fn plan_chunks<G: Game>(
+    game: &G,
+    k: usize,
+    slice: Range<u64>,
+    chunk: usize,
+    own: Range<u64>,
+    marks: &[AtomicU64],
+) -> usize {
+    let chunks = (slice.end - slice.start).div_ceil(chunk as u64);
+    (0..chunks)
+        .into_par_iter()
+        .filter(|&c| {
+            let start = slice.start + c * chunk as u64;
+            let n = (slice.end - start).min(chunk as u64) as usize;
+            let mut marker = Marker::watching(marks, own.clone());
+            game.visit_runs(k, start, n, &mut marker);
+            let remote = marker.remote();
+            marker.finish();
+            remote
+        })
+        .count()
+}
+
+/// A rank's first pass over a chunk of its slice: the children in its own slice of the
+/// next layer are read in place; a lookup that leaves it marks its grains (as the
+/// planning walk would) and reads placeholders, and the chunk is computed again once the
+/// marked grains are fetched (`missed`). Most chunks of a game whose children lie near
+/// their parents' ranks (young, connect) never leave the own slice, so they are walked
+/// once, with planning folded into their computing; on one rank every chunk is.
+pub struct Local<'a, V> {
+    own: &'a [V],
+    own_start: u64,
+    /// `CHUNK` values to hand a lookup that leaves the own slice (no lookup is longer
+    /// than one chunk's run).
+    placeholder: &'a [V],
+    marker: RefCell<Marker<&'a [AtomicU64]>>,
+    missed: Cell<bool>,
+}
+
+impl<'a, V> Local<'a, V> {
+    /// A view for one chunk: `own` is the own slice of the next layer, from `own_start`;
+    /// `placeholder` at least `CHUNK` values; misses mark `marks`.
+    pub fn new(own: &'a [V], own_start: u64, placeholder: &'a [V], marks: &'a [AtomicU64]) -> Self {
+        debug_assert!(placeholder.len() >= CHUNK);
+        Local {
+            own,
+            own_start,
+            placeholder,
+            marker: RefCell::new(Marker::new(marks)),
+            missed: Cell::new(false),
+        }
+    }
+
+    /// Whether a lookup left the own slice (then the chunk's values are not final);
+    /// flushes the marks.
+    pub fn finish(self) -> bool {
+        self.marker.into_inner().finish();
+        self.missed.get()
+    }
+}
+
+impl<V> ChildValues<V> for Local<'_, V> {
+    #[inline(always)]
+    fn values(&self, child: u64, len: usize, _hint: &mut usize) -> &[V] {
+        if let Some(at) = child.checked_sub(self.own_start)
+            && at + len as u64 <= self.own.len() as u64
+        {
+            return &self.own[at as usize..][..len];
+        }
+        self.missed.set(true);
+        self.marker.borrow_mut().mark(child, len);
+        &self.placeholder[..len]
+    }
 }
 
 /// Which of the marked grains a rank fetches, rather than reads from its own slice

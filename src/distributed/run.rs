@@ -5,6 +5,7 @@ use std::io::IsTerminal;
 use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 use std::thread::ScopedJoinHandle;
 use std::time::Instant;
 
@@ -12,6 +13,7 @@ use mpi::collective::SystemOperation;
 use mpi::environment::Universe;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
+use rayon::prelude::*;
 
 use super::exchange::{self, MAX_MESSAGE, Traffic};
 use super::plan;
@@ -189,16 +191,24 @@ struct Stats {
     /// Bytes of layer buffers (own slices, fetched children, staging) at their peak.
     peak_buffers: u64,
     plan: f64,
+    wait: f64,
     exchange: f64,
     compute: f64,
     write: f64,
     checksum: f64,
+    /// Chunks of the slices computed with fetched children, of all chunks (layers below
+    /// the full one).
+    remote_chunks: u64,
+    chunks: u64,
 }
 
 /// The distributed sweep from layer `top - 1` down to 0; `mine` is this rank's slice of
 /// layer `top` (empty when `top` is past the full layer). `on_layer` sees each finished
 /// slice on the main thread; it may keep the slice (shared) while the sweep goes on.
-/// Returns the value of the empty board on every rank.
+/// On the layers where `moves_at` says so (a table of best moves) it also gets the
+/// slice's best moves (`table::moves::best_moves`), derived while the children's values
+/// are at hand. Returns the value of the empty board on every rank.
+#[allow(clippy::too_many_arguments)]
 fn sweep<G: Game, V: Value + Equivalence>(
     ctx: &Ctx,
     game: &G,
@@ -206,27 +216,85 @@ fn sweep<G: Game, V: Value + Equivalence>(
     mut mine: Arc<Vec<V>>,
     progress: &dyn Progress,
     stats: &mut Stats,
-    mut on_layer: impl FnMut(usize, &Range<u64>, &Arc<Vec<V>>, &mut Stats) -> Result<()>,
+    moves_at: impl Fn(usize) -> bool,
+    mut on_layer: impl FnMut(
+        usize,
+        &Range<u64>,
+        &Arc<Vec<V>>,
+        Option<Vec<u8>>,
+        &mut Stats,
+    ) -> Result<()>,
 ) -> Result<i64> {
     let width = std::mem::size_of::<V>() as u64;
     let cells = game.cells();
     test_failure(ctx.rank)?;
+    let mut speculate = true;
     for k in (0..top).rev() {
         let n = game.layer_size(k);
         progress.layer(k, n);
         game.prepare_layer(k);
         let slice = split::slice(n, ctx.size, ctx.rank);
         let mut out = vec![V::default(); (slice.end - slice.start) as usize];
+        let mut moves = None;
         if k == cells {
             let t = Instant::now();
             compute(game, k, &slice, &mut out, &[] as &[V]);
             stats.compute += t.elapsed().as_secs_f64();
-        } else {
+        } else if ctx.size == 1 {
+            // The own slice is the whole next layer: the single-process kernel, nothing to
+            // plan or fetch.
             let t = Instant::now();
-            let (_, own, marks) = plan::plan_rank(game, k, ctx.size, ctx.rank);
+            compute(game, k, &slice, &mut out, &mine[..]);
+            if moves_at(k) {
+                moves = Some(ctx.agree(best_moves(game, k, &slice, &out, &mine[..]))?);
+            }
+            stats.compute += t.elapsed().as_secs_f64();
+            let held = (mine.len() + out.len()) as u64 * width;
+            stats.peak_buffers = stats.peak_buffers.max(held);
+        } else {
             let next = game.layer_size(k + 1);
+            let own = split::slice(next, ctx.size, ctx.rank);
+            let marks = plan::blank_marks(next);
+            let piece = CHUNK;
+            let chunks = out.len().div_ceil(piece);
+            // First pass: either compute every chunk from the own slice, marking what
+            // the chunks that leave it need, or (where the last layer's chunks mostly
+            // left it, so they would all be computed twice) only plan.
+            let t = Instant::now();
+            let (deferred, remote) = if speculate {
+                let placeholder = vec![V::default(); CHUNK];
+                let deferred = first_pass(
+                    game,
+                    k,
+                    piece,
+                    &slice,
+                    &mut out,
+                    &mine,
+                    own.start,
+                    &placeholder,
+                    &marks,
+                );
+                stats.compute += t.elapsed().as_secs_f64();
+                let remote = deferred.iter().filter(|&&d| d).count();
+                (deferred, remote)
+            } else {
+                let remote = plan::plan_chunks(game, k, slice.clone(), piece, own.clone(), &marks);
+                stats.plan += t.elapsed().as_secs_f64();
+                // Every chunk is computed in the second pass.
+                (vec![true; chunks], remote)
+            };
+            stats.remote_chunks += remote as u64;
+            stats.chunks += chunks as u64;
+            let t = Instant::now();
+            let mut marks: Vec<u64> = marks.into_iter().map(AtomicU64::into_inner).collect();
+            plan::keep_fetched(&mut marks, &own, next);
             let spans = plan::spans(&marks, next);
             stats.plan += t.elapsed().as_secs_f64();
+            // Waiting for the slowest rank to finish its first pass, apart from the
+            // exchange itself.
+            let t = Instant::now();
+            ctx.world.barrier();
+            stats.wait += t.elapsed().as_secs_f64();
             let t = Instant::now();
             let fetched = exchange::fetch(&ctx.world, &spans, next, &mine, ctx.max_message);
             let (values, traffic, served) = ctx.agree(fetched)?;
@@ -241,11 +309,17 @@ fn sweep<G: Game, V: Value + Equivalence>(
                 .max(held + out.len() as u64 * width);
             let t = Instant::now();
             let fetched = plan::Fetched::new(&mine, own.start, marks, values);
-            compute(game, k, &slice, &mut out, &fetched);
+            second_pass(game, k, piece, &slice, &mut out, &fetched, &deferred);
+            if moves_at(k) {
+                moves = Some(ctx.agree(best_moves(game, k, &slice, &out, &fetched))?);
+            }
             stats.compute += t.elapsed().as_secs_f64();
+            // Speculate on the next layer unless most of this one's chunks needed
+            // fetched children (twins, mnk: children scatter over the whole next layer).
+            speculate = remote * 2 <= chunks;
         }
         mine = Arc::new(out);
-        on_layer(k, &slice, &mine, stats)?;
+        on_layer(k, &slice, &mine, moves, stats)?;
         progress.advance(n);
     }
     let root = match split::slice(game.layer_size(0), ctx.size, ctx.rank).is_empty() {
@@ -256,18 +330,77 @@ fn sweep<G: Game, V: Value + Equivalence>(
 }
 
 /// This rank's slice of layer `k`, in chunks on the rank's rayon pool.
-fn compute<G: Game, V: Value, C: sweep::ChildValues<V> + ?Sized>(
+fn compute<G: Game, V: Value, C: sweep::ChildValues<V> + Sync + ?Sized>(
     game: &G,
     k: usize,
     slice: &Range<u64>,
     out: &mut [V],
     next: &C,
 ) {
-    use rayon::prelude::*;
     out.par_chunks_mut(CHUNK)
         .enumerate()
         .for_each(|(i, chunk)| {
             sweep::compute_chunk(game, k, slice.start + (i * CHUNK) as u64, chunk, next);
+        });
+}
+
+/// The best moves of this rank's slice of layer `k` (values `out`), children read
+/// through `next`.
+fn best_moves<G: Game, V: Value, C: sweep::ChildValues<V> + Sync + ?Sized>(
+    game: &G,
+    k: usize,
+    slice: &Range<u64>,
+    out: &[V],
+    next: &C,
+) -> Result<Vec<u8>> {
+    let mut moves = vec![0u8; out.len()];
+    crate::table::moves::best_moves_of(game, k, slice.start, out, next, &mut moves)?;
+    Ok(moves)
+}
+
+/// The first pass over this rank's slice of layer `k`: every chunk computed from the own
+/// slice `mine` of layer k + 1 (from `own_start`), the grains of the children outside
+/// it marked in `marks`. Returns, per chunk, whether it needs them (its values are then
+/// placeholders' until `second_pass`).
+#[allow(clippy::too_many_arguments)]
+fn first_pass<G: Game, V: Value>(
+    game: &G,
+    k: usize,
+    piece: usize,
+    slice: &Range<u64>,
+    out: &mut [V],
+    mine: &[V],
+    own_start: u64,
+    placeholder: &[V],
+    marks: &[AtomicU64],
+) -> Vec<bool> {
+    out.par_chunks_mut(piece)
+        .enumerate()
+        .map(|(i, chunk)| {
+            let local = plan::Local::new(mine, own_start, placeholder, marks);
+            sweep::compute_chunk(game, k, slice.start + (i * piece) as u64, chunk, &local);
+            local.finish()
+        })
+        .collect()
+}
+
+/// The chunks of this rank's slice of layer `k` marked in `deferred`, computed from the
+/// own slice and the fetched values.
+fn second_pass<G: Game, V: Value>(
+    game: &G,
+    k: usize,
+    piece: usize,
+    slice: &Range<u64>,
+    out: &mut [V],
+    next: &plan::Fetched<'_, V>,
+    deferred: &[bool],
+) {
+    out.par_chunks_mut(piece)
+        .zip(deferred.par_iter())
+        .enumerate()
+        .filter(|(_, (_, d))| **d)
+        .for_each(|(i, (chunk, _))| {
+            sweep::compute_chunk(game, k, slice.start + (i * piece) as u64, chunk, next);
         });
 }
 
@@ -276,7 +409,7 @@ pub fn solve<G: Gameplay>(game: &G) -> Result<Option<String>> {
     let (_universe, ctx) = Ctx::init()?;
     let solved = (|| {
         let vt = sweep::value_type(game);
-        let value = crate::with_value_type!(vt, V => sweep::<_, V>(&ctx, game, game.cells() + 1, Arc::default(), &Silent, &mut Stats::default(), |_, _, _, _| Ok(())))?;
+        let value = crate::with_value_type!(vt, V => sweep::<_, V>(&ctx, game, game.cells() + 1, Arc::default(), &Silent, &mut Stats::default(), |_| false, |_, _, _, _, _| Ok(())))?;
         Ok((ctx.rank == 0).then(|| game.contest_answer(value)))
     })();
     ctx.settle(solved)
@@ -307,7 +440,9 @@ pub struct DistributedReport {
 pub struct Split {
     /// Working out which values to fetch.
     pub plan: f64,
-    /// Exchanging values between ranks.
+    /// Waiting, before an exchange, for the other ranks' first passes.
+    pub wait: f64,
+    /// Exchanging values between ranks (their requests, then the values).
     pub exchange: f64,
     /// Computing the slice's values.
     pub compute: f64,
@@ -315,6 +450,12 @@ pub struct Split {
     pub write: f64,
     /// Hashing the layers back from the file.
     pub checksum: f64,
+    /// The share of rank 0's chunks (below the full layer) that needed fetched children.
+    pub remote_chunks: f64,
+    /// The most seconds any rank spent computing: what rank 0's exchange waited for.
+    pub slowest_compute: f64,
+    /// The largest share of any rank's chunks that needed fetched children.
+    pub most_remote_chunks: f64,
 }
 
 /// `retro build` under MPI: the table at `path`, byte for byte what one process writes.
@@ -427,6 +568,7 @@ impl<'s, 'e: 's> Layers<'s, 'e> {
         encoding: Encoding,
         slice: &Range<u64>,
         values: &Arc<Vec<V>>,
+        moves: Option<Vec<u8>>,
         stats: &mut Stats,
     ) -> Result<()> {
         let t = Instant::now();
@@ -440,12 +582,16 @@ impl<'s, 'e: 's> Layers<'s, 'e> {
                 });
                 (positions * width, writing)
             }
-            // Never Moves: `build` refuses --moves under MPI.
+            // A layer of best moves is blocks of move indices, as compact values are.
             Encoding::Blocked | Encoding::Moves { .. } => {
-                let (data, dir) = writer::pack_blocks(values);
+                let (data, dir) = match &moves {
+                    Some(moves) => writer::pack_blocks(moves, |&m| i64::from(m)),
+                    None => writer::pack_blocks(values, |v| v.to_i64()),
+                };
+                let moves_bytes = moves.map_or(0, |m| m.len() as u64);
                 stats.peak_buffers = stats
                     .peak_buffers
-                    .max(values.len() as u64 * width + data.len() as u64);
+                    .max(values.len() as u64 * width + moves_bytes + data.len() as u64);
                 let data_at = ctx.exscan(data.len() as u64);
                 let total = ctx.sum(data.len() as u64);
                 let dir_at = end + blocks::directory_entry_at(total, slice.start);
@@ -485,11 +631,7 @@ fn build_layers<G: Registered, V: Value + Equivalence>(
     start: Instant,
 ) -> Result<Option<DistributedReport>> {
     let sizes: Vec<u64> = (0..=game.cells()).map(|k| game.layer_size(k)).collect();
-    let encoding = if options.compact {
-        Encoding::Blocked
-    } else {
-        Encoding::Plain
-    };
+    let encoding = options.encoding()?;
     let partial = partial_path(path);
     let check = partial_path(&partial);
     // Rank 0 checks the disk, creates or resumes the partial file, and leaves a token
@@ -568,9 +710,10 @@ fn build_layers<G: Registered, V: Value + Equivalence>(
             mine,
             progress,
             &mut stats,
-            |k, slice, values, stats| {
+            |k| !encoding.stores_values(k, game.cells()),
+            |k, slice, values, moves, stats| {
                 layers.settle(ctx, stats)?;
-                layers.start(ctx, k, sizes[k], encoding, slice, values, stats)
+                layers.start(ctx, k, sizes[k], encoding, slice, values, moves, stats)
             },
         )?;
         layers.settle(ctx, &mut stats)?;
@@ -595,6 +738,10 @@ fn build_layers<G: Registered, V: Value + Equivalence>(
     let positions: u64 = sizes.iter().sum();
     let sent = ctx.sum(stats.traffic.sent);
     let peak_buffers = ctx.max(stats.peak_buffers);
+    // Non-negative f64s order as their bits do.
+    let slowest_compute = f64::from_bits(ctx.max(stats.compute.to_bits()));
+    let remote_share = stats.remote_chunks as f64 / stats.chunks.max(1) as f64;
+    let most_remote_chunks = f64::from_bits(ctx.max(remote_share.to_bits()));
     let rss = ctx.max(peak_rss().unwrap_or(0));
     if ctx.rank != 0 {
         return Ok(None);
@@ -617,10 +764,14 @@ fn build_layers<G: Registered, V: Value + Equivalence>(
         peak_buffers,
         split: Split {
             plan: stats.plan,
+            wait: stats.wait,
             exchange: stats.exchange,
             compute: stats.compute,
             write: stats.write,
             checksum: stats.checksum,
+            remote_chunks: remote_share,
+            slowest_compute,
+            most_remote_chunks,
         },
     }))
 }

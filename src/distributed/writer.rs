@@ -145,8 +145,11 @@ impl Shared {
 /// A compact slice's blocks packed: the data bytes and, per block, (min, offset in the
 /// slice's data, width). The slice starts on a block boundary, so these are exactly the
 /// blocks a single process packs.
-pub fn pack_blocks<V: Value>(values: &[V]) -> (Vec<u8>, Vec<(i64, u64, u8)>) {
-    let packed = blocks::pack(values, |v| v.to_i64());
+pub fn pack_blocks<T: Sync>(
+    entries: &[T],
+    wide: impl Fn(&T) -> i64 + Sync,
+) -> (Vec<u8>, Vec<(i64, u64, u8)>) {
+    let packed = blocks::pack(entries, wide);
     let mut data = Vec::with_capacity(packed.iter().map(|p| p.0.len()).sum());
     let mut dir = Vec::with_capacity(packed.len());
     for (bytes, min, width) in packed {

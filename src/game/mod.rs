@@ -221,14 +221,23 @@ pub trait Game: Send + Sync + Sized {
         });
         found
     }
-    /// What one position costs one thread of an MPI rank (planning plus computing through
-    /// the fetched values), in nanoseconds, for `retro plan`'s time estimate. The default
+    /// What one position costs one thread of an MPI rank whose children it holds (one
+    /// walk of its moves), in nanoseconds, for `retro plan`'s time estimate. The default
     /// was measured on `retro gen twins 4x5 --seed 7` (release `--features mpi`,
-    /// `mpirun -np 1 retro build --threads 1`: plan 59.2 s + compute 73.4 s over 741.4 M
-    /// positions, while other builds kept the box's load near 10, so high), a game whose
-    /// moves come one by one; mnk, ranked the same way, takes it as it is.
+    /// `mpirun -np 1 retro build --threads 1`: compute 14.12 s over 741.4 M positions, load
+    /// average about 5 from other builds), a game whose moves come one by one; mnk, ranked
+    /// the same way, takes it as it is.
     fn distributed_ns_per_position(&self) -> f64 {
-        178.8
+        19.0
+    }
+    /// What a position costs an MPI rank on top of `distributed_ns_per_position` when its
+    /// chunk needs children from other ranks (planned, or computed a first time, then
+    /// computed through the fetched values), in nanoseconds. The default was measured on
+    /// the same twins 4 x 5 board on 2 ranks (rank 0: plan 29.56 s + compute 30.21 s over
+    /// 370.7 M positions, 78.9% of its chunks needing fetched children, so every chunk
+    /// planned first): (161.2 - 19.0) / 0.789.
+    fn distributed_ns_per_fetched_position(&self) -> f64 {
+        180.0
     }
     /// For a game whose stones move once they are placed (Teeko, Quixo): its retrograde
     /// solver (`crate::retrograde`), which solves its layers to a fixpoint where moves stay

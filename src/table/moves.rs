@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::game::Game;
-use crate::sweep::CHUNK;
+use crate::sweep::{CHUNK, ChildValues};
 use crate::value::Value;
 
 /// The largest move index a table of best moves stores (they are kept in a byte while a
@@ -89,13 +89,27 @@ pub fn best_moves<G: Game, V: Value>(
     next: &[V],
     out: &mut [u8],
 ) -> Result<()> {
+    best_moves_of(game, k, 0, values, next, out)
+}
+
+/// `best_moves` for positions `first..first + values.len()` of layer `k`, with the
+/// children's values read through `next` (an MPI rank's own and fetched values).
+pub fn best_moves_of<G: Game, V: Value, C: ChildValues<V> + Sync + ?Sized>(
+    game: &G,
+    k: usize,
+    first: u64,
+    values: &[V],
+    next: &C,
+    out: &mut [u8],
+) -> Result<()> {
     debug_assert_eq!(values.len(), out.len());
     out.par_chunks_mut(CHUNK)
         .zip(values.par_chunks(CHUNK))
         .enumerate()
         .try_for_each(|(c, (out, values))| {
-            let start = (c * CHUNK) as u64;
+            let start = first + (c * CHUNK) as u64;
             let mut pos = game.unrank(k, start);
+            let mut hint = 0;
             for (i, (slot, &value)) in out.iter_mut().zip(values).enumerate() {
                 if i > 0 {
                     game.advance(&mut pos);
@@ -112,7 +126,7 @@ pub fn best_moves<G: Game, V: Value>(
                 game.for_each_move_in_order(&pos, |child, reward| {
                     // The sweep adds in the stored type, which never wraps (the game's value
                     // range), so the sum in i64 is the sum it compared.
-                    if reward + next[child as usize].to_i64() == value {
+                    if reward + next.values(child, 1, &mut hint)[0].to_i64() == value {
                         found = true;
                         return ControlFlow::Break(());
                     }

@@ -441,11 +441,17 @@ impl Game for Connect {
         out
     }
 
-    /// Measured on connect 6x4 (release `--features mpi` in the `ci` profile,
-    /// `mpirun -np 1 retro build connect --threads 1`: plan 7.41 s + compute 7.30 s over
-    /// 159.6 M positions, load average about 5 from other builds).
+    /// One walk of a position's moves, as a rank computes it: measured on connect 6x4
+    /// (release `--features mpi`, `mpirun -np 1 retro build connect --threads 1`, load
+    /// average about 5 from other builds): compute 4.83 s over 159.6 M positions.
+    /// `retro plan` adds the chunks a rank computes twice.
     fn distributed_ns_per_position(&self) -> f64 {
-        92.1
+        30.3
+    }
+    /// Measured on the same board on 2 ranks: rank 0 computed 79.8 M positions in 6.39 s,
+    /// 43.6% of its chunks twice: (6.39 s - 79.8 M x 30.3 ns) / (0.436 x 79.8 M).
+    fn distributed_ns_per_fetched_position(&self) -> f64 {
+        114.2
     }
 }
 

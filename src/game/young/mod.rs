@@ -560,11 +560,17 @@ impl Young {
 }
 
 impl Game for Young {
-    /// Measured on `retro gen young 16x16 --seed 7` (release `--features mpi`,
-    /// `mpirun -np 1 retro build --threads 1`): rank 0's plan 8.03 s + compute 9.60 s over
-    /// 601.1 M positions (a single-process build of the same board: 22.5 ns).
+    /// One walk of a position's moves, as a rank computes it: measured on `retro gen young
+    /// 16x16 --seed 7` (release `--features mpi`, `mpirun -np 1 retro build --threads 1`,
+    /// load average about 5 from other builds): rank 0's compute 8.91 s over 601.1 M
+    /// positions. `retro plan` adds the chunks a rank computes twice.
     fn distributed_ns_per_position(&self) -> f64 {
-        29.3
+        14.8
+    }
+    /// Measured on the same board on 2 ranks: rank 0 computed 300.5 M positions in
+    /// 8.71 s, 40.9% of its chunks twice: (8.71 s - 300.5 M x 14.8 ns) / (0.409 x 300.5 M).
+    fn distributed_ns_per_fetched_position(&self) -> f64 {
+        34.7
     }
 
     type Position = YoungPosition;
