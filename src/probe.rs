@@ -285,7 +285,7 @@ pub fn to_json<G: Registered>(game: &G, a: &Answer<G::Position>) -> serde_json::
             .into_iter()
             .map(|(r, c)| [r + 1, c + 1])
             .collect();
-        out["line"] = json!(line);
+        out["winning_line"] = json!(line);
     }
     out
 }

@@ -317,6 +317,17 @@ fn command_line_builds_queries_and_refuses() {
     let json: serde_json::Value = serde_json::from_str(&ok(&out)).unwrap();
     assert_eq!(json["to_move"], "none");
     assert_eq!(json["winner"], "o");
+    assert_eq!(
+        json["winning_line"],
+        serde_json::json!([[1, 1], [1, 2], [1, 3]])
+    );
+    // In a batch, `line` stays the input's line number.
+    let batch = retro(&["query", table, "--batch", "--json"], "ooo/xx./x..\n");
+    let batch: serde_json::Value = serde_json::from_str(&ok(&batch)).unwrap();
+    assert_eq!(
+        (&batch["line"], &batch["winning_line"]),
+        (&1.into(), &json["winning_line"])
+    );
     // A tie that fills the board has no winner; a position still in play names none.
     let full = retro(&["query", table, "xox/xoo/oxx", "--json"], "");
     let full: serde_json::Value = serde_json::from_str(&ok(&full)).unwrap();

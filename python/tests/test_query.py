@@ -23,7 +23,7 @@ def test_query_equals_query_json_on_every_position(cli, tables, name):
     assert len(expected) == len(positions)
     answered = refused = 0
     for position, want in zip(positions, expected):
-        want.pop("line")
+        want.pop("line")  # the input line number, not the winning line
         if "error" in want:
             # A position play cannot reach (mnk, connect): refused the same way.
             with pytest.raises(ValueError) as e:
@@ -44,7 +44,7 @@ def test_query_sampled_on_a_large_table(cli, tables):
     rng = random.Random(35)
     positions = [t.position(k, rng.randrange(n)) for k, n in enumerate(t.layer_sizes) for _ in range(20)]
     for position, want in zip(positions, cli.batch_json(path, positions)):
-        want.pop("line")
+        want.pop("line")  # the input line number, not the winning line
         assert t.query(position) == want
 
 

@@ -308,7 +308,7 @@ function drawTwins(svg, a, byCell) {
 function drawGrid(svg, a, byCell) {
   const { rows, cols } = info;
   const S = 56, C = 48, pad = 10;
-  $("legend").textContent = a.line && a.line.length ? "The winning line is marked." : "";
+  $("legend").textContent = a.winning_line && a.winning_line.length ? "The winning line is marked." : "";
   const top = info.game === "connect" ? 24 : 0;
   // Teeko and Quixo put the side to move after the grid (`:x`).
   const marks = a.position.split(":")[0].split("/");
@@ -323,7 +323,7 @@ function drawGrid(svg, a, byCell) {
       // pushed, an occupied end a cube goes back in at.
       if (m === "." || moving(info)) legalCell(rect, cell, byCell);
       if (cell === selected) rect.classList.add("selected");
-      if ((a.line || []).some(([r, c]) => r === i + 1 && c === j + 1)) rect.classList.add("won");
+      if ((a.winning_line || []).some(([r, c]) => r === i + 1 && c === j + 1)) rect.classList.add("won");
       if (m !== ".") text(m, { x: pad + j * S + C / 2, y: top + pad + i * S + C / 2, class: `mark ${m}`, "pointer-events": "none" }, svg);
     }
   }
