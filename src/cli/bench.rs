@@ -67,6 +67,7 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     // two threads was measured so), with nothing in the table to say why.
     if let Some(load) = bench::load_average()
         && load >= BUSY_LOAD
+        && !args.quiet
     {
         eprintln!(
             "warning: load average {load:.2} on {cores} cores: other work is running, so times \

@@ -25,7 +25,8 @@ pub struct Args {
     #[command(flatten)]
     board: BoardArgs,
     /// Table file to write [default: tables/<input file stem>.retro, or from stdin
-    /// tables/<game>-<board>-<hash>.retro, the board as `info --json` names it: 4x5, 3x3k3].
+    /// tables/<game>-<board>.retro, the board as `info --json` names it (3x3k3), with a hash
+    /// of the weights after it for young and twins: tables/twins-4x5-<hash>.retro].
     #[arg(short, long, value_name = "TABLE")]
     output: Option<PathBuf>,
     /// No progress bar and no estimate line.
@@ -60,13 +61,17 @@ pub struct Args {
     assume_free_bytes: Option<u64>,
 }
 
-/// tables/<input file stem>.retro, or for stdin tables/<game>-<board>-<hash>.retro (the
-/// board's `AnyBoard::label`).
+/// tables/<input file stem>.retro, or for stdin tables/<game>-<board>.retro (the board's
+/// `AnyBoard::label`), with a hash of the input after it where the label does not name
+/// the whole board (weights).
 fn default_path(board: &AnyBoard, file: Option<&Path>) -> PathBuf {
     let stem = file
         .and_then(|f| f.file_stem())
         .map(|s| s.to_string_lossy().into_owned());
     let name = stem.unwrap_or_else(|| {
+        if board.label_names_it() {
+            return format!("{}-{}", board.name(), board.label());
+        }
         let hash = xxh3_64(board.to_input().as_bytes()) as u32;
         format!("{}-{}-{hash:08x}", board.name(), board.label())
     });

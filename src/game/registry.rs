@@ -87,6 +87,7 @@ trait ErasedBoard: Send + Sync + fmt::Debug {
     fn to_input(&self) -> String;
     fn dims(&self) -> (usize, usize);
     fn label(&self) -> String;
+    fn label_names_it(&self) -> bool;
     fn size_words(&self) -> String;
     fn to_bytes(&self) -> Vec<u8>;
     fn to_json(&self) -> serde_json::Value;
@@ -104,6 +105,9 @@ impl<B: Board> ErasedBoard for B {
     }
     fn label(&self) -> String {
         Board::label(self)
+    }
+    fn label_names_it(&self) -> bool {
+        B::parse(&Board::label(self), None, None).is_ok_and(|b| &b == self)
     }
     fn size_words(&self) -> String {
         Board::size_words(self)
@@ -157,6 +161,12 @@ impl AnyBoard {
     /// The board's size as commands print it (`4x4`, `7x6k4`).
     pub fn label(&self) -> String {
         self.board.label()
+    }
+
+    /// Whether the label alone is the whole board (`3x3k3`, read back as the same board),
+    /// as it is for a game without weights; young's `10x10` is not.
+    pub fn label_names_it(&self) -> bool {
+        self.board.label_names_it()
     }
 
     /// The board's size in words (`2 x 3`, `7 x 6 (width x height), 4 in a row`).
