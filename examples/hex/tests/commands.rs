@@ -91,8 +91,8 @@ fn every_command_works_on_a_hex_table() {
 
     assert_eq!(
         ok(&["solve", "hex", "2x2"], "").trim(),
-        "2",
-        "x joins at ply 3 of 4 cells"
+        "2 (x completes a line at ply 3, x's 2nd stone)",
+        "x joins at ply 3 of 4 cells: a game won by a line says its root in words"
     );
     assert_eq!(ok(&["gen", "hex", "4x5"], "").trim(), "4x5");
     let bench = ok(
@@ -114,7 +114,10 @@ fn every_command_works_on_a_hex_table() {
     assert_eq!(bench["game"], "hex");
 
     // The built-in games are still there, and `help games` has Hex's rules.
-    assert_eq!(ok(&["solve", "mnk", "3x3"], "").trim(), "0");
+    assert_eq!(
+        ok(&["solve", "mnk", "3x3"], "").trim(),
+        "0 (a tie with best play)"
+    );
     let help = ok(&["help", "games"], "");
     assert!(
         help.contains("# hex") && help.contains("# The games"),
