@@ -319,7 +319,9 @@ mod browser {
     //! a click anywhere in a column plays that column.
 
     use super::*;
-    use crate::browser_support::{CHROMEDRIVER, CHROMIUM, connect, start_driver, text, wait_for};
+    use crate::browser_support::{
+        CHROMEDRIVER, CHROMIUM, connect, screenshot, start_driver, text, wait_for,
+    };
     use fantoccini::{Client, Locator};
     use std::time::Duration;
 
@@ -384,14 +386,6 @@ mod browser {
             all.push(b.attr("data-outcome").await.unwrap().unwrap_or_default());
         }
         all
-    }
-
-    /// Save a screenshot where RETRO_SCREENSHOTS points (the README's pictures).
-    async fn screenshot(c: &Client, name: &str) {
-        if let Some(dir) = std::env::var_os("RETRO_SCREENSHOTS") {
-            let png = c.screenshot().await.unwrap();
-            std::fs::write(PathBuf::from(dir).join(name), png).unwrap();
-        }
     }
 
     /// Moves are coloured and worded by what they do for the mover, on positions whose

@@ -712,7 +712,7 @@ mod browser {
     //! The explorer in headless Chromium through chromedriver (WebDriver).
 
     use super::*;
-    use crate::browser_support::{CHROMEDRIVER, CHROMIUM, connect, start_driver};
+    use crate::browser_support::{CHROMEDRIVER, CHROMIUM, connect, screenshot, start_driver};
     use fantoccini::{Client, Locator};
     use std::time::{Duration, Instant};
 
@@ -762,14 +762,6 @@ mod browser {
             .click()
             .await
             .expect(css);
-    }
-
-    /// Save a screenshot where RETRO_SCREENSHOTS points (the README's pictures).
-    async fn screenshot(c: &Client, name: &str) {
-        if let Some(dir) = std::env::var_os("RETRO_SCREENSHOTS") {
-            let png = c.screenshot().await.unwrap();
-            std::fs::write(PathBuf::from(dir).join(name), png).unwrap();
-        }
     }
 
     #[test]

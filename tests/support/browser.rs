@@ -95,3 +95,12 @@ pub fn available() -> bool {
     }
     there
 }
+
+/// Save a screenshot where RETRO_SCREENSHOTS points (the README's pictures); nothing
+/// otherwise.
+pub async fn screenshot(c: &Client, name: &str) {
+    if let Some(dir) = std::env::var_os("RETRO_SCREENSHOTS") {
+        let png = c.screenshot().await.expect("screenshot");
+        std::fs::write(std::path::PathBuf::from(dir).join(name), png).expect("write screenshot");
+    }
+}
