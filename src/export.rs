@@ -193,9 +193,8 @@ fn make_chunk<G: Gameplay>(
         if i > 0 {
             game.advance(&mut pos);
         }
-        let from = chunk.text.len();
         chunk.text.push_str(&game.format_position(&pos));
-        let best = best_move(game, table, &pos, value, &chunk.text[from..])?;
+        let best = best_move(game, table, &pos, value)?;
         chunk.ends.push(chunk.text.len());
         chunk.best.push(best);
         chunk.sides.push(crate::probe::side_to_move(game, &pos));
@@ -245,14 +244,15 @@ fn write_chunks<G: Gameplay>(
 }
 
 /// The first move (in `Game::moves` order, as `retro query` lists them) whose reward plus
-/// its child's value is the position's value, as its 0-based (row, col); None where nobody
-/// moves.
-fn best_move<G: Gameplay>(
+/// its child's value is the position's value (for a game whose stones move, the child's
+/// value turned round), as its 0-based cells; None where nobody moves. A table where no
+/// move reaches the value is damaged. The export's `best_move` and the Python package's
+/// layers both take it from here.
+pub fn best_move<G: Gameplay>(
     game: &G,
     table: &Table,
     pos: &G::Position,
     value: i64,
-    position: &str,
 ) -> Result<Option<BestMove>> {
     let moves = game.moves(pos);
     if moves.is_empty() {
@@ -272,9 +272,10 @@ fn best_move<G: Gameplay>(
             }));
         }
     }
-    Err(Error::other(format!(
-        "{}: no move of position {position} reaches its value {value}: the table is damaged (see retro verify)",
-        table.path().display()
+    Err(Error::corrupt(format!(
+        "{}: no move of position {} reaches its value {value}: the table is damaged (see retro verify)",
+        table.path().display(),
+        game.format_position(pos)
     )))
 }
 

@@ -215,35 +215,23 @@ impl<G: Registered> Game<G> {
     }
 }
 
-/// The first move (in `Game::moves` order) that keeps the position's value, written as
-/// `retro export` writes its `best_move` field; None where nobody moves. Export's rule: a
-/// move's value is its reward plus its child's value (the retrograde games' own rule for
-/// theirs); an overflow on a damaged table is no match.
+/// The first best move (`retro::export::best_move`, the rule `retro export` uses), written
+/// as export writes its `best_move` field; None where nobody moves.
 fn first_best_move<G: Gameplay>(
     game: &G,
     table: &retro::Table,
     pos: &G::Position,
     value: i64,
 ) -> retro::Result<Option<String>> {
-    let moves = game.moves(pos);
-    if moves.is_empty() {
-        return Ok(None);
-    }
-    for mv in &moves {
-        let child = table.value(game.stones(&mv.child), game.rank(&mv.child))?;
-        let through = match game.retrograde() {
-            Some(_) => Some(game.value_through(mv.reward, child)),
-            None => mv.reward.checked_add(child),
-        };
-        if through == Some(value) {
-            return Ok(Some(probe::describe_move(game, MoveStyle::Field, mv)));
-        }
-    }
-    Err(Error::corrupt(format!(
-        "{}: no move of position {} reaches its value {value}: the table is damaged (see retro verify)",
-        table.path().display(),
-        game.format_position(pos)
-    )))
+    Ok(retro::export::best_move(game, table, pos, value)?.map(|b| {
+        probe::from_to_text(
+            game.move_notation(),
+            MoveStyle::Field,
+            b.from,
+            b.to.0,
+            b.to.1,
+        )
+    }))
 }
 
 impl<G: Registered> Probe for Game<G> {
