@@ -59,7 +59,7 @@ struct PickedType;
 impl retro::Visitor for PickedType {
     type Output = ValueType;
     fn visit<G: retro::Registered>(self, game: G) -> retro::Result<ValueType> {
-        Ok(retro::sweep::value_type(&game))
+        Ok(retro::solve::value_type(&game))
     }
 }
 

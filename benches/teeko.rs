@@ -8,7 +8,9 @@ use std::time::Instant;
 
 use retro::game::quixo::Quixo;
 use retro::game::teeko::{Teeko, TeekoBoard};
-use retro::retrograde::{MovementGame, Wdl, solve};
+use retro::game::{Game, Wdl};
+use retro::solve::solve_each;
+use retro::sweep::{Driver, Silent};
 
 fn main() {
     let args: Vec<String> = std::env::args()
@@ -58,7 +60,7 @@ fn main() {
     run(&Teeko::new(board).expect("a board"), &name);
 }
 
-fn run<G: MovementGame>(game: &G, name: &str) {
+fn run<G: Game>(game: &G, name: &str) {
     let total: u64 = (0..=game.last_layer()).map(|k| game.layer_size(k)).sum();
     println!(
         "{name}: {total} positions, {} threads",
@@ -66,7 +68,7 @@ fn run<G: MovementGame>(game: &G, name: &str) {
     );
     let start = Instant::now();
     let mut last = Instant::now();
-    let root = solve(game, |k, values| {
+    let root = solve_each::<G, i16>(game, Driver::Parallel, &Silent, |k, values| {
         let (mut win, mut loss, mut draw, mut far) = (0u64, 0u64, 0u64, 0u32);
         for &v in values {
             match Wdl::decode(v as i64) {

@@ -259,11 +259,12 @@ pub fn best_move<G: Gameplay>(
         return Ok(None);
     }
     for mv in moves {
-        let child = table.value(game.stones(&mv.child), game.rank(&mv.child))?;
+        let child = table.value(game.layer_of(&mv.child), game.rank(&mv.child))?;
         // A damaged table may hold anything; an overflow is just not a match.
-        let through = match game.retrograde() {
-            Some(_) => Some(game.value_through(mv.reward, child)),
-            None => mv.reward.checked_add(child),
+        let values = game.values();
+        let through = match values.for_side_to_move() {
+            true => Some(values.through(mv.reward, child)),
+            false => mv.reward.checked_add(child),
         };
         if through == Some(value) {
             return Ok(Some(BestMove {

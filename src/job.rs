@@ -7,6 +7,7 @@ use std::time::Instant;
 use crate::error::Error;
 use crate::error::Result;
 use crate::game::{AnyBoard, Board, Game, Registered, Registry, Visitor};
+use crate::solve::{self as driver_, From};
 use crate::sweep::{self, Driver, Progress};
 use crate::table::Encoding;
 use crate::table::blocks;
@@ -15,19 +16,12 @@ use crate::table::writer::{Start, TableWriter, partial_path};
 use crate::value::Value;
 use crate::with_value_type;
 
-/// Value of the empty board, holding two layers at a time (after checking they fit in
-/// memory).
+/// Value of the empty board, holding only the layers the solve needs at once (after
+/// checking they fit in memory).
 pub fn solve<G: Game>(game: &G, driver: Driver, progress: &dyn Progress) -> Result<i64> {
-    if let Some(solver) = game.retrograde() {
-        sweep::check_memory(game, 2)?;
-        let top = solver.last_layer();
-        return Ok(solver
-            .solve_from(top, Vec::new(), progress, &mut |_, _| Ok(()))?
-            .into());
-    }
-    let vt = sweep::value_type(game);
-    sweep::check_memory(game, vt.width())?;
-    with_value_type!(vt, V => sweep::solve::<G, V>(game, driver, progress))
+    let vt = driver_::value_type(game);
+    driver_::check_memory(game, vt.width())?;
+    with_value_type!(vt, V => driver_::solve::<G, V>(game, driver, progress))
 }
 
 /// What a finished build reports.
@@ -114,15 +108,15 @@ pub struct Estimate {
 impl Estimate {
     /// Work out what building `game`'s table into `path` will take.
     pub fn of<G: Registered>(game: &G, path: &Path, options: &BuildOptions) -> Result<Estimate> {
-        let vt = sweep::value_type(game);
+        let vt = driver_::value_type(game);
         let width = vt.width() as u64;
         let encoding = options.encoding()?;
-        let sizes: Vec<u64> = (0..=game.cells()).map(|k| game.layer_size(k)).collect();
+        let sizes: Vec<u64> = (0..=game.last_layer()).map(|k| game.layer_size(k)).collect();
         let header = Header::blank(AnyBoard::of(game), vt, encoding, &sizes);
         let values_start = header::values_start(header::encode(&header)?.len() as u64);
         // A best move takes at most a byte (its index is at most `MAX_INDEX`).
         let layer_bytes = |k: usize, n: u64| {
-            let width = if encoding.stores_values(k, game.cells()) {
+            let width = if encoding.stores_values(k, game.last_layer()) {
                 width
             } else {
                 1
@@ -136,7 +130,7 @@ impl Estimate {
         let table_bytes = sizes.iter().enumerate().fold(values_start, |sum, (k, &n)| {
             sum.saturating_add(layer_bytes(k, n))
         });
-        let peak_memory = sweep::peak_bytes(game, vt.width()).min(u64::MAX as u128) as u64;
+        let peak_memory = driver_::peak_bytes(game, vt.width()).min(u64::MAX as u128) as u64;
         let dir = path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
@@ -149,9 +143,9 @@ impl Estimate {
         })
     }
 
-    /// Refuse a board whose two largest adjacent layers do not fit in available memory.
+    /// Refuse a board whose solve does not fit in available memory.
     pub fn check_memory<G: Game>(game: &G) -> Result<()> {
-        sweep::check_memory(game, sweep::value_type(game).width())
+        driver_::check_memory(game, driver_::value_type(game).width())
     }
 
     /// Refuse a build the output file system has no room for (unless forced).
@@ -192,8 +186,14 @@ pub fn peak_rss() -> Option<u64> {
     Some(kib * 1024)
 }
 
-/// Sweep the board and write its complete table to `path`, resuming an interrupted build
+/// Solve the board and write its complete table to `path`, resuming an interrupted build
 /// of the same board unless told otherwise.
+///
+/// A game whose values are for the side to move is solved in `i16` and written as it is
+/// solved, layer by layer as for any game (so a build resumes below its last finished
+/// layer); once every layer is in, the largest remoteness is known, and a table whose values
+/// all fit in `i8` is written again in `i8` before it takes its name. A build interrupted
+/// during that rewrite resumes in `i8`.
 pub fn build<G: Registered>(
     game: &G,
     path: &Path,
@@ -201,120 +201,23 @@ pub fn build<G: Registered>(
     driver: Driver,
     progress: &dyn Progress,
 ) -> Result<BuildReport> {
-    if let Some(solver) = game.retrograde() {
-        sweep::check_memory(game, 2)?;
-        return build_retrograde(game, solver, path, options, progress);
-    }
-    let vt = sweep::value_type(game);
-    sweep::check_memory(game, vt.width())?;
+    check_encoding(game, options)?;
+    let vt = driver_::value_type(game);
+    driver_::check_memory(game, vt.width())?;
     with_value_type!(vt, V => build_layers::<G, V>(game, path, options, driver, progress))
 }
 
-/// Refuse options the game cannot be built with: a table of best moves for a game of the
-/// retrograde solver (its moves stay inside layers, so a layer's values depend on each
-/// other, and a best move's index could not be resolved layer by layer).
+/// Refuse options the game cannot be built with: a table of best moves for a game whose
+/// layers the placement sweep does not solve (moves stay inside layers, so a layer's values
+/// depend on each other, and a best move's index could not be resolved layer by layer).
 pub fn check_encoding<G: Registered>(game: &G, options: &BuildOptions) -> Result<()> {
-    if options.moves.is_some() && game.retrograde().is_some() {
+    if options.moves.is_some() && driver_::beyond_sweep(game) {
         return Err(Error::input(format!(
             "--moves: a table of {} cannot store best moves instead of values (its moves stay inside layers, so a layer's values depend on each other); build it plain or --compact",
             G::NAME
         )));
     }
     Ok(())
-}
-
-/// `build` for a game of the retrograde solver (`Game::retrograde`). Its values are
-/// written as `i16` while it solves, layer by layer as for any game (so a build resumes
-/// below its last finished layer); once every layer is in, the largest remoteness is
-/// known, and a table whose values all fit in `i8` is written again in `i8` before it
-/// takes its name. A build interrupted during that rewrite resumes in `i8`.
-fn build_retrograde<G: Registered>(
-    game: &G,
-    solver: &dyn crate::retrograde::Retrograde,
-    path: &Path,
-    options: &BuildOptions,
-    progress: &dyn Progress,
-) -> Result<BuildReport> {
-    use crate::value::ValueType;
-    let start = Instant::now();
-    check_encoding(game, options)?;
-    let encoding = options.encoding()?;
-    let sizes: Vec<u64> = (0..=game.cells()).map(|k| game.layer_size(k)).collect();
-    // A partial file already narrowed to i8 goes on in i8.
-    let partial = partial_path(path);
-    let vt = match crate::table::Table::open_partial::<G>(&partial) {
-        Ok(t) if !options.fresh && t.header.value_type == ValueType::I8 => ValueType::I8,
-        _ => ValueType::I16,
-    };
-    let (mut writer, from) = TableWriter::open::<G>(
-        path,
-        AnyBoard::of(game),
-        vt,
-        encoding,
-        &sizes,
-        options.fresh,
-    )?;
-    writer.stop_after(options.stop_after);
-    let (top, above, resumed_below) = match from {
-        Start::Fresh => (Some(solver.last_layer()), Vec::new(), None),
-        Start::Resume { layer } => (
-            layer.checked_sub(1),
-            writer.read_back::<i16>(layer)?,
-            Some(layer),
-        ),
-    };
-    let too_wide = |k: usize| {
-        Error::other(format!(
-            "layer {k}: a value does not fit the i8 table it resumes"
-        ))
-    };
-    let root_value: i64 = match top {
-        None => above.first().copied().unwrap_or(0).into(),
-        Some(top) => solver
-            .solve_from(
-                top,
-                above,
-                progress,
-                &mut |k, values: &[i16]| match writer.value_type() {
-                    ValueType::I8 => {
-                        let narrow: Vec<i8> = values
-                            .iter()
-                            .map(|&v| i8::try_from(v))
-                            .collect::<std::result::Result<_, _>>()
-                            .map_err(|_| too_wide(k))?;
-                        writer.write_layer(k, &narrow)
-                    }
-                    _ => writer.write_layer(k, values),
-                },
-            )?
-            .into(),
-    };
-    if writer.value_type() == ValueType::I16 {
-        // The largest value decides the type: read every layer back, and keep them as i8
-        // only if all fit.
-        let mut narrow: Vec<Vec<i8>> = Vec::with_capacity(sizes.len());
-        for k in 0..sizes.len() {
-            let values = writer.read_back::<i16>(k)?;
-            match values
-                .iter()
-                .map(|&v| i8::try_from(v))
-                .collect::<std::result::Result<Vec<i8>, _>>()
-            {
-                Ok(v) => narrow.push(v),
-                Err(_) => {
-                    narrow.clear();
-                    break;
-                }
-            }
-        }
-        if narrow.len() == sizes.len() {
-            writer.restart_as(ValueType::I8)?;
-            for k in (0..sizes.len()).rev() {
-                writer.write_layer(k, &narrow[k])?;
-            }
-        }
-    }
-    finish(writer, start, &sizes, root_value, resumed_below)
 }
 
 fn build_layers<G: Registered, V: Value>(
@@ -324,29 +227,57 @@ fn build_layers<G: Registered, V: Value>(
     driver: Driver,
     progress: &dyn Progress,
 ) -> Result<BuildReport> {
+    use crate::value::ValueType;
     let start = Instant::now();
-    let sizes: Vec<u64> = (0..=game.cells()).map(|k| game.layer_size(k)).collect();
+    let sizes: Vec<u64> = (0..=game.last_layer()).map(|k| game.layer_size(k)).collect();
     let encoding = options.encoding()?;
+    let side_to_move = game.values().for_side_to_move();
+    // A partial file already narrowed to i8 goes on in i8.
+    let partial = partial_path(path);
+    let stored_type = match crate::table::Table::open_partial::<G>(&partial) {
+        Ok(t) if side_to_move && !options.fresh && t.header.value_type == ValueType::I8 => {
+            ValueType::I8
+        }
+        _ => V::TYPE,
+    };
     let (mut writer, from) = TableWriter::open::<G>(
         path,
         AnyBoard::of(game),
-        V::TYPE,
+        stored_type,
         encoding,
         &sizes,
         options.fresh,
     )?;
     writer.stop_after(options.stop_after);
-    let (done, resumed_below) = match from {
-        Start::Fresh => (None, None),
-        Start::Resume { layer } => (Some((layer, writer.read_back::<V>(layer)?)), Some(layer)),
+    let resumed_below = match from {
+        Start::Fresh => None,
+        Start::Resume { layer } => Some(layer),
+    };
+    let from = match resumed_below {
+        None => From::Start,
+        Some(layer) => From::Below {
+            layer,
+            held: driver_::held_below(game, layer)
+                .into_iter()
+                .map(|j| Ok((j, writer.read_back::<V>(j)?)))
+                .collect::<Result<_>>()?,
+        },
+    };
+    let too_wide = |k: usize| {
+        Error::other(format!(
+            "layer {k}: a value does not fit the i8 table it resumes"
+        ))
     };
     let root_value = if let Encoding::Moves { .. } = encoding {
         // The layer after the one being written: a layer of moves is derived from both.
-        let mut above: Vec<V> = done.as_ref().map(|(_, v)| v.clone()).unwrap_or_default();
+        let mut above: Vec<V> = Vec::new();
+        if let Some(layer) = resumed_below {
+            above = writer.read_back::<V>(layer)?;
+        }
         let mut moves: Vec<u8> = Vec::new();
-        let cells = game.cells();
+        let last = game.last_layer();
         let mut write = |k: usize, values: &[V]| {
-            if encoding.stores_values(k, cells) {
+            if encoding.stores_values(k, last) {
                 writer.write_layer(k, values)?;
             } else {
                 moves.resize(values.len(), 0);
@@ -354,18 +285,54 @@ fn build_layers<G: Registered, V: Value>(
                 writer.write_moves(k, &moves)?;
             }
             // Only a layer of moves below needs this one.
-            if k > 0 && !encoding.stores_values(k - 1, cells) {
+            if k > 0 && !encoding.stores_values(k - 1, last) {
                 above.clear();
                 above.extend_from_slice(values);
             }
             Ok(())
         };
-        sweep::sweep_from::<G, V>(game, driver, progress, done, Some(&mut write))?
+        driver_::solve_layers::<G, V>(game, driver, progress, from, Some(&mut write))?
     } else {
-        let mut write = |k: usize, values: &[V]| writer.write_layer(k, values);
-        sweep::sweep_from::<G, V>(game, driver, progress, done, Some(&mut write))?
+        let mut write = |k: usize, values: &[V]| {
+            if writer.value_type() == V::TYPE {
+                return writer.write_layer(k, values);
+            }
+            // A resumed build of a table narrowed to i8.
+            let narrow: Vec<i8> = values
+                .iter()
+                .map(|v| i8::try_from(v.to_i64()))
+                .collect::<std::result::Result<_, _>>()
+                .map_err(|_| too_wide(k))?;
+            writer.write_layer(k, &narrow)
+        };
+        driver_::solve_layers::<G, V>(game, driver, progress, from, Some(&mut write))?
     };
+    if side_to_move && writer.value_type() != ValueType::I8 {
+        narrow_to_i8(&mut writer, sizes.len())?;
+    }
     finish(writer, start, &sizes, root_value, resumed_below)
+}
+
+/// Write a finished table of values for the side to move again in `i8` if every value fits:
+/// read every layer back, and keep them as `i8` only if all fit.
+fn narrow_to_i8(writer: &mut TableWriter, layers: usize) -> Result<()> {
+    let mut narrow: Vec<Vec<i8>> = Vec::with_capacity(layers);
+    for k in 0..layers {
+        let values = writer.read_back::<i64>(k)?;
+        match values
+            .iter()
+            .map(|&v| i8::try_from(v))
+            .collect::<std::result::Result<Vec<i8>, _>>()
+        {
+            Ok(v) => narrow.push(v),
+            Err(_) => return Ok(()),
+        }
+    }
+    writer.restart_as(crate::value::ValueType::I8)?;
+    for k in (0..layers).rev() {
+        writer.write_layer(k, &narrow[k])?;
+    }
+    Ok(())
 }
 
 /// Seal the table under its name and say what the build did.

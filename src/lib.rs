@@ -13,7 +13,9 @@
 //!   [`Registered`] traits, the open registry ([`Registry`],
 //!   [`Visitor`], [`Builtin`]), one folder per game (its rules and ranking in `mod.rs`);
 //! - [`rank`]: binomial tables and the colex combinatorial number system;
-//! - [`sweep`]: the layer sweep, serial and parallel, generic over the game;
+//! - [`solve`]: the one solve driver: layers in order, each by the worker its kind needs:
+//!   [`sweep`] (the placement sweep, serial and parallel) or [`retrograde`] (values for the
+//!   side to move, one pass or to a fixpoint);
 //! - [`table`]: the file format (header, writer, reader over [`ReadAt`](table::ReadAt));
 //! - [`probe`]: a position's value, its moves' values, the principal variation, as data;
 //!   [`text`] renders them for people, [`export`] streams a table's rows to a file;
@@ -52,7 +54,7 @@
 //! # }
 //! ```
 //!
-//! A game of your own: implement [`Game`] and the sweep solves it;
+//! A game of your own: implement [`Game`] and the solver solves it;
 //! [`Gameplay`] says how people write its positions, and
 //! [`Registered`] (a name and a board) gives it tables and every command
 //! (`docs/adding-a-game.md`). Two strips
@@ -61,7 +63,7 @@
 //! holds the positions with a + b = k, ranked by a.
 //!
 //! ```
-//! use retro::game::{Game, Gameplay, Move};
+//! use retro::game::{Edge, Game, Gameplay, Move, Values};
 //!
 //! struct Strips { n: usize }
 //!
@@ -71,25 +73,27 @@
 //!
 //! impl Game for Strips {
 //!     type Position = (usize, usize);
-//!     fn cells(&self) -> usize { 2 * self.n }
+//!     fn last_layer(&self) -> usize { 2 * self.n }
 //!     fn layer_size(&self, k: usize) -> u64 {
 //!         (k.min(self.n) - self.lowest_a(k) + 1) as u64
 //!     }
-//!     fn value_range(&self) -> (i64, i64) {
+//!     fn values(&self) -> Values {
 //!         let all = (self.n * (self.n + 1)) as i64;
-//!         (-all, all)
+//!         Values::Scores { lo: -all, hi: all }
 //!     }
 //!     fn unrank(&self, k: usize, rank: u64) -> (usize, usize) {
 //!         let a = self.lowest_a(k) + rank as usize;
 //!         (a, k - a)
 //!     }
 //!     fn rank(&self, &(a, b): &(usize, usize)) -> u64 { (a - self.lowest_a(a + b)) as u64 }
-//!     fn stones(&self, &(a, b): &(usize, usize)) -> usize { a + b }
+//!     fn layer_of(&self, &(a, b): &(usize, usize)) -> usize { a + b }
 //!     fn advance(&self, pos: &mut (usize, usize)) { pos.0 += 1; pos.1 -= 1; }
-//!     fn terminal_value(&self, _pos: &(usize, usize)) -> i64 { 0 }
-//!     fn for_each_child(&self, pos: &(usize, usize), mut f: impl FnMut(u64, i64)) {
+//!     fn ended(&self, &(a, b): &(usize, usize)) -> Option<i64> {
+//!         (a + b == 2 * self.n).then_some(0)
+//!     }
+//!     fn for_each_child(&self, pos: &(usize, usize), mut f: impl FnMut(Edge)) {
 //!         for mv in self.moves(pos) {
-//!             f(self.rank(&mv.child), mv.reward);
+//!             f(Edge { layer: pos.0 + pos.1 + 1, rank: self.rank(&mv.child), reward: mv.reward });
 //!         }
 //!     }
 //!     fn moves(&self, &(a, b): &(usize, usize)) -> Vec<Move<(usize, usize)>> {
@@ -118,7 +122,7 @@
 //!
 //! let game = Strips { n: 3 };
 //! retro::testing::check_game(&game);
-//! let value = retro::sweep::solve::<_, i64>(&game, retro::sweep::Driver::Serial, &retro::sweep::Silent)?;
+//! let value = retro::solve::solve::<_, i64>(&game, retro::sweep::Driver::Serial, &retro::sweep::Silent)?;
 //!
 //! // Against a plain minimax over the same rules: what the mover gains minus what the
 //! // other player gains from here on.
@@ -145,6 +149,7 @@ pub mod probe;
 pub mod random;
 pub mod rank;
 pub mod retrograde;
+pub mod solve;
 pub mod summary;
 pub mod sweep;
 pub mod table;
@@ -162,8 +167,8 @@ pub use table::Table;
 /// The traits and types a game or a program over tables needs, to `use retro::prelude::*`.
 pub mod prelude {
     pub use crate::game::{
-        AnyBoard, Board, Builtin, Game, Gameplay, Move, MoveNotation, Registered, Registry,
-        RunSink, Scores, Visitor,
+        AnyBoard, Board, Builtin, Edge, Game, Gameplay, LayerKind, Move, MoveNotation,
+        Registered, Registry, RunSink, Scores, Values, Visitor, Wdl,
     };
     pub use crate::table::Table;
     pub use crate::{Error, Result};

@@ -81,7 +81,7 @@ pub fn describe_move<G: Gameplay>(game: &G, style: MoveStyle, mv: &Move<G::Posit
 /// ends in a win, a loss or a tie ("-1 (o completes a line at ply 24, o's 12th stone)"); scores need no
 /// words there.
 pub fn root_text<G: Gameplay>(game: &G, value: i64) -> String {
-    if game.retrograde().is_some() {
+    if game.values().for_side_to_move() {
         // Values for the side to move: x moves on the empty board.
         return game.contest_answer(value);
     }
@@ -99,11 +99,11 @@ pub fn answer<G: Gameplay>(
     position: G::Position,
 ) -> Result<Answer<G::Position>> {
     game.check_reachable(&position)?;
-    let value = table.value(game.stones(&position), game.rank(&position))?;
+    let value = table.value(game.layer_of(&position), game.rank(&position))?;
     let mut moves = Vec::new();
     for mv in game.moves(&position) {
-        let child = table.value(game.stones(&mv.child), game.rank(&mv.child))?;
-        let v = game.value_through(mv.reward, child);
+        let child = table.value(game.layer_of(&mv.child), game.rank(&mv.child))?;
+        let v = game.values().through(mv.reward, child);
         moves.push((mv, v));
     }
     Ok(Answer {
@@ -195,9 +195,8 @@ pub fn principal_variation<G: Gameplay>(
     let mut scores = start_scores(game, start);
     let mut seen = std::collections::HashSet::new();
     loop {
-        if game.retrograde().is_some()
-            && !seen.insert((game.stones(&position), game.rank(&position)))
-        {
+        // Where moves stay inside layers, best play may come back to a position: a draw.
+        if !seen.insert((game.layer_of(&position), game.rank(&position))) {
             break;
         }
         let a = answer(game, table, position)?;
@@ -223,7 +222,7 @@ pub fn principal_variation<G: Gameplay>(
 /// `[row, col]` (1-based, the landing cell for connect), and also its `column` (1-based)
 /// where a move only chooses a column (`MoveNotation::Column`).
 pub fn to_json<G: Registered>(game: &G, a: &Answer<G::Position>) -> serde_json::Value {
-    let stones = game.stones(&a.position);
+    let stones = game.layer_of(&a.position);
     let moves: Vec<_> = a
         .moves
         .iter()

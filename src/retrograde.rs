@@ -1,13 +1,11 @@
-//! Retrograde analysis for games whose stones move once they are placed (Teeko, Quixo): a
-//! layer may have moves that stay inside it, so positions repeat, and a position may be a
-//! draw because neither side can force anything.
+//! The workers for values of the side to move (`Values::SideToMove`: Teeko, Quixo): a layer
+//! may have moves that stay inside it, so positions repeat, and a position may be a draw
+//! because neither side can force anything. The driver (`crate::solve`) hands each layer
+//! the finished layers its moves lead to (`Finished`).
 //!
-//! Layers are still by stone count, which never decreases, and are still solved from the
-//! fullest back to the empty one; a layer's moves lead into the layer itself or into the next
-//! one, which is finished. A layer without moves inside it is computed in one parallel pass,
-//! as the placement sweep does. A layer with moves inside it is solved to a fixpoint by
-//! classic retrograde analysis with child counters and predecessor generation, level by
-//! level of remoteness:
+//! A layer without moves inside it is computed in one parallel pass, as the placement sweep
+//! does. A layer with moves inside it is solved to a fixpoint by classic retrograde analysis
+//! with child counters and predecessor generation, level by level of remoteness:
 //!
 //! - Every position first counts its distinct children inside the layer and folds its
 //!   children in the next layer into one pending word: the earliest level at which it wins
@@ -25,371 +23,33 @@
 //! - Positions never resolved are draws.
 //!
 //! Memory during a layer's solve: the word (4 bytes a position) and the candidate lists,
-//! besides the finished next layer; the layer's values (2 bytes) are made from the words at
-//! the end.
+//! besides the finished layers it reads; the layer's values are made from the words at the
+//! end.
 //!
-//! Values are for the side to move, as an `i16`: 0 a draw, r + 1 a win in r plies,
-//! -(r + 1) a loss in r plies (a position where play has ended is a loss in 0).
+//! Values are for the side to move (`Wdl`): 0 a draw, r + 1 a win in r plies, -(r + 1) a
+//! loss in r plies (a position where play has ended is a loss in 0, or a win in 0 where the
+//! other side completed the mover's line). The workers compute in `i16` words and write the
+//! table's value type.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::sweep::{Progress, Silent};
+use crate::game::values::MAX_REMOTENESS;
+use crate::game::{Edge, Game, Wdl};
+use crate::solve::Finished;
+use crate::sweep::Progress;
+use crate::value::Value;
 
 /// Positions per parallel task.
 const CHUNK: usize = 4096;
-
-/// A child of a position: in its own layer, or in the next.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Child {
-    /// Rank in the position's own layer (a stone moved).
-    Within(u64),
-    /// Rank in the next layer (a stone was added).
-    Next(u64),
-}
-
-/// A game with layers by stone count, some of whose layers have moves inside them, as the
-/// retrograde solver sees it.
-pub trait MovementGame: Send + Sync {
-    /// A decoded position; also the cursor that walks a layer in rank order.
-    type Position: Send;
-
-    /// The last layer; the layers are `0..=last_layer()`.
-    fn last_layer(&self) -> usize;
-    /// Positions in layer `k`.
-    fn layer_size(&self, k: usize) -> u64;
-    /// Whether moves can stay in layer `k`; such a layer is solved to a fixpoint.
-    fn moves_within(&self, k: usize) -> bool;
-    /// The position of rank `rank` in layer `k`.
-    fn unrank(&self, k: usize, rank: u64) -> Self::Position;
-    /// Step to the next rank; never called on a layer's last position.
-    fn advance(&self, pos: &mut Self::Position);
-    /// Where play has ended: `Wdl::Loss(0)` when the side to move has lost, `Wdl::Win(0)`
-    /// when it has won (Quixo: the other side completed its line), None where play goes
-    /// on. Such a position has no moves.
-    fn ended(&self, pos: &Self::Position) -> Option<Wdl>;
-    /// Every move's child: each child in the next layer once per move, each distinct child
-    /// within the layer once (a game whose different moves can lead to the same position
-    /// reports it once). A position where play goes on and that has no move is lost for the side
-    /// to move.
-    fn for_each_child(&self, pos: &Self::Position, f: impl FnMut(Child));
-    /// In a layer with moves inside it: every position of the layer where play goes on and
-    /// has this one among its children, each once.
-    fn for_each_parent_within(&self, pos: &Self::Position, f: impl FnMut(u64));
-    /// The children in the next layer alone (`for_each_child`'s `Next`); a game overrides it
-    /// where that saves ranking the children within the layer.
-    fn for_each_child_next(&self, pos: &Self::Position, mut f: impl FnMut(u64)) {
-        self.for_each_child(pos, |child| {
-            if let Child::Next(r) = child {
-                f(r)
-            }
-        });
-    }
-    /// How many distinct children within the layer (`for_each_child`'s `Within`); a game
-    /// overrides it where counting is cheaper than ranking them.
-    fn children_within(&self, pos: &Self::Position) -> usize {
-        let mut n = 0;
-        self.for_each_child(pos, |child| {
-            if let Child::Within(_) = child {
-                n += 1;
-            }
-        });
-        n
-    }
-}
-
-/// A value for the side to move, decoded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Wdl {
-    /// The side to move wins in this many plies.
-    Win(u32),
-    /// The side to move loses in this many plies (0: play has ended).
-    Loss(u32),
-    /// Neither side can force a win.
-    Draw,
-}
-
-impl Wdl {
-    /// The stored value of `wdl` (see the module's docs).
-    pub fn encode(self) -> i16 {
-        match self {
-            Wdl::Win(r) => (r + 1) as i16,
-            Wdl::Loss(r) => -((r + 1) as i16),
-            Wdl::Draw => 0,
-        }
-    }
-
-    /// The outcome a stored value stands for.
-    pub fn decode(value: i64) -> Wdl {
-        match value {
-            0 => Wdl::Draw,
-            v if v > 0 => Wdl::Win((v - 1) as u32),
-            v => Wdl::Loss((-v - 1) as u32),
-        }
-    }
-}
-
-/// The most plies a remoteness may take: its stored value must fit an `i16`.
-pub const MAX_REMOTENESS: u32 = i16::MAX as u32 - 1;
 
 /// Pending words: a win at level 1..0x8000, else a floor (`FLOOR | f`), else `NEVER`.
 const FLOOR: u16 = 0x8000;
 const NEVER: u16 = 0xffff;
 
-/// Solve every layer from the last to 0, handing each finished layer to `write` (layer,
-/// values); returns the empty board's value.
-pub fn solve<G: MovementGame>(
-    game: &G,
-    mut write: impl FnMut(usize, &[i16]) -> Result<()>,
-) -> Result<i16> {
-    solve_from(game, game.last_layer(), Vec::new(), &Silent, &mut write)
-}
-
-/// Solve layers `top` down to 0, given the values of layer `top + 1` (`above`; empty when
-/// `top` is the last layer): what a resumed build does.
-pub fn solve_from<G: MovementGame>(
-    game: &G,
-    top: usize,
-    mut above: Vec<i16>,
-    progress: &dyn Progress,
-    write: &mut dyn FnMut(usize, &[i16]) -> Result<()>,
-) -> Result<i16> {
-    for k in (0..=top).rev() {
-        let values = solve_layer(game, k, &above, progress)?;
-        // Asked to stop (`Progress::stopped`): only whole layers are written.
-        crate::sweep::check_stopped(progress)?;
-        // The layer above is no longer needed: free it before the writer reads this one.
-        drop(std::mem::take(&mut above));
-        write(k, &values)?;
-        above = values;
-    }
-    Ok(above.first().copied().unwrap_or(0))
-}
-
-/// Every layer's values, in memory (tests, small boards).
-pub fn all_values<G: MovementGame>(game: &G) -> Result<Vec<Vec<i16>>> {
-    let mut layers = vec![Vec::new(); game.last_layer() + 1];
-    solve(game, |k, values| {
-        layers[k] = values.to_vec();
-        Ok(())
-    })?;
-    Ok(layers)
-}
-
-/// The value a move gives the side that plays it, from its child's value (for the other
-/// side): a child lost in r plies is a win in r + 1, one won in r a loss in r + 1, a draw
-/// a draw. Values stay inside `i16` (remoteness at most `MAX_REMOTENESS`), so no overflow
-/// for a value the solver wrote; a damaged table's are clamped.
-pub fn back(child: i64) -> i64 {
-    match child {
-        0 => 0,
-        c if c < 0 => (1 - c).min(i64::from(i16::MAX)),
-        c => (-1 - c).max(-i64::from(i16::MAX)),
-    }
-}
-
-/// Whether value `a` is better than `b` for the side to move: a faster win, then a draw,
-/// then a slower loss.
-pub fn better(a: i64, b: i64) -> bool {
-    let key = |v: i64| match v {
-        v if v > 0 => (2, -v),
-        0 => (1, 0),
-        v => (0, -v),
-    };
-    key(a) > key(b)
-}
-
-/// The value a position must have, from its children's values (`Wdl` encoding) read by
-/// `value_of`: the best `back` over them for the side to move, a loss in 0 with no move
-/// (or where play has ended as `ended` says).
-pub fn expected<G: MovementGame>(
-    game: &G,
-    pos: &G::Position,
-    mut value_of: impl FnMut(Child) -> i64,
-) -> i64 {
-    if let Some(end) = game.ended(pos) {
-        return end.encode().into();
-    }
-    let mut best: Option<i64> = None;
-    game.for_each_child(pos, |child| {
-        let v = back(value_of(child));
-        if best.is_none_or(|b| better(v, b)) {
-            best = Some(v);
-        }
-    });
-    best.unwrap_or(Wdl::Loss(0).encode().into())
-}
-
-/// The first position of layer `k` (values `here`, next layer's `next`) whose value is not
-/// what its moves give (`expected`): its rank, the stored and the expected value. This is
-/// a complete check: a labelling that agrees with `expected` everywhere is the true one,
-/// because a win's or a loss's remoteness counts down along its moves to a position where
-/// play has ended, and a draw with no move to a loss and a move to a draw cannot hide a
-/// win or a loss, which would be found by induction on the remoteness.
-pub fn check_layer<G: MovementGame>(
-    game: &G,
-    k: usize,
-    here: &[i16],
-    next: &[i16],
-    progress: &dyn Progress,
-) -> Option<(u64, i64, i64)> {
-    here.par_chunks(CHUNK)
-        .enumerate()
-        .find_map_first(|(c, chunk)| {
-            let start = c * CHUNK;
-            let mut pos = game.unrank(k, start as u64);
-            for (i, &stored) in chunk.iter().enumerate() {
-                if i > 0 {
-                    game.advance(&mut pos);
-                }
-                let value_of = |child: Child| -> i64 {
-                    let v = match child {
-                        Child::Within(r) => here.get(r as usize),
-                        Child::Next(r) => next.get(r as usize),
-                    };
-                    v.copied().map_or(i64::MIN, i64::from)
-                };
-                let e = expected(game, &pos, value_of);
-                if e != i64::from(stored) {
-                    return Some(((start + i) as u64, i64::from(stored), e));
-                }
-            }
-            progress.advance(chunk.len() as u64);
-            None
-        })
-}
-
-/// Bytes the solver holds at its peak: per layer, the finished layer above (2 bytes a
-/// position), and the layer's own values (2); in a layer with moves inside it also each
-/// position's word (4) and the candidate lists, counted as 2 bytes a position more (standard
-/// Teeko: 1.21 GB estimated, 1129 MiB = 1.18 GB measured).
-pub fn peak_bytes<G: MovementGame>(game: &G) -> u128 {
-    (0..=game.last_layer())
-        .map(|k| {
-            let n = game.layer_size(k) as u128;
-            let above = if k < game.last_layer() {
-                game.layer_size(k + 1) as u128
-            } else {
-                0
-            };
-            let per = if game.moves_within(k) { 2 + 4 + 2 } else { 2 };
-            n * per + above * 2
-        })
-        .max()
-        .unwrap_or(0)
-}
-
-/// The retrograde solver of one game, behind a trait object (`Game::retrograde`), so the
-/// build, `verify` and `plan` reach it without knowing the game's type. Every
-/// `MovementGame` is one.
-pub trait Retrograde: Sync {
-    /// `MovementGame::last_layer`.
-    fn last_layer(&self) -> usize;
-    /// `MovementGame::moves_within`.
-    fn moves_within(&self, k: usize) -> bool;
-    /// `solve_from`.
-    fn solve_from(
-        &self,
-        top: usize,
-        above: Vec<i16>,
-        progress: &dyn Progress,
-        write: &mut dyn FnMut(usize, &[i16]) -> Result<()>,
-    ) -> Result<i16>;
-    /// `check_layer`.
-    fn check_layer(
-        &self,
-        k: usize,
-        here: &[i16],
-        next: &[i16],
-        progress: &dyn Progress,
-    ) -> Option<(u64, i64, i64)>;
-    /// `peak_bytes`.
-    fn peak_bytes(&self) -> u128;
-    /// `expected` for position `rank` of layer `k`.
-    fn expected_at(&self, k: usize, rank: u64, value_of: &mut dyn FnMut(Child) -> i64) -> i64;
-    /// Every layer's values, solved in memory (`all_values`).
-    fn all_values(&self) -> Result<Vec<Vec<i16>>>;
-    /// What the game reports of position `rank` of layer `k`, for conformance checks
-    /// (`crate::testing::check_game`): whether play has ended there, its children
-    /// (`for_each_child`), its children in the next layer alone (`for_each_child_next`),
-    /// its count of children within (`children_within`) and its parents within the layer
-    /// (`for_each_parent_within`; empty outside layers with moves inside them).
-    fn report(&self, k: usize, rank: u64) -> Report;
-}
-
-/// What a `MovementGame` says of one position (`Retrograde::report`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Report {
-    /// `ended`.
-    pub ended: Option<Wdl>,
-    /// `for_each_child`, in the order reported.
-    pub children: Vec<Child>,
-    /// `for_each_child_next`.
-    pub next: Vec<u64>,
-    /// `children_within`.
-    pub within: usize,
-    /// `for_each_parent_within`.
-    pub parents: Vec<u64>,
-}
-
-impl<G: MovementGame> Retrograde for G {
-    fn last_layer(&self) -> usize {
-        MovementGame::last_layer(self)
-    }
-    fn moves_within(&self, k: usize) -> bool {
-        MovementGame::moves_within(self, k)
-    }
-    fn solve_from(
-        &self,
-        top: usize,
-        above: Vec<i16>,
-        progress: &dyn Progress,
-        write: &mut dyn FnMut(usize, &[i16]) -> Result<()>,
-    ) -> Result<i16> {
-        solve_from(self, top, above, progress, write)
-    }
-    fn check_layer(
-        &self,
-        k: usize,
-        here: &[i16],
-        next: &[i16],
-        progress: &dyn Progress,
-    ) -> Option<(u64, i64, i64)> {
-        check_layer(self, k, here, next, progress)
-    }
-    fn peak_bytes(&self) -> u128 {
-        peak_bytes(self)
-    }
-    fn expected_at(&self, k: usize, rank: u64, value_of: &mut dyn FnMut(Child) -> i64) -> i64 {
-        expected(self, &self.unrank(k, rank), value_of)
-    }
-    fn all_values(&self) -> Result<Vec<Vec<i16>>> {
-        all_values(self)
-    }
-    fn report(&self, k: usize, rank: u64) -> Report {
-        let pos = self.unrank(k, rank);
-        let mut report = Report {
-            ended: self.ended(&pos),
-            children: Vec::new(),
-            next: Vec::new(),
-            within: 0,
-            parents: Vec::new(),
-        };
-        if report.ended.is_none() {
-            self.for_each_child(&pos, |c| report.children.push(c));
-            self.for_each_child_next(&pos, |r| report.next.push(r));
-            report.within = self.children_within(&pos);
-        }
-        if MovementGame::moves_within(self, k) {
-            self.for_each_parent_within(&pos, |q| report.parents.push(q));
-        }
-        report
-    }
-}
-
-/// What a position's children in the next layer say, folded.
+/// What a position's children outside its layer say, folded.
 struct Outside {
     /// Fastest win through a child that loses (remoteness), if any.
     win: Option<u32>,
@@ -458,49 +118,59 @@ fn too_far(k: usize) -> Error {
     ))
 }
 
-/// Layer `k`'s values, from the finished next layer `above`.
-fn solve_layer<G: MovementGame>(
+/// A finished child's value as the workers compute with it (a damaged or foreign value is
+/// clamped into `i16`).
+#[inline]
+fn child_value<V: Value>(finished: &Finished<'_, V>, e: Edge) -> i16 {
+    let v = finished.get(e.layer, e.rank).map_or(0, |v| v.to_i64());
+    v.clamp(i16::MIN.into(), i16::MAX.into()) as i16
+}
+
+/// Layer `k`'s values into `out`, from the finished layers its moves lead to: one pass where
+/// no move stays inside the layer (`LayerKind::Pass`), else to a fixpoint.
+pub fn solve_layer<G: Game, V: Value>(
     game: &G,
     k: usize,
-    above: &[i16],
+    out: &mut [V],
+    finished: &Finished<'_, V>,
     progress: &dyn Progress,
-) -> Result<Vec<i16>> {
-    let n = usize::try_from(game.layer_size(k))
-        .map_err(|_| Error::too_large(format!("layer {k} does not fit in memory")))?;
-    progress.layer(k, n as u64);
+) -> Result<()> {
+    let n = out.len();
     let far = AtomicBool::new(false);
-    if !game.moves_within(k) {
-        let mut values = vec![0i16; n];
-        values
-            .par_chunks_mut(CHUNK)
-            .enumerate()
-            .for_each(|(c, out)| {
-                let mut pos = game.unrank(k, (c * CHUNK) as u64);
-                for (i, v) in out.iter_mut().enumerate() {
-                    if i > 0 {
-                        game.advance(&mut pos);
-                    }
-                    if let Some(end) = game.ended(&pos) {
-                        *v = end.encode();
-                        continue;
-                    }
-                    let mut seen = Outside::new();
-                    game.for_each_child(&pos, |child| match child {
-                        Child::Next(r) => seen.child(above[r as usize]),
-                        // A game that says its layer has no moves inside has none.
-                        Child::Within(_) => far.store(true, Relaxed),
-                    });
-                    if seen.win.is_some_and(|r| r > MAX_REMOTENESS) || seen.floor > MAX_REMOTENESS {
-                        far.store(true, Relaxed);
-                    }
-                    *v = seen.value();
+    if game.layer_kind(k) == crate::game::LayerKind::Pass {
+        out.par_chunks_mut(CHUNK).enumerate().for_each(|(c, out)| {
+            if progress.stopped() {
+                return;
+            }
+            let mut pos = game.unrank(k, (c * CHUNK) as u64);
+            for (i, v) in out.iter_mut().enumerate() {
+                if i > 0 {
+                    game.advance(&mut pos);
                 }
-                progress.advance(out.len() as u64);
-            });
+                if let Some(end) = game.ended(&pos) {
+                    *v = V::from_i64(end);
+                    continue;
+                }
+                let mut seen = Outside::new();
+                game.for_each_child(&pos, |e| {
+                    if e.layer == k {
+                        // A game that says its layer has no moves inside has none.
+                        far.store(true, Relaxed);
+                    } else {
+                        seen.child(child_value(finished, e));
+                    }
+                });
+                if seen.win.is_some_and(|r| r > MAX_REMOTENESS) || seen.floor > MAX_REMOTENESS {
+                    far.store(true, Relaxed);
+                }
+                *v = V::from_i64(seen.value().into());
+            }
+            progress.advance(out.len() as u64);
+        });
         if far.load(Relaxed) {
             return Err(too_far(k));
         }
-        return Ok(values);
+        return Ok(());
     }
 
     let started = std::time::Instant::now();
@@ -522,13 +192,13 @@ fn solve_layer<G: MovementGame>(
             }
             let mut seen = Outside::new();
             let mut within = 0usize;
-            match game.ended(&pos) {
+            match game.ended(&pos).map(Wdl::decode) {
                 // Won already: a win pending at level 0.
                 Some(Wdl::Win(_)) => seen.win = Some(0),
                 // Lost (or a draw, which no game ends in): no children, floor 0.
                 Some(_) => {}
                 None => {
-                    game.for_each_child_next(&pos, |r| seen.child(above[r as usize]));
+                    game.for_each_child_outside(&pos, |e| seen.child(child_value(finished, e)));
                     within = game.children_within(&pos);
                     seen.any |= within > 0;
                 }
@@ -670,10 +340,14 @@ fn solve_layer<G: MovementGame>(
     }
     drop(next);
     // Positions never decided are draws.
-    Ok(words
-        .into_par_iter()
-        .map(|w| Word::final_value(w.into_inner()))
-        .collect())
+    out.par_chunks_mut(CHUNK)
+        .zip(words.par_chunks(CHUNK))
+        .for_each(|(out, words)| {
+            for (v, w) in out.iter_mut().zip(words) {
+                *v = V::from_i64(Word::final_value(w.load(Relaxed)).into());
+            }
+        });
+    Ok(())
 }
 
 /// A position's word while its layer is solved: open, its count of children within the

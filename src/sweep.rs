@@ -1,5 +1,6 @@
-//! The layer sweep: from the full board back to the empty one, each layer computed from
-//! the layer after it. One kernel (`compute_chunk`) serves the serial and the parallel
+//! The placement sweep: the worker for layers no move stays inside, of games whose values
+//! are the first player's (scores, lines), each layer computed from the layer after it
+//! (`crate::solve` drives it layer by layer). One kernel (`compute_chunk`) serves the serial and the parallel
 //! driver; the parallel one hands rayon disjoint chunks of the output layer with the next
 //! layer borrowed read-only, so the inner loop has no locks and no atomics. The game walks
 //! each chunk (`Game::visit_runs`) and feeds the kernel's loops (`Kernel`).
@@ -8,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::game::{Game, RunSink};
-use crate::value::{Value, ValueType};
+use crate::value::Value;
 
 /// Positions per unit of parallel work. Large enough that the one `unrank` per chunk and
 /// the progress update vanish against the chunk's work, small enough to balance two cores
@@ -160,13 +161,14 @@ fn chunk_kernel<G: Game, V: Value, C: ChildValues<V> + ?Sized>(
     if out.is_empty() {
         return;
     }
-    if k == game.cells() {
+    if k == game.last_layer() {
+        // The full board: every position has ended.
         let mut pos = game.unrank(k, start);
         for (i, slot) in out.iter_mut().enumerate() {
             if i > 0 {
                 game.advance(&mut pos);
             }
-            *slot = V::from_i64(game.terminal_value(&pos));
+            *slot = V::from_i64(game.ended(&pos).unwrap_or(0));
         }
     } else if k.is_multiple_of(2) {
         // The first player maximises, the second minimises: one kernel for each, so the
@@ -282,48 +284,6 @@ impl<V: Value, C: ChildValues<V> + ?Sized, const MAX: bool> RunSink for Kernel<'
     }
 }
 
-/// The narrowest value type for a game's boards.
-pub fn value_type<G: Game>(game: &G) -> ValueType {
-    let (lo, hi) = game.value_range();
-    ValueType::for_range(lo, hi)
-}
-
-/// Bytes the sweep holds at its peak: two adjacent layers.
-pub fn peak_bytes<G: Game>(game: &G, width: usize) -> u128 {
-    if let Some(solver) = game.retrograde() {
-        return solver.peak_bytes();
-    }
-    (0..game.cells())
-        .map(|k| (game.layer_size(k) as u128 + game.layer_size(k + 1) as u128) * width as u128)
-        .max()
-        .unwrap_or(game.layer_size(0) as u128 * width as u128)
-}
-
-/// Refuse, before allocating anything, a board whose two largest adjacent layers do not
-/// fit in the memory this machine has available.
-pub fn check_memory<G: Game>(game: &G, width: usize) -> Result<()> {
-    let need = peak_bytes(game, width);
-    let max_layer = (0..=game.cells())
-        .map(|k| game.layer_size(k))
-        .max()
-        .unwrap_or(0);
-    if usize::try_from(max_layer).is_err() {
-        return Err(Error::too_large(
-            "board too large: a layer does not fit in this address space",
-        ));
-    }
-    if let Some(avail) = available_memory()
-        && need > avail as u128
-    {
-        return Err(Error::too_large(format!(
-            "board too large for memory: the sweep needs about {} (two adjacent layers), {} available",
-            human_bytes(need as f64),
-            human_bytes(avail as f64)
-        )));
-    }
-    Ok(())
-}
-
 /// MemAvailable from /proc/meminfo, in bytes; None where that is not readable.
 pub fn available_memory() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
@@ -357,76 +317,6 @@ pub enum Driver {
     Parallel,
 }
 
-/// What the sweep hands each finished layer to (the table writer streams it to disk).
-pub type OnLayer<'a, V> = &'a mut (dyn FnMut(usize, &[V]) -> Result<()> + Send);
-
-/// Sweep every layer from the full board down to the empty one. `on_layer(k, values)` sees
-/// each finished layer, in order, on a thread of its own while the layer below is computed
-/// (both only read layer k), so writing a table overlaps the sweep; only two layers are
-/// ever held. Returns the value of the empty board.
-pub fn sweep<G: Game, V: Value>(
-    game: &G,
-    driver: Driver,
-    progress: &dyn Progress,
-    mut on_layer: impl FnMut(usize, &[V]) -> Result<()> + Send,
-) -> Result<i64> {
-    sweep_from(game, driver, progress, None, Some(&mut on_layer))
-}
-
-/// `sweep`, continuing below layer `k` when `done` is `Some((k, values of layer k))`
-/// (a resumed build), and without a thread per layer when nothing watches the layers.
-pub fn sweep_from<G: Game, V: Value>(
-    game: &G,
-    driver: Driver,
-    progress: &dyn Progress,
-    done: Option<(usize, Vec<V>)>,
-    mut on_layer: Option<OnLayer<'_, V>>,
-) -> Result<i64> {
-    let cells = game.cells();
-    let max_layer = (0..=cells).map(|k| game.layer_size(k)).max().unwrap_or(1) as usize;
-    // Both buffers are sized for the largest layer once, so no layer pays for a serial
-    // re-zeroing (every entry is written by the kernel anyway); `vec!` of zeros gets pages
-    // from the OS that the workers fault in in parallel.
-    let (top, mut next, mut next_len) = match done {
-        Some((k, mut values)) => {
-            progress.advance((k..=cells).map(|l| game.layer_size(l)).sum());
-            let len = values.len();
-            values.resize(max_layer.max(len), V::default());
-            (k, values, len)
-        }
-        None => (cells + 1, vec![V::default(); max_layer], 0),
-    };
-    let mut cur: Vec<V> = vec![V::default(); max_layer];
-    // The layer in `next` that `on_layer` has not seen yet (none for a resumed top layer,
-    // which is already on disk).
-    let mut unseen: Option<usize> = None;
-    for k in (0..top).rev() {
-        let size = game.layer_size(k) as usize;
-        progress.layer(k, size as u64);
-        game.prepare_layer(k);
-        let (out, above) = (&mut cur[..size], &next[..next_len]);
-        match (unseen, on_layer.as_deref_mut()) {
-            (Some(j), Some(f)) => std::thread::scope(|scope| {
-                let handed = scope.spawn(move || f(j, above));
-                compute_layer(game, k, out, above, driver, progress);
-                handed
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })?,
-            _ => compute_layer(game, k, out, above, driver, progress),
-        }
-        // A stopped layer is not whole: it must not reach `on_layer`.
-        check_stopped(progress)?;
-        unseen = Some(k);
-        std::mem::swap(&mut cur, &mut next);
-        next_len = size;
-    }
-    if let (Some(j), Some(f)) = (unseen, on_layer) {
-        f(j, &next[..next_len])?;
-    }
-    Ok(next[0].to_i64())
-}
-
 /// Compute one whole layer into `out` from `next`.
 pub fn compute_layer<G: Game, V: Value>(
     game: &G,
@@ -450,14 +340,10 @@ pub fn compute_layer<G: Game, V: Value>(
     }
 }
 
-/// Value of the empty board, keeping two layers only (what `retro solve` does).
-pub fn solve<G: Game, V: Value>(game: &G, driver: Driver, progress: &dyn Progress) -> Result<i64> {
-    sweep_from::<G, V>(game, driver, progress, None, None)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::solve::{solve_each as sweep, value_type};
     use crate::game::{Twins, Young};
     use crate::testing::random_game;
 
@@ -465,7 +351,7 @@ mod tests {
     /// sweep's values, layer by layer, in chunks of awkward sizes so that runs are cut at both
     /// ends. On a CPU without AVX2 only the portable build is checked.
     fn builds_agree<G: Game, V: Value>(game: &G) {
-        let mut layers = vec![Vec::new(); game.cells() + 1];
+        let mut layers = vec![Vec::new(); game.last_layer() + 1];
         sweep::<G, V>(game, Driver::Serial, &Silent, |k, values| {
             layers[k] = values.to_vec();
             Ok(())
@@ -490,7 +376,7 @@ mod tests {
             }
         }
         for (name, chunk) in builds {
-            for k in 0..game.cells() {
+            for k in 0..game.last_layer() {
                 let mut out = vec![V::default(); layers[k].len()];
                 for (i, part) in out.chunks_mut(37).enumerate() {
                     chunk(game, k, (i * 37) as u64, part, &layers[k + 1]);
@@ -543,7 +429,7 @@ mod tests {
             }
         }
         let game: Young = random_game(6, 6, 3, 1000)?;
-        let mut whole = vec![Vec::new(); game.cells() + 1];
+        let mut whole = vec![Vec::new(); game.last_layer() + 1];
         sweep::<Young, i32>(&game, Driver::Parallel, &Silent, |k, v| {
             whole[k] = v.to_vec();
             Ok(())

@@ -13,24 +13,25 @@
 
 use std::collections::HashSet;
 
-use crate::game::{Gameplay, RunSink};
-use crate::sweep::{self, Driver, Silent};
+use crate::game::{Edge, Gameplay, LayerKind, RunSink};
+use crate::solve::{Worker, worker};
+use crate::sweep::Driver;
 
-/// Every check below that needs no oracle: ranking, successor stepping, notation,
-/// children, and runs (over whole layers and windows that cut runs).
+/// Every check below that needs no oracle: the layers' declarations, ranking, successor
+/// stepping, notation, children, runs (over whole layers and windows that cut runs), parents
+/// within layers that have moves inside them, and one thread against several.
 pub fn check_game<G: Gameplay>(game: &G) {
-    if let Some(solver) = game.retrograde() {
-        return check_moving_game(game, solver);
-    }
+    crate::solve::check_layers(game).unwrap_or_else(|e| panic!("the layers: {e}"));
     check_ranking(game);
     check_runs(game);
+    check_parents(game);
     check_parallel_equals_serial(game);
 }
 
 /// Calls `f(layer, rank, position)` for every position of every layer, in rank order, by
 /// successor stepping from each layer's first position.
 pub fn walk<G: Gameplay>(game: &G, mut f: impl FnMut(usize, u64, &G::Position)) {
-    for k in 0..=game.cells() {
+    for k in 0..=game.last_layer() {
         let mut pos = game.unrank(k, 0);
         for r in 0..game.layer_size(k) {
             if r > 0 {
@@ -44,13 +45,7 @@ pub fn walk<G: Gameplay>(game: &G, mut f: impl FnMut(usize, u64, &G::Position)) 
 /// Every value of every layer, computed in memory as i64 (whatever the board's own value
 /// type), indexed `[layer][rank]`.
 pub fn all_values<G: Gameplay>(game: &G, driver: Driver) -> Vec<Vec<i64>> {
-    let mut layers = vec![Vec::new(); game.cells() + 1];
-    sweep::sweep::<G, i64>(game, driver, &Silent, |k, values| {
-        layers[k] = values.to_vec();
-        Ok(())
-    })
-    .expect("an in-memory sweep does not fail");
-    layers
+    crate::solve::all_values::<G, i64>(game, driver).expect("an in-memory solve does not fail")
 }
 
 /// The sweep's value of every position equals `oracle(position)`, an independent
@@ -72,13 +67,16 @@ pub fn check_values<G: Gameplay>(game: &G, mut oracle: impl FnMut(&G::Position) 
 }
 
 /// Rank/unrank is a bijection on every layer, successor stepping visits ranks in order,
-/// the text notation round-trips, and every child's incrementally computed rank equals
-/// the rank of the child rebuilt from its text, with the same reward as `moves` gives;
-/// `for_each_move_in_order` and `move_in_order` report those children in `moves` order.
+/// the text notation round-trips, and every child's incrementally computed layer and rank
+/// equal those of the child rebuilt from its text, with the same reward as `moves` gives
+/// (a child within the layer once however many moves reach it); the children outside the
+/// layer alone and the count within agree with them; every child is in the layer itself (a
+/// layer with moves inside it) or in one the layer declares; `for_each_move_in_order` and
+/// `move_in_order` report the children in `moves` order.
 pub fn check_ranking<G: Gameplay>(game: &G) {
     let mut seen = HashSet::new();
     walk(game, |k, r, pos| {
-        assert_eq!(game.stones(pos), k, "stones of rank {r} in layer {k}");
+        assert_eq!(game.layer_of(pos), k, "stones of rank {r} in layer {k}");
         assert_eq!(game.rank(pos), r, "rank of the position stepped to");
         let direct = game.unrank(k, r);
         let text = game.format_position(pos);
@@ -89,9 +87,41 @@ pub fn check_ranking<G: Gameplay>(game: &G) {
             .unwrap_or_else(|e| panic!("{text} does not parse back: {e}"));
         assert_eq!(game.rank(&parsed), r, "rank of {text} parsed back");
         let mut fast = Vec::new();
-        game.for_each_child(pos, |child, reward| fast.push((child, reward)));
+        if game.ended(pos).is_none() {
+            game.for_each_child(pos, |e| fast.push((e.layer, e.rank, e.reward)));
+        }
         fast.sort_unstable();
-        let mut slow: Vec<(u64, i64)> = game
+        let within = fast.iter().filter(|c| c.0 == k).count();
+        let mut distinct: Vec<_> = fast.iter().filter(|c| c.0 == k).collect();
+        distinct.dedup();
+        assert_eq!(
+            distinct.len(),
+            within,
+            "{text}: a child within the layer told twice"
+        );
+        let mut outside = Vec::new();
+        let mut counted = 0;
+        if game.ended(pos).is_none() {
+            game.for_each_child_outside(pos, |e| outside.push((e.layer, e.rank, e.reward)));
+            counted = game.children_within(pos);
+        }
+        outside.sort_unstable();
+        let told_outside: Vec<_> = fast.iter().copied().filter(|c| c.0 != k).collect();
+        assert_eq!(outside, told_outside, "for_each_child_outside of {text}");
+        assert_eq!(counted, within, "children_within of {text}");
+        let declared = game.child_layers(k);
+        for &(layer, rank, _) in &fast {
+            assert!(
+                declared.contains(&layer)
+                    || (layer == k && game.layer_kind(k) == LayerKind::Fixpoint),
+                "{text}: a child in layer {layer}, which layer {k} does not declare"
+            );
+            assert!(
+                rank < game.layer_size(layer),
+                "{text}: child rank {rank} out of layer {layer}"
+            );
+        }
+        let children: Vec<(usize, u64, i64)> = game
             .moves(pos)
             .iter()
             .map(|mv| {
@@ -99,9 +129,10 @@ pub fn check_ranking<G: Gameplay>(game: &G) {
                 let rebuilt = game
                     .parse_position(&child)
                     .unwrap_or_else(|e| panic!("child {child} does not parse: {e}"));
-                (game.rank(&rebuilt), mv.reward)
+                (game.layer_of(&rebuilt), game.rank(&rebuilt), mv.reward)
             })
             .collect();
+        let slow: Vec<(u64, i64)> = children.iter().map(|c| (c.1, c.2)).collect();
         // `for_each_move_in_order` is `moves` in the same order: tables of best moves
         // store indices in it.
         let mut in_order = Vec::new();
@@ -110,7 +141,7 @@ pub fn check_ranking<G: Gameplay>(game: &G) {
             std::ops::ControlFlow::Continue(())
         });
         assert_eq!(in_order, slow, "moves in order of {text}");
-        if k < game.cells() {
+        if k < game.last_layer() {
             for (i, &mv) in slow.iter().enumerate() {
                 assert_eq!(
                     game.move_in_order(k, r, i as u64),
@@ -124,16 +155,24 @@ pub fn check_ranking<G: Gameplay>(game: &G) {
                 "past the moves of {text}"
             );
         }
-        slow.sort_unstable();
-        assert_eq!(fast, slow, "children of {text}");
-        if game.early_value(pos).is_some() {
-            assert!(fast.is_empty(), "{text}: play has ended, yet it has moves");
+        // Different moves may reach the same child within the layer, told once.
+        let mut moved = children;
+        moved.sort_unstable();
+        let (mut kept, mut last_within) = (Vec::new(), None);
+        for c in moved {
+            if c.0 == k {
+                if last_within == Some(c) {
+                    continue;
+                }
+                last_within = Some(c);
+            }
+            kept.push(c);
         }
-        for &(child, _) in &fast {
+        assert_eq!(fast, kept, "children of {text}");
+        if game.ended(pos).is_some() {
             assert!(
-                child < game.layer_size(k + 1),
-                "child rank out of layer {}",
-                k + 1
+                game.moves(pos).is_empty(),
+                "{text}: play has ended, yet it has moves"
             );
         }
     });
@@ -216,11 +255,9 @@ pub fn check_runs_at<G: Gameplay>(game: &G, k: usize, start: u64, len: usize) {
         if i > 0 {
             game.advance(&mut pos);
         }
-        game.for_each_child(&pos, |child, reward| {
-            expected.push((start + i, child, reward))
-        });
-        if let Some(value) = game.early_value(&pos) {
-            ended.push((start + i, value));
+        match game.ended(&pos) {
+            Some(value) => ended.push((start + i, value)),
+            None => game.for_each_child(&pos, |e: Edge| expected.push((start + i, e.rank, e.reward))),
         }
     }
     seen.moves.sort_unstable();
@@ -232,10 +269,13 @@ pub fn check_runs_at<G: Gameplay>(game: &G, k: usize, start: u64, len: usize) {
     );
 }
 
-/// `check_runs_at` over every whole layer below the full one, and over windows that start
-/// and end inside runs.
+/// `check_runs_at` over every whole layer the placement sweep solves below the full one, and
+/// over windows that start and end inside runs.
 pub fn check_runs<G: Gameplay>(game: &G) {
-    for k in 0..game.cells() {
+    for k in 0..game.last_layer() {
+        if worker(game, k) != Worker::Sweep {
+            continue;
+        }
         let size = game.layer_size(k);
         check_runs_at(game, k, 0, size as usize);
         for len in [1u64, 2, 5, 13, 64, 100] {
@@ -249,12 +289,72 @@ pub fn check_runs<G: Gameplay>(game: &G) {
     }
 }
 
-/// The parallel sweep computes the same values as the serial one.
+/// The serial and the parallel driver, and the parallel one on one thread and on several,
+/// compute the same values.
 pub fn check_parallel_equals_serial<G: Gameplay>(game: &G) {
+    let many = all_values(game, Driver::Parallel);
     assert!(
-        all_values(game, Driver::Serial) == all_values(game, Driver::Parallel),
-        "the parallel sweep differs from the serial one"
+        all_values(game, Driver::Serial) == many,
+        "the parallel solve differs from the serial one"
     );
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a pool of one thread")
+        .install(|| all_values(game, Driver::Parallel));
+    assert!(one == many, "one thread and several solve differently");
+}
+
+/// In every layer with moves inside it, over positions where play goes on, parents within
+/// the layer (`for_each_parent_within`) and children within it are each other's inverse,
+/// and no parent has ended.
+pub fn check_parents<G: Gameplay>(game: &G) {
+    use std::collections::HashMap;
+    for k in 0..=game.last_layer() {
+        if game.layer_kind(k) != LayerKind::Fixpoint {
+            continue;
+        }
+        let mut children: HashMap<u64, Vec<u64>> = HashMap::new();
+        let mut parents: HashMap<u64, Vec<u64>> = HashMap::new();
+        let mut ended = HashSet::new();
+        let mut pos = game.unrank(k, 0);
+        for r in 0..game.layer_size(k) {
+            if r > 0 {
+                game.advance(&mut pos);
+            }
+            if game.ended(&pos).is_some() {
+                ended.insert(r);
+            } else {
+                let mut c = Vec::new();
+                game.for_each_child(&pos, |e| {
+                    if e.layer == k {
+                        c.push(e.rank)
+                    }
+                });
+                children.insert(r, c);
+            }
+            let mut p = Vec::new();
+            game.for_each_parent_within(&pos, |q| p.push(q));
+            parents.insert(r, p);
+        }
+        for (&r, ps) in &parents {
+            for &q in ps {
+                assert!(!ended.contains(&q), "layer {k}: parent {q} of {r} has ended");
+                assert!(
+                    children.get(&q).is_some_and(|c| c.contains(&r)),
+                    "layer {k}: {q} is told as a parent of {r}, which is not its child"
+                );
+            }
+        }
+        for (&r, cs) in &children {
+            for &c in cs {
+                assert!(
+                    parents.get(&c).is_some_and(|p| p.contains(&r)),
+                    "layer {k}: {r} is a parent of {c}, which does not tell it"
+                );
+            }
+        }
+    }
 }
 
 /// Game `G` on a random board of `rows` x `cols` (`Board::random`, weights in `0..=max`,
@@ -272,116 +372,4 @@ pub fn random_game<G: crate::game::Registered>(
         &mut crate::random::SplitMix(seed),
         max,
     )?)
-}
-
-/// `check_game` for a game of the retrograde solver (`Game::retrograde`): ranks, stepping
-/// and the notation round-trip; `moves` reaches exactly the children the solver is told of
-/// (each distinct child within the layer once); the children in the next layer alone and
-/// the count within agree with them; parents within a layer and children within it are
-/// each other's inverse, over positions where play goes on; and the solve on one thread
-/// equals the solve on several.
-pub fn check_moving_game<G: Gameplay>(game: &G, solver: &dyn crate::retrograde::Retrograde) {
-    use crate::retrograde::Child;
-    let mut seen = HashSet::new();
-    let mut reports = Vec::new();
-    walk(game, |k, r, pos| {
-        assert_eq!(game.stones(pos), k, "stones of rank {r} in layer {k}");
-        assert_eq!(game.rank(pos), r, "rank of the position stepped to");
-        let text = game.format_position(pos);
-        assert_eq!(
-            game.format_position(&game.unrank(k, r)),
-            text,
-            "unrank({k}, {r})"
-        );
-        assert!(seen.insert(text.clone()), "position {text} ranked twice");
-        let parsed = game
-            .parse_position(&text)
-            .unwrap_or_else(|e| panic!("{text} does not parse back: {e}"));
-        assert_eq!(game.rank(&parsed), r, "rank of {text} parsed back");
-        let report = solver.report(k, r);
-        let mut told: Vec<(usize, u64)> = report
-            .children
-            .iter()
-            .map(|c| match *c {
-                Child::Within(q) => (k, q),
-                Child::Next(q) => (k + 1, q),
-            })
-            .collect();
-        let mut within: Vec<u64> = told.iter().filter(|c| c.0 == k).map(|c| c.1).collect();
-        within.sort_unstable();
-        let distinct = within.len();
-        within.dedup();
-        assert_eq!(
-            within.len(),
-            distinct,
-            "{text}: a child within the layer told twice"
-        );
-        assert_eq!(report.within, distinct, "children_within of {text}");
-        let mut next: Vec<u64> = told.iter().filter(|c| c.0 == k + 1).map(|c| c.1).collect();
-        next.sort_unstable();
-        let mut next_alone = report.next.clone();
-        next_alone.sort_unstable();
-        assert_eq!(next, next_alone, "for_each_child_next of {text}");
-        let mut moved: Vec<(usize, u64)> = game
-            .moves(pos)
-            .iter()
-            .map(|m| (game.stones(&m.child), game.rank(&m.child)))
-            .collect();
-        moved.sort_unstable();
-        moved.dedup();
-        told.sort_unstable();
-        told.dedup();
-        assert_eq!(
-            moved, told,
-            "the moves of {text} against the solver's children"
-        );
-        assert_eq!(
-            report.ended.is_some(),
-            game.early_value(pos).is_some(),
-            "{text}: ended"
-        );
-        if !solver.moves_within(k) {
-            assert_eq!(
-                distinct, 0,
-                "{text}: a move within a layer said to have none"
-            );
-        }
-        reports.push((k, r, report));
-    });
-    // Parents and children within a layer are each other's inverse.
-    let index: std::collections::HashMap<(usize, u64), usize> = reports
-        .iter()
-        .enumerate()
-        .map(|(i, (k, r, _))| ((*k, *r), i))
-        .collect();
-    for (k, r, report) in &reports {
-        for &q in &report.parents {
-            let parent = &reports[index[&(*k, q)]].2;
-            assert!(
-                parent.ended.is_none(),
-                "layer {k}: parent {q} of {r} has ended"
-            );
-            assert!(
-                parent.children.contains(&Child::Within(*r)),
-                "layer {k}: {q} is told as a parent of {r}, which is not its child"
-            );
-        }
-        for c in &report.children {
-            if let Child::Within(c) = *c {
-                let child = &reports[index[&(*k, c)]].2;
-                assert!(
-                    child.parents.contains(r),
-                    "layer {k}: {r} is a parent of {c}, which does not tell it"
-                );
-            }
-        }
-    }
-    let one = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .expect("a pool of one thread")
-        .install(|| solver.all_values())
-        .expect("a solve in memory");
-    let many = solver.all_values().expect("a solve in memory");
-    assert_eq!(one, many, "one thread and several solve alike");
 }

@@ -42,7 +42,7 @@ pub fn principal_variation<G: Gameplay>(
     value: i64,
     start: &G::Position,
 ) -> String {
-    let stones = game.stones(start);
+    let stones = game.layer_of(start);
     let mut out = String::from("principal variation\n");
     // Moves and positions in columns as wide as the widest of the line: a long line
     // (`10,10`, two-digit young rows) stays aligned.
@@ -89,7 +89,7 @@ pub fn principal_variation<G: Gameplay>(
 /// An answer as `retro query` prints it: the position drawn, who moves, its value in
 /// words, and every move with its child and value, the best marked.
 pub fn answer<G: Gameplay>(game: &G, a: &Answer<G::Position>) -> String {
-    let stones = game.stones(&a.position);
+    let stones = game.layer_of(&a.position);
     let mut out = format!("position  {}\n", game.format_position(&a.position));
     let mut drawing = game.draw(&a.position);
     // A move names a column: number them, as play does.
@@ -99,8 +99,8 @@ pub fn answer<G: Gameplay>(game: &G, a: &Answer<G::Position>) -> String {
     for line in drawing.lines() {
         out.push_str(&format!("          {line}\n"));
     }
-    out.push_str(&format!("stones    {stones} of {}\n", game.cells()));
-    if stones == game.cells() && game.retrograde().is_none() {
+    out.push_str(&format!("stones    {stones} of {}\n", game.last_layer()));
+    if stones == game.last_layer() && !game.values().for_side_to_move() {
         out.push_str("to move   nobody (the board is full)\n");
     } else if a.moves.is_empty() {
         out.push_str("to move   nobody (the game is over)\n");

@@ -6,7 +6,8 @@ use std::ops::ControlFlow;
 use rayon::prelude::*;
 
 use crate::error::Result;
-use crate::game::Gameplay;
+use crate::game::{Edge, Game, Gameplay};
+use crate::solve::Finished;
 use crate::sweep::{CHUNK, Progress};
 use crate::table::Table;
 use crate::value::Value;
@@ -37,7 +38,7 @@ fn first_best<G: Gameplay>(
     value: i64,
     child: impl Fn(u64) -> Result<i64>,
 ) -> Result<Option<i64>> {
-    if game.early_value(pos).is_some() {
+    if game.ended(pos).is_some() {
         return Ok(Some(0));
     }
     let (mut index, mut found, mut err) = (0i64, false, None);
@@ -61,51 +62,53 @@ fn first_best<G: Gameplay>(
     }
 }
 
-/// The value a position must have, given a way to read its children's values.
-fn expected<G: Gameplay>(
+/// The value a position must have, given a way to read its children's values: its value
+/// where play has ended, else the best of its moves for the side to move, as the game's
+/// value model (`Values`) passes a value through a move and ranks two. A complete check for
+/// every kind of layer: a labelling that agrees with it everywhere is the true one (for a
+/// layer with moves inside it, because a win's or a loss's remoteness counts down along its
+/// moves to a position where play has ended, and a draw with no move to a loss and a move to
+/// a draw cannot hide a win or a loss, which would be found by induction on the remoteness).
+pub fn expected<G: Game>(
     game: &G,
     pos: &G::Position,
-    child: impl Fn(u64) -> Result<i64>,
+    mut child: impl FnMut(Edge) -> Result<i64>,
 ) -> Result<i64> {
-    let k = game.stones(pos);
-    if k == game.cells() {
-        return Ok(game.terminal_value(pos));
-    }
-    if let Some(value) = game.early_value(pos) {
+    if let Some(value) = game.ended(pos) {
         return Ok(value);
     }
-    let sign = if k % 2 == 0 { 1 } else { -1 };
-    let mut best = i64::MIN;
-    let mut err = None;
-    game.for_each_child(pos, |rank, reward| match child(rank) {
-        Ok(v) => best = best.max(sign * (reward + v)),
+    let (values, k) = (game.values(), game.layer_of(pos));
+    let (mut best, mut err) = (None, None);
+    game.for_each_child(pos, |e| match child(e) {
+        Ok(v) => {
+            let v = values.through(e.reward, v);
+            if best.is_none_or(|b| values.better(v, b, k)) {
+                best = Some(v);
+            }
+        }
         Err(e) => err = Some(e),
     });
     match err {
         Some(e) => Err(e),
-        None => Ok(sign * best),
+        None => Ok(best.or(values.no_move()).unwrap_or(0)),
     }
 }
 
 /// Check every entry. Returns the number of positions checked, or the first mismatch
-/// (lowest layer first is not promised; the first found in the sweep order is). In a table
-/// of best moves, a layer of moves is checked move by move (each stored index must be the
-/// first best move given the layer below), and its values for the layer above it are the
-/// ones its children give.
+/// (lowest layer first is not promised; the first found in the solve's order is). In a
+/// table of best moves, a layer of moves is checked move by move (each stored index must be
+/// the first best move given the layer below), and its values for the layer above it are
+/// the ones its children give.
 ///
-/// Memory: the values of two adjacent layers in the table's own value type, as the build
-/// held them (refused up front, as `build` refuses, when they do not fit).
+/// Memory: the values of the layers a build holds at once, in the table's own value type
+/// (refused up front, as `build` refuses, when they do not fit).
 pub fn verify_all<G: Gameplay>(
     game: &G,
     table: &Table,
     progress: &dyn Progress,
 ) -> Result<std::result::Result<u64, Mismatch>> {
     let vt = table.header.value_type;
-    if let Some(solver) = game.retrograde() {
-        crate::sweep::check_memory(game, vt.width())?;
-        return verify_retrograde(game, solver, table, progress);
-    }
-    crate::sweep::check_memory(game, vt.width())?;
+    crate::solve::check_memory(game, vt.width())?;
     crate::with_value_type!(vt, V => verify_layers::<G, V>(game, table, progress))
 }
 
@@ -114,112 +117,111 @@ fn verify_layers<G: Gameplay, V: Value>(
     table: &Table,
     progress: &dyn Progress,
 ) -> Result<std::result::Result<u64, Mismatch>> {
-    let mut next: Vec<V> = Vec::new();
+    let last = game.last_layer();
+    let readers = crate::solve::lowest_readers(game);
+    let mut held: Vec<Vec<V>> = vec![Vec::new(); last + 1];
     let mut checked = 0u64;
-    for k in (0..=game.cells()).rev() {
+    for k in (0..=last).rev() {
         let size = game.layer_size(k);
         progress.layer(k, size);
         let moves = !table.stores_values(k);
-        // Layer k's values, each chunk filled by the worker that checks it: what layer
-        // k - 1 is checked against.
-        let mut values: Vec<V> = vec![V::from_i64(0); size as usize];
-        let found = values
-            .par_chunks_mut(CHUNK)
-            .enumerate()
-            .map(|(c, slot)| -> Result<Option<Mismatch>> {
-                let start = (c * CHUNK) as u64;
-                let stored = table.read_stored(k, start, slot.len())?;
-                let mut pos = game.unrank(k, start);
-                for (i, (&s, v)) in stored.iter().zip(slot.iter_mut()).enumerate() {
-                    if i > 0 {
-                        game.advance(&mut pos);
-                    }
-                    let child = |r: u64| Ok(next[r as usize].to_i64());
-                    let e = expected(game, &pos, child)?;
-                    let (e, s) = if moves {
-                        *v = V::from_i64(e);
-                        (first_best(game, &pos, e, child)?.unwrap_or(-1), s)
-                    } else {
+        let mismatch = |index: u64, pos: &G::Position, stored: i64, expected: i64| Mismatch {
+            layer: k,
+            index,
+            position: game.format_position(pos),
+            stored,
+            expected,
+            best_move: moves,
+        };
+        // Layer k's values: as stored, or, in a layer of best moves, as its children give
+        // them (each chunk filled by the worker that checks it).
+        let mut here: Vec<V> = vec![V::from_i64(0); size as usize];
+        if !moves {
+            here.par_chunks_mut(CHUNK)
+                .enumerate()
+                .try_for_each(|(c, slot)| -> Result<()> {
+                    let stored = table.read_stored(k, (c * CHUNK) as u64, slot.len())?;
+                    for (v, s) in slot.iter_mut().zip(stored) {
                         *v = V::from_i64(s);
-                        (e, s)
-                    };
-                    if e != s {
-                        return Ok(Some(Mismatch {
-                            layer: k,
-                            index: start + i as u64,
-                            position: game.format_position(&pos),
-                            stored: s,
-                            expected: e,
-                            best_move: moves,
-                        }));
                     }
+                    Ok(())
+                })?;
+        }
+        let finished = Finished::new(
+            last,
+            held.iter()
+                .enumerate()
+                .filter(|(_, h)| !h.is_empty())
+                .map(|(j, h)| (j, &h[..])),
+        );
+        let check = |c: usize, slot: &mut [V], here: &[V]| -> Result<Option<Mismatch>> {
+            let start = (c * CHUNK) as u64;
+            let stored = if moves {
+                table.read_stored(k, start, slot.len())?
+            } else {
+                Vec::new()
+            };
+            let mut pos = game.unrank(k, start);
+            for i in 0..slot.len() {
+                if i > 0 {
+                    game.advance(&mut pos);
                 }
-                progress.advance(slot.len() as u64);
-                Ok(None)
-            })
-            .collect::<Result<Vec<Option<Mismatch>>>>()?;
+                let child = |e: Edge| {
+                    let v = if e.layer == k {
+                        here.get(e.rank as usize).copied()
+                    } else {
+                        finished.get(e.layer, e.rank)
+                    };
+                    v.map(|v| v.to_i64())
+                        .ok_or_else(|| crate::Error::corrupt("a child outside the table"))
+                };
+                let e = expected(game, &pos, child)?;
+                if moves {
+                    slot[i] = V::from_i64(e);
+                    let next = |r: u64| {
+                        child(Edge {
+                            layer: k + 1,
+                            rank: r,
+                            reward: 0,
+                        })
+                    };
+                    let first = first_best(game, &pos, e, next)?.unwrap_or(-1);
+                    if first != stored[i] {
+                        return Ok(Some(mismatch(start + i as u64, &pos, stored[i], first)));
+                    }
+                } else if e != slot[i].to_i64() {
+                    return Ok(Some(mismatch(start + i as u64, &pos, slot[i].to_i64(), e)));
+                }
+            }
+            progress.advance(slot.len() as u64);
+            Ok(None)
+        };
+        let found = if moves {
+            here.par_chunks_mut(CHUNK)
+                .enumerate()
+                .map(|(c, slot)| check(c, slot, &[]))
+                .collect::<Result<Vec<Option<Mismatch>>>>()?
+        } else {
+            let here = &here;
+            (0..here.len().div_ceil(CHUNK))
+                .into_par_iter()
+                .map(|c| {
+                    let mut slot = here[c * CHUNK..][..CHUNK.min(here.len() - c * CHUNK)].to_vec();
+                    check(c, &mut slot, here)
+                })
+                .collect::<Result<Vec<Option<Mismatch>>>>()?
+        };
         if let Some(m) = found.into_iter().flatten().next() {
             return Ok(Err(m));
         }
         checked += size;
-        next = values;
-    }
-    Ok(Ok(checked))
-}
-
-/// A layer's values as the retrograde solver holds them, read a chunk at a time; a value
-/// outside `i16` (a damaged table) is reported as a mismatch against nothing.
-fn read_i16(
-    table: &Table,
-    k: usize,
-    size: u64,
-) -> Result<std::result::Result<Vec<i16>, (u64, i64)>> {
-    const READ: usize = 1 << 20;
-    let mut out = Vec::with_capacity(size as usize);
-    let mut start = 0u64;
-    while start < size {
-        let len = (READ as u64).min(size - start) as usize;
-        for (i, v) in table.read_range(k, start, len)?.into_iter().enumerate() {
-            match i16::try_from(v) {
-                Ok(v) => out.push(v),
-                Err(_) => return Ok(Err((start + i as u64, v))),
+        held[k] = here;
+        // Free what no layer below k reads.
+        for (j, h) in held.iter_mut().enumerate().skip(k + 1) {
+            if !readers[j].is_some_and(|r| r < k) {
+                *h = Vec::new();
             }
         }
-        start += len as u64;
-    }
-    Ok(Ok(out))
-}
-
-/// `verify_all` for a game of the retrograde solver: every position's value is what its
-/// moves give (`retrograde::check_layer`), layer by layer from the last, two layers held.
-fn verify_retrograde<G: Gameplay>(
-    game: &G,
-    solver: &dyn crate::retrograde::Retrograde,
-    table: &Table,
-    progress: &dyn Progress,
-) -> Result<std::result::Result<u64, Mismatch>> {
-    let mut next: Vec<i16> = Vec::new();
-    let mut checked = 0u64;
-    for k in (0..=game.cells()).rev() {
-        let size = game.layer_size(k);
-        progress.layer(k, size);
-        let mismatch = |index: u64, stored: i64, expected: i64| Mismatch {
-            layer: k,
-            index,
-            position: game.format_position(&game.unrank(k, index)),
-            stored,
-            expected,
-            best_move: false,
-        };
-        let here = match read_i16(table, k, size)? {
-            Ok(here) => here,
-            Err((index, stored)) => return Ok(Err(mismatch(index, stored, i64::MIN))),
-        };
-        if let Some((index, stored, expected)) = solver.check_layer(k, &here, &next, progress) {
-            return Ok(Err(mismatch(index, stored, expected)));
-        }
-        checked += size;
-        next = here;
     }
     Ok(Ok(checked))
 }
@@ -246,26 +248,7 @@ pub fn verify_sample<G: Gameplay>(
         let pos = game.unrank(k, r);
         let stored = table.value(k, r)?;
         let child = |child| table.value(k + 1, child);
-        let e = match game.retrograde() {
-            Some(solver) => {
-                let mut failed = None;
-                let e = solver.expected_at(k, r, &mut |child| {
-                    let read = match child {
-                        crate::retrograde::Child::Within(c) => table.value(k, c),
-                        crate::retrograde::Child::Next(c) => table.value(k + 1, c),
-                    };
-                    read.unwrap_or_else(|err| {
-                        failed = Some(err);
-                        0
-                    })
-                });
-                if let Some(err) = failed {
-                    return Err(err);
-                }
-                e
-            }
-            None => expected(game, &pos, child)?,
-        };
+        let e = expected(game, &pos, |e: Edge| table.value(e.layer, e.rank))?;
         let mismatch = |stored, expected, best_move| Mismatch {
             layer: k,
             index: r,

@@ -449,13 +449,13 @@ fn floating_stones_are_refused_naming_the_column() {
     ] {
         assert!(game.parse_position(bad).is_err(), "{bad}");
     }
-    assert_eq!(game.stones(&game.parse_position("empty").unwrap()), 0);
+    assert_eq!(game.layer_of(&game.parse_position("empty").unwrap()), 0);
 }
 
 #[test]
 fn known_results() {
     let root =
-        |w, h, k| sweep::solve::<_, i8>(&connect(w, h, k), Driver::Parallel, &Silent).unwrap();
+        |w, h, k| retro::solve::solve::<_, i8>(&connect(w, h, k), Driver::Parallel, &Silent).unwrap();
     // Connect Four on small boards (John Tromp's table): 4 x 4, 5 x 4 and 4 x 5 are ties;
     // 6 x 4 (6 columns of 4) is a win for the second player, who completes a line with the
     // last stone of the board (ply 24, value -(25 - 24)).
@@ -489,14 +489,14 @@ fn board_limits() {
         assert!(err.to_string().contains("column-height vectors"), "{err}");
     }
     let standard = connect(7, 6, 4);
-    assert_eq!(standard.cells(), 42);
+    assert_eq!(standard.last_layer(), 42);
     assert!(standard.total_positions() > 7_000_000_000_000);
     // Its positions read, and play's order is searched on them too: a full board without
     // a line that play reaches, and one with x's only stone on o's.
     let full = standard
         .parse_position("xoxoxox/xoxoxox/oxoxoxo/oxoxoxo/xoxoxox/ooxoxox")
         .unwrap();
-    assert_eq!(standard.stones(&full), 42);
+    assert_eq!(standard.layer_of(&full), 42);
     assert!(standard.check_reachable(&full).is_ok());
     let pos = standard
         .parse_position("......./......./......./......./x....../o......")

@@ -140,10 +140,10 @@ fn check_rows<G: Gameplay>(game: &G, table: &Table, rows: &[Row], layers: &[usiz
             let row = &rows[at];
             at += 1;
             let pos = game.parse_position(&row.position).unwrap();
-            assert_eq!((game.stones(&pos), game.rank(&pos)), (k, rank), "{row:?}");
+            assert_eq!((game.layer_of(&pos), game.rank(&pos)), (k, rank), "{row:?}");
             assert_eq!(row.stones, k);
             assert_eq!(row.value, table.value(k, rank).unwrap(), "{row:?}");
-            let want_to_move = if k == game.cells() {
+            let want_to_move = if k == game.last_layer() {
                 "none"
             } else if k % 2 == 0 {
                 "first"
@@ -161,7 +161,7 @@ fn check_rows<G: Gameplay>(game: &G, table: &Table, rows: &[Row], layers: &[usiz
             }
             let keeps = |mv: &retro::game::Move<G::Position>| {
                 let child = table
-                    .value(game.stones(&mv.child), game.rank(&mv.child))
+                    .value(game.layer_of(&mv.child), game.rank(&mv.child))
                     .unwrap();
                 mv.reward + child == row.value
             };
@@ -283,7 +283,7 @@ fn rows_across_read_chunks_and_row_groups() {
         horiz: (1..=9).map(|x| x * 5 % 13).collect(),
     };
     let game = Twins::new(spec.clone()).unwrap();
-    assert!((0..=game.cells()).any(|k| game.layer_size(k) > 8192));
+    assert!((0..=game.last_layer()).any(|k| game.layer_size(k) > 8192));
     let table = build_lib(&AnyBoard::new::<Twins>(spec), &dir.path().join("t34.retro"));
     let csv = dir.path().join("all.csv");
     export(&table, &csv, &["--csv", "-q"]);

@@ -196,7 +196,7 @@ fn young_shorthands_mean_the_full_form() {
             y.parse_position(short).unwrap(),
             y.parse_position(full).unwrap(),
         );
-        assert_eq!((y.stones(&a), y.rank(&a)), (y.stones(&b), y.rank(&b)));
+        assert_eq!((y.layer_of(&a), y.rank(&a)), (y.layer_of(&b), y.rank(&b)));
         assert_eq!(y.format_position(&a), full);
     };
     same("empty", "0,0,0,0");
@@ -210,7 +210,7 @@ fn young_shorthands_mean_the_full_form() {
         t.parse_position("empty").unwrap(),
         t.parse_position(".../.../...").unwrap(),
     );
-    assert_eq!((t.stones(&a), t.rank(&a)), (t.stones(&b), t.rank(&b)));
+    assert_eq!((t.layer_of(&a), t.rank(&a)), (t.layer_of(&b), t.rank(&b)));
 
     // Through the binary: the short and the full form answer alike.
     let dir = tempfile::tempdir().unwrap();

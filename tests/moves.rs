@@ -77,7 +77,7 @@ fn compare<G: Registered>(
     l: u32,
 ) -> retro::Result<()> {
     let mut checked = 0u64;
-    for k in 0..=game.cells() {
+    for k in 0..=game.last_layer() {
         let values = moves.read_range(k, 0, game.layer_size(k) as usize)?;
         for r in 0..game.layer_size(k) {
             let want = plain.value(k, r)?;

@@ -37,7 +37,7 @@ fn twins_spec() -> AnyBoard {
 /// Every position's text, in layer and rank order.
 fn all_positions<G: Gameplay>(game: &G) -> Vec<String> {
     let mut out = Vec::new();
-    for k in 0..=game.cells() {
+    for k in 0..=game.last_layer() {
         let mut pos = game.unrank(k, 0);
         for r in 0..game.layer_size(k) {
             if r > 0 {
@@ -77,7 +77,7 @@ fn check_batch<G: Registered>(game: &G, table: &Table, path: &Path) {
         let pos = game.parse_position(text).unwrap();
         assert_eq!(
             *got,
-            table.value(game.stones(&pos), game.rank(&pos)).unwrap(),
+            table.value(game.layer_of(&pos), game.rank(&pos)).unwrap(),
             "{text}"
         );
     }
@@ -204,7 +204,7 @@ impl Visitor for Lines<'_> {
             ));
             let pv = v["pv"].as_array().unwrap();
             let mut pos = game.parse_position(start).unwrap();
-            assert_eq!(pv.len(), game.cells() - game.stones(&pos));
+            assert_eq!(pv.len(), game.last_layer() - game.layer_of(&pos));
             for step in pv {
                 let next = step["position"].as_str().unwrap();
                 let legal = game

@@ -6,7 +6,12 @@
 use std::collections::HashMap;
 
 use retro::game::teeko::{Teeko, TeekoBoard};
-use retro::retrograde::{MovementGame, Wdl, all_values};
+use retro::game::{Game, Wdl};
+
+/// Every layer's values, solved in memory by the library.
+fn all_values<G: Game>(game: &G) -> retro::Result<Vec<Vec<i16>>> {
+    retro::solve::all_values::<G, i16>(game, retro::sweep::Driver::Parallel)
+}
 
 /// A position: cells 0 (empty), 1 (x), 2 (o), and the side to move (1 x, 2 o).
 type Grid = (Vec<u8>, u8);

@@ -15,7 +15,7 @@ fn write_table(path: &std::path::Path, corrupt: Option<(usize, usize)>) {
         horiz: vec![20, 10, 0, 0, 25, 0],
     };
     let game = Twins::new(spec.clone()).unwrap();
-    let sizes: Vec<u64> = (0..=game.cells()).map(|k| game.layer_size(k)).collect();
+    let sizes: Vec<u64> = (0..=game.last_layer()).map(|k| game.layer_size(k)).collect();
     let (mut writer, _) = TableWriter::open::<Twins>(
         path,
         AnyBoard::new::<Twins>(spec),
@@ -25,7 +25,7 @@ fn write_table(path: &std::path::Path, corrupt: Option<(usize, usize)>) {
         true,
     )
     .unwrap();
-    sweep::sweep::<_, i16>(&game, Driver::Serial, &Silent, |k, values| {
+    retro::solve::solve_each::<_, i16>(&game, Driver::Serial, &Silent, |k, values| {
         let mut values = values.to_vec();
         if let Some((layer, index)) = corrupt
             && layer == k

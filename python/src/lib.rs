@@ -265,7 +265,7 @@ impl<G: Registered> Probe for Game<G> {
                     let looked_up = game
                         .parse_position(text)
                         .and_then(|pos| game.check_reachable(&pos).map(|()| pos))
-                        .and_then(|pos| table.value(game.stones(&pos), game.rank(&pos)));
+                        .and_then(|pos| table.value(game.layer_of(&pos), game.rank(&pos)));
                     match looked_up {
                         Ok(value) => *v = value,
                         Err(e) if e.is_input() => bad.push((c * CHUNK + i, e.to_string())),

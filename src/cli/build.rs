@@ -130,7 +130,7 @@ fn build<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32> {
     crate::job::check_encoding(game, &options)?;
     #[cfg(feature = "mpi")]
     if crate::distributed::under_mpi() {
-        if game.retrograde().is_some() {
+        if crate::solve::beyond_sweep(game) {
             return Err(crate::distributed::refuse_moving(G::NAME));
         }
         if let Some(report) = crate::distributed::build(game, &path, &options, args.quiet)? {
@@ -148,15 +148,15 @@ fn build<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32> {
             .map_or("unknown".into(), |f| human_bytes(f as f64));
         eprintln!(
             "estimate: table {}{}, layer memory {} ({}), disk needed {} ({free} free)",
-            if encoding.blocked() || game.retrograde().is_some() {
+            if encoding.blocked() || game.values().for_side_to_move() {
                 "at most "
             } else {
                 ""
             },
             human_bytes(estimate.table_bytes as f64),
             human_bytes(estimate.peak_memory as f64),
-            if game.retrograde().is_some() {
-                "a layer solved to a fixpoint and the one above"
+            if crate::solve::beyond_sweep(game) {
+                "a layer solved to a fixpoint and the layers it reads"
             } else {
                 "two adjacent layers"
             },

@@ -5,7 +5,7 @@ use super::GameName;
 use crate::distributed::estimate::{self, LayerPlan};
 use crate::error::{Error, Result};
 use crate::game::{Board, Registered, Registry, Visitor};
-use crate::sweep::{self, human_bytes};
+use crate::sweep::human_bytes;
 
 #[derive(clap::Args)]
 #[command(after_help = "\
@@ -87,12 +87,11 @@ impl Visitor for Plan<'_> {
             ranks,
         } = self;
         let board = game.board().label();
-        if game.retrograde().is_some() {
+        if crate::solve::beyond_sweep(&game) {
             return plan_moving(&game, args, ranks, threads);
         }
-        let vt = sweep::value_type(&game);
-        let ns = game.distributed_ns_per_position();
-        let fetched_ns = game.distributed_ns_per_fetched_position();
+        let vt = crate::solve::value_type(&game);
+        let (ns, fetched_ns) = estimate::costs(G::NAME);
         let width = vt.width() as u64;
         let layers = estimate::plan(
             &game,
@@ -176,11 +175,11 @@ fn print_layer(l: &LayerPlan, width: u64) -> Result<()> {
 /// would hold and take. Each rank holds its share of a layer's words (4 bytes), values (2)
 /// and candidates (about 2), and of the finished layer above (2); the time scales the
 /// single-process solve's measured nanoseconds per position on one thread
-/// (`Game::distributed_ns_per_position`) by ranks x threads; the exchange of decisions
-/// between ranks is not counted.
+/// (`estimate::costs`) by ranks x threads; the exchange of decisions between ranks is not
+/// counted.
 fn plan_moving<G: Registered>(game: &G, args: &Args, ranks: usize, threads: usize) -> Result<i32> {
-    let ns = game.distributed_ns_per_position();
-    let last = game.cells();
+    let (ns, _) = estimate::costs(G::NAME);
+    let last = game.last_layer();
     let p = ranks as u128;
     super::outln!(
         "plan (on paper: retro solves {} in one process; MPI builds refuse it): {} {}, {} positions, {ranks} ranks x {threads} threads, {ns} ns per position per thread (measured on one process)",
@@ -202,7 +201,6 @@ fn plan_moving<G: Registered>(game: &G, args: &Args, ranks: usize, threads: usiz
         )?;
     }
     let (mut peak, mut disk, mut seconds) = (0u128, 0u128, 0f64);
-    let solver = game.retrograde();
     for k in 0..=last {
         let n = game.layer_size(k) as u128;
         let above = if k < last {
@@ -210,8 +208,12 @@ fn plan_moving<G: Registered>(game: &G, args: &Args, ranks: usize, threads: usiz
         } else {
             0
         };
-        let within = solver.is_some_and(|s| s.moves_within(k));
-        let per = if within { 8 } else { 2 };
+        let within = crate::solve::worker(game, k) == crate::solve::Worker::Fixpoint;
+        let per = 2 + if within {
+            crate::solve::FIXPOINT_EXTRA_BYTES
+        } else {
+            0
+        };
         let layer_peak = (n * per + above * 2).div_ceil(p);
         let layer_seconds = n as f64 * ns * 1e-9 / (ranks * threads) as f64;
         peak = peak.max(layer_peak);

@@ -107,7 +107,7 @@ fn play<G: Registered>(game: &G, table: &Table, args: &Args) -> Result<i32> {
     }
     loop {
         let a = answer_text(game, table, &text)?;
-        let stones = game.stones(&a.position);
+        let stones = game.layer_of(&a.position);
         write!(
             out,
             "\n{}",
@@ -215,7 +215,7 @@ fn play<G: Registered>(game: &G, table: &Table, args: &Args) -> Result<i32> {
 /// What a move did, in parentheses after it: its value (in words for a game with
 /// results), and where it is not a best move, what it gave away and which move was best.
 fn judged<G: Registered>(game: &G, a: &Answer<G::Position>, chosen: usize) -> String {
-    let stones = game.stones(&a.position);
+    let stones = game.layer_of(&a.position);
     let value = a.moves[chosen].1;
     let words = |v: i64| match game.outcome(v, stones) {
         Some(o) => o.words(),
@@ -355,7 +355,7 @@ fn ask<G: Registered>(
                     .map(cell)
                     .collect();
                 let s = if best.len() == 1 { "" } else { "s" };
-                let stones = game.stones(&a.position);
+                let stones = game.layer_of(&a.position);
                 let value = match game.outcome(a.value, stones) {
                     Some(o) => o.words(),
                     None => format!("value {}", a.value),

@@ -147,7 +147,7 @@ fn batch<G: Registered>(game: &G, table: &Table, style: Batch) -> Result<i32> {
             .and_then(|pos| {
                 Ok(match style {
                     Batch::Plain => {
-                        serde_json::Value::from(table.value(game.stones(&pos), game.rank(&pos))?)
+                        serde_json::Value::from(table.value(game.layer_of(&pos), game.rank(&pos))?)
                     }
                     Batch::Json { pv } => {
                         let a = answer(game, table, pos)?;

@@ -44,6 +44,34 @@ pub struct LayerPlan {
     pub sampled: bool,
 }
 
+/// What one position costs one thread of an MPI rank whose children it holds (one walk of
+/// its moves), and what it costs on top of that where its chunk needs children from other
+/// ranks (planned, or computed a first time, then computed through the fetched values), in
+/// nanoseconds, for `retro plan`'s time estimate; by game, as measured (release `--features
+/// mpi`, load average about 5 from other builds):
+///
+/// - young, `retro gen young 16x16 --seed 7`: rank 0's compute 8.91 s over 601.1 M positions
+///   on one rank; on 2 ranks 300.5 M positions in 8.71 s, 40.9% of its chunks twice:
+///   (8.71 s - 300.5 M x 14.8 ns) / (0.409 x 300.5 M).
+/// - connect 6x4: 4.83 s over 159.6 M positions on one rank; on 2 ranks rank 0 computed
+///   79.8 M positions in 6.39 s, 43.6% of its chunks twice.
+/// - teeko and quixo, solved in one process (their plan is on paper): the single-process
+///   solve on one thread (standard Teeko: 64.4 s for 172,401,726 positions; quixo 4x4: 71.3 s
+///   for 86,093,442).
+/// - every other game (twins, mnk, and games from other crates): `retro gen twins 4x5 --seed
+///   7`, 14.12 s over 741.4 M positions on one rank; on 2 ranks rank 0 planned 29.56 s and
+///   computed 30.21 s over 370.7 M positions, 78.9% of its chunks needing fetched children:
+///   (161.2 - 19.0) / 0.789. mnk is ranked the same way.
+pub fn costs(game: &str) -> (f64, f64) {
+    match game {
+        "young" => (14.8, 34.7),
+        "connect" => (30.3, 114.2),
+        "teeko" => (374.0, 0.0),
+        "quixo" => (828.0, 0.0),
+        _ => (19.0, 180.0),
+    }
+}
+
 /// The most ranks `retro plan` describes: its work and output grow with the ranks, and an
 /// MPI job beyond this is far past what it was checked against.
 pub const MAX_RANKS: usize = 1 << 16;
@@ -55,7 +83,7 @@ const RANK_SAMPLES: usize = 64;
 /// linear in the ranks and in the positions planned: each sampled rank's fetches come
 /// from a sparse list of marked grains, never a bitmap of the whole next layer. The time
 /// takes the nanoseconds a position costs one thread, and what one costs on top of that
-/// where its chunk needs fetched children (`Game::distributed_ns_per_fetched_position`).
+/// where its chunk needs fetched children (`costs`).
 pub fn plan<G: Game>(
     game: &G,
     ranks: usize,
@@ -65,7 +93,7 @@ pub fn plan<G: Game>(
     (ns_per_position, ns_per_fetched_position): (f64, f64),
     bytes_per_second: f64,
 ) -> Vec<LayerPlan> {
-    let cells = game.cells();
+    let cells = game.last_layer();
     let mut layers = Vec::with_capacity(cells + 1);
     // The ranks planned: all of them, or RANK_SAMPLES spread from the first to the last.
     let planned: Vec<usize> = if ranks <= RANK_SAMPLES {
@@ -277,7 +305,7 @@ mod tests {
         {
             {
                 for ranks in [1, 2, 3, 7] {
-                    for k in 0..g.cells() {
+                    for k in 0..g.last_layer() {
                         g.prepare_layer(k);
                         let next = g.layer_size(k + 1);
                         for r in 0..ranks {

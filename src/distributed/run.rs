@@ -226,7 +226,7 @@ fn sweep<G: Game, V: Value + Equivalence>(
     ) -> Result<()>,
 ) -> Result<i64> {
     let width = std::mem::size_of::<V>() as u64;
-    let cells = game.cells();
+    let cells = game.last_layer();
     test_failure(ctx.rank)?;
     let mut speculate = true;
     for k in (0..top).rev() {
@@ -408,8 +408,8 @@ fn second_pass<G: Game, V: Value>(
 pub fn solve<G: Gameplay>(game: &G) -> Result<Option<String>> {
     let (_universe, ctx) = Ctx::init()?;
     let solved = (|| {
-        let vt = sweep::value_type(game);
-        let value = crate::with_value_type!(vt, V => sweep::<_, V>(&ctx, game, game.cells() + 1, Arc::default(), &Silent, &mut Stats::default(), |_| false, |_, _, _, _, _| Ok(())))?;
+        let vt = crate::solve::value_type(game);
+        let value = crate::with_value_type!(vt, V => sweep::<_, V>(&ctx, game, game.last_layer() + 1, Arc::default(), &Silent, &mut Stats::default(), |_| false, |_, _, _, _, _| Ok(())))?;
         Ok((ctx.rank == 0).then(|| game.contest_answer(value)))
     })();
     ctx.settle(solved)
@@ -477,7 +477,7 @@ pub fn build<G: Registered>(
         Some(bar) => bar,
         None => &Silent,
     };
-    let vt = sweep::value_type(game);
+    let vt = crate::solve::value_type(game);
     let result = crate::with_value_type!(vt, V => build_layers::<_, V>(&ctx, game, path, options, progress, start));
     if let Some(bar) = bar {
         bar.finish_and_clear();
@@ -630,7 +630,7 @@ fn build_layers<G: Registered, V: Value + Equivalence>(
     progress: &dyn Progress,
     start: Instant,
 ) -> Result<Option<DistributedReport>> {
-    let sizes: Vec<u64> = (0..=game.cells()).map(|k| game.layer_size(k)).collect();
+    let sizes: Vec<u64> = (0..=game.last_layer()).map(|k| game.layer_size(k)).collect();
     let encoding = options.encoding()?;
     let partial = partial_path(path);
     let check = partial_path(&partial);
@@ -672,7 +672,7 @@ fn build_layers<G: Registered, V: Value + Equivalence>(
         let _ = std::fs::remove_file(&check);
     }
     let (top, mine) = match resume {
-        NO_LAYER => (game.cells() + 1, Arc::default()),
+        NO_LAYER => (game.last_layer() + 1, Arc::default()),
         l => {
             let l = l as usize;
             let slice = split::slice(sizes[l], ctx.size, ctx.rank);
@@ -710,7 +710,7 @@ fn build_layers<G: Registered, V: Value + Equivalence>(
             mine,
             progress,
             &mut stats,
-            |k| !encoding.stores_values(k, game.cells()),
+            |k| !encoding.stores_values(k, game.last_layer()),
             |k, slice, values, moves, stats| {
                 layers.settle(ctx, stats)?;
                 layers.start(ctx, k, sizes[k], encoding, slice, values, moves, stats)

@@ -21,6 +21,7 @@ mod registry;
 pub mod teeko;
 pub mod twins;
 pub mod two_colour;
+pub mod values;
 pub mod win_loss;
 pub mod young;
 
@@ -31,6 +32,7 @@ pub use quixo::{Quixo, QuixoBoard};
 pub use registry::{AnyBoard, Board, Builtin, Registered, Registry, Visitor};
 pub use teeko::{Teeko, TeekoBoard};
 pub use twins::{Twins, TwinsBoard};
+pub use values::{Values, Wdl};
 pub use young::{Young, YoungBoard};
 
 /// Both players' scores: along a line of play, or on a board (see `Game::board_scores`).
@@ -119,29 +121,68 @@ pub struct Move<P> {
     pub child: P,
 }
 
-/// A two-player placement game, as the sweep sees it: the solver's side of a game (its
-/// ranking, its moves, its values). What people see is `Gameplay`; what it takes to write
-/// its tables and get every command is `Registered`.
+/// How a layer is solved, from what its moves do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LayerKind {
+    /// No move stays inside the layer: every position's value follows from its children in
+    /// finished layers, in one parallel pass.
+    Pass,
+    /// Moves stay inside the layer (stones slide, positions repeat): solved to a fixpoint by
+    /// retrograde analysis; positions never resolved are draws.
+    Fixpoint,
+}
+
+/// A move's child: the layer it is in, its rank there, and what the move scores (`reward`:
+/// games of scores; 0 elsewhere).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Edge {
+    /// The child's layer.
+    pub layer: usize,
+    /// The child's rank within its layer.
+    pub rank: u64,
+    /// What the move adds to the value (see `Values::through`).
+    pub reward: i64,
+}
+
+/// A two-player game as the solvers see it: its layers, the ranking of each, and its moves.
+/// What people see is `Gameplay`; what it takes to write its tables and get every command is
+/// `Registered`.
 ///
-/// Positions with k stones form layer k, numbered densely `0..layer_size(k)`; every move
-/// adds one stone, so the children of layer k are in layer k + 1. The first player moves on
-/// even layers and maximises, the second on odd layers and minimises; a position's value is
-/// the best over its moves of the move's reward plus the child's value, and a full board's
-/// value is `terminal_value`. `docs/adding-a-game.md` says what each method must
-/// guarantee, and `crate::testing::check_game` checks it.
+/// The positions fall into layers `0..=last_layer()`, each numbered densely
+/// `0..layer_size(k)`. A layer has a kind (`layer_kind`: no move stays inside it, or moves
+/// do) and the layers its moves lead to (`child_layers`); the solver orders the layers so
+/// that every layer a move leads to is finished first, and solves each with the worker its
+/// kind needs. A placement game (every move adds a stone) is the common case: layer k holds
+/// the positions with k stones, every layer is a `Pass`, and its moves lead to layer k + 1,
+/// the defaults. What a stored value means, and so how it passes through a move and which is
+/// better, is the game's value model (`values`). `docs/adding-a-game.md` says what each
+/// method must guarantee, and `crate::testing::check_game` checks it.
 pub trait Game: Send + Sync + Sized {
     /// A decoded position; it also serves as the cursor that walks a layer in rank order,
     /// so it may carry whatever the game needs to rank children cheaply.
     type Position: Clone + Send;
 
-    /// Number of cells; the layers are 0..=cells.
-    fn cells(&self) -> usize;
-    /// Positions in layer `k` (those with `k` stones).
+    /// The last layer; the layers are `0..=last_layer()` (a placement game's: its cells).
+    fn last_layer(&self) -> usize;
+    /// Positions in layer `k`.
     fn layer_size(&self, k: usize) -> u64;
-    /// Every value of every position, every reward, and every reward plus the value of its
-    /// move's child lies in this range (from the weights).
-    fn value_range(&self) -> (i64, i64);
-    /// Called by the sweep before it computes layer `k`, from the thread driving it, inside
+    /// How layer `k` is solved (default: `Pass`, no move stays inside it).
+    fn layer_kind(&self, _k: usize) -> LayerKind {
+        LayerKind::Pass
+    }
+    /// The layers other than `k` itself that moves from layer `k` lead to (default: k + 1,
+    /// none from the last layer). They may be fuller or emptier layers, as long as the
+    /// layers form no cycle.
+    fn child_layers(&self, k: usize) -> Vec<usize> {
+        if k < self.last_layer() {
+            vec![k + 1]
+        } else {
+            Vec::new()
+        }
+    }
+    /// What a stored value means (`values::Values`).
+    fn values(&self) -> Values;
+    /// Called by the solver before it computes layer `k`, from the thread driving it, inside
     /// its pool. A game that caches per-layer data builds it here, where every worker can
     /// help, rather than on first use in one chunk while the other workers wait for it.
     fn prepare_layer(&self, _k: usize) {}
@@ -150,27 +191,30 @@ pub trait Game: Send + Sync + Sized {
     fn unrank(&self, k: usize, rank: u64) -> Self::Position;
     /// The rank of a position within its layer (the inverse of `unrank`).
     fn rank(&self, pos: &Self::Position) -> u64;
-    /// The number of stones on the board, which is its layer.
-    fn stones(&self, pos: &Self::Position) -> usize;
+    /// The layer a position is in (a placement game's: the stones on the board).
+    fn layer_of(&self, pos: &Self::Position) -> usize;
     /// Step to the next position in rank order; never called on a layer's last position.
     fn advance(&self, pos: &mut Self::Position);
-    /// Value of a position of the full layer.
-    fn terminal_value(&self, pos: &Self::Position) -> i64;
-    /// The value of a position where play has ended before the board is full (mnk: a
-    /// line), None where play goes on. Such a position has no moves: `for_each_child` and
-    /// `moves` report none, and `visit_runs` reports it with `RunSink::terminal`.
-    fn early_value(&self, _pos: &Self::Position) -> Option<i64> {
-        None
-    }
-    /// Calls `f(child_rank, reward)` for every move; the ranks are in layer `stones + 1`.
-    /// Must cost O(cells) for the whole position, not per child.
-    fn for_each_child(&self, pos: &Self::Position, f: impl FnMut(u64, i64));
+    /// The value of a position where play has ended (a full board, a line, a pattern), None
+    /// where play goes on. Such a position has no moves: `moves` lists none, `visit_runs`
+    /// reports it with `RunSink::terminal`, and the solvers never ask for its children. Every
+    /// position of a layer without child layers has ended.
+    fn ended(&self, pos: &Self::Position) -> Option<i64>;
+    /// Calls `f` with every move's child of a position where play goes on (`ended` is None).
+    /// A child in the position's own layer (a `Fixpoint` layer) is reported once however many
+    /// moves lead to it; children in other layers once per move; a position with no move
+    /// reports none (in the side-to-move model it is lost). Must cost O(cells) for the whole
+    /// position, not per child.
+    fn for_each_child(&self, pos: &Self::Position, f: impl FnMut(Edge));
 
-    /// Report the children of positions `start..start + len` of layer `k` (`k < cells`,
-    /// `len > 0`) to `sink`, in runs of consecutive positions covering the range in order.
-    /// Every move of every position must be reported exactly once, in a `range`, in a
-    /// `chain` or as a `single` move, and every position where play has ended
-    /// (`early_value`) by `terminal`, with no moves.
+    /// Report the children of positions `start..start + len` of a `Pass` layer `k` whose
+    /// moves all lead to layer k + 1 (`len > 0`) to `sink`, in runs of consecutive
+    /// positions covering the range in order: the placement sweep's fast path. Every move of
+    /// every position must be reported exactly once, in a `range`, in a `chain` or as a
+    /// `single` move, and every position where play has ended by `terminal`, with no moves.
+    /// The default walks the stretch in rank order (`unrank` once, then `advance`); a game
+    /// whose consecutive positions share moves with consecutive children (young) reports
+    /// those once per run, so the sweep's loop over them is a straight vectorisable pass.
     fn visit_runs(&self, k: usize, start: u64, len: usize, sink: &mut impl RunSink) {
         let mut pos = self.unrank(k, start);
         for i in 0..len {
@@ -178,16 +222,49 @@ pub trait Game: Send + Sync + Sized {
                 self.advance(&mut pos);
             }
             sink.run(start + i as u64, 1);
-            match self.early_value(&pos) {
+            match self.ended(&pos) {
                 Some(value) => sink.terminal(0, value),
-                None => self.for_each_child(&pos, |child, reward| sink.single(0, child, reward)),
+                None => self.for_each_child(&pos, |e| sink.single(0, e.rank, e.reward)),
             }
         }
     }
 
+    /// In a `Fixpoint` layer: every position of the layer where play goes on and that has
+    /// this one among its children, each once, by rank. Required of a game with such
+    /// layers; the default reports none.
+    fn for_each_parent_within(&self, _pos: &Self::Position, _f: impl FnMut(u64)) {}
+    /// The children outside the position's own layer alone; a game overrides it where that
+    /// saves ranking the children within the layer.
+    fn for_each_child_outside(&self, pos: &Self::Position, mut f: impl FnMut(Edge)) {
+        let k = self.layer_of(pos);
+        self.for_each_child(pos, |e| {
+            if e.layer != k {
+                f(e)
+            }
+        });
+    }
+    /// How many distinct children within the position's own layer; a game overrides it where
+    /// counting is cheaper than ranking them.
+    fn children_within(&self, pos: &Self::Position) -> usize {
+        let (k, mut n) = (self.layer_of(pos), 0);
+        self.for_each_child(pos, |e| {
+            if e.layer == k {
+                n += 1;
+            }
+        });
+        n
+    }
+
+    /// The canonical position of `pos`'s orbit under the board's symmetries, where the game
+    /// folds symmetric positions together (one table entry per orbit); None (the default)
+    /// where it folds nothing, which costs the solvers nothing.
+    fn canonical(&self, _pos: &Self::Position) -> Option<Self::Position> {
+        None
+    }
+
     /// Moves with their child positions, in a fixed order (for query and play).
     fn moves(&self, pos: &Self::Position) -> Vec<Move<Self::Position>>;
-    /// Calls `f(child_rank, reward)` for every move in `moves` order, until `f` breaks.
+    /// Calls `f(child, reward)` for every move in `moves` order, until `f` breaks.
     /// Tables that store best moves (`--moves`) keep each move's index in this order, and
     /// find a stored move's child through it, so it must agree with `moves` exactly. The
     /// default builds the children `moves` lists; a game overrides it with something
@@ -204,10 +281,10 @@ pub trait Game: Send + Sync + Sized {
         }
     }
     /// The child rank and reward of move `index` (in `moves` order) of position `rank` of
-    /// layer `k` (`k < cells`, `rank < layer_size(k)`), or None past its last move: one
-    /// step of a value lookup in a table of best moves, which takes one per layer without
-    /// values, so it is worth a game's while to do it without building a cursor. The
-    /// default unranks and walks `for_each_move_in_order`.
+    /// layer `k` (`k < last_layer()`, `rank < layer_size(k)`), or None past its last move:
+    /// one step of a value lookup in a table of best moves, which takes one per layer
+    /// without values, so it is worth a game's while to do it without building a cursor.
+    /// The default unranks and walks `for_each_move_in_order`.
     fn move_in_order(&self, k: usize, rank: u64, index: u64) -> Option<(u64, i64)> {
         let pos = self.unrank(k, rank);
         let (mut seen, mut found) = (0u64, None);
@@ -221,45 +298,9 @@ pub trait Game: Send + Sync + Sized {
         });
         found
     }
-    /// What one position costs one thread of an MPI rank whose children it holds (one
-    /// walk of its moves), in nanoseconds, for `retro plan`'s time estimate. The default
-    /// was measured on `retro gen twins 4x5 --seed 7` (release `--features mpi`,
-    /// `mpirun -np 1 retro build --threads 1`: compute 14.12 s over 741.4 M positions, load
-    /// average about 5 from other builds), a game whose moves come one by one; mnk, ranked
-    /// the same way, takes it as it is.
-    fn distributed_ns_per_position(&self) -> f64 {
-        19.0
-    }
-    /// What a position costs an MPI rank on top of `distributed_ns_per_position` when its
-    /// chunk needs children from other ranks (planned, or computed a first time, then
-    /// computed through the fetched values), in nanoseconds. The default was measured on
-    /// the same twins 4 x 5 board on 2 ranks (rank 0: plan 29.56 s + compute 30.21 s over
-    /// 370.7 M positions, 78.9% of its chunks needing fetched children, so every chunk
-    /// planned first): (161.2 - 19.0) / 0.789.
-    fn distributed_ns_per_fetched_position(&self) -> f64 {
-        180.0
-    }
-    /// For a game whose stones move once they are placed (Teeko, Quixo): its retrograde
-    /// solver (`crate::retrograde`), which solves its layers to a fixpoint where moves stay
-    /// inside a layer. Such a game implements `retrograde::MovementGame` and returns
-    /// `Some(self)`; its values are for the side to move (`retrograde::Wdl`), and
-    /// `cells` is its last layer. None (the default): every move adds a stone, and the
-    /// layer sweep solves the game.
-    fn retrograde(&self) -> Option<&dyn crate::retrograde::Retrograde> {
-        None
-    }
-    /// A move's value for the position it is played from: the move's reward plus its
-    /// child's value (values of the first player), or, for a game whose values are for the
-    /// side to move (`retrograde`), the child's value turned round (`retrograde::back`).
-    fn value_through(&self, reward: i64, child: i64) -> i64 {
-        match self.retrograde() {
-            Some(_) => crate::retrograde::back(child),
-            None => reward + child,
-        }
-    }
     /// Total number of positions over all layers.
     fn total_positions(&self) -> u64 {
-        (0..=self.cells()).map(|k| self.layer_size(k)).sum()
+        (0..=self.last_layer()).map(|k| self.layer_size(k)).sum()
     }
 }
 
@@ -319,14 +360,14 @@ pub trait Gameplay: Game {
     /// 5)"); the same as `describe_value` unless the game says more.
     fn describe_value_at(&self, value: i64, pos: &Self::Position) -> String {
         match self.win_loss() {
-            Some(w) => w.describe_value_at(value, self.stones(pos)),
+            Some(w) => w.describe_value_at(value, self.layer_of(pos)),
             None => self.describe_value(value),
         }
     }
     /// Whether the first player (x) is to move at `pos`: where the stone count is even,
     /// unless the position says otherwise (a layer with moves inside it).
     fn first_to_move(&self, pos: &Self::Position) -> bool {
-        self.stones(pos).is_multiple_of(2)
+        self.layer_of(pos).is_multiple_of(2)
     }
     /// For a game won by completing a line (mnk, connect): its values (`win_loss`), from
     /// which the words above and `outcome` follow. None for a game of scores.

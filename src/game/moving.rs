@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::game::{Outcome, Verdict};
-use crate::retrograde::Wdl;
+use crate::game::Wdl;
 
 /// A grid position read from text: cells (0 empty, 1 x, 2 o; row-major from the top) and
 /// the side to move if the text names one (`:x` / `:o`; 0 x, 1 o).

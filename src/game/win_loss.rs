@@ -10,7 +10,7 @@ use super::{Outcome, Verdict};
 use crate::error::{Error, Result};
 
 /// The values of one board of `cells` cells.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WinLoss {
     /// Cells of the board: the longest game.
     pub cells: usize,

@@ -47,7 +47,7 @@ struct Resolver<G>(G);
 impl<G: Game> Follow for Resolver<G> {
     fn child(&self, k: usize, rank: u64, index: i64) -> Result<Next> {
         let game = &self.0;
-        if k >= game.cells() || rank >= game.layer_size(k) {
+        if k >= game.last_layer() || rank >= game.layer_size(k) {
             return Err(Error::corrupt(format!(
                 "a best move leads from layer {k} rank {rank}, which has no moves"
             )));
@@ -61,7 +61,7 @@ impl<G: Game> Follow for Resolver<G> {
         // Only a position without that move gets here, so games that never end early pay
         // nothing for the check.
         if index == 0
-            && let Some(value) = game.early_value(&game.unrank(k, rank))
+            && let Some(value) = game.ended(&game.unrank(k, rank))
         {
             return Ok(Next::Ended(value));
         }
@@ -115,7 +115,7 @@ pub fn best_moves_of<G: Game, V: Value, C: ChildValues<V> + Sync + ?Sized>(
                     game.advance(&mut pos);
                 }
                 let value = value.to_i64();
-                if game.early_value(&pos).is_some() {
+                if game.ended(&pos).is_some() {
                     // Play has ended: no move to store, and a lookup finds the value from
                     // the position itself (`Next::Ended`).
                     *slot = 0;

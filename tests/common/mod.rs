@@ -88,7 +88,7 @@ impl retro::Visitor for Positions {
     type Output = Vec<String>;
     fn visit<G: retro::Registered>(self, game: G) -> retro::Result<Vec<String>> {
         let mut out = Vec::new();
-        for k in 0..=game.cells() {
+        for k in 0..=game.last_layer() {
             for r in 0..game.layer_size(k) {
                 out.push(game.format_position(&game.unrank(k, r)));
             }

@@ -203,7 +203,7 @@ impl Hex {
 impl Game for Hex {
     type Position = HexPosition;
 
-    fn cells(&self) -> usize {
+    fn last_layer(&self) -> usize {
         self.cells
     }
 
@@ -211,8 +211,8 @@ impl Game for Hex {
         self.ranking.layer_size(k)
     }
 
-    fn value_range(&self) -> (i64, i64) {
-        self.values.value_range()
+    fn values(&self) -> Values {
+        Values::Lines(self.values)
     }
 
     fn prepare_layer(&self, k: usize) {
@@ -227,7 +227,7 @@ impl Game for Hex {
         self.ranking.rank(pos)
     }
 
-    fn stones(&self, pos: &HexPosition) -> usize {
+    fn layer_of(&self, pos: &HexPosition) -> usize {
         pos.stones()
     }
 
@@ -235,25 +235,29 @@ impl Game for Hex {
         self.ranking.advance(pos);
     }
 
-    /// A full board always has a connection (the Hex theorem); 0 only for a board play
-    /// never reaches, where both have one.
-    fn terminal_value(&self, pos: &HexPosition) -> i64 {
-        self.early_value(pos).unwrap_or(0)
-    }
-
-    fn early_value(&self, pos: &HexPosition) -> Option<i64> {
+    /// A connection. A full board always has one (the Hex theorem); a full board counts as
+    /// ended (0) only where play never reaches it, with both connected.
+    fn ended(&self, pos: &HexPosition) -> Option<i64> {
         let (x, o) = self.connections(pos);
-        self.values.line_value(x, o, pos.stones())
+        let stones = pos.stones();
+        self.values
+            .line_value(x, o, stones)
+            .or((stones == self.cells).then_some(0))
     }
 
-    fn for_each_child(&self, pos: &HexPosition, mut f: impl FnMut(u64, i64)) {
-        if self.early_value(pos).is_none() {
-            self.ranking.for_each_child(pos, |child| f(child, 0));
-        }
+    fn for_each_child(&self, pos: &HexPosition, mut f: impl FnMut(Edge)) {
+        let layer = pos.stones() + 1;
+        self.ranking.for_each_child(pos, |rank| {
+            f(Edge {
+                layer,
+                rank,
+                reward: 0,
+            })
+        });
     }
 
     fn moves(&self, pos: &HexPosition) -> Vec<Move<HexPosition>> {
-        if self.early_value(pos).is_some() {
+        if self.ended(pos).is_some() {
             return Vec::new();
         }
         let mark = if pos.stones().is_multiple_of(2) { 1 } else { 2 };
@@ -343,7 +347,7 @@ impl Gameplay for Hex {
     }
 
     fn describe_value_at(&self, value: i64, pos: &Self::Position) -> String {
-        let stones = self.stones(pos);
+        let stones = self.layer_of(pos);
         if value != 0 && self.ply(value) == stones {
             let who = if value > 0 { "x" } else { "o" };
             return format!("{value}: {who} has won ({})", self.connection_words(value));

@@ -127,7 +127,7 @@ impl Connect {
                 ));
             }
             let moves = self.moves(&pos);
-            if moves.is_empty() && self.stones(&pos) == self.cells() {
+            if moves.is_empty() && self.layer_of(&pos) == self.last_layer() {
                 return Err(format!("the board is full after move {i}"));
             }
             if moves.is_empty() {

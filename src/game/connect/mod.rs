@@ -31,7 +31,7 @@ pub use board::ConnectBoard;
 use std::collections::HashSet;
 
 use super::win_loss::{self, WinLoss};
-use super::{Game, Move, RunSink, two_colour};
+use super::{Edge, Game, Move, RunSink, Values, two_colour};
 use crate::error::{Error, Result};
 use crate::rank::{colex_next_mask, colex_unrank_mask};
 pub use heights::MAX_HEIGHT_VECTORS;
@@ -307,7 +307,7 @@ fn next_on(s: u64, occupied: u64) -> u64 {
 impl Game for Connect {
     type Position = ConnectPosition;
 
-    fn cells(&self) -> usize {
+    fn last_layer(&self) -> usize {
         self.cells
     }
 
@@ -315,8 +315,8 @@ impl Game for Connect {
         self.heights.count(k) * self.colours.per_set(k)
     }
 
-    fn value_range(&self) -> (i64, i64) {
-        self.values.value_range()
+    fn values(&self) -> Values {
+        Values::Lines(self.values)
     }
 
     fn unrank(&self, k: usize, rank: u64) -> ConnectPosition {
@@ -338,7 +338,7 @@ impl Game for Connect {
         pos.heights * self.colours.per_set(pos.stones) + pos.colour
     }
 
-    fn stones(&self, pos: &ConnectPosition) -> usize {
+    fn layer_of(&self, pos: &ConnectPosition) -> usize {
         pos.stones
     }
 
@@ -358,17 +358,22 @@ impl Game for Connect {
         }
     }
 
-    fn terminal_value(&self, pos: &ConnectPosition) -> i64 {
-        self.early_value(pos).unwrap_or(0)
-    }
-
-    fn early_value(&self, pos: &ConnectPosition) -> Option<i64> {
+    /// A line, or a full board (a tie).
+    fn ended(&self, pos: &ConnectPosition) -> Option<i64> {
         self.line_value(pos.occupied, pos.x, pos.stones)
+            .or((pos.stones == self.cells).then_some(0))
     }
 
-    fn for_each_child(&self, pos: &ConnectPosition, mut f: impl FnMut(u64, i64)) {
-        if self.early_value(pos).is_none() {
-            self.for_each_drop(pos, |_, child| f(child, 0));
+    fn for_each_child(&self, pos: &ConnectPosition, mut f: impl FnMut(Edge)) {
+        if self.ended(pos).is_none() {
+            let layer = pos.stones + 1;
+            self.for_each_drop(pos, |_, rank| {
+                f(Edge {
+                    layer,
+                    rank,
+                    reward: 0,
+                })
+            });
         }
     }
 
@@ -402,7 +407,7 @@ impl Game for Connect {
         pos: &ConnectPosition,
         mut f: impl FnMut(u64, i64) -> std::ops::ControlFlow<()>,
     ) {
-        if self.early_value(pos).is_some() {
+        if self.ended(pos).is_some() {
             return;
         }
         let mut done = false;
@@ -414,7 +419,7 @@ impl Game for Connect {
     }
 
     fn moves(&self, pos: &ConnectPosition) -> Vec<Move<ConnectPosition>> {
-        if self.early_value(pos).is_some() {
+        if self.ended(pos).is_some() {
             return Vec::new();
         }
         let h = self.board.height;
@@ -439,19 +444,6 @@ impl Game for Connect {
             });
         }
         out
-    }
-
-    /// One walk of a position's moves, as a rank computes it: measured on connect 6x4
-    /// (release `--features mpi`, `mpirun -np 1 retro build connect --threads 1`, load
-    /// average about 5 from other builds): compute 4.83 s over 159.6 M positions.
-    /// `retro plan` adds the chunks a rank computes twice.
-    fn distributed_ns_per_position(&self) -> f64 {
-        30.3
-    }
-    /// Measured on the same board on 2 ranks: rank 0 computed 79.8 M positions in 6.39 s,
-    /// 43.6% of its chunks twice: (6.39 s - 79.8 M x 30.3 ns) / (0.436 x 79.8 M).
-    fn distributed_ns_per_fetched_position(&self) -> f64 {
-        114.2
     }
 }
 
@@ -554,7 +546,7 @@ mod tests {
     #[test]
     fn walking_a_layer_agrees_with_unrank_and_rank() {
         let g = game(4, 3, 3);
-        for k in 0..=g.cells() {
+        for k in 0..=g.last_layer() {
             let mut pos = g.unrank(k, 0);
             for r in 0..g.layer_size(k) {
                 if r > 0 {
@@ -571,7 +563,7 @@ mod tests {
                 assert_eq!(g.rank(&back), r);
                 // Children from the tables are the children built cell by cell.
                 let mut fast = Vec::new();
-                g.for_each_child(&pos, |c, _| fast.push(c));
+                g.for_each_child(&pos, |e| fast.push(e.rank));
                 let slow: Vec<u64> = g.moves(&pos).iter().map(|m| g.rank(&m.child)).collect();
                 assert_eq!(fast, slow);
             }

@@ -18,7 +18,7 @@ mod gameplay;
 
 use super::two_colour::{self, MAX_CELLS, TwoColour};
 use super::win_loss::{self, WinLoss};
-use super::{Game, Move, RunSink};
+use super::{Edge, Game, Move, RunSink, Values};
 use crate::error::{Error, Result};
 pub use board::MnkBoard;
 
@@ -125,7 +125,7 @@ impl Mnk {
 impl Game for Mnk {
     type Position = MnkPosition;
 
-    fn cells(&self) -> usize {
+    fn last_layer(&self) -> usize {
         self.cells
     }
 
@@ -133,8 +133,8 @@ impl Game for Mnk {
         self.ranking.layer_size(k)
     }
 
-    fn value_range(&self) -> (i64, i64) {
-        self.values.value_range()
+    fn values(&self) -> Values {
+        Values::Lines(self.values)
     }
 
     fn prepare_layer(&self, k: usize) {
@@ -149,7 +149,7 @@ impl Game for Mnk {
         self.ranking.rank(pos)
     }
 
-    fn stones(&self, pos: &MnkPosition) -> usize {
+    fn layer_of(&self, pos: &MnkPosition) -> usize {
         pos.stones()
     }
 
@@ -158,18 +158,25 @@ impl Game for Mnk {
         self.ranking.advance(pos);
     }
 
-    fn terminal_value(&self, pos: &MnkPosition) -> i64 {
-        self.early_value(pos).unwrap_or(0)
-    }
-
-    fn early_value(&self, pos: &MnkPosition) -> Option<i64> {
+    /// A line, or a full board (a tie).
+    fn ended(&self, pos: &MnkPosition) -> Option<i64> {
         let lines = self.lines_of(pos);
-        self.values.line_value(lines.x, lines.o, pos.stones())
+        let stones = pos.stones();
+        self.values
+            .line_value(lines.x, lines.o, stones)
+            .or((stones == self.cells).then_some(0))
     }
 
-    fn for_each_child(&self, pos: &MnkPosition, mut f: impl FnMut(u64, i64)) {
-        if self.early_value(pos).is_none() {
-            self.ranking.for_each_child(pos, |child| f(child, 0));
+    fn for_each_child(&self, pos: &MnkPosition, mut f: impl FnMut(Edge)) {
+        if self.ended(pos).is_none() {
+            let layer = pos.stones() + 1;
+            self.ranking.for_each_child(pos, |rank| {
+                f(Edge {
+                    layer,
+                    rank,
+                    reward: 0,
+                })
+            });
         }
     }
 
@@ -204,7 +211,7 @@ impl Game for Mnk {
     }
 
     fn moves(&self, pos: &MnkPosition) -> Vec<Move<MnkPosition>> {
-        if self.early_value(pos).is_some() {
+        if self.ended(pos).is_some() {
             return Vec::new();
         }
         let mark = if pos.stones().is_multiple_of(2) { 1 } else { 2 };

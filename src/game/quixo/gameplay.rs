@@ -3,7 +3,7 @@
 //! (`Registered`).
 
 use super::*;
-use crate::game::{Game, Gameplay, Move, MoveNotation, Outcome, Registered, moving};
+use crate::game::{Game, Gameplay, MoveNotation, Outcome, Registered, moving};
 
 impl Quixo {
     fn form(&self) -> String {
@@ -13,90 +13,8 @@ impl Quixo {
         )
     }
 
-    fn position(&self, marked: u64, x: u64, side: u8) -> QuixoPosition {
-        MovementGame::unrank(
-            self,
-            marked.count_ones() as usize,
-            self.rank_of(marked, x, side),
-        )
-    }
-}
-
-impl Game for Quixo {
-    type Position = QuixoPosition;
-
-    /// The last layer: every cube marked.
-    fn cells(&self) -> usize {
-        self.cells
-    }
-    fn layer_size(&self, k: usize) -> u64 {
-        MovementGame::layer_size(self, k)
-    }
-    fn value_range(&self) -> (i64, i64) {
-        (i16::MIN.into(), i16::MAX.into())
-    }
-    fn unrank(&self, k: usize, rank: u64) -> QuixoPosition {
-        MovementGame::unrank(self, k, rank)
-    }
-    fn rank(&self, pos: &QuixoPosition) -> u64 {
-        self.rank_of(pos.marked, pos.x, pos.side)
-    }
-    fn stones(&self, pos: &QuixoPosition) -> usize {
-        pos.k
-    }
-    fn advance(&self, pos: &mut QuixoPosition) {
-        MovementGame::advance(self, pos)
-    }
-    fn terminal_value(&self, pos: &QuixoPosition) -> i64 {
-        self.early_value(pos).unwrap_or(0)
-    }
-    fn early_value(&self, pos: &QuixoPosition) -> Option<i64> {
-        self.ended(pos).map(|end| end.encode().into())
-    }
-    /// The pushes of blank cubes alone (children in the next layer): pushes of the mover's
-    /// own cubes stay in the layer, and the retrograde solver (`retrograde`) has them all.
-    fn for_each_child(&self, pos: &QuixoPosition, mut f: impl FnMut(u64, i64)) {
-        if self.ended(pos).is_none() {
-            self.for_each_child_next(pos, |r| f(r, 0));
-        }
-    }
-    /// Every push, by the cube taken then the end it goes in at; two pushes that make the
-    /// same board are both listed.
-    fn moves(&self, pos: &QuixoPosition) -> Vec<Move<QuixoPosition>> {
-        let mut out = Vec::new();
-        if self.ended(pos).is_some() {
-            return out;
-        }
-        let mark = pos.side + 1;
-        let theirs = if pos.side == 0 {
-            pos.marked & !pos.x
-        } else {
-            pos.x
-        };
-        let mut rest = self.ring & !theirs;
-        while rest != 0 {
-            let from = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            for to in self.targets(from) {
-                let (m, x) = self.push(pos.marked, pos.x, from, to, mark);
-                out.push(Move {
-                    from: Some((from / self.n, from % self.n)),
-                    row: to / self.n,
-                    col: to % self.n,
-                    reward: 0,
-                    child: self.position(m, x, 1 - pos.side),
-                });
-            }
-        }
-        out
-    }
-    fn retrograde(&self) -> Option<&dyn crate::retrograde::Retrograde> {
-        Some(self)
-    }
-    /// For `retro plan`'s estimate on paper: the single-process solve on one thread
-    /// (`retro build quixo 4x4 --threads 1`: 71.3 s for 86,093,442 positions).
-    fn distributed_ns_per_position(&self) -> f64 {
-        828.0
+    pub(super) fn position(&self, marked: u64, x: u64, side: u8) -> QuixoPosition {
+        self.unrank(marked.count_ones() as usize, self.rank_of(marked, x, side))
     }
 }
 

@@ -21,7 +21,7 @@ pub use board::QuixoBoard;
 use crate::error::{Error, Result};
 use crate::game::two_colour::spread;
 use crate::rank::{Binomial, colex_next_mask, colex_unrank_mask, compress, squeeze_out};
-use crate::retrograde::{Child, MovementGame, Wdl};
+use crate::game::{Edge, Game, LayerKind, Move, Values, Wdl};
 
 /// A Quixo position: the marked cubes, x's among them, and who moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -238,19 +238,69 @@ impl Quixo {
     }
 }
 
-impl MovementGame for Quixo {
+impl Game for Quixo {
     type Position = QuixoPosition;
 
+    /// Every cube marked.
     fn last_layer(&self) -> usize {
         self.cells
+    }
+
+    fn values(&self) -> Values {
+        Values::SideToMove
+    }
+
+    fn rank(&self, pos: &QuixoPosition) -> u64 {
+        self.rank_of(pos.marked, pos.x, pos.side)
+    }
+
+    fn layer_of(&self, pos: &QuixoPosition) -> usize {
+        pos.k
+    }
+
+    /// Every push, by the cube taken then the end it goes in at; two pushes that make the
+    /// same board are both listed.
+    fn moves(&self, pos: &QuixoPosition) -> Vec<Move<QuixoPosition>> {
+        let mut out = Vec::new();
+        if self.ended(pos).is_some() {
+            return out;
+        }
+        let mark = pos.side + 1;
+        let theirs = if pos.side == 0 {
+            pos.marked & !pos.x
+        } else {
+            pos.x
+        };
+        let mut rest = self.ring & !theirs;
+        while rest != 0 {
+            let from = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            for to in self.targets(from) {
+                let (m, x) = self.push(pos.marked, pos.x, from, to, mark);
+                out.push(Move {
+                    from: Some((from / self.n, from % self.n)),
+                    row: to / self.n,
+                    col: to % self.n,
+                    reward: 0,
+                    child: self.position(m, x, 1 - pos.side),
+                });
+            }
+        }
+        out
     }
 
     fn layer_size(&self, k: usize) -> u64 {
         2 * self.boards(k)
     }
 
-    fn moves_within(&self, k: usize) -> bool {
-        k > 0
+    /// Pushing one of the mover's own cubes keeps the marked count: every layer but the
+    /// blank board has moves inside it.
+    fn layer_kind(&self, k: usize) -> LayerKind {
+        if k > 0 {
+            LayerKind::Fixpoint
+        } else {
+            LayerKind::Pass
+        }
     }
 
     fn unrank(&self, k: usize, rank: u64) -> QuixoPosition {
@@ -285,7 +335,8 @@ impl MovementGame for Quixo {
         pos.x = spread(pos.bits, pos.marked);
     }
 
-    fn ended(&self, pos: &QuixoPosition) -> Option<Wdl> {
+    /// A line of the mover's (won: the other side pushed it) or only of the other side's.
+    fn ended(&self, pos: &QuixoPosition) -> Option<i64> {
         let o = pos.marked & !pos.x;
         let (mine, theirs) = if pos.side == 0 {
             (pos.x, o)
@@ -293,15 +344,16 @@ impl MovementGame for Quixo {
             (o, pos.x)
         };
         if self.has_line(mine) {
-            Some(Wdl::Win(0))
+            Some(Wdl::Win(0).encode().into())
         } else if self.has_line(theirs) {
-            Some(Wdl::Loss(0))
+            Some(Wdl::Loss(0).encode().into())
         } else {
             None
         }
     }
 
-    fn for_each_child(&self, pos: &QuixoPosition, mut f: impl FnMut(Child)) {
+    fn for_each_child(&self, pos: &QuixoPosition, mut f: impl FnMut(Edge)) {
+        let (k, next) = (pos.k, pos.k + 1);
         let mark = pos.side + 1;
         let theirs = if pos.side == 0 {
             pos.marked & !pos.x
@@ -319,7 +371,11 @@ impl MovementGame for Quixo {
                 let (m, x) = self.push(pos.marked, pos.x, from, to, mark);
                 let rank = self.rank_of(m, x, 1 - pos.side);
                 if blank {
-                    f(Child::Next(rank));
+                    f(Edge {
+                        layer: next,
+                        rank,
+                        reward: 0,
+                    });
                 } else {
                     within[count] = rank;
                     count += 1;
@@ -332,14 +388,19 @@ impl MovementGame for Quixo {
         let mut previous = None;
         for &rank in within.iter() {
             if previous != Some(rank) {
-                f(Child::Within(rank));
+                f(Edge {
+                    layer: k,
+                    rank,
+                    reward: 0,
+                });
             }
             previous = Some(rank);
         }
     }
 
     /// Pushes of blank cubes only.
-    fn for_each_child_next(&self, pos: &QuixoPosition, mut f: impl FnMut(u64)) {
+    fn for_each_child_outside(&self, pos: &QuixoPosition, mut f: impl FnMut(Edge)) {
+        let next = pos.k + 1;
         let mark = pos.side + 1;
         let mut rest = self.ring & !pos.marked;
         while rest != 0 {
@@ -347,7 +408,11 @@ impl MovementGame for Quixo {
             rest &= rest - 1;
             for to in self.targets(from) {
                 let (m, x) = self.push(pos.marked, pos.x, from, to, mark);
-                f(self.rank_of(m, x, 1 - pos.side));
+                f(Edge {
+                    layer: next,
+                    rank: self.rank_of(m, x, 1 - pos.side),
+                    reward: 0,
+                });
             }
         }
     }

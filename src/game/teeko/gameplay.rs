@@ -3,7 +3,7 @@
 //! (`Registered`).
 
 use super::*;
-use crate::game::{Game, Gameplay, Move, MoveNotation, Outcome, Registered, moving};
+use crate::game::{Gameplay, MoveNotation, Outcome, Registered, moving};
 
 impl Teeko {
     fn form(&self) -> String {
@@ -15,76 +15,9 @@ impl Teeko {
         )
     }
 
-    fn cell(&self, mask: u64) -> (usize, usize) {
+    pub(super) fn cell(&self, mask: u64) -> (usize, usize) {
         let c = mask.trailing_zeros() as usize;
         (c / self.board.cols, c % self.board.cols)
-    }
-}
-
-impl Game for Teeko {
-    type Position = TeekoPosition;
-
-    /// The last layer: all 2S stones down.
-    fn cells(&self) -> usize {
-        self.movement()
-    }
-    fn layer_size(&self, k: usize) -> u64 {
-        MovementGame::layer_size(self, k)
-    }
-    fn value_range(&self) -> (i64, i64) {
-        (i16::MIN.into(), i16::MAX.into())
-    }
-    fn unrank(&self, k: usize, rank: u64) -> TeekoPosition {
-        MovementGame::unrank(self, k, rank)
-    }
-    fn rank(&self, pos: &TeekoPosition) -> u64 {
-        self.rank_of(pos.k, pos.x, pos.o, pos.side)
-    }
-    fn stones(&self, pos: &TeekoPosition) -> usize {
-        pos.k
-    }
-    fn advance(&self, pos: &mut TeekoPosition) {
-        MovementGame::advance(self, pos)
-    }
-    fn terminal_value(&self, pos: &TeekoPosition) -> i64 {
-        self.early_value(pos).unwrap_or(0)
-    }
-    fn early_value(&self, pos: &TeekoPosition) -> Option<i64> {
-        self.ended(pos).map(|end| end.encode().into())
-    }
-    /// The drops alone (children in the next layer): slides stay in the layer, and the
-    /// retrograde solver (`retrograde`) has them all.
-    fn for_each_child(&self, pos: &TeekoPosition, mut f: impl FnMut(u64, i64)) {
-        if self.ended(pos).is_none() {
-            self.for_each_child_next(pos, |r| f(r, 0));
-        }
-    }
-    fn moves(&self, pos: &TeekoPosition) -> Vec<Move<TeekoPosition>> {
-        let mut out = Vec::new();
-        if self.ended(pos).is_some() {
-            return out;
-        }
-        // Drops and slides alike hand the move to the other side (o's last drop to x).
-        self.each_move(pos, |from, to, x, o| {
-            let (row, col) = self.cell(to);
-            out.push(Move {
-                from: from.map(|c| self.cell(c)),
-                row,
-                col,
-                reward: 0,
-                child: self.position(x, o, 1 - pos.side),
-            });
-        });
-        out.sort_by_key(|m| (m.from, m.row, m.col));
-        out
-    }
-    fn retrograde(&self) -> Option<&dyn crate::retrograde::Retrograde> {
-        Some(self)
-    }
-    /// For `retro plan`'s estimate on paper: the single-process solve on one thread
-    /// (standard Teeko, `retro build teeko --threads 1`: 64.4 s for 172,401,726 positions).
-    fn distributed_ns_per_position(&self) -> f64 {
-        374.0
     }
 }
 

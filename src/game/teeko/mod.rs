@@ -22,7 +22,7 @@ mod gameplay;
 use crate::error::{Error, Result};
 use crate::game::two_colour::spread;
 use crate::rank::{Binomial, colex_next_mask, squeeze_out};
-use crate::retrograde::{Child, MovementGame, Wdl};
+use crate::game::{Edge, Game, LayerKind, Move, Values, Wdl};
 
 /// A Teeko board: its size, the stones each player has, the patterns and the first-drop rule.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -378,11 +378,44 @@ impl Teeko {
     }
 }
 
-impl MovementGame for Teeko {
+impl Game for Teeko {
     type Position = TeekoPosition;
 
+    /// The movement layer: all 2S stones down.
     fn last_layer(&self) -> usize {
         self.movement()
+    }
+
+    fn values(&self) -> Values {
+        Values::SideToMove
+    }
+
+    fn rank(&self, pos: &TeekoPosition) -> u64 {
+        self.rank_of(pos.k, pos.x, pos.o, pos.side)
+    }
+
+    fn layer_of(&self, pos: &TeekoPosition) -> usize {
+        pos.k
+    }
+
+    fn moves(&self, pos: &TeekoPosition) -> Vec<Move<TeekoPosition>> {
+        let mut out = Vec::new();
+        if self.ended(pos).is_some() {
+            return out;
+        }
+        // Drops and slides alike hand the move to the other side (o's last drop to x).
+        self.each_move(pos, |from, to, x, o| {
+            let (row, col) = self.cell(to);
+            out.push(Move {
+                from: from.map(|c| self.cell(c)),
+                row,
+                col,
+                reward: 0,
+                child: self.position(x, o, 1 - pos.side),
+            });
+        });
+        out.sort_by_key(|m| (m.from, m.row, m.col));
+        out
     }
 
     fn layer_size(&self, k: usize) -> u64 {
@@ -394,8 +427,12 @@ impl MovementGame for Teeko {
         }
     }
 
-    fn moves_within(&self, k: usize) -> bool {
-        k == self.movement()
+    fn layer_kind(&self, k: usize) -> LayerKind {
+        if k == self.movement() {
+            LayerKind::Fixpoint
+        } else {
+            LayerKind::Pass
+        }
     }
 
     fn unrank(&self, k: usize, rank: u64) -> TeekoPosition {
@@ -438,26 +475,32 @@ impl MovementGame for Teeko {
         pos.o = spread(pos.o_packed, self.all() & !pos.x);
     }
 
-    fn ended(&self, pos: &TeekoPosition) -> Option<Wdl> {
-        (self.has_pattern(pos.x) || self.has_pattern(pos.o)).then_some(Wdl::Loss(0))
+    /// A pattern on the board: the side to move has lost (the other side formed it).
+    fn ended(&self, pos: &TeekoPosition) -> Option<i64> {
+        (self.has_pattern(pos.x) || self.has_pattern(pos.o))
+            .then_some(Wdl::Loss(0).encode().into())
     }
 
-    fn for_each_child(&self, pos: &TeekoPosition, mut f: impl FnMut(Child)) {
+    fn for_each_child(&self, pos: &TeekoPosition, mut f: impl FnMut(Edge)) {
         // Drops lead to the next layer (after the last drop x moves first in the movement
         // layer); distinct slides give distinct boards within the layer.
         self.each_move(pos, |from, _, x, o| match from {
-            None => f(Child::Next(self.rank_of(pos.k + 1, x, o, 0))),
-            Some(_) => f(Child::Within(self.rank_of(pos.k, x, o, 1 - pos.side))),
+            None => f(Edge {
+                layer: pos.k + 1,
+                rank: self.rank_of(pos.k + 1, x, o, 0),
+                reward: 0,
+            }),
+            Some(_) => f(Edge {
+                layer: pos.k,
+                rank: self.rank_of(pos.k, x, o, 1 - pos.side),
+                reward: 0,
+            }),
         });
     }
 
-    fn for_each_child_next(&self, pos: &TeekoPosition, mut f: impl FnMut(u64)) {
+    fn for_each_child_outside(&self, pos: &TeekoPosition, f: impl FnMut(Edge)) {
         if pos.k < self.movement() {
-            self.for_each_child(pos, |child| {
-                if let Child::Next(r) = child {
-                    f(r)
-                }
-            });
+            self.for_each_child(pos, f);
         }
     }
 

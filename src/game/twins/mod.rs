@@ -12,7 +12,7 @@ pub use board::{TwinsBoard, sizes_for_count};
 
 pub use super::two_colour::MAX_CELLS;
 use super::two_colour::{self, TwoColour};
-use super::{Game, Move};
+use super::{Edge, Game, Move, Values};
 use crate::error::{Error, Result};
 
 /// Whether `text` reads as a twins position (only o, x, . and /), which no young
@@ -135,7 +135,7 @@ impl Twins {
 impl Game for Twins {
     type Position = TwinsPosition;
 
-    fn cells(&self) -> usize {
+    fn last_layer(&self) -> usize {
         self.cells
     }
 
@@ -143,8 +143,13 @@ impl Game for Twins {
         self.ranking.layer_size(k)
     }
 
-    fn value_range(&self) -> (i64, i64) {
-        (0, self.total)
+    /// Values are the first player's final score (what the board scores for the first
+    /// player), not a difference.
+    fn values(&self) -> Values {
+        Values::Scores {
+            lo: 0,
+            hi: self.total,
+        }
     }
 
     fn prepare_layer(&self, k: usize) {
@@ -159,7 +164,7 @@ impl Game for Twins {
         self.ranking.rank(pos)
     }
 
-    fn stones(&self, pos: &TwinsPosition) -> usize {
+    fn layer_of(&self, pos: &TwinsPosition) -> usize {
         pos.stones()
     }
 
@@ -168,19 +173,32 @@ impl Game for Twins {
         self.ranking.advance(pos);
     }
 
-    fn terminal_value(&self, pos: &TwinsPosition) -> i64 {
+    /// The full board: the pairs it scores.
+    fn ended(&self, pos: &TwinsPosition) -> Option<i64> {
+        if pos.stones() < self.cells {
+            return None;
+        }
         // On a full board position p of S is cell p, so `first` is the mask of o cells.
         let o_mask = pos.first;
-        self.pairs
-            .iter()
-            .filter(|&&(a, b, _)| (o_mask >> a & 1) == (o_mask >> b & 1))
-            .map(|&(_, _, w)| w)
-            .sum()
+        Some(
+            self.pairs
+                .iter()
+                .filter(|&&(a, b, _)| (o_mask >> a & 1) == (o_mask >> b & 1))
+                .map(|&(_, _, w)| w)
+                .sum(),
+        )
     }
 
     #[inline]
-    fn for_each_child(&self, pos: &TwinsPosition, mut f: impl FnMut(u64, i64)) {
-        self.ranking.for_each_child(pos, |child| f(child, 0));
+    fn for_each_child(&self, pos: &TwinsPosition, mut f: impl FnMut(Edge)) {
+        let layer = pos.stones() + 1;
+        self.ranking.for_each_child(pos, |rank| {
+            f(Edge {
+                layer,
+                rank,
+                reward: 0,
+            })
+        });
     }
 
     fn for_each_move_in_order(
@@ -190,9 +208,9 @@ impl Game for Twins {
     ) {
         // `for_each_child` reports the empty cells in cell order, which is `moves` order.
         let mut stopped = false;
-        self.for_each_child(pos, |child, reward| {
+        self.for_each_child(pos, |e| {
             if !stopped {
-                stopped = f(child, reward).is_break();
+                stopped = f(e.rank, e.reward).is_break();
             }
         });
     }

@@ -22,7 +22,7 @@ mod templates;
 
 pub use board::YoungBoard;
 
-use super::{Game, Move, RunSink, check_weights};
+use super::{Edge, Game, Move, RunSink, Values, check_weights};
 use crate::error::{Error, Result};
 
 /// The young game on one board: binomial tables and suffix templates, built once.
@@ -560,22 +560,9 @@ impl Young {
 }
 
 impl Game for Young {
-    /// One walk of a position's moves, as a rank computes it: measured on `retro gen young
-    /// 16x16 --seed 7` (release `--features mpi`, `mpirun -np 1 retro build --threads 1`,
-    /// load average about 5 from other builds): rank 0's compute 8.91 s over 601.1 M
-    /// positions. `retro plan` adds the chunks a rank computes twice.
-    fn distributed_ns_per_position(&self) -> f64 {
-        14.8
-    }
-    /// Measured on the same board on 2 ranks: rank 0 computed 300.5 M positions in
-    /// 8.71 s, 40.9% of its chunks twice: (8.71 s - 300.5 M x 14.8 ns) / (0.409 x 300.5 M).
-    fn distributed_ns_per_fetched_position(&self) -> f64 {
-        34.7
-    }
-
     type Position = YoungPosition;
 
-    fn cells(&self) -> usize {
+    fn last_layer(&self) -> usize {
         self.n * self.m
     }
 
@@ -583,8 +570,9 @@ impl Game for Young {
         self.layer_sizes[k]
     }
 
-    fn value_range(&self) -> (i64, i64) {
-        self.value_range
+    fn values(&self) -> Values {
+        let (lo, hi) = self.value_range;
+        Values::Scores { lo, hi }
     }
 
     fn unrank(&self, k: usize, rank: u64) -> YoungPosition {
@@ -611,7 +599,7 @@ impl Game for Young {
         pos.rank
     }
 
-    fn stones(&self, pos: &YoungPosition) -> usize {
+    fn layer_of(&self, pos: &YoungPosition) -> usize {
         pos.stones
     }
 
@@ -642,8 +630,9 @@ impl Game for Young {
         self.next_run(pos);
     }
 
-    fn terminal_value(&self, _pos: &YoungPosition) -> i64 {
-        0
+    /// The full board: nothing more to score.
+    fn ended(&self, pos: &YoungPosition) -> Option<i64> {
+        (pos.stones == self.n * self.m).then_some(0)
     }
 
     /// A run is the positions of one template from the cursor on: they share the prefix
@@ -724,15 +713,26 @@ impl Game for Young {
     }
 
     #[inline]
-    fn for_each_child(&self, pos: &YoungPosition, mut f: impl FnMut(u64, i64)) {
+    fn for_each_child(&self, pos: &YoungPosition, mut f: impl FnMut(Edge)) {
+        let layer = pos.stones + 1;
         let mut bits = pos.movable;
         while bits != 0 {
             let i = bits.trailing_zeros() as usize;
             bits &= bits - 1;
             let kid = pos.kids[i];
-            f(pos.rank.wrapping_add(kid.delta), kid.reward);
+            f(Edge {
+                layer,
+                rank: pos.rank.wrapping_add(kid.delta),
+                reward: kid.reward,
+            });
         }
-        self.for_each_suffix_child(pos, f);
+        self.for_each_suffix_child(pos, |rank, reward| {
+            f(Edge {
+                layer,
+                rank,
+                reward,
+            })
+        });
     }
 
     /// `moves` lists rows top to bottom, and a stone on a higher row makes a diagram that
@@ -931,7 +931,7 @@ mod tests {
                     let fresh = y.unrank(k, r);
                     assert_eq!(fresh.rows, pos.rows);
                     let mut a = vec![];
-                    y.for_each_child(&pos, |c, w| a.push((c, w)));
+                    y.for_each_child(&pos, |e| a.push((e.rank, e.reward)));
                     a.sort_unstable();
                     let mut b: Vec<_> = y
                         .moves(&pos)

@@ -1,0 +1,341 @@
+//! The one solve driver: every game's layers, in order, each by the worker its kind needs.
+//!
+//! A game numbers its layers so that moves lead to higher-numbered layers or stay inside
+//! their own (`Game::child_layers`, `Game::layer_kind`): the numbering is a topological order
+//! of the layers' graph, so the driver solves them from the last to layer 0, and a table's
+//! finished layers are always its top ones, which is what a build resumes from. The driver
+//! checks the numbering first, picks each layer's worker (`worker`, the one place the choice
+//! is made), holds every finished layer a layer still to come reads and no other, hands each
+//! finished layer to the caller (the table writer) while it computes the next, and stops
+//! between layers when asked (`Progress::stopped`).
+//!
+//! The workers: the placement sweep's kernel (`sweep::compute_layer`: no move stays inside
+//! the layer, values of a game of scores or lines, children in the next layer), the one-pass
+//! and the fixpoint worker of values for the side to move (`retrograde::solve_layer`).
+
+use crate::error::{Error, Result};
+use crate::game::{Game, LayerKind, Values};
+use crate::sweep::{self, Driver, Progress, check_stopped};
+use crate::value::{Value, ValueType};
+
+/// Which worker solves a layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Worker {
+    /// The placement sweep's kernel: one pass, children in the next layer, values of the
+    /// first player (scores or lines) taking the max on even layers and the min on odd ones.
+    Sweep,
+    /// One pass over a layer no move stays inside, values for the side to move.
+    Pass,
+    /// Retrograde analysis to a fixpoint, for a layer moves stay inside.
+    Fixpoint,
+}
+
+/// The worker for layer `k` of `game`: the one place the choice is made.
+pub fn worker<G: Game>(game: &G, k: usize) -> Worker {
+    match (game.layer_kind(k), game.values()) {
+        (LayerKind::Fixpoint, _) => Worker::Fixpoint,
+        (LayerKind::Pass, Values::SideToMove) => Worker::Pass,
+        (LayerKind::Pass, _) => Worker::Sweep,
+    }
+}
+
+/// Whether any layer of `game` is solved by another worker than the placement sweep (a game
+/// whose values are for the side to move): such a game's tables store no best moves, and an
+/// MPI build refuses it.
+pub fn beyond_sweep<G: Game>(game: &G) -> bool {
+    (0..=game.last_layer()).any(|k| worker(game, k) != Worker::Sweep)
+}
+
+/// Check what the game declares of its layers against what the workers need: child layers
+/// numbered after their layer, a sweep's children in the next layer only, a fixpoint only
+/// for values of the side to move. A game that breaks this is a bug in the game, reported
+/// as an error rather than a wrong table.
+pub fn check_layers<G: Game>(game: &G) -> Result<()> {
+    let last = game.last_layer();
+    for k in 0..=last {
+        let children = game.child_layers(k);
+        if let Some(&bad) = children.iter().find(|&&j| j <= k || j > last) {
+            return Err(Error::other(format!(
+                "layer {k} declares moves into layer {bad}: moves must lead to higher-numbered layers (up to {last}) or stay inside their own"
+            )));
+        }
+        match worker(game, k) {
+            Worker::Sweep if children.iter().any(|&j| j != k + 1) => {
+                return Err(Error::other(format!(
+                    "layer {k}: the placement sweep reads its children in layer {} only",
+                    k + 1
+                )));
+            }
+            Worker::Fixpoint if !game.values().for_side_to_move() => {
+                return Err(Error::other(format!(
+                    "layer {k}: a layer with moves inside it needs values for the side to move"
+                )));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// For each layer, the lowest layer that reads it (None: no layer does): the driver frees a
+/// finished layer once every layer that reads it is solved.
+pub(crate) fn lowest_readers<G: Game>(game: &G) -> Vec<Option<usize>> {
+    let last = game.last_layer();
+    let mut lowest = vec![None; last + 1];
+    for k in (0..=last).rev() {
+        for j in game.child_layers(k) {
+            if let Some(slot) = lowest.get_mut(j) {
+                *slot = Some(k);
+            }
+        }
+    }
+    lowest
+}
+
+/// The finished layers a layer reads, by layer number (empty where not held).
+pub struct Finished<'a, V> {
+    layers: Vec<&'a [V]>,
+}
+
+impl<'a, V: Value> Finished<'a, V> {
+    /// The layers held, as `(layer, values)`.
+    pub fn new(last_layer: usize, held: impl IntoIterator<Item = (usize, &'a [V])>) -> Self {
+        let mut layers: Vec<&[V]> = vec![&[]; last_layer + 1];
+        for (k, values) in held {
+            layers[k] = values;
+        }
+        Finished { layers }
+    }
+
+    /// Layer `k`'s values (empty where not held).
+    #[inline]
+    pub fn layer(&self, k: usize) -> &'a [V] {
+        self.layers.get(k).copied().unwrap_or(&[])
+    }
+
+    /// The value of position `rank` of layer `k`, None where it is not held.
+    #[inline]
+    pub fn get(&self, k: usize, rank: u64) -> Option<V> {
+        self.layer(k).get(rank as usize).copied()
+    }
+}
+
+/// Bytes a layer's solve holds per position besides its values: the fixpoint's word (4
+/// bytes) and its candidate lists (counted as 2 more).
+pub const FIXPOINT_EXTRA_BYTES: u128 = 6;
+
+/// Bytes the driver holds at its peak with values `width` bytes wide: at each layer, its own
+/// values (plus the fixpoint's working memory) and every finished layer still to be read
+/// (for a placement game: two adjacent layers; standard Teeko: 1.21 GB estimated, 1129 MiB
+/// = 1.18 GB measured).
+pub fn peak_bytes<G: Game>(game: &G, width: usize) -> u128 {
+    let last = game.last_layer();
+    let lowest = lowest_readers(game);
+    let width = width as u128;
+    (0..=last)
+        .map(|k| {
+            let own = game.layer_size(k) as u128;
+            let extra = match worker(game, k) {
+                Worker::Fixpoint => own * FIXPOINT_EXTRA_BYTES,
+                _ => 0,
+            };
+            // Layers above k that some layer at or below k reads.
+            let held: u128 = (k + 1..=last)
+                .filter(|&j| lowest[j].is_some_and(|r| r <= k))
+                .map(|j| game.layer_size(j) as u128)
+                .sum();
+            (own + held) * width + extra
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// The value type a solve of `game` computes in.
+pub fn value_type<G: Game>(game: &G) -> ValueType {
+    game.values().value_type()
+}
+
+/// Refuse a board whose solve does not fit in available memory (`peak_bytes`).
+pub fn check_memory<G: Game>(game: &G, width: usize) -> Result<()> {
+    let need = peak_bytes(game, width);
+    let max_layer = (0..=game.last_layer())
+        .map(|k| game.layer_size(k))
+        .max()
+        .unwrap_or(0);
+    if usize::try_from(max_layer).is_err() {
+        return Err(Error::too_large(
+            "board too large: a layer does not fit in this address space",
+        ));
+    }
+    if let Some(avail) = sweep::available_memory()
+        && need > avail as u128
+    {
+        return Err(Error::too_large(format!(
+            "board too large for memory: the solve needs about {} (the layers it holds at once), {} available",
+            sweep::human_bytes(need as f64),
+            sweep::human_bytes(avail as f64)
+        )));
+    }
+    Ok(())
+}
+
+/// Where a solve starts: from the last layer, or below finished layers (a resumed build).
+pub enum From<V> {
+    /// Nothing finished.
+    Start,
+    /// Layers `layer..` are finished; `held` gives the values of those the layers below read
+    /// (`held_below`).
+    Below {
+        /// The lowest finished layer.
+        layer: usize,
+        /// `(layer, values)` of every layer `held_below(layer)` names.
+        held: Vec<(usize, Vec<V>)>,
+    },
+}
+
+/// The finished layers a solve resumed below `layer` reads (for a placement game: `layer`
+/// itself).
+pub fn held_below<G: Game>(game: &G, layer: usize) -> Vec<usize> {
+    let lowest = lowest_readers(game);
+    (layer..=game.last_layer())
+        .filter(|&j| lowest[j].is_some_and(|r| r < layer))
+        .collect()
+}
+
+/// Called with each finished layer, in order (the table writer).
+pub type OnLayer<'a, V> = &'a mut (dyn FnMut(usize, &[V]) -> Result<()> + Send);
+
+/// Solve every layer not yet finished, from the last down to 0, handing each finished layer
+/// to `on_layer` (while the next one is computed); returns the empty board's value.
+pub fn solve_layers<G: Game, V: Value>(
+    game: &G,
+    driver: Driver,
+    progress: &dyn Progress,
+    from: From<V>,
+    mut on_layer: Option<OnLayer<'_, V>>,
+) -> Result<i64> {
+    check_layers(game)?;
+    let last = game.last_layer();
+    let lowest = lowest_readers(game);
+    let sizes: Vec<usize> = (0..=last)
+        .map(|k| {
+            usize::try_from(game.layer_size(k))
+                .map_err(|_| Error::too_large(format!("layer {k} does not fit in memory")))
+        })
+        .collect::<Result<_>>()?;
+    // Finished layers still to be read, each in a buffer of the largest layer's size, so
+    // that a freed buffer is reused whole (as the sweep always did with its two).
+    let max_layer = sizes.iter().copied().max().unwrap_or(1);
+    let mut held: Vec<Option<Vec<V>>> = (0..=last).map(|_| None).collect();
+    let mut spare: Vec<Vec<V>> = Vec::new();
+    let top = match from {
+        From::Start => last + 1,
+        From::Below { layer, held: read } => {
+            progress.advance(sizes[layer..].iter().map(|&n| n as u64).sum());
+            for (j, mut values) in read {
+                if j < layer || j > last || values.len() != sizes[j] {
+                    return Err(Error::other(format!(
+                        "layer {j} read back does not match the game's layer"
+                    )));
+                }
+                values.resize(max_layer, V::default());
+                held[j] = Some(values);
+            }
+            if let Some(&j) = held_below(game, layer).iter().find(|&&j| held[j].is_none()) {
+                return Err(Error::other(format!("layer {j} was not read back")));
+            }
+            layer
+        }
+    };
+    // The layer finished last and not yet handed on.
+    let mut unseen: Option<usize> = None;
+    for k in (0..top).rev() {
+        let size = sizes[k];
+        progress.layer(k, size as u64);
+        game.prepare_layer(k);
+        let mut buffer = spare
+            .pop()
+            .unwrap_or_else(|| vec![V::default(); max_layer]);
+        {
+            let out = &mut buffer[..size];
+            let finished = Finished::new(
+                last,
+                held.iter()
+                    .enumerate()
+                    .filter_map(|(j, h)| h.as_deref().map(|v| (j, &v[..sizes[j]]))),
+            );
+            let compute = |out: &mut [V]| -> Result<()> {
+                match worker(game, k) {
+                    Worker::Sweep => {
+                        let next = finished.layer(k + 1);
+                        sweep::compute_layer(game, k, out, next, driver, progress);
+                        Ok(())
+                    }
+                    Worker::Pass | Worker::Fixpoint => {
+                        crate::retrograde::solve_layer(game, k, out, &finished, progress)
+                    }
+                }
+            };
+            match (unseen, on_layer.as_deref_mut()) {
+                (Some(j), Some(f)) => {
+                    let handed = finished.layer(j);
+                    std::thread::scope(|scope| {
+                        let writer = scope.spawn(move || f(j, handed));
+                        let computed = compute(out);
+                        let written = writer
+                            .join()
+                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                        computed.and(written)
+                    })?
+                }
+                _ => compute(out)?,
+            }
+        }
+        // Asked to stop: the layer just computed may be partial, and is not handed on.
+        check_stopped(progress)?;
+        held[k] = Some(buffer);
+        unseen = Some(k);
+        // Free what no layer below k reads (every layer but k has been handed on).
+        for (j, slot) in held.iter_mut().enumerate().skip(k + 1) {
+            if slot.is_some() && !lowest[j].is_some_and(|r| r < k) {
+                spare.extend(slot.take());
+            }
+        }
+    }
+    if let (Some(j), Some(f)) = (unseen, on_layer) {
+        if let Some(values) = &held[j] {
+            f(j, &values[..sizes[j]])?;
+        }
+    }
+    let root = held[0]
+        .as_ref()
+        .and_then(|v| v.first())
+        .map(|v| v.to_i64());
+    root.ok_or_else(|| Error::other("the solve finished without layer 0"))
+}
+
+/// Solve every layer, handing each finished layer to `on_layer` (in order, on a thread of its
+/// own while the next layer is computed); returns the empty board's value.
+pub fn solve_each<G: Game, V: Value>(
+    game: &G,
+    driver: Driver,
+    progress: &dyn Progress,
+    mut on_layer: impl FnMut(usize, &[V]) -> Result<()> + Send,
+) -> Result<i64> {
+    solve_layers::<G, V>(game, driver, progress, From::Start, Some(&mut on_layer))
+}
+
+/// The empty board's value, holding only the layers the solve needs at once.
+pub fn solve<G: Game, V: Value>(game: &G, driver: Driver, progress: &dyn Progress) -> Result<i64> {
+    solve_layers::<G, V>(game, driver, progress, From::Start, None)
+}
+
+/// Every layer's values, in memory (tests, small boards).
+pub fn all_values<G: Game, V: Value>(game: &G, driver: Driver) -> Result<Vec<Vec<V>>> {
+    let mut layers = vec![Vec::new(); game.last_layer() + 1];
+    solve_each::<G, V>(game, driver, &sweep::Silent, |k, values| {
+        layers[k] = values.to_vec();
+        Ok(())
+    })?;
+    Ok(layers)
+}
