@@ -111,7 +111,9 @@ impl Estimate {
         let vt = driver_::value_type(game);
         let width = vt.width() as u64;
         let encoding = options.encoding()?;
-        let sizes: Vec<u64> = (0..=game.last_layer()).map(|k| game.layer_size(k)).collect();
+        let sizes: Vec<u64> = (0..=game.last_layer())
+            .map(|k| game.layer_size(k))
+            .collect();
         let header = Header::blank(AnyBoard::of(game), vt, encoding, &sizes);
         let values_start = header::values_start(header::encode(&header)?.len() as u64);
         // A best move takes at most a byte (its index is at most `MAX_INDEX`).
@@ -229,7 +231,9 @@ fn build_layers<G: Registered, V: Value>(
 ) -> Result<BuildReport> {
     use crate::value::ValueType;
     let start = Instant::now();
-    let sizes: Vec<u64> = (0..=game.last_layer()).map(|k| game.layer_size(k)).collect();
+    let sizes: Vec<u64> = (0..=game.last_layer())
+        .map(|k| game.layer_size(k))
+        .collect();
     let encoding = options.encoding()?;
     let side_to_move = game.values().for_side_to_move();
     // A partial file already narrowed to i8 goes on in i8.

@@ -167,8 +167,8 @@ pub use table::Table;
 /// The traits and types a game or a program over tables needs, to `use retro::prelude::*`.
 pub mod prelude {
     pub use crate::game::{
-        AnyBoard, Board, Builtin, Edge, Game, Gameplay, LayerKind, Move, MoveNotation,
-        Registered, Registry, RunSink, Scores, Values, Visitor, Wdl,
+        AnyBoard, Board, Builtin, Edge, Game, Gameplay, LayerKind, Move, MoveNotation, Registered,
+        Registry, RunSink, Scores, Values, Visitor, Wdl,
     };
     pub use crate::table::Table;
     pub use crate::{Error, Result};

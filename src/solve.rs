@@ -194,11 +194,12 @@ pub enum From<V> {
 }
 
 /// The finished layers a solve resumed below `layer` reads (for a placement game: `layer`
-/// itself).
+/// itself), and layer 0 where every layer is finished (the empty board's value is read from
+/// it).
 pub fn held_below<G: Game>(game: &G, layer: usize) -> Vec<usize> {
     let lowest = lowest_readers(game);
     (layer..=game.last_layer())
-        .filter(|&j| lowest[j].is_some_and(|r| r < layer))
+        .filter(|&j| lowest[j].is_some_and(|r| r < layer) || j == 0)
         .collect()
 }
 
@@ -253,9 +254,7 @@ pub fn solve_layers<G: Game, V: Value>(
         let size = sizes[k];
         progress.layer(k, size as u64);
         game.prepare_layer(k);
-        let mut buffer = spare
-            .pop()
-            .unwrap_or_else(|| vec![V::default(); max_layer]);
+        let mut buffer = spare.pop().unwrap_or_else(|| vec![V::default(); max_layer]);
         {
             let out = &mut buffer[..size];
             let finished = Finished::new(
@@ -307,10 +306,7 @@ pub fn solve_layers<G: Game, V: Value>(
             f(j, &values[..sizes[j]])?;
         }
     }
-    let root = held[0]
-        .as_ref()
-        .and_then(|v| v.first())
-        .map(|v| v.to_i64());
+    let root = held[0].as_ref().and_then(|v| v.first()).map(|v| v.to_i64());
     root.ok_or_else(|| Error::other("the solve finished without layer 0"))
 }
 

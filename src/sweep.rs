@@ -343,8 +343,8 @@ pub fn compute_layer<G: Game, V: Value>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::solve::{solve_each as sweep, value_type};
     use crate::game::{Twins, Young};
+    use crate::solve::{solve_each as sweep, value_type};
     use crate::testing::random_game;
 
     /// Every build of the kernel this CPU can run (portable, AVX2, AVX-512) against the

@@ -257,7 +257,9 @@ pub fn check_runs_at<G: Gameplay>(game: &G, k: usize, start: u64, len: usize) {
         }
         match game.ended(&pos) {
             Some(value) => ended.push((start + i, value)),
-            None => game.for_each_child(&pos, |e: Edge| expected.push((start + i, e.rank, e.reward))),
+            None => {
+                game.for_each_child(&pos, |e: Edge| expected.push((start + i, e.rank, e.reward)))
+            }
         }
     }
     seen.moves.sort_unstable();
@@ -339,7 +341,10 @@ pub fn check_parents<G: Gameplay>(game: &G) {
         }
         for (&r, ps) in &parents {
             for &q in ps {
-                assert!(!ended.contains(&q), "layer {k}: parent {q} of {r} has ended");
+                assert!(
+                    !ended.contains(&q),
+                    "layer {k}: parent {q} of {r} has ended"
+                );
                 assert!(
                     children.get(&q).is_some_and(|c| c.contains(&r)),
                     "layer {k}: {q} is told as a parent of {r}, which is not its child"

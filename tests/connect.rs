@@ -8,7 +8,7 @@ mod common;
 use common::{ok, retro};
 
 use retro::game::{Board, Connect, ConnectBoard, Game, Gameplay, Verdict};
-use retro::sweep::{self, Driver, Silent};
+use retro::sweep::{Driver, Silent};
 use retro::testing::{all_values, check_game, walk};
 
 // ---------------------------------------------------------------------------------------
@@ -454,8 +454,9 @@ fn floating_stones_are_refused_naming_the_column() {
 
 #[test]
 fn known_results() {
-    let root =
-        |w, h, k| retro::solve::solve::<_, i8>(&connect(w, h, k), Driver::Parallel, &Silent).unwrap();
+    let root = |w, h, k| {
+        retro::solve::solve::<_, i8>(&connect(w, h, k), Driver::Parallel, &Silent).unwrap()
+    };
     // Connect Four on small boards (John Tromp's table): 4 x 4, 5 x 4 and 4 x 5 are ties;
     // 6 x 4 (6 columns of 4) is a win for the second player, who completes a line with the
     // last stone of the board (ply 24, value -(25 - 24)).

@@ -240,7 +240,8 @@ fn refusals_say_why_the_position_cannot_arise() {
 
 #[test]
 fn known_results() {
-    let root = |r, c, k| retro::solve::solve::<_, i64>(&mnk(r, c, k), Driver::Parallel, &Silent).unwrap();
+    let root =
+        |r, c, k| retro::solve::solve::<_, i64>(&mnk(r, c, k), Driver::Parallel, &Silent).unwrap();
     // Tic-tac-toe and 4 x 4 with four in a row are ties; three in a row on 4 x 4 is an x
     // win with x's third stone, at ply 5 (value 17 - 5 = 12).
     assert_eq!(root(3, 3, 3), 0);

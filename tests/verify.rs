@@ -4,7 +4,7 @@
 use std::process::Command;
 
 use retro::game::{AnyBoard, Game, Twins, TwinsBoard};
-use retro::sweep::{self, Driver, Silent};
+use retro::sweep::{Driver, Silent};
 use retro::table::{Encoding, TableWriter};
 
 fn write_table(path: &std::path::Path, corrupt: Option<(usize, usize)>) {
@@ -15,7 +15,9 @@ fn write_table(path: &std::path::Path, corrupt: Option<(usize, usize)>) {
         horiz: vec![20, 10, 0, 0, 25, 0],
     };
     let game = Twins::new(spec.clone()).unwrap();
-    let sizes: Vec<u64> = (0..=game.last_layer()).map(|k| game.layer_size(k)).collect();
+    let sizes: Vec<u64> = (0..=game.last_layer())
+        .map(|k| game.layer_size(k))
+        .collect();
     let (mut writer, _) = TableWriter::open::<Twins>(
         path,
         AnyBoard::new::<Twins>(spec),

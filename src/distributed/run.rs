@@ -630,7 +630,9 @@ fn build_layers<G: Registered, V: Value + Equivalence>(
     progress: &dyn Progress,
     start: Instant,
 ) -> Result<Option<DistributedReport>> {
-    let sizes: Vec<u64> = (0..=game.last_layer()).map(|k| game.layer_size(k)).collect();
+    let sizes: Vec<u64> = (0..=game.last_layer())
+        .map(|k| game.layer_size(k))
+        .collect();
     let encoding = options.encoding()?;
     let partial = partial_path(path);
     let check = partial_path(&partial);

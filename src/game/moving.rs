@@ -2,8 +2,8 @@
 //! (`x./.o:x`), and values for the side to move (`retrograde::Wdl`) in words.
 
 use crate::error::{Error, Result};
-use crate::game::{Outcome, Verdict};
 use crate::game::Wdl;
+use crate::game::{Outcome, Verdict};
 
 /// A grid position read from text: cells (0 empty, 1 x, 2 o; row-major from the top) and
 /// the side to move if the text names one (`:x` / `:o`; 0 x, 1 o).

@@ -308,7 +308,9 @@ pub trait Registry: 'static {
         impl Visitor for Sizes {
             type Output = Vec<u64>;
             fn visit<G: Registered>(self, game: G) -> Result<Vec<u64>> {
-                Ok((0..=game.last_layer()).map(|k| game.layer_size(k)).collect())
+                Ok((0..=game.last_layer())
+                    .map(|k| game.layer_size(k))
+                    .collect())
             }
         }
         Self::visit(board, Sizes)

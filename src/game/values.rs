@@ -84,12 +84,10 @@ impl Values {
 
     /// The best of `through` over a position's moves, or None where it has none.
     pub fn best(self, layer: usize, moves: impl IntoIterator<Item = i64>) -> Option<i64> {
-        moves
-            .into_iter()
-            .fold(None, |best, v| match best {
-                Some(b) if !self.better(v, b, layer) => Some(b),
-                _ => Some(v),
-            })
+        moves.into_iter().fold(None, |best, v| match best {
+            Some(b) if !self.better(v, b, layer) => Some(b),
+            _ => Some(v),
+        })
     }
 
     /// What a position where play goes on but no move is legal is worth: a loss for the side
@@ -188,7 +186,13 @@ mod tests {
 
     #[test]
     fn wdl_round_trips_and_turns_round() {
-        for wdl in [Wdl::Win(0), Wdl::Win(7), Wdl::Loss(0), Wdl::Loss(12), Wdl::Draw] {
+        for wdl in [
+            Wdl::Win(0),
+            Wdl::Win(7),
+            Wdl::Loss(0),
+            Wdl::Loss(12),
+            Wdl::Draw,
+        ] {
             assert_eq!(Wdl::decode(wdl.encode().into()), wdl);
         }
         let code = |w: Wdl| i64::from(w.encode());

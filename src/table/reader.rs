@@ -670,7 +670,9 @@ impl Visitor for OpenGame {
     type Output = (Vec<u64>, Option<Box<dyn Follow>>);
 
     fn visit<G: Registered>(self, game: G) -> Result<Self::Output> {
-        let sizes = (0..=game.last_layer()).map(|k| game.layer_size(k)).collect();
+        let sizes = (0..=game.last_layer())
+            .map(|k| game.layer_size(k))
+            .collect();
         Ok((sizes, self.moves.then(|| moves::follower(game))))
     }
 }

@@ -20,8 +20,8 @@ pub use board::QuixoBoard;
 
 use crate::error::{Error, Result};
 use crate::game::two_colour::spread;
-use crate::rank::{Binomial, colex_next_mask, colex_unrank_mask, compress, squeeze_out};
 use crate::game::{Edge, Game, LayerKind, Move, Values, Wdl};
+use crate::rank::{Binomial, colex_next_mask, colex_unrank_mask, compress, squeeze_out};
 
 /// A Quixo position: the marked cubes, x's among them, and who moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

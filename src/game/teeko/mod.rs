@@ -21,8 +21,8 @@ mod gameplay;
 
 use crate::error::{Error, Result};
 use crate::game::two_colour::spread;
-use crate::rank::{Binomial, colex_next_mask, squeeze_out};
 use crate::game::{Edge, Game, LayerKind, Move, Values, Wdl};
+use crate::rank::{Binomial, colex_next_mask, squeeze_out};
 
 /// A Teeko board: its size, the stones each player has, the patterns and the first-drop rule.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -477,8 +477,7 @@ impl Game for Teeko {
 
     /// A pattern on the board: the side to move has lost (the other side formed it).
     fn ended(&self, pos: &TeekoPosition) -> Option<i64> {
-        (self.has_pattern(pos.x) || self.has_pattern(pos.o))
-            .then_some(Wdl::Loss(0).encode().into())
+        (self.has_pattern(pos.x) || self.has_pattern(pos.o)).then_some(Wdl::Loss(0).encode().into())
     }
 
     fn for_each_child(&self, pos: &TeekoPosition, mut f: impl FnMut(Edge)) {
