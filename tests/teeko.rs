@@ -317,3 +317,30 @@ fn standard_teeko_layers_have_the_published_sizes() {
     advanced.advanced = true;
     assert_eq!(Teeko::new(advanced).unwrap().patterns().len(), 58);
 }
+
+/// Boards whose lists of stone layouts would be too large to keep (6 x 6 with 6 or more
+/// stones) unrank their layouts from binomials instead: every sampled rank of every layer
+/// reads back to itself, and the first positions of a layer step on as the lookup does.
+#[test]
+fn boards_past_the_layout_lists_rank_and_unrank() {
+    for stones in [5, 6, 9, 17] {
+        let game = Teeko::new(board(6, 6, stones)).unwrap();
+        for k in 0..=2 * stones {
+            let n = MovementGame::layer_size(&game, k);
+            let samples = (0..64u64)
+                .map(|i| i * (n - 1) / 63)
+                .chain(n.saturating_sub(3)..n);
+            for r in samples {
+                let pos = MovementGame::unrank(&game, k, r);
+                assert_eq!(game.rank(&pos), r, "6x6s{stones} layer {k}");
+                assert_eq!((pos.x | pos.o).count_ones() as usize, k);
+                assert_eq!(pos.x & pos.o, 0);
+                if r + 1 < n {
+                    let mut next = pos;
+                    MovementGame::advance(&game, &mut next);
+                    assert_eq!(next, MovementGame::unrank(&game, k, r + 1));
+                }
+            }
+        }
+    }
+}

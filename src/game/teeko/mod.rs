@@ -21,7 +21,7 @@ mod gameplay;
 
 use crate::error::{Error, Result};
 use crate::game::two_colour::spread;
-use crate::rank::{Binomial, colex_next_mask, squeeze_out};
+use crate::rank::{Binomial, colex_next_mask, colex_unrank_mask, squeeze_out};
 use crate::retrograde::{Child, MovementGame, Wdl};
 
 /// A Teeko board: its size, the stones each player has, the patterns and the first-drop rule.
@@ -98,6 +98,11 @@ impl TeekoPosition {
 /// with that cell at a corner (at most 5 on a board of 36 cells).
 const PER_CELL: usize = 12;
 
+/// The most masks `Teeko::masks` lists (8 MiB). Standard Teeko lists 15,276 and 6 x 6 with
+/// 5 stones 443,704, whose movement layer already holds 1.3e11 positions; 6 x 6 with 6
+/// stones would list 2.4 million, with 17 stones 30 billion (240 GB).
+const MAX_MASKS: u64 = 1 << 20;
+
 /// Teeko on one board: the ranking tables, the neighbours and the patterns, built once.
 pub struct Teeko {
     board: TeekoBoard,
@@ -111,8 +116,11 @@ pub struct Teeko {
     by_lowest: Vec<[u64; PER_CELL]>,
     /// Every mask of m cells in colex order, for m up to S: unranking a side's stones is
     /// a lookup (colex order does not depend on the number of cells, so o's cells packed
-    /// over the free cells unrank from the same lists).
+    /// over the free cells unrank from the same lists). Empty when the lists would pass
+    /// `MAX_MASKS`: such a board's layers are far beyond any table, and a header or a
+    /// plan that names it must not cost gigabytes; its masks unrank from `binom`.
     masks: Vec<Vec<u64>>,
+    binom: Binomial,
     /// C(i, j) for cells i and j up to S, at `i * (S + 1) + j`: small enough to stay in
     /// the nearest cache.
     small_binom: Vec<u64>,
@@ -161,8 +169,9 @@ impl Teeko {
         }
         if s == 4 {
             // Squares: 2 x 2 always, the corners of larger ones in the advanced game.
+            // No square fits a board narrower than it (a side of 1 has none).
             let largest = if board.advanced { rows.min(cols) } else { 2 };
-            for size in 2..=largest {
+            for size in 2..=largest.min(rows).min(cols) {
                 for r in 0..=rows - size {
                     for c in 0..=cols - size {
                         let far = size - 1;
@@ -189,21 +198,26 @@ impl Teeko {
             filled[cell] += 1;
         }
         let binom = Binomial::new(cells)?;
-        let masks = (0..=s)
-            .map(|m| {
-                let count = binom.get(cells, m);
-                let mut mask = (1u64 << m) - 1;
-                (0..count)
-                    .map(|i| {
-                        let here = mask;
-                        if i + 1 < count {
-                            mask = colex_next_mask(mask);
-                        }
-                        here
-                    })
-                    .collect()
-            })
-            .collect();
+        let listed: u64 = (0..=s).map(|m| binom.get(cells, m)).sum();
+        let masks = if listed <= MAX_MASKS {
+            (0..=s)
+                .map(|m| {
+                    let count = binom.get(cells, m);
+                    let mut mask = (1u64 << m) - 1;
+                    (0..count)
+                        .map(|i| {
+                            let here = mask;
+                            if i + 1 < count {
+                                mask = colex_next_mask(mask);
+                            }
+                            here
+                        })
+                        .collect()
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let small_binom = (0..cells)
             .flat_map(|i| (0..=s).map(move |j| (i, j)))
             .map(|(i, j)| binom.get(i, j))
@@ -221,6 +235,7 @@ impl Teeko {
             patterns,
             by_lowest,
             masks,
+            binom,
             small_binom,
             inner,
             boards,
@@ -265,6 +280,15 @@ impl Teeko {
             j += 1;
         }
         rank
+    }
+
+    /// The mask of `m` cells of colex rank `rank`: a lookup where the lists are kept.
+    #[inline]
+    fn unrank_mask(&self, m: usize, rank: u64) -> u64 {
+        match self.masks.get(m) {
+            Some(list) => list[rank as usize],
+            None => colex_unrank_mask(&self.binom, rank, m),
+        }
     }
 
     /// Set bits of a mask of at most 2S stones (the default x86-64 target has no popcount
@@ -407,8 +431,8 @@ impl MovementGame for Teeko {
         };
         let inner = self.inner(k);
         let h = Self::x_count(k);
-        let x = self.masks[h][(board_rank / inner) as usize];
-        let o_packed = self.masks[k - h][(board_rank % inner) as usize];
+        let x = self.unrank_mask(h, board_rank / inner);
+        let o_packed = self.unrank_mask(k - h, board_rank % inner);
         TeekoPosition {
             k,
             x,
