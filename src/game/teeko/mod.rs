@@ -4,7 +4,7 @@
 //! whose stones form a pattern has won: S in a straight line (row, column, diagonal), and
 //! for S = 4 the four cells of a 2 x 2 square (standard: 44 patterns on 5 x 5); `advanced`
 //! adds, for S = 4, the four corners of every larger square (58 on 5 x 5). An option forbids
-//! x's first drop in the centre.
+//! x's first drop in the centre (of a board with odd rows and odd columns).
 //!
 //! Layers are by stones on the board: 0..2S - 1 are the drop phase (the stone count says who
 //! moves), 2S the movement phase, whose positions carry the side to move and whose moves stay
@@ -51,7 +51,8 @@ impl TeekoBoard {
         }
     }
 
-    /// The board, refused unless both players' stones fit with a cell to spare.
+    /// The board, refused unless both players' stones fit with a cell to spare and a
+    /// first-drop rule has a centre to keep x off.
     pub fn checked(self) -> Result<TeekoBoard> {
         let cells = self.rows.saturating_mul(self.cols);
         if self.rows == 0 || self.cols == 0 || cells > 36 {
@@ -64,6 +65,12 @@ impl TeekoBoard {
             return Err(Error::input(format!(
                 "teeko with {} stones each on {} cells: the stones must leave a cell free",
                 self.stones, cells
+            )));
+        }
+        if self.no_centre_first && (self.rows.is_multiple_of(2) || self.cols.is_multiple_of(2)) {
+            return Err(Error::input(format!(
+                "teeko no-centre-first needs a board with a centre cell (odd rows and odd columns); {} x {} has none",
+                self.rows, self.cols
             )));
         }
         Ok(self)
@@ -393,6 +400,26 @@ impl Teeko {
                 f(Some(from), cell, x, o);
             }
         }
+    }
+
+    /// Whether one of x's stones has an empty neighbour it could have slid from without
+    /// x having a pattern there (before the slide x was to move, so had none).
+    fn x_could_have_slid(&self, pos: &TeekoPosition) -> bool {
+        let empty = self.all() & !pos.occupied();
+        let mut stones = pos.x;
+        while stones != 0 {
+            let at = stones & stones.wrapping_neg();
+            stones &= stones - 1;
+            let mut from = self.neighbours[at.trailing_zeros() as usize] & empty;
+            while from != 0 {
+                let cell = from & from.wrapping_neg();
+                from &= from - 1;
+                if !self.has_pattern(pos.x & !at | cell) {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// The centre cell, where the board has one.
