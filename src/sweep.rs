@@ -31,6 +31,13 @@ pub trait Progress: Sync {
     fn stopped(&self) -> bool {
         false
     }
+    /// The pool the layer handed on (`sweep`'s `on_layer`, the table writer, on a thread
+    /// of its own) runs its parallel work on; None for rayon's global pool. A library
+    /// caller whose global pool has no workers (a process forked after it started) gives
+    /// one of its own.
+    fn pool(&self) -> Option<&rayon::ThreadPool> {
+        None
+    }
 }
 
 /// The error a sweep stops with when `Progress::stopped` says so.
@@ -407,7 +414,10 @@ pub fn sweep_from<G: Game, V: Value>(
         let (out, above) = (&mut cur[..size], &next[..next_len]);
         match (unseen, on_layer.as_deref_mut()) {
             (Some(j), Some(f)) => std::thread::scope(|scope| {
-                let handed = scope.spawn(move || f(j, above));
+                let handed = scope.spawn(move || match progress.pool() {
+                    Some(pool) => pool.install(|| f(j, above)),
+                    None => f(j, above),
+                });
                 compute_layer(game, k, out, above, driver, progress);
                 handed
                     .join()
