@@ -279,7 +279,12 @@ pub fn solve_layers<G: Game, V: Value>(
                 (Some(j), Some(f)) => {
                     let handed = finished.layer(j);
                     std::thread::scope(|scope| {
-                        let writer = scope.spawn(move || f(j, handed));
+                        // The writer packs a compact layer on rayon's pool: the caller's
+                        // own where it has one (a forked Python child).
+                        let writer = scope.spawn(move || match progress.pool() {
+                            Some(pool) => pool.install(|| f(j, handed)),
+                            None => f(j, handed),
+                        });
                         let computed = compute(out);
                         let written = writer
                             .join()

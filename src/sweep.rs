@@ -32,6 +32,13 @@ pub trait Progress: Sync {
     fn stopped(&self) -> bool {
         false
     }
+    /// The pool the layer handed on (`sweep`'s `on_layer`, the table writer, on a thread
+    /// of its own) runs its parallel work on; None for rayon's global pool. A library
+    /// caller whose global pool has no workers (a process forked after it started) gives
+    /// one of its own.
+    fn pool(&self) -> Option<&rayon::ThreadPool> {
+        None
+    }
 }
 
 /// The error a sweep stops with when `Progress::stopped` says so.

@@ -8,7 +8,7 @@ mod common;
 use common::{ok, retro};
 
 use retro::game::{Board, Game, Gameplay, Mnk, MnkBoard, Twins, TwinsBoard, Verdict};
-use retro::sweep::{self, Driver, Silent};
+use retro::sweep::{Driver, Silent};
 use retro::testing::{all_values, check_game, walk};
 
 // ---------------------------------------------------------------------------------------

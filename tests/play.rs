@@ -432,3 +432,63 @@ fn mistakes_are_named_and_undo_works_after_the_end() {
     );
     assert!(!text.contains("first 0, second 0"), "{text}");
 }
+
+/// A table written over in place while `play` has it open (`cp other.retro t.retro`) is an
+/// error at the next answer, not a game that goes on with the other file's values.
+#[test]
+fn a_table_written_over_during_the_game_is_an_error() {
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+
+    let dir = tempfile::tempdir().unwrap();
+    let t = build(dir.path(), "young", "young-sample.txt");
+    // Another young 2 x 3 table: the same layout, other values.
+    let board = dir.path().join("other.txt");
+    let generated = retro(&["gen", "young", "2x3", "--seed", "3"], "");
+    std::fs::write(&board, common::ok(&generated)).unwrap();
+    let other = dir.path().join("other.retro");
+    common::ok(&retro(
+        &[
+            "build",
+            "young",
+            board.to_str().unwrap(),
+            "-o",
+            other.to_str().unwrap(),
+            "-q",
+        ],
+        "",
+    ));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retro"))
+        .args(["play", t.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run retro play");
+    // The first prompt: the table is open and the first position answered.
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&seen).contains("your move") {
+        let n = stdout.read(&mut buf).expect("read stdout");
+        assert!(
+            n > 0,
+            "play ended early: {}",
+            String::from_utf8_lossy(&seen)
+        );
+        seen.extend_from_slice(&buf[..n]);
+    }
+    // As `cp` writes: the same file, cut to nothing, then the other table's bytes.
+    let mut f = std::fs::File::options().write(true).open(&t).unwrap();
+    f.set_len(0).unwrap();
+    f.write_all(&std::fs::read(&other).unwrap()).unwrap();
+    drop(f);
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(b"1,1\nquit\n").unwrap();
+    drop(stdin);
+    let mut rest = String::new();
+    stdout.read_to_string(&mut rest).unwrap();
+    let out = child.wait_with_output().unwrap();
+    common::fails(&out, 1, "the file changed on disk while it was being read");
+    assert!(!rest.contains("quit:"), "{rest}");
+}

@@ -1,12 +1,17 @@
 //! Teeko and its family against a brute force written here from the rules alone: every
 //! position as a plain grid and a side to move, an explicit graph of moves, and a plain
 //! fixpoint over it (no ranking, no code of the library), compared value by value with the
-//! retrograde solver, remoteness included.
+//! retrograde solver, remoteness included; and the positions a search from the empty board
+//! reaches, compared with the ones `check_reachable` accepts.
 
-use std::collections::HashMap;
+mod common;
 
-use retro::game::teeko::{Teeko, TeekoBoard};
-use retro::game::{Game, Wdl};
+use std::collections::{HashMap, HashSet};
+
+use common::{fails, ok, retro};
+
+use retro::game::teeko::{Teeko, TeekoBoard, TeekoPosition};
+use retro::game::{Game, Gameplay, Wdl};
 
 /// Every layer's values, solved in memory by the library.
 fn all_values<G: Game>(game: &G) -> retro::Result<Vec<Vec<i16>>> {
@@ -233,18 +238,7 @@ fn check(board: TeekoBoard) -> (usize, Wdl) {
         for (r, &v) in values.iter().enumerate() {
             let pos = game.unrank(k, r as u64);
             assert_eq!(game.rank(&pos), r as u64, "layer {k}");
-            let grid: Vec<u8> = (0..cells)
-                .map(|c| {
-                    if pos.x >> c & 1 == 1 {
-                        1
-                    } else if pos.o >> c & 1 == 1 {
-                        2
-                    } else {
-                        0
-                    }
-                })
-                .collect();
-            let key = (grid, pos.side + 1);
+            let key = grid_of(&pos, cells);
             let want = brute
                 .get(&key)
                 .unwrap_or_else(|| panic!("layer {k} rank {r}: {key:?} is no position"));
@@ -321,4 +315,163 @@ fn standard_teeko_layers_have_the_published_sizes() {
     let mut advanced = TeekoBoard::standard();
     advanced.advanced = true;
     assert_eq!(Teeko::new(advanced).unwrap().patterns().len(), 58);
+}
+
+/// Every position play reaches from the empty board, by a search over the moves of the
+/// rules above (a won position has none).
+fn reached(rules: &Rules) -> HashSet<Grid> {
+    let start: Grid = (vec![0; rules.rows * rules.cols], 1);
+    let mut seen = HashSet::from([start.clone()]);
+    let mut todo = vec![start];
+    while let Some(p) = todo.pop() {
+        for c in rules.children(&p) {
+            if seen.insert(c.clone()) {
+                todo.push(c);
+            }
+        }
+    }
+    seen
+}
+
+/// A position of the library as the brute force's grid.
+fn grid_of(pos: &TeekoPosition, cells: usize) -> Grid {
+    let marks = (0..cells)
+        .map(|c| {
+            if pos.x >> c & 1 == 1 {
+                1
+            } else if pos.o >> c & 1 == 1 {
+                2
+            } else {
+                0
+            }
+        })
+        .collect();
+    (marks, pos.side + 1)
+}
+
+/// `check_reachable` (and so export's `reachable` column) accepts exactly the positions a
+/// search from the empty board reaches, on every board of up to 12 cells with every
+/// stone count: with and without the first-drop rule where the board has a centre, and
+/// advanced where S = 4 and larger squares fit. It catches the first-drop rule's layer of
+/// two stones (x alone on the centre, beside an o) and positions with all stones down
+/// where x cannot have just slid.
+#[test]
+fn check_reachable_accepts_exactly_what_play_reaches() {
+    let mut boards = 0;
+    for rows in 1..=12 {
+        for cols in (1..=12).filter(|c| rows * c <= 12) {
+            let centre = rows % 2 == 1 && cols % 2 == 1;
+            for stones in (1..).take_while(|s| 2 * s < rows * cols) {
+                for advanced in [false, true] {
+                    for no_centre_first in [false, true] {
+                        // Larger squares fit only where both sides have 3 cells or more.
+                        let squares = rows.min(cols) >= 3;
+                        if (advanced && (stones != 4 || !squares)) || (no_centre_first && !centre) {
+                            continue;
+                        }
+                        let b = TeekoBoard {
+                            rows,
+                            cols,
+                            stones,
+                            advanced,
+                            no_centre_first,
+                        };
+                        let seen = reached(&Rules::new(&b));
+                        let game = Teeko::new(b.clone()).unwrap();
+                        let mut accepted = 0;
+                        for k in 0..=2 * stones {
+                            for r in 0..game.layer_size(k) {
+                                let pos = game.unrank(k, r);
+                                let grid = grid_of(&pos, rows * cols);
+                                let verdict = game.check_reachable(&pos);
+                                assert_eq!(
+                                    verdict.is_ok(),
+                                    seen.contains(&grid),
+                                    "{b:?}: {} ({verdict:?})",
+                                    game.format_position(&pos)
+                                );
+                                accepted += usize::from(verdict.is_ok());
+                            }
+                        }
+                        assert_eq!(accepted, seen.len(), "{b:?}");
+                        boards += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(boards, 141);
+}
+
+/// Under the first-drop rule x's lone stone on the centre, with or without an o beside
+/// it, is refused by `query` and marked unreachable by `export`; a board without a centre
+/// cell refuses the rule in one line.
+#[test]
+fn the_first_drop_rule_in_the_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("t.retro");
+    let table = table.to_str().unwrap();
+    ok(&retro(
+        &["build", "teeko", "-o", table],
+        "3x3 no-centre-first\n",
+    ));
+    for position in [".../.x./...", ".../.x./..o"] {
+        fails(&retro(&["query", table, position], ""), 2, "x's first drop");
+    }
+    ok(&retro(&["query", table, "..x/.x./..o"], ""));
+    let csv = dir.path().join("t.csv");
+    ok(&retro(&["export", table, "-o", csv.to_str().unwrap()], ""));
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let column = header.iter().position(|&c| c == "reachable").unwrap();
+    let reachable = |position: &str| {
+        let line = csv
+            .lines()
+            .find(|l| l.starts_with(&format!("{position},")))
+            .unwrap_or_else(|| panic!("{position} is not exported"));
+        // No field before `reachable` holds a comma but the quoted best move.
+        let fields: Vec<&str> = line.split(',').collect();
+        fields[column + fields.len() - header.len()] == "true"
+    };
+    assert!(!reachable(".../.x./..."));
+    assert!(!reachable(".../.x./..o"));
+    assert!(reachable("..x/.x./..o"));
+    for board in [
+        "4x4s3 no-centre-first",
+        "3x4 no-centre-first",
+        "4x5 no-centre-first",
+    ] {
+        fails(
+            &retro(&["build", "teeko", "-o", table], &format!("{board}\n")),
+            2,
+            "needs a board with a centre cell (odd rows and odd columns)",
+        );
+    }
+}
+
+/// Boards whose lists of stone layouts would be too large to keep (6 x 6 with 6 or more
+/// stones) unrank their layouts from binomials instead: every sampled rank of every layer
+/// reads back to itself, and the first positions of a layer step on as the lookup does.
+#[test]
+fn boards_past_the_layout_lists_rank_and_unrank() {
+    for stones in [5, 6, 9, 17] {
+        let game = Teeko::new(board(6, 6, stones)).unwrap();
+        for k in 0..=2 * stones {
+            let n = game.layer_size(k);
+            let samples = (0..64u64)
+                .map(|i| i * (n - 1) / 63)
+                .chain(n.saturating_sub(3)..n);
+            for r in samples {
+                let pos = game.unrank(k, r);
+                assert_eq!(game.rank(&pos), r, "6x6s{stones} layer {k}");
+                assert_eq!((pos.x | pos.o).count_ones() as usize, k);
+                assert_eq!(pos.x & pos.o, 0);
+                if r + 1 < n {
+                    let mut next = pos;
+                    game.advance(&mut next);
+                    assert_eq!(next, game.unrank(k, r + 1));
+                }
+            }
+        }
+    }
 }

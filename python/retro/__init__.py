@@ -27,7 +27,20 @@ from __future__ import annotations
 import builtins
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
+from functools import cached_property
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    NamedTuple,
+    Optional,
+    Tuple,
+    Union,
+)
 
 import numpy as np
 
@@ -40,6 +53,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "Layer",
+    "Outcome",
+    "Outcomes",
     "Table",
     "TableError",
     "build",
@@ -50,10 +65,19 @@ __all__ = [
 
 __version__ = "0.1.0"
 
-#: What ``Layer.result`` holds, for the side to move, by the codes the extension returns.
-_RESULTS = np.array(["win", "loss", "tie", "draw"])
+#: What ``Layer.result`` holds, for the side to move, by the codes the extension returns
+#: (4: a ``query_many`` line that is not a position, masked).
+_RESULTS = np.array(["win", "loss", "tie", "draw", ""], dtype="U4")
 #: Who moves, by the codes the extension returns ("none" where play has ended).
-_SIDES = np.array(["first", "second", "none"])
+_SIDES = np.array(["first", "second", "none"], dtype="U6")
+
+
+def _words(words: np.ndarray, codes: bytearray) -> np.ndarray:
+    """``words[codes]`` for one-byte codes. Indexed as raw bytes (a void view) and viewed
+    back as strings: five times faster than indexing the strings themselves, which took
+    15 s of a 150-million-row layer."""
+    raw = words.view(np.dtype((np.void, words.itemsize)))
+    return raw[np.frombuffer(codes, dtype=np.uint8)].view(words.dtype)
 
 #: A path as the ``open`` builtin takes it.
 PathLike = Union[str, "os.PathLike[str]"]
@@ -65,10 +89,11 @@ ProgressCallback = Callable[[int, int, Optional[int]], Any]
 
 @dataclass(frozen=True)
 class Layer:
-    """One layer of a table (the positions with ``stones`` stones), as NumPy arrays.
+    """One layer of a table (the positions with ``stones`` stones), or a slice of one, as
+    NumPy arrays.
 
-    Row ``i`` is the position of rank ``i``: ``rank`` is ``0, 1, ..., len - 1`` and
-    ``Table.position(stones, rank)`` gives its text. The columns are those of
+    Row ``i`` is the position of rank ``start + i``: ``rank`` is ``start, start + 1, ...``
+    and ``Table.position(stones, rank)`` gives its text. The columns are those of
     ``retro export`` (``value``; ``result`` and ``remoteness`` for games that end in a
     win, a loss, a tie or a draw; ``position``, ``to_move`` and ``best_move`` when asked
     for), in the same order and with the same contents.
@@ -76,9 +101,9 @@ class Layer:
 
     #: Stones on the board: the layer's number.
     stones: int
-    #: Each position's rank in its layer (uint64).
-    rank: np.ndarray
-    #: Each position's value (int64; what it means per game: ``retro help games``).
+    #: Each position's value as the table stores it (int64; what it means per game:
+    #: ``retro help games``). For a game with outcomes it is a code (Teeko's 8 is a win in
+    #: 7): ``result`` and ``remoteness`` say it.
     value: np.ndarray
     #: "win", "loss", "tie" or "draw" for the side to move; None for a game of scores.
     result: Optional[np.ndarray] = None
@@ -91,6 +116,13 @@ class Layer:
     #: The first best move as export writes it (``"2,3"``; connect ``"3"``), None where
     #: nobody moves, if moves were asked for (object array).
     best_move: Optional[np.ndarray] = None
+    #: The rank of the first row: 0 for a whole layer.
+    start: int = 0
+
+    @cached_property
+    def rank(self) -> np.ndarray:
+        """Each position's rank in its layer (uint64), made when first asked for."""
+        return np.arange(self.start, self.start + len(self.value), dtype=np.uint64)
 
     def __len__(self) -> int:
         return len(self.value)
@@ -114,22 +146,51 @@ class Layer:
         return cols
 
 
-def _layer_from_raw(k: int, raw: Dict[str, Any]) -> Layer:
-    value = np.frombuffer(raw["value"], dtype="<i8")
+def _layer_from_raw(k: int, start: int, raw: Dict[str, Any]) -> Layer:
     fields: Dict[str, Any] = {
         "stones": k,
-        "rank": np.arange(len(value), dtype=np.uint64),
-        "value": value,
+        "start": start,
+        "value": np.frombuffer(raw["value"], dtype="<i8"),
     }
     if "result" in raw:
-        fields["result"] = _RESULTS[np.frombuffer(raw["result"], dtype=np.int8)]
+        fields["result"] = _words(_RESULTS, raw.pop("result"))
         fields["remoteness"] = np.frombuffer(raw["remoteness"], dtype="<i8")
     if "position" in raw:
         fields["position"] = _objects(raw["position"])
     if "to_move" in raw:
-        fields["to_move"] = _SIDES[np.frombuffer(raw["to_move"], dtype=np.int8)]
+        fields["to_move"] = _words(_SIDES, raw.pop("to_move"))
         fields["best_move"] = _objects(raw["best_move"])
     return Layer(**fields)
+
+
+class Outcome(NamedTuple):
+    """How a game that ends in a win, a loss, a tie or a draw goes from a position with
+    best play: what :func:`solve` returns for mnk, connect, teeko and quixo."""
+
+    #: "win", "loss", "tie" or "draw", for the side to move.
+    result: str
+    #: Plies to the end of the game with best play (0 for a draw, which never ends).
+    remoteness: int
+
+
+@dataclass(frozen=True)
+class Outcomes:
+    """What :meth:`Table.query_many` returns for a game that ends in a win, a loss, a tie
+    or a draw (mnk, connect, teeko, quixo): per position, in order, its result and
+    remoteness, as ``Table.layer`` and ``retro export`` give them. With
+    ``errors="mask"``, ``result`` and ``remoteness`` are ``numpy.ma.MaskedArray`` objects
+    whose bad positions are masked."""
+
+    #: "win", "loss", "tie" or "draw" for the side to move (a str array).
+    result: np.ndarray
+    #: Plies to the end of the game with best play (int64).
+    remoteness: np.ndarray
+    #: True where the line was not a position (with ``errors="mask"``; all False
+    #: otherwise).
+    mask: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.result)
 
 
 def _objects(items: List[Any]) -> np.ndarray:
@@ -137,6 +198,32 @@ def _objects(items: List[Any]) -> np.ndarray:
     out = np.empty(len(items), dtype=object)
     out[:] = items
     return out
+
+
+#: Bytes per row of ``Table.layer`` while it is made, for the memory check: ``value``
+#: (int64) and ``rank`` (uint64); ``result`` ("U4", 16 bytes, from one byte of code) and
+#: ``remoteness`` (int64); with ``positions``, each position's str object (about 50 bytes
+#: and its length), its pointer in a list and in the object array, and the Rust string it
+#: is made from (24 bytes and its length); with ``moves``, ``to_move`` ("U6", from one
+#: byte) and the best move's str, pointers and Rust string. Measured against peak RSS:
+#: docs/python.md.
+_ROW_BYTES = {"value": 16, "outcome": 25, "text": 100, "moves": 160}
+
+
+def _available_memory() -> Optional[int]:
+    """MemAvailable in bytes, as the command line's memory checks read it (None where
+    it cannot be read)."""
+    return _retro.available_memory()
+
+
+def _human_bytes(n: float) -> str:
+    """ "6.4 GiB": a byte count as the command line writes one."""
+    units = ("B", "KiB", "MiB", "GiB", "TiB")
+    v, u = float(n), 0
+    while v >= 1024 and u + 1 < len(units):
+        v /= 1024
+        u += 1
+    return f"{n:.0f} B" if u == 0 else f"{v:.1f} {units[u]}"
 
 
 class Table:
@@ -153,8 +240,31 @@ class Table:
     def __init__(self, path: PathLike) -> None:
         #: The path the table was opened from.
         self.path: str = os.fspath(path)
-        self._raw = _retro.RawTable(self.path)
-        self._header: Dict[str, Any] = self._raw.info(False)
+        self._open: Optional[_retro.RawTable] = _retro.RawTable(self.path)
+        self._header: Dict[str, Any] = self._open.info(False)
+
+    @property
+    def _raw(self) -> "_retro.RawTable":
+        if self._open is None:
+            raise ValueError(f"{self.path}: the table is closed")
+        return self._open
+
+    def close(self) -> None:
+        """Let go of the file (its memory map) now rather than when the object is
+        collected. The header's attributes still answer; anything that reads the table
+        raises :class:`ValueError`. Closing twice is no error."""
+        self._open = None
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` has been called."""
+        return self._open is None
+
+    def __enter__(self) -> "Table":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
     # What `info --json` says, without reading the whole file.
     @property
@@ -184,7 +294,35 @@ class Table:
 
     @property
     def root_value(self) -> int:
-        """The empty board's value."""
+        """The empty board's value, for a game of scores (young, twins). A game that ends
+        in a win, a loss, a tie or a draw has :attr:`root_result` and
+        :attr:`root_remoteness` instead: asking it for a value raises
+        :class:`AttributeError` (:attr:`root_code` is the code the table stores)."""
+        if "root_result" in self._header:
+            raise AttributeError(
+                f"a {self.game} table's root is {self.root_result!r} with remoteness "
+                f"{self.root_remoteness}, not a value: see root_result and root_remoteness "
+                f"(root_code is the code the table stores)"
+            )
+        return self._header["root_value"]
+
+    @property
+    def root_result(self) -> Optional[str]:
+        """The empty board's result for the side to move, "win", "loss", "tie" or "draw"
+        (None for a game of scores)."""
+        return self._header.get("root_result")
+
+    @property
+    def root_remoteness(self) -> Optional[int]:
+        """Plies to the end of the game from the empty board with best play (None for a
+        game of scores)."""
+        return self._header.get("root_remoteness")
+
+    @property
+    def root_code(self) -> int:
+        """The empty board's entry as the table stores it: the value for a game of
+        scores, a code for the others (Teeko's and Quixo's r + 1 for a win in r, ...;
+        ``retro help games``)."""
         return self._header["root_value"]
 
     @property
@@ -214,14 +352,24 @@ class Table:
         ``position``, ``first_score``, ``second_score``, ...)."""
         return self._raw.pv(position)
 
-    def query_many(self, positions: Iterable[str], *, errors: str = "raise") -> np.ndarray:
-        """The values of many positions at once, as ``retro query TABLE --batch`` prints
-        them: an int64 array, one value per position, in order.
+    def query_many(
+        self, positions: Iterable[str], *, errors: str = "raise", codes: bool = False
+    ) -> Union[np.ndarray, Outcomes]:
+        """The answers for many positions at once, as ``retro query TABLE --batch``
+        answers them, in order.
+
+        For a game of scores (young, twins): an int64 array of values. For a game that
+        ends in a win, a loss, a tie or a draw (mnk, connect, teeko, quixo): an
+        :class:`Outcomes` of ``result`` and ``remoteness`` arrays. ``codes=True`` gives
+        the entries as the table stores them (and ``retro query --batch`` prints them),
+        an int64 array for every game: for the games with outcomes these are codes
+        (Teeko's 8 is a win in 7; ``retro help games``).
 
         The positions are read in Rust, in parallel, without the GIL. With
-        ``errors="raise"`` (the default) a bad position raises :class:`ValueError`
-        naming its index; with ``errors="mask"`` the result is a
-        ``numpy.ma.MaskedArray`` whose bad entries are masked.
+        ``errors="raise"`` (the default) the first bad position raises
+        :class:`ValueError` naming its index, and the positions after it are not read;
+        with ``errors="mask"`` the bad ones are masked (a ``numpy.ma.MaskedArray``, or
+        ``Outcomes.mask``).
         """
         if errors not in ("raise", "mask"):
             raise ValueError(f'errors={errors!r}: expected "raise" or "mask"')
@@ -235,25 +383,90 @@ class Table:
             raise TypeError(
                 f"positions[{i}] is a {type(items[i]).__name__}, not a str"
             ) from None
-        raw, bad = self._raw.values(text, len(items))
-        values = np.frombuffer(raw, dtype="<i8")
-        if bad and errors == "raise":
-            i, message = bad[0]
-            more = f" (and {len(bad) - 1} more bad positions)" if len(bad) > 1 else ""
-            raise ValueError(f"positions[{i}]: {message}{more}")
-        if errors == "mask":
-            mask = np.zeros(len(values), dtype=bool)
-            mask[[i for i, _ in bad]] = True
-            return np.ma.MaskedArray(values, mask=mask)
-        return values
+        masking = errors == "mask"
+        raw = self._raw.values(text, len(items), not codes, masking)
+        if raw["bad"] and not masking:
+            i, message = raw["messages"][0]
+            raise ValueError(f"positions[{i}]: {message}")
+        mask = (
+            np.frombuffer(raw["mask"], dtype=np.bool_)
+            if masking
+            else np.zeros(len(items), dtype=np.bool_)
+        )
+        if "value" in raw:
+            values = np.frombuffer(raw["value"], dtype="<i8")
+            return np.ma.MaskedArray(values, mask=mask) if masking else values
+        result = _words(_RESULTS, raw.pop("result"))
+        remoteness = np.frombuffer(raw["remoteness"], dtype="<i8")
+        if masking:
+            result = np.ma.MaskedArray(result, mask=mask)
+            remoteness = np.ma.MaskedArray(remoteness, mask=mask)
+        return Outcomes(result=result, remoteness=remoteness, mask=mask)
 
-    def layer(self, k: int, *, positions: bool = False, moves: bool = False) -> Layer:
+    def layer(
+        self,
+        k: int,
+        start: Optional[int] = None,
+        stop: Optional[int] = None,
+        *,
+        positions: bool = False,
+        moves: bool = False,
+    ) -> Layer:
         """Layer ``k`` (the positions with ``k`` stones) as NumPy arrays, read in Rust
         without going through text: ranks, values, and for a game that ends in a win, a
         loss, a tie or a draw, results and remoteness. ``positions=True`` adds each
         position's text; ``moves=True`` adds who moves and the first best move (as
-        ``retro export`` writes them; this reads every move's child)."""
-        return _layer_from_raw(k, self._raw.layer(k, positions, moves))
+        ``retro export`` writes them; this reads every move's child).
+
+        ``start`` and ``stop`` read the ranks ``start..stop`` only, as a slice does
+        (``layer(k, 0, 1_000_000)``); :meth:`layer_chunks` walks a layer that way. A
+        layer (or slice) whose arrays would not fit in the memory available raises
+        :class:`MemoryError` before anything is read, saying how much it needs."""
+        size = self._layer_size(k)
+        start, stop, _ = slice(start, stop).indices(size)
+        stop = max(start, stop)
+        rows = stop - start
+        need = rows * self._row_bytes(k, positions, moves)
+        available = _available_memory()
+        if available is not None and need > available:
+            raise MemoryError(
+                f"{self.path}: layer {k} rows {start}..{stop} ({rows:,} positions) need about "
+                f"{_human_bytes(need)} of memory as arrays, {_human_bytes(available)} is "
+                f"available: read it in slices (layer({k}, start, stop), or "
+                f"layer_chunks({k}))"
+            )
+        return _layer_from_raw(k, start, self._raw.layer(k, positions, moves, start, stop))
+
+    def layer_chunks(
+        self, k: int, size: int = 1 << 20, *, positions: bool = False, moves: bool = False
+    ) -> Iterator[Layer]:
+        """Layer ``k`` in slices of ``size`` positions (the last may be shorter), in
+        rank order: :meth:`layer` a slice at a time, for a layer too large to hold at
+        once. Each slice's ``rank`` says where it is."""
+        if size < 1:
+            raise ValueError(f"size={size}: a slice holds at least one position")
+        total = self._layer_size(k)
+        for start in range(0, total, size):
+            yield self.layer(k, start, min(start + size, total), positions=positions, moves=moves)
+
+    def _layer_size(self, k: int) -> int:
+        sizes = self.layer_sizes
+        if not isinstance(k, int) or isinstance(k, bool):
+            raise TypeError(f"a layer is an int, not a {type(k).__name__}")
+        if not 0 <= k < len(sizes):
+            raise ValueError(f"layer {k} is out of range: the table has layers 0..={len(sizes) - 1}")
+        return sizes[k]
+
+    def _row_bytes(self, k: int, positions: bool, moves: bool) -> int:
+        """About how many bytes a row of ``layer(k)`` takes while it is made: the arrays
+        the caller gets and what is held on the way (see ``_ROW_BYTES``)."""
+        outcomes = "root_result" in self._header
+        row = _ROW_BYTES["value"] + (_ROW_BYTES["outcome"] if outcomes else 0)
+        if positions:
+            row += _ROW_BYTES["text"] + 2 * len(self.position(k, 0))
+        if moves:
+            row += _ROW_BYTES["moves"]
+        return row
 
     def position(self, stones: int, rank: int) -> str:
         """The position of rank ``rank`` in layer ``stones``, in the game's notation
@@ -357,7 +570,10 @@ def build(
 ) -> Dict[str, Any]:
     """Build the complete table of ``board`` into ``path``, as ``retro build`` does, and
     return the object ``retro build --json`` prints (``positions``, ``seconds``,
-    ``root_value``, ``resumed_below``, ...).
+    ``root_value``, ``resumed_below``, ...). For a game that ends in a win, a loss, a tie
+    or a draw (mnk, connect, teeko, quixo), the root is said by ``root_result`` and
+    ``root_remoteness`` in place of ``root_value``, and ``root_code`` is the code the table
+    stores for it.
 
     ``board`` is a board file (the contest input format) or the board's text; for mnk and
     connect a size such as ``"3x3k3"`` or ``"5x4k4"`` (``retro help games``). ``rows`` and
@@ -401,16 +617,25 @@ def solve(
     rows: Optional[int] = None,
     cols: Optional[int] = None,
     progress: Optional[ProgressCallback] = None,
-) -> int:
-    """The value of the empty board, as ``retro solve`` computes it (two layers in
-    memory, nothing written). ``board``, ``threads``, ``progress`` and Ctrl-C as in
-    :func:`build`. This is the table's root value (``build``'s ``root_value``): for twins
-    the first player's final score, which ``retro solve`` prints with the second's, as the
-    contest asks."""
+    codes: bool = False,
+) -> Union[int, Outcome]:
+    """The empty board's value, as ``retro solve`` computes it (two layers in memory,
+    nothing written). ``board``, ``threads``, ``progress`` and Ctrl-C as in
+    :func:`build`.
+
+    For a game of scores this is the table's root value (``build``'s ``root_value``):
+    for twins the first player's final score, which ``retro solve`` prints with the
+    second's, as the contest asks. For a game that ends in a win, a loss, a tie or a draw
+    it is an :class:`Outcome`, ``(result, remoteness)`` for the first player, who moves
+    first. ``codes=True`` gives the value as the table stores it for every game (for
+    those with outcomes a code: ``build``'s ``root_code``)."""
     text, source = _board_text(board)
-    return _retro.solve(
+    code, outcome = _retro.solve(
         game, text, source=source, rows=rows, cols=cols, threads=threads, progress=progress
     )
+    if outcome is None or codes:
+        return code
+    return Outcome(*outcome)
 
 
 def games() -> List[str]:

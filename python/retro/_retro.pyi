@@ -16,13 +16,20 @@ class RawTable:
         """``retro query --json``'s object (``--pv`` with ``pv``)."""
     def pv(self, position: str) -> List[Dict[str, Any]]:
         """The ``pv`` array of ``retro query --pv --json``."""
-    def values(self, text: str, count: int) -> Tuple[bytearray, List[Tuple[int, str]]]:
-        """Values of ``count`` positions, one per line of ``text``: little-endian int64
-        bytes, and the bad positions as (index, message)."""
-    def layer(self, k: int, text: bool, moves: bool) -> Dict[str, Any]:
-        """Layer ``k``'s columns: ``value`` (int64 bytes), ``result`` (int8 codes) and
-        ``remoteness`` (int64 bytes) where the game has them, ``position`` (list of str)
-        with ``text``, ``to_move`` (int8 codes) and ``best_move`` (list) with ``moves``."""
+    def values(self, text: str, count: int, outcomes: bool, mask: bool) -> Dict[str, Any]:
+        """``count`` positions, one per line of ``text``, answered: ``value`` (int64
+        bytes), or with ``outcomes`` for a game that has them ``result`` (uint8 codes, 4
+        for a bad line) and ``remoteness`` (int64 bytes); ``mask`` (a byte per line, 1
+        where bad) with ``mask``; ``bad`` (how many lines are bad) and ``messages`` (the
+        first few as (index, message)). Without ``mask`` the batch stops at its first bad
+        line."""
+    def layer(
+        self, k: int, text: bool, moves: bool, start: int = 0, stop: Optional[int] = None
+    ) -> Dict[str, Any]:
+        """Rows ``start..stop`` of layer ``k``: ``value`` (int64 bytes), ``result`` (uint8
+        codes) and ``remoteness`` (int64 bytes) where the game has them, ``position`` (list
+        of str) with ``text``, ``to_move`` (uint8 codes) and ``best_move`` (list) with
+        ``moves``."""
     def position(self, k: int, rank: int) -> str:
         """The position of rank ``rank`` in layer ``k``."""
     def locate(self, position: str) -> Tuple[int, int]:
@@ -57,8 +64,12 @@ def solve(
     cols: Optional[int] = None,
     threads: Optional[int] = None,
     progress: Optional[Callable[[int, int, Optional[int]], Any]] = None,
-) -> int:
-    """The empty board's value."""
+) -> Tuple[int, Optional[Tuple[str, int]]]:
+    """The empty board's stored value, and its (result, remoteness) for a game that has
+    outcomes."""
 
 def games() -> List[str]:
     """The games this retro has."""
+
+def available_memory() -> Optional[int]:
+    """MemAvailable in bytes, None where it cannot be read."""

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, mpsc};
 use std::time::Duration;
 
 use pyo3::create_exception;
@@ -19,7 +19,7 @@ use pyo3::types::{PyByteArray, PyDict, PyList, PyString};
 use rayon::prelude::*;
 
 use retro::error::{Error, Kind};
-use retro::game::{Builtin, Gameplay, Registered, Registry, Visitor};
+use retro::game::{Builtin, Gameplay, Outcome, Registered, Registry, Visitor};
 use retro::job::{self, BuildOptions, Estimate};
 use retro::probe::{self, MoveStyle, Prober};
 use retro::sweep::{Driver, Progress};
@@ -80,34 +80,216 @@ fn to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyA
     })
 }
 
-/// Little-endian bytes of `values`, for `numpy.frombuffer` on the Python side (one copy
-/// into a `bytearray`, no NumPy C API to build against).
-fn le_bytes<T: Copy, const N: usize>(values: &[T], f: impl Fn(T) -> [u8; N]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(values.len() * N);
-    for &v in values {
-        out.extend_from_slice(&f(v));
-    }
-    out
+/// The process that loaded this module. rayon's global pool has its worker threads in that
+/// process only: `fork` copies just the thread that calls it, so in a child the global
+/// pool's workers do not exist and work handed to them would wait forever.
+static LOADED_IN: OnceLock<u32> = OnceLock::new();
+
+/// The pools of a process forked from the one that loaded the module, built on first use.
+struct Forked {
+    /// The process they were started in: a child of a child starts its own.
+    pid: u32,
+    /// For the work.
+    work: Arc<rayon::ThreadPool>,
+    /// For the table writer's packing, which runs on a thread of its own outside the
+    /// work's pool (`sweep::Progress::pool`): a pool apart, so it never waits on a worker
+    /// that waits on it.
+    writer: Arc<rayon::ThreadPool>,
 }
 
-/// The positions of a batch that are not positions of the game: their index and the input
-/// error's message.
-type Bad = Vec<(usize, String)>;
+static FORKED: Mutex<Option<Forked>> = Mutex::new(None);
+
+/// In a process forked from the one that loaded the module (a `multiprocessing` worker
+/// started with the `fork` method), its own pools, with as many threads as the global
+/// pool has; None where rayon's global pool works.
+fn forked_pools() -> retro::Result<Option<(Arc<rayon::ThreadPool>, Arc<rayon::ThreadPool>)>> {
+    let pid = std::process::id();
+    if LOADED_IN.get().is_none_or(|&loaded| loaded == pid) {
+        return Ok(None);
+    }
+    let mut slot = FORKED.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(f) = slot.as_ref().filter(|f| f.pid == pid) {
+        return Ok(Some((Arc::clone(&f.work), Arc::clone(&f.writer))));
+    }
+    let build = || {
+        rayon::ThreadPoolBuilder::new()
+            .build()
+            .map(Arc::new)
+            .map_err(|e| Error::other(format!("cannot start worker threads: {e}")))
+    };
+    let (work, writer) = (build()?, build()?);
+    *slot = Some(Forked {
+        pid,
+        work: Arc::clone(&work),
+        writer: Arc::clone(&writer),
+    });
+    Ok(Some((work, writer)))
+}
+
+/// Run `work`, and the parallel work in it, on rayon's global pool, or in a forked child
+/// on the child's own (`forked_pools`).
+fn parallel<T: Send>(work: impl FnOnce() -> T + Send) -> retro::Result<T> {
+    Ok(match forked_pools()? {
+        None => work(),
+        Some((pool, _)) => pool.install(work),
+    })
+}
 
 /// Positions per chunk of parallel work: as the sweep and export use.
 const CHUNK: usize = 1 << 13;
 
-/// A layer's columns, as `retro export` writes its rows (see `Probe::layer`).
+/// How many of a batch's bad positions keep their message (`query_many`): the rest are
+/// counted and masked, not described.
+const MESSAGES_KEPT: usize = 8;
+
+/// Python `bytearray`s of `lens` bytes, zeroed, then filled by `fill` (which may release
+/// the GIL: nothing else holds them yet). NumPy reads them in place (`numpy.frombuffer`),
+/// so each column is written once, where it stays. A length of 0 is a column not asked
+/// for.
+fn filled<'py>(
+    py: Python<'py>,
+    lens: [usize; 4],
+    fill: impl FnOnce([&mut [u8]; 4]) -> PyResult<()>,
+) -> PyResult<[Bound<'py, PyByteArray>; 4]> {
+    let (mut b, mut c, mut d) = (None, None, None);
+    let a = PyByteArray::new_with(py, lens[0], |a| {
+        b = Some(PyByteArray::new_with(py, lens[1], |b| {
+            c = Some(PyByteArray::new_with(py, lens[2], |c| {
+                d = Some(PyByteArray::new_with(py, lens[3], |d| fill([a, b, c, d]))?);
+                Ok(())
+            })?);
+            Ok(())
+        })?);
+        Ok(())
+    })?;
+    match (b, c, d) {
+        (Some(b), Some(c), Some(d)) => Ok([a, b, c, d]),
+        _ => Err(PyRuntimeError::new_err(
+            "internal error: a column was not allocated",
+        )),
+    }
+}
+
+/// `buf` cut into `chunks` pieces of `CHUNK` rows of `width` bytes; an empty buffer (a
+/// column not asked for) gives empty pieces.
+fn pieces(buf: &mut [u8], width: usize, chunks: usize) -> Vec<&mut [u8]> {
+    if buf.is_empty() {
+        return (0..chunks).map(|_| <&mut [u8]>::default()).collect();
+    }
+    buf.chunks_mut(CHUNK * width).collect()
+}
+
+/// `n` bytes per row times `rows`, or an error a caller can read (never an overflow).
+fn column_bytes(rows: u64, n: usize) -> retro::Result<usize> {
+    usize::try_from(rows)
+        .ok()
+        .and_then(|r| r.checked_mul(n))
+        .ok_or_else(|| {
+            Error::too_large(format!(
+                "{rows} rows do not fit in this address space: read fewer at a time"
+            ))
+        })
+}
+
+/// The result code of a result column: 0 win, 1 loss, 2 tie, 3 draw (for the side to
+/// move); `query_many` writes `NO_RESULT` for a line that is not a position.
+fn result_code(v: retro::game::Verdict) -> u8 {
+    use retro::game::Verdict;
+    match v {
+        Verdict::Win => 0,
+        Verdict::Loss => 1,
+        Verdict::Tie => 2,
+        Verdict::Draw => 3,
+    }
+}
+
+/// A `query_many` line that is not a position.
+const NO_RESULT: u8 = 4;
+
+/// Where one chunk of rows goes: per row its value (8 bytes, little-endian i64), result
+/// code (1 byte) and remoteness (8 bytes), who moves (1 byte: 0 first, 1 second, 2 none)
+/// for a layer, whether it is masked (1 byte) for `query_many`. Empty slices are columns
+/// not asked for.
 #[derive(Default)]
-struct LayerColumns {
-    values: Vec<i64>,
-    /// 0 win, 1 loss, 2 tie, 3 draw (for the side to move); empty for a game of scores.
-    results: Vec<i8>,
-    remoteness: Vec<i64>,
-    positions: Vec<String>,
-    /// 0 first, 1 second, 2 none (play has ended).
-    to_move: Vec<i8>,
-    best_moves: Vec<Option<String>>,
+struct Columns<'a> {
+    values: &'a mut [u8],
+    results: &'a mut [u8],
+    remoteness: &'a mut [u8],
+    to_move: &'a mut [u8],
+    mask: &'a mut [u8],
+}
+
+impl Columns<'_> {
+    /// Row `i`'s value, and its outcome where the columns hold one (a value of a game with
+    /// outcomes always has one: without, the table is damaged).
+    fn put(&mut self, i: usize, value: i64, outcome: impl FnOnce() -> Option<Outcome>) -> bool {
+        if !self.values.is_empty() {
+            self.values[i * 8..i * 8 + 8].copy_from_slice(&value.to_le_bytes());
+        }
+        if !self.results.is_empty() {
+            let Some(o) = outcome() else { return false };
+            self.results[i] = result_code(o.result);
+            self.remoteness[i * 8..i * 8 + 8].copy_from_slice(&(o.remoteness as i64).to_le_bytes());
+        }
+        true
+    }
+}
+
+/// The bad lines of one chunk of a `query_many` batch.
+struct BadLines<'a> {
+    /// With errors="raise": the lowest index of a bad line any chunk has found. A chunk
+    /// stops at its first bad line and skips lines past that index: only the first is
+    /// reported, so nothing after it needs reading.
+    first: Option<&'a AtomicUsize>,
+    count: usize,
+    /// The first `MESSAGES_KEPT` of them: index and message.
+    kept: Vec<(usize, String)>,
+}
+
+impl BadLines<'_> {
+    /// Whether a bad line before `index` has been found (errors="raise").
+    fn passed(&self, index: usize) -> bool {
+        self.first.is_some_and(|f| index > f.load(Relaxed))
+    }
+
+    /// Line `index` is bad; whether to go on with the chunk.
+    fn record(&mut self, index: usize, e: &Error) -> bool {
+        self.count += 1;
+        if self.kept.len() < MESSAGES_KEPT {
+            self.kept.push((index, e.to_string()));
+        }
+        match self.first {
+            Some(first) => {
+                first.fetch_min(index, Relaxed);
+                false
+            }
+            None => true,
+        }
+    }
+}
+
+/// The byte ranges of `text`'s lines, `CHUNK` lines to a range; `count` lines in all (a
+/// line break inside a position makes more, which is refused).
+fn line_chunks(text: &str, count: usize) -> PyResult<Vec<(usize, usize)>> {
+    let mut ranges = Vec::new();
+    if count == 0 {
+        return Ok(ranges);
+    }
+    let (mut start, mut lines) = (0, 1);
+    for (at, _) in text.match_indices('\n') {
+        if lines % CHUNK == 0 {
+            ranges.push((start, at));
+            start = at + 1;
+        }
+        lines += 1;
+    }
+    ranges.push((start, text.len()));
+    if lines != count {
+        return Err(PyValueError::new_err(
+            "a position holds a line break: not a position",
+        ));
+    }
+    Ok(ranges)
 }
 
 /// What the table object needs of its game, behind a trait object: the table's game is
@@ -118,100 +300,59 @@ trait Probe: Send + Sync {
     -> retro::Result<serde_json::Value>;
     /// `query --pv --json`'s `pv` array.
     fn pv(&self, table: &retro::Table, text: &str) -> retro::Result<serde_json::Value>;
-    /// The value of each position (`query --batch`): per position its value or its
-    /// input error; another error (a damaged table) stops the whole batch.
-    fn values(&self, table: &retro::Table, texts: &[&str]) -> retro::Result<(Vec<i64>, Bad)>;
-    /// Layer `k`'s values (and outcomes), with the positions' text and first best moves
-    /// when asked for.
-    fn layer(
+    /// One chunk of a batch (`query --batch`), its lines separated by line breaks, the
+    /// first of them line `first` of the batch: per line its value or outcome into `out`,
+    /// or its input error into `bad`; another error (a damaged table) stops the batch.
+    fn answer_lines(
         &self,
         table: &retro::Table,
-        k: usize,
-        text: bool,
-        moves: bool,
-    ) -> retro::Result<LayerColumns>;
-    /// The position of rank `rank` in layer `k`, in the game's notation.
-    fn position(&self, k: usize, rank: u64) -> retro::Result<String>;
-    /// A position's layer and rank.
-    fn locate(&self, text: &str) -> retro::Result<(usize, u64)>;
-    /// Whether the game's values are wins, losses, ties or draws with a remoteness.
-    fn has_outcomes(&self) -> bool;
-}
-
-struct Game<G>(G);
-
-/// The result code of `LayerColumns::results`.
-fn result_code(v: retro::game::Verdict) -> i8 {
-    use retro::game::Verdict;
-    match v {
-        Verdict::Win => 0,
-        Verdict::Loss => 1,
-        Verdict::Tie => 2,
-        Verdict::Draw => 3,
-    }
-}
-
-impl<G: Registered> Game<G> {
-    fn checked_layer(&self, k: usize) -> retro::Result<u64> {
-        let cells = self.0.cells();
-        if k > cells {
-            return Err(Error::input(format!(
-                "layer {k} is out of range: the table has layers 0..={cells}"
-            )));
-        }
-        Ok(self.0.layer_size(k))
-    }
-
-    /// Layer `k`'s positions `start..start + count`.
-    fn layer_chunk(
+        lines: &str,
+        first: usize,
+        out: Columns<'_>,
+        bad: &mut BadLines<'_>,
+    ) -> retro::Result<()>;
+    /// Rows `start..` of layer `k` into `out` (as many as it has room for), as
+    /// `retro export` writes them; the positions' text and first best moves when asked for.
+    fn layer_rows(
         &self,
         table: &retro::Table,
         k: usize,
         start: u64,
-        count: usize,
+        out: Columns<'_>,
         text: bool,
         moves: bool,
-    ) -> retro::Result<LayerColumns> {
-        let game = &self.0;
-        let values = table.read_range(k, start, count)?;
-        let mut out = LayerColumns::default();
-        if self.has_outcomes() {
-            for &v in &values {
-                // Every value of a game with outcomes has one.
-                let o = game.outcome(v, k).ok_or_else(|| {
-                    Error::corrupt(format!(
-                        "{}: value {v} in layer {k} is not a value of {}",
-                        table.path().display(),
-                        G::NAME
-                    ))
-                })?;
-                out.results.push(result_code(o.result));
-                out.remoteness.push(o.remoteness as i64);
-            }
-        }
-        if text || moves {
-            let mut pos = game.unrank(k, start);
-            for (i, &value) in values.iter().enumerate() {
-                if i > 0 {
-                    game.advance(&mut pos);
-                }
-                if text {
-                    out.positions.push(game.format_position(&pos));
-                }
-                if moves {
-                    let best = first_best_move(game, table, &pos, value)?;
-                    // Nobody moves where play has ended, as `retro export` says.
-                    out.to_move.push(match (&best, game.first_to_move(&pos)) {
-                        (None, _) => 2,
-                        (Some(_), true) => 0,
-                        (Some(_), false) => 1,
-                    });
-                    out.best_moves.push(best);
-                }
-            }
-        }
-        out.values = values;
-        Ok(out)
+    ) -> retro::Result<LayerText>;
+    /// The number of positions of layer `k` (an error past the last layer).
+    fn layer_size(&self, k: usize) -> retro::Result<u64>;
+    /// The position of rank `rank` in layer `k`, in the game's notation.
+    fn position(&self, k: usize, rank: u64) -> retro::Result<String>;
+    /// A position's layer and rank.
+    fn locate(&self, text: &str) -> retro::Result<(usize, u64)>;
+    /// The outcome of the empty board's value, for a game that has outcomes.
+    fn root_outcome(&self, value: i64) -> Option<Outcome>;
+    /// Whether the game's values are wins, losses, ties or draws with a remoteness.
+    fn has_outcomes(&self) -> bool {
+        self.root_outcome(0).is_some()
+    }
+}
+
+/// The text columns of a chunk of a layer's rows.
+#[derive(Default)]
+struct LayerText {
+    positions: Vec<String>,
+    best_moves: Vec<Option<String>>,
+}
+
+struct Game<G>(G);
+
+impl<G: Registered> Game<G> {
+    /// A value of layer `k` that has no outcome, in a game whose values all have one.
+    fn not_a_value(table: &retro::Table, value: i64, k: usize) -> Error {
+        Error::corrupt(format!(
+            "{}: value {value} in layer {k} is not a value of {}",
+            table.path().display(),
+            G::NAME
+        ))
     }
 }
 
@@ -250,64 +391,106 @@ impl<G: Registered> Probe for Game<G> {
         Ok(probe::pv_json(&self.0, &steps))
     }
 
-    fn values(&self, table: &retro::Table, texts: &[&str]) -> retro::Result<(Vec<i64>, Bad)> {
+    fn answer_lines(
+        &self,
+        table: &retro::Table,
+        lines: &str,
+        first: usize,
+        mut out: Columns<'_>,
+        bad: &mut BadLines<'_>,
+    ) -> retro::Result<()> {
         let game = &self.0;
-        let mut values = vec![0i64; texts.len()];
-        // What `query --batch` does per line: parse, refuse an unreachable position, read
-        // one entry.
-        let bad: Vec<Bad> = values
-            .par_chunks_mut(CHUNK)
-            .zip(texts.par_chunks(CHUNK))
-            .enumerate()
-            .map(|(c, (out, texts))| {
-                let mut bad = Vec::new();
-                for (i, (v, text)) in out.iter_mut().zip(texts).enumerate() {
-                    let looked_up = game
-                        .parse_position(text)
-                        .and_then(|pos| game.check_reachable(&pos).map(|()| pos))
-                        .and_then(|pos| table.value(game.layer_of(&pos), game.rank(&pos)));
-                    match looked_up {
-                        Ok(value) => *v = value,
-                        Err(e) if e.is_input() => bad.push((c * CHUNK + i, e.to_string())),
-                        Err(e) => return Err(e),
+        for (i, text) in lines.split('\n').enumerate() {
+            let index = first + i;
+            if bad.passed(index) {
+                break;
+            }
+            // What `query --batch` does per line: parse, refuse an unreachable position,
+            // read one entry.
+            let looked_up = game
+                .parse_position(text)
+                .and_then(|pos| game.check_reachable(&pos).map(|()| pos))
+                .and_then(|pos| {
+                    let k = game.layer_of(&pos);
+                    table.value(k, game.rank(&pos)).map(|v| (v, k))
+                });
+            match looked_up {
+                Ok((value, k)) => {
+                    if !out.put(i, value, || game.outcome(value, k)) {
+                        return Err(Self::not_a_value(table, value, k));
                     }
                 }
-                Ok(bad)
-            })
-            .collect::<retro::Result<_>>()?;
-        Ok((values, bad.into_iter().flatten().collect()))
+                Err(e) if e.is_input() => {
+                    if !out.results.is_empty() {
+                        out.results[i] = NO_RESULT;
+                    }
+                    if !out.mask.is_empty() {
+                        out.mask[i] = 1;
+                    }
+                    if !bad.record(index, &e) {
+                        break;
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
     }
 
-    fn layer(
+    fn layer_rows(
         &self,
         table: &retro::Table,
         k: usize,
+        start: u64,
+        mut out: Columns<'_>,
         text: bool,
         moves: bool,
-    ) -> retro::Result<LayerColumns> {
-        let size = self.checked_layer(k)?;
-        let chunks: Vec<LayerColumns> = (0..size.div_ceil(CHUNK as u64))
-            .into_par_iter()
-            .map(|c| {
-                let start = c * CHUNK as u64;
-                let count = (CHUNK as u64).min(size - start) as usize;
-                self.layer_chunk(table, k, start, count, text, moves)
-            })
-            .collect::<retro::Result<_>>()?;
-        let mut all = LayerColumns::default();
-        for c in chunks {
-            all.values.extend(c.values);
-            all.results.extend(c.results);
-            all.remoteness.extend(c.remoteness);
-            all.positions.extend(c.positions);
-            all.to_move.extend(c.to_move);
-            all.best_moves.extend(c.best_moves);
+    ) -> retro::Result<LayerText> {
+        let game = &self.0;
+        let count = out.values.len() / 8;
+        let values = table.read_range(k, start, count)?;
+        for (i, &value) in values.iter().enumerate() {
+            if !out.put(i, value, || game.outcome(value, k)) {
+                return Err(Self::not_a_value(table, value, k));
+            }
         }
-        Ok(all)
+        let mut texts = LayerText::default();
+        if text || moves {
+            let mut pos = game.unrank(k, start);
+            for (i, &value) in values.iter().enumerate() {
+                if i > 0 {
+                    game.advance(&mut pos);
+                }
+                if text {
+                    texts.positions.push(game.format_position(&pos));
+                }
+                if moves {
+                    let best = first_best_move(game, table, &pos, value)?;
+                    // Nobody moves where play has ended, as `retro export` says.
+                    out.to_move[i] = match (&best, game.first_to_move(&pos)) {
+                        (None, _) => 2,
+                        (Some(_), true) => 0,
+                        (Some(_), false) => 1,
+                    };
+                    texts.best_moves.push(best);
+                }
+            }
+        }
+        Ok(texts)
+    }
+
+    fn layer_size(&self, k: usize) -> retro::Result<u64> {
+        let cells = self.0.last_layer();
+        if k > cells {
+            return Err(Error::input(format!(
+                "layer {k} is out of range: the table has layers 0..={cells}"
+            )));
+        }
+        Ok(self.0.layer_size(k))
     }
 
     fn position(&self, k: usize, rank: u64) -> retro::Result<String> {
-        let size = self.checked_layer(k)?;
+        let size = self.layer_size(k)?;
         if rank >= size {
             return Err(Error::input(format!(
                 "rank {rank} is out of range: layer {k} has {size} positions"
@@ -318,11 +501,11 @@ impl<G: Registered> Probe for Game<G> {
 
     fn locate(&self, text: &str) -> retro::Result<(usize, u64)> {
         let pos = self.0.parse_position(text)?;
-        Ok((self.0.stones(&pos), self.0.rank(&pos)))
+        Ok((self.0.layer_of(&pos), self.0.rank(&pos)))
     }
 
-    fn has_outcomes(&self) -> bool {
-        self.0.outcome(0, 0).is_some()
+    fn root_outcome(&self, value: i64) -> Option<Outcome> {
+        self.0.outcome(value, 0)
     }
 }
 
@@ -337,11 +520,26 @@ impl Visitor for MakeProbe {
 }
 
 /// An open table: the file (read through a memory map, each layer's checksum checked on
-/// its first read, as `query --batch` and `export` read) and its game.
+/// its first read, as `query --batch` and `export` read) and its game. Every answer is
+/// checked against the file as it was opened (`Table::unless_changed`, as `query`,
+/// `export` and `serve` check): a file written over in place is an error, not an answer
+/// read from its new bytes.
 #[pyclass(frozen, module = "retro._retro")]
 struct RawTable {
     table: retro::Table,
     game: Box<dyn Probe>,
+}
+
+impl RawTable {
+    /// `work`'s answer, without the GIL, unless the file changed meanwhile.
+    fn answer<T: Send>(
+        &self,
+        py: Python<'_>,
+        work: impl FnOnce() -> retro::Result<T> + Send,
+    ) -> PyResult<T> {
+        py.detach(|| self.table.unless_changed(work()))
+            .map_err(py_err)
+    }
 }
 
 #[pymethods]
@@ -360,90 +558,201 @@ impl RawTable {
 
     /// `info --json`'s object; `check` verifies the value checksum first (reads the file).
     fn info<'py>(&self, py: Python<'py>, check: bool) -> PyResult<Bound<'py, PyAny>> {
-        let info = py
-            .detach(|| retro::summary::info_json::<Builtin>(&self.table, check))
-            .map_err(py_err)?;
+        let info = self.answer(py, || {
+            retro::summary::info_json::<Builtin>(&self.table, check)
+        })?;
         to_py(py, &info)
     }
 
     fn query<'py>(&self, py: Python<'py>, position: &str, pv: bool) -> PyResult<Bound<'py, PyAny>> {
-        let answer = py
-            .detach(|| self.game.query(&self.table, position, pv))
-            .map_err(py_err)?;
+        let answer = self.answer(py, || self.game.query(&self.table, position, pv))?;
         to_py(py, &answer)
     }
 
     fn pv<'py>(&self, py: Python<'py>, position: &str) -> PyResult<Bound<'py, PyAny>> {
-        let steps = py
-            .detach(|| self.game.pv(&self.table, position))
-            .map_err(py_err)?;
+        let steps = self.answer(py, || self.game.pv(&self.table, position))?;
         to_py(py, &steps)
     }
 
-    /// Values of the positions in `text`, one per line (`count` of them): the values as
-    /// little-endian i64 bytes, and the input errors as (index, message).
+    /// The positions in `text`, one per line (`count` of them), answered: a dict of
+    /// little-endian columns (`value` i64, or with `outcomes` `result` u8 codes and
+    /// `remoteness` i64; with `mask`, `mask` one byte per line, 1 where the line is not a
+    /// position), `bad` the number of bad lines and `messages` the first of them as
+    /// (index, message). Without `mask`, the batch stops at its first bad line (the only one
+    /// reported) and the columns are not to be used.
     fn values<'py>(
         &self,
         py: Python<'py>,
         text: &str,
         count: usize,
-    ) -> PyResult<(Bound<'py, PyByteArray>, Bad)> {
-        let texts: Vec<&str> = if count == 0 {
-            Vec::new()
+        outcomes: bool,
+        mask: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let ranges = py.detach(|| line_chunks(text, count))?;
+        let outcomes = outcomes && self.game.has_outcomes();
+        let n = count as u64;
+        let lens = [
+            if outcomes {
+                0
+            } else {
+                column_bytes(n, 8).map_err(py_err)?
+            },
+            if outcomes { count } else { 0 },
+            if outcomes {
+                column_bytes(n, 8).map_err(py_err)?
+            } else {
+                0
+            },
+            if mask { count } else { 0 },
+        ];
+        let first = AtomicUsize::new(usize::MAX);
+        let mut found: Vec<(usize, Vec<(usize, String)>)> = Vec::new();
+        let [values, results, remoteness, masked] = filled(py, lens, |[v, r, m, k]| {
+            let chunks = ranges.len();
+            let outs: Vec<Columns<'_>> = pieces(v, 8, chunks)
+                .into_iter()
+                .zip(pieces(r, 1, chunks))
+                .zip(pieces(m, 8, chunks))
+                .zip(pieces(k, 1, chunks))
+                .map(|(((values, results), remoteness), mask)| Columns {
+                    values,
+                    results,
+                    remoteness,
+                    mask,
+                    ..Columns::default()
+                })
+                .collect();
+            let first = (!mask).then_some(&first);
+            found = self.answer(py, || {
+                parallel(|| {
+                    outs.into_par_iter()
+                        .zip(ranges.par_iter())
+                        .enumerate()
+                        .map(|(c, (out, &(from, to)))| {
+                            let mut bad = BadLines {
+                                first,
+                                count: 0,
+                                kept: Vec::new(),
+                            };
+                            self.game.answer_lines(
+                                &self.table,
+                                &text[from..to],
+                                c * CHUNK,
+                                out,
+                                &mut bad,
+                            )?;
+                            Ok((bad.count, bad.kept))
+                        })
+                        .collect::<retro::Result<Vec<_>>>()
+                })?
+            })?;
+            Ok(())
+        })?;
+        let bad: usize = found.iter().map(|(n, _)| n).sum();
+        // Chunks are in order, and so are the lines kept in each.
+        let messages: Vec<(usize, String)> = found
+            .into_iter()
+            .flat_map(|(_, kept)| kept)
+            .take(MESSAGES_KEPT)
+            .collect();
+        let out = PyDict::new(py);
+        if outcomes {
+            out.set_item("result", results)?;
+            out.set_item("remoteness", remoteness)?;
         } else {
-            text.split('\n').collect()
-        };
-        if texts.len() != count {
-            return Err(PyValueError::new_err(
-                "a position holds a line break: not a position",
-            ));
+            out.set_item("value", values)?;
         }
-        let (values, bad) = py
-            .detach(|| {
-                let answered = self.game.values(&self.table, &texts);
-                // A file written over while it was read gives garbage: that is the error.
-                self.table.unless_changed(answered)
-            })
-            .map_err(py_err)?;
-        let bytes = py.detach(|| le_bytes(&values, i64::to_le_bytes));
-        Ok((PyByteArray::new(py, &bytes), bad))
+        if mask {
+            out.set_item("mask", masked)?;
+        }
+        out.set_item("bad", bad)?;
+        out.set_item("messages", messages)?;
+        Ok(out)
     }
 
-    /// Layer `k`'s columns: a dict of little-endian bytes (values i64, results i8,
-    /// remoteness i64, to_move i8) and lists (positions, best moves).
+    /// Rows `start..stop` of layer `k`: a dict of little-endian columns (`value` i64;
+    /// `result` u8 codes and `remoteness` i64 where the game has them; `to_move` u8 codes
+    /// with `moves`) and lists (`position` with `text`, `best_move` with `moves`).
+    #[pyo3(signature = (k, text, moves, start=0, stop=None))]
     fn layer<'py>(
         &self,
         py: Python<'py>,
         k: usize,
         text: bool,
         moves: bool,
+        start: u64,
+        stop: Option<u64>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let columns = py
-            .detach(|| {
-                self.table
-                    .unless_changed(self.game.layer(&self.table, k, text, moves))
-            })
-            .map_err(py_err)?;
+        let size = self.game.layer_size(k).map_err(py_err)?;
+        let stop = stop.unwrap_or(size);
+        if start > stop || stop > size {
+            return Err(PyValueError::new_err(format!(
+                "rows {start}..{stop} are out of range: layer {k} has {size} positions"
+            )));
+        }
+        let rows = stop - start;
+        let outcomes = self.game.has_outcomes();
+        let count = column_bytes(rows, 1).map_err(py_err)?;
+        let lens = [
+            column_bytes(rows, 8).map_err(py_err)?,
+            if outcomes { count } else { 0 },
+            if outcomes {
+                column_bytes(rows, 8).map_err(py_err)?
+            } else {
+                0
+            },
+            if moves { count } else { 0 },
+        ];
+        let mut texts: Vec<LayerText> = Vec::new();
+        let [values, results, remoteness, to_move] = filled(py, lens, |[v, r, m, t]| {
+            let chunks = count.div_ceil(CHUNK);
+            let outs: Vec<Columns<'_>> = pieces(v, 8, chunks)
+                .into_iter()
+                .zip(pieces(r, 1, chunks))
+                .zip(pieces(m, 8, chunks))
+                .zip(pieces(t, 1, chunks))
+                .map(|(((values, results), remoteness), to_move)| Columns {
+                    values,
+                    results,
+                    remoteness,
+                    to_move,
+                    ..Columns::default()
+                })
+                .collect();
+            texts = self.answer(py, || {
+                parallel(|| {
+                    outs.into_par_iter()
+                        .enumerate()
+                        .map(|(c, out)| {
+                            let first = start + (c * CHUNK) as u64;
+                            self.game
+                                .layer_rows(&self.table, k, first, out, text, moves)
+                        })
+                        .collect::<retro::Result<Vec<_>>>()
+                })?
+            })?;
+            Ok(())
+        })?;
         let out = PyDict::new(py);
-        let (values, results, remoteness) = py.detach(|| {
-            (
-                le_bytes(&columns.values, i64::to_le_bytes),
-                le_bytes(&columns.results, i8::to_le_bytes),
-                le_bytes(&columns.remoteness, i64::to_le_bytes),
-            )
-        });
-        out.set_item("value", PyByteArray::new(py, &values))?;
-        if self.game.has_outcomes() {
-            out.set_item("result", PyByteArray::new(py, &results))?;
-            out.set_item("remoteness", PyByteArray::new(py, &remoteness))?;
+        out.set_item("value", values)?;
+        if outcomes {
+            out.set_item("result", results)?;
+            out.set_item("remoteness", remoteness)?;
         }
         if text {
-            out.set_item("position", PyList::new(py, &columns.positions)?)?;
+            let positions: Vec<String> = texts
+                .iter_mut()
+                .flat_map(|t| std::mem::take(&mut t.positions))
+                .collect();
+            out.set_item("position", PyList::new(py, positions)?)?;
         }
         if moves {
-            let to_move = le_bytes(&columns.to_move, i8::to_le_bytes);
-            out.set_item("to_move", PyByteArray::new(py, &to_move))?;
-            out.set_item("best_move", PyList::new(py, &columns.best_moves)?)?;
+            let best: Vec<Option<String>> = texts
+                .iter_mut()
+                .flat_map(|t| std::mem::take(&mut t.best_moves))
+                .collect();
+            out.set_item("to_move", to_move)?;
+            out.set_item("best_move", PyList::new(py, best)?)?;
         }
         Ok(out)
     }
@@ -464,6 +773,13 @@ impl RawTable {
     }
 }
 
+/// MemAvailable of this machine in bytes (what the command line's memory checks compare
+/// with), None where it cannot be read.
+#[pyfunction]
+fn available_memory() -> Option<u64> {
+    retro::sweep::available_memory()
+}
+
 /// What a running build or solve reports, read by the Python thread that waits for it.
 struct Watch {
     done: AtomicU64,
@@ -471,15 +787,18 @@ struct Watch {
     /// The layer being computed; `usize::MAX` before the first.
     layer: AtomicUsize,
     stop: AtomicBool,
+    /// The table writer's pool in a forked child (`forked_pools`); None: the global pool.
+    writer: Option<Arc<rayon::ThreadPool>>,
 }
 
 impl Watch {
-    fn new() -> Watch {
+    fn new(writer: Option<Arc<rayon::ThreadPool>>) -> Watch {
         Watch {
             done: AtomicU64::new(0),
             total: AtomicU64::new(0),
             layer: AtomicUsize::new(usize::MAX),
             stop: AtomicBool::new(false),
+            writer,
         }
     }
 }
@@ -493,6 +812,9 @@ impl Progress for Watch {
     }
     fn stopped(&self) -> bool {
         self.stop.load(Relaxed)
+    }
+    fn pool(&self) -> Option<&rayon::ThreadPool> {
+        self.writer.as_deref()
     }
 }
 
@@ -536,8 +858,14 @@ fn watched<T: Send>(
     callback: Option<Bound<'_, PyAny>>,
     work: impl FnOnce(&Watch) -> retro::Result<T> + Send,
 ) -> PyResult<T> {
-    let pool = pool(threads)?;
-    let watch = Watch::new();
+    let forked = forked_pools().map_err(py_err)?;
+    // `threads` workers where asked for; else all cores, on the child's own pool in a
+    // forked child.
+    let pool = match pool(threads)? {
+        Some(pool) => Some(Arc::new(pool)),
+        None => forked.as_ref().map(|(work, _)| Arc::clone(work)),
+    };
+    let watch = Watch::new(forked.map(|(_, writer)| writer));
     let mut raised: Option<PyErr> = None;
     let outcome = std::thread::scope(|scope| {
         let (tx, mut rx) = mpsc::channel();
@@ -629,7 +957,17 @@ impl Visitor for Build<'_> {
         estimate.check_disk(self.path, self.options)?;
         self.watch.total.store(game.total_positions(), Relaxed);
         let report = job::build(&game, self.path, self.options, Driver::Parallel, self.watch)?;
-        Ok(report.to_json(&game, self.path))
+        let mut json = report.to_json(&game, self.path);
+        // A game with outcomes stores a code (teeko's 8 is "win in 7"): its root is said
+        // as a result and a remoteness, and the code is named as one.
+        if let (Some(o), Some(fields)) = (game.outcome(report.root_value, 0), json.as_object_mut())
+        {
+            fields.remove("root_value");
+            fields.insert("root_code".into(), report.root_value.into());
+            fields.insert("root_result".into(), o.result.as_str().into());
+            fields.insert("root_remoteness".into(), o.remoteness.into());
+        }
+        Ok(json)
     }
 }
 
@@ -703,11 +1041,16 @@ struct Solve<'a> {
     watch: &'a Watch,
 }
 
+/// The root's stored value, and its result and remoteness where the game has outcomes.
+type Solved = (i64, Option<(&'static str, usize)>);
+
 impl Visitor for Solve<'_> {
-    type Output = i64;
-    fn visit<G: Registered>(self, game: G) -> retro::Result<i64> {
+    type Output = Solved;
+    fn visit<G: Registered>(self, game: G) -> retro::Result<Solved> {
         self.watch.total.store(game.total_positions(), Relaxed);
-        job::solve(&game, Driver::Parallel, self.watch)
+        let value = job::solve(&game, Driver::Parallel, self.watch)?;
+        let outcome = game.outcome(value, 0);
+        Ok((value, outcome.map(|o| (o.result.as_str(), o.remoteness))))
     }
 }
 
@@ -723,7 +1066,7 @@ fn solve<'py>(
     cols: Option<usize>,
     threads: Option<usize>,
     progress: Option<Bound<'py, PyAny>>,
-) -> PyResult<i64> {
+) -> PyResult<Solved> {
     let board = parse_board(game, board, source, rows, cols)?;
     watched(py, threads, progress, |watch| {
         Builtin::visit(&board, Solve { watch })
@@ -738,10 +1081,12 @@ fn games() -> Vec<&'static str> {
 
 #[pymodule]
 fn _retro(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let _ = LOADED_IN.set(std::process::id());
     m.add("TableError", m.py().get_type::<TableError>())?;
     m.add_class::<RawTable>()?;
     m.add_function(wrap_pyfunction!(build, m)?)?;
     m.add_function(wrap_pyfunction!(solve, m)?)?;
     m.add_function(wrap_pyfunction!(games, m)?)?;
+    m.add_function(wrap_pyfunction!(available_memory, m)?)?;
     Ok(())
 }

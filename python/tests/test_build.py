@@ -32,6 +32,7 @@ def cli_build(cli, tmp_path: Path, name: str, *args: str) -> Path:
         ("mnk", "3x3k3", {"threads": 1}, ["--threads", "1"]),
         ("connect", "4x4k3", {}, []),
         ("quixo", "3x3", {}, []),
+        ("teeko", "3x3s2", {"encoding": "compact"}, ["--compact"]),
     ],
 )
 def test_build_writes_the_command_lines_table(cli, tmp_path, game, board, kwargs, flags):
@@ -40,8 +41,17 @@ def test_build_writes_the_command_lines_table(cli, tmp_path, game, board, kwargs
     want_path = cli_build(cli, tmp_path, game, game, str(board), *flags)
     assert path.read_bytes() == want_path.read_bytes()
     want = json.loads(cli.run("build", game, str(board), "-o", str(want_path), "--quiet", "--json", "--fresh", *flags).stdout)
-    assert set(report) == set(want)
-    for key in ("game", "board", "positions", "file_bytes", "value_bytes", "root_value", "resumed_below"):
+    info = json.loads(cli.run("info", str(want_path), "--json").stdout)
+    if "root_result" in info:
+        # A game with outcomes: the root as a result and a remoteness, and the stored
+        # code named as one.
+        assert set(report) == set(want) - {"root_value"} | {"root_code", "root_result", "root_remoteness"}
+        assert report["root_code"] == want["root_value"]
+        assert (report["root_result"], report["root_remoteness"]) == (info["root_result"], info["root_remoteness"])
+    else:
+        assert set(report) == set(want)
+        assert report["root_value"] == want["root_value"]
+    for key in ("game", "board", "positions", "file_bytes", "value_bytes", "resumed_below"):
         assert report[key] == want[key], key
     assert report["table"] == str(path)
     assert not Path(str(path) + ".partial").exists()
@@ -63,8 +73,16 @@ def test_solve_equals_the_command_line(cli, tables):
     # first player's score.
     first, _second = map(int, cli.run("solve", "twins", str(REPO / "tables/twins-sample2.txt")).stdout.split())
     assert retro.solve("twins", REPO / "tables/twins-sample2.txt") == first
-    assert retro.solve("mnk", "3x3k3") == 0
-    assert retro.solve("teeko", "3x3s2") == retro.open(tables["teeko-3x3s2"]).root_value
+    # The games with outcomes: the root's result and remoteness, as `info` says them; the
+    # stored code only when asked for.
+    for game, board, name in [("mnk", "3x3k3", "ttt"), ("teeko", "3x3s2", "teeko-3x3s2"),
+                              ("quixo", "3x3", "quixo-3x3"), ("connect", "4x4k3", "connect-4x4k3")]:
+        t = retro.open(tables[name])
+        solved = retro.solve(game, board)
+        assert isinstance(solved, retro.Outcome)
+        assert solved == (t.root_result, t.root_remoteness)
+        assert retro.solve(game, board, codes=True) == t.root_code
+    assert retro.solve("mnk", "3x3k3") == ("tie", 9)
 
 
 @pytest.mark.parametrize(

@@ -78,3 +78,90 @@ def test_layer_out_of_range(tables):
     t = retro.open(tables["young-sample"])
     with pytest.raises(ValueError, match="out of range"):
         t.layer(len(t.layer_sizes))
+
+
+@pytest.mark.parametrize("name", ["connect-4x4k3", "connect-4x4k3-compact", "quixo-3x3"])
+def test_slices_and_chunks_equal_the_whole_layer(cli, tables, tmp_path, name):
+    if name.endswith("-compact"):
+        # Blocks of 4096 values: slices that start and end inside them.
+        path = tmp_path / "t.retro"
+        cli.run("build", "connect", "4x4k3", "--compact", "-o", str(path), "--quiet")
+    else:
+        path = tables[name]
+    t = retro.open(path)
+    k = max(range(len(t.layer_sizes)), key=lambda k: t.layer_sizes[k])
+    size = t.layer_sizes[k]
+    assert size > 10_000  # more than one chunk of the extension's parallel work
+    whole = t.layer(k, positions=True, moves=True)
+
+    def same(part, start, stop):
+        assert part.stones == k and part.start == start and len(part) == stop - start
+        assert part.rank.tolist() == list(range(start, stop))
+        for name, column in whole.columns().items():
+            if name != "stones":
+                assert part.columns()[name].tolist() == column[start:stop].tolist(), name
+
+    for start, stop in [(0, 1), (5, 9000), (4095, 4097), (8191, 8193), (size - 3, size), (size, size)]:
+        same(t.layer(k, start, stop, positions=True, moves=True), start, stop)
+    # As a slice reads: the end by default, negative from the end, past the end cut.
+    same(t.layer(k, size - 5, positions=True, moves=True), size - 5, size)
+    same(t.layer(k, -4, positions=True, moves=True), size - 4, size)
+    same(t.layer(k, 3, size + 100, positions=True, moves=True), 3, size)
+    chunks = list(t.layer_chunks(k, 4096, positions=True, moves=True))
+    assert [len(c) for c in chunks[:-1]] == [4096] * (len(chunks) - 1)
+    assert sum(len(c) for c in chunks) == size
+    for c in chunks:
+        same(c, c.start, c.start + len(c))
+    with pytest.raises(ValueError):
+        next(t.layer_chunks(k, 0))
+
+
+def test_a_layer_larger_than_memory_is_refused_before_it_is_read(tables, monkeypatch):
+    t = retro.open(tables["quixo-3x3"])
+    k = 8
+    size = t.layer_sizes[k]
+    row = t._row_bytes(k, False, False)
+    # The memory available is what the command line's checks read (MemAvailable); here,
+    # room for a tenth of the layer.
+    monkeypatch.setattr(retro, "_available_memory", lambda: size * row // 10)
+    with pytest.raises(MemoryError) as e:
+        t.layer(k)
+    message = str(e.value)
+    assert f"layer {k}" in message and f"{size:,} positions" in message
+    assert "available" in message and "layer_chunks" in message
+    # Text costs more: a slice that fits as numbers may not with its positions' text.
+    part = t.layer(k, 0, size // 20)
+    assert len(part) == size // 20
+    with pytest.raises(MemoryError):
+        t.layer(k, 0, size // 20, positions=True)
+    # In slices it streams.
+    assert sum(len(c) for c in t.layer_chunks(k, size // 20)) == size
+    # Where the memory cannot be read, nothing is refused (as the command line).
+    monkeypatch.setattr(retro, "_available_memory", lambda: None)
+    assert len(t.layer(k)) == size
+
+
+def test_the_estimate_covers_what_a_layer_takes(cli, tmp_path):
+    """The estimate the check compares is at least what the process's peak memory grows
+    by while it reads a layer, give or take a few MiB that do not grow with the layer
+    (measured in a process of its own for each set of columns)."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "c54.retro"
+    cli.run("build", "connect", "5x4k4", "-o", str(path), "--quiet")
+    for positions, moves in [(False, False), (True, False), (False, True)]:
+        script = f"""
+import resource, retro
+t = retro.open({str(path)!r})
+k = max(range(len(t.layer_sizes)), key=lambda k: t.layer_sizes[k])
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+layer = t.layer(k, positions={positions}, moves={moves})
+layer.rank
+grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024
+print(len(layer), grown, len(layer) * t._row_bytes(k, {positions}, {moves}))
+"""
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+        rows, grown, estimate = map(int, done.stdout.split())
+        assert rows > 500_000
+        assert grown <= estimate + (16 << 20), (positions, moves, rows, grown, estimate)

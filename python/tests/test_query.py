@@ -80,7 +80,8 @@ def test_query_many_equals_query_batch(cli, tables, name):
     bad = [i for i, line in enumerate(lines) if line == "error"]
     bad_set = set(bad)
     assert done.returncode == 2 and bad
-    got = t.query_many(positions, errors="mask")
+    # codes=True: the entries as stored, what the batch prints, for every game.
+    got = t.query_many(positions, errors="mask", codes=True)
     assert isinstance(got, np.ma.MaskedArray) and got.dtype == np.int64
     assert list(np.flatnonzero(got.mask)) == bad
     assert [str(v) for i, v in enumerate(got.data) if i not in bad_set] == [
@@ -91,12 +92,32 @@ def test_query_many_equals_query_batch(cli, tables, name):
         t.query_many(positions)
     assert str(e.value).startswith(f"positions[{bad[0]}]: ")
     stderr_lines = done.stderr.splitlines()
-    assert str(e.value).split(": ", 1)[1].split(" (and ")[0] == stderr_lines[0].split(": ", 2)[2]
-    # Any iterable, and the good ones alone as a plain array.
+    assert str(e.value).split(": ", 1)[1] == stderr_lines[0].split(": ", 2)[2]
+    # Any iterable, and the good ones alone without a mask.
     good = [p for i, p in enumerate(positions) if i not in bad_set]
-    plain = t.query_many(iter(good))
+    want_codes = [int(line) for line in lines if line != "error"]
+    assert t.query_many(iter(good), codes=True).tolist() == want_codes
+    plain = t.query_many(good)
     assert not isinstance(plain, np.ma.MaskedArray)
-    assert plain.tolist() == [int(line) for line in lines if line != "error"]
+    if not t.info(check=False).get("root_result"):
+        # A game of scores: the values themselves.
+        assert isinstance(plain, np.ndarray) and plain.tolist() == want_codes
+        assert t.query_many(positions, errors="mask").tolist() == got.tolist()
+        return
+    # A game with outcomes: results and remoteness, as `query --batch --json` gives them
+    # (never the stored codes).
+    answers = cli.batch_json(path, good)
+    assert isinstance(plain, retro.Outcomes) and len(plain) == len(good)
+    assert plain.result.tolist() == [a["result"] for a in answers]
+    assert plain.remoteness.dtype == np.int64
+    assert plain.remoteness.tolist() == [a["remoteness"] for a in answers]
+    assert not plain.mask.any()
+    masked = t.query_many(positions, errors="mask")
+    assert list(np.flatnonzero(masked.mask)) == bad
+    assert isinstance(masked.result, np.ma.MaskedArray) and isinstance(masked.remoteness, np.ma.MaskedArray)
+    assert list(np.flatnonzero(np.ma.getmaskarray(masked.result))) == bad
+    assert masked.result.compressed().tolist() == plain.result.tolist()
+    assert masked.remoteness.compressed().tolist() == plain.remoteness.tolist()
 
 
 def test_query_many_refuses_what_is_not_a_list_of_positions(tables):
@@ -110,7 +131,7 @@ def test_query_many_refuses_what_is_not_a_list_of_positions(tables):
     assert t.query_many([]).tolist() == []
 
 
-@pytest.mark.parametrize("name", ["young-sample", "twins-sample1-moves", "ttt", "young-10x10-compact", "quixo-3x3"])
+@pytest.mark.parametrize("name", ["young-sample", "twins-sample1-moves", "ttt", "young-10x10-compact", "quixo-3x3", "teeko-3x3s2"])
 def test_attributes_and_info_equal_info_json(cli, tables, name):
     path = tables[name]
     t = retro.open(path)
@@ -119,8 +140,18 @@ def test_attributes_and_info_equal_info_json(cli, tables, name):
     unchecked = t.info(check=False)
     assert "checksum_ok" not in unchecked
     assert unchecked == {k: v for k, v in want.items() if k != "checksum_ok"}
-    for key in ("game", "board", "encoding", "positions", "root", "root_value", "layer_sizes"):
+    for key in ("game", "board", "encoding", "positions", "root", "layer_sizes"):
         assert getattr(t, key) == want[key]
+    assert t.root_code == want["root_value"]
+    if "root_result" in want:
+        # A game with outcomes: its root is a result and a remoteness; the stored code is
+        # not offered as a value.
+        assert (t.root_result, t.root_remoteness) == (want["root_result"], want["root_remoteness"])
+        with pytest.raises(AttributeError, match="root_result"):
+            t.root_value
+    else:
+        assert t.root_value == want["root_value"]
+        assert t.root_result is None and t.root_remoteness is None
     assert len(t) == want["positions"]
 
 

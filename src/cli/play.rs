@@ -106,7 +106,9 @@ fn play<G: Registered>(game: &G, table: &Table, args: &Args) -> Result<i32> {
         write!(out, "{weights}").map_err(io)?;
     }
     loop {
-        let a = answer_text(game, table, &text)?;
+        // A table written over in place (`cp` over it) since it was opened would answer
+        // from its new bytes: that is an error, as in `query` and `serve`.
+        let a = table.unless_changed(answer_text(game, table, &text))?;
         let stones = game.layer_of(&a.position);
         write!(
             out,

@@ -1,5 +1,5 @@
 //! What Teeko and Quixo share as people see them: a grid with the side to move after it
-//! (`x./.o:x`), and values for the side to move (`retrograde::Wdl`) in words.
+//! (`x./.o:x`), and values for the side to move (`values::Wdl`) in words.
 
 use crate::error::{Error, Result};
 use crate::game::Wdl;

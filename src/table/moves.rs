@@ -28,7 +28,7 @@ pub const MAX_INDEX: u64 = u8::MAX as u64;
 pub(crate) enum Next {
     /// The child's rank in the next layer, and the move's reward.
     Child(u64, i64),
-    /// The position has no moves because play has ended there (`Game::early_value`):
+    /// The position has no moves because play has ended there (`Game::ended`):
     /// its value. Its stored index is 0 and means nothing.
     Ended(i64),
 }

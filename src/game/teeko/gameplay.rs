@@ -78,6 +78,18 @@ impl Gameplay for Teeko {
         })
     }
 
+    /// Play reaches a position unless one of these holds (each follows from the moves):
+    /// - the side to move has a pattern: the side that forms one has just moved;
+    /// - x's only stone is on the centre under the first-drop rule: stones do not move
+    ///   before all are down, so x's only stone is its first drop;
+    /// - all stones are down, o is to move, and every slide back of one of x's stones
+    ///   leaves x a pattern: x has just slid, and the game ended before that slide.
+    ///
+    /// Nothing else is needed. Before all stones are down no side has a pattern until its
+    /// last drop, so the drops may come in any order (x's first on a cell off the centre).
+    /// With all down and x to move, o's last drop may have made the position from the one
+    /// with the same x stones and o's other stones, which play reaches while x has no
+    /// pattern; with o to move, x has just slid from such a position.
     fn check_reachable(&self, pos: &TeekoPosition) -> Result<()> {
         let (mover, other) = if pos.side == 0 {
             ((pos.x, "x"), (pos.o, "o"))
@@ -91,11 +103,16 @@ impl Gameplay for Teeko {
                 "{} has a winning pattern but is to move: the player who forms one has just moved",
                 mover.1
             ))
-        } else if pos.k == 1
-            && self.board.no_centre_first
-            && self.centre().is_some_and(|c| pos.x >> c & 1 == 1)
-        {
-            Some("x's first drop may not be on the centre in this game".to_string())
+        } else if self.board.no_centre_first && self.centre().is_some_and(|c| pos.x == 1 << c) {
+            Some(
+                "x's only stone is on the centre, so it was x's first drop, which may not be there in this game"
+                    .to_string(),
+            )
+        } else if pos.k == self.movement() && pos.side == 1 && !self.x_could_have_slid(pos) {
+            Some(
+                "o is to move, so x has just slid a stone, but every slide back gives x a winning pattern: the game was over before it"
+                    .to_string(),
+            )
         } else {
             None
         };
@@ -149,6 +166,6 @@ impl Registered for Teeko {
     }
 
     fn rules() -> &'static str {
-        "Teeko (John Scarne, 1937): 5 x 5, 4 stones each, x first. While a player has stones in hand a move drops one on an empty cell; once all 8 are down a move slides one of the mover's stones to an empty neighbouring cell (8 directions). Four in a straight line, or on the four cells of a 2 x 2 square, win. Board input: nothing (standard), `RxC` or `RxCsS` (S stones each), then `advanced` (the corners of the 3 x 3, 4 x 4 and 5 x 5 squares win too) and/or `no-centre-first`. Positions: rows of x, o, . separated by /, then :x or :o for the side to move (needed once all stones are down). Moves: `r,c` drops on a cell, `r,c-r,c` slides a stone (1-based). Values: for the side to move, win or loss in r plies, or a draw."
+        "Teeko (John Scarne, 1937): 5 x 5, 4 stones each, x first. While a player has stones in hand a move drops one on an empty cell; once all 8 are down a move slides one of the mover's stones to an empty neighbouring cell (8 directions). Four in a straight line, or on the four cells of a 2 x 2 square, win. Board input: nothing (standard), `RxC` or `RxCsS` (S stones each), then `advanced` (the corners of the 3 x 3, 4 x 4 and 5 x 5 squares win too) and/or `no-centre-first` (x's first drop may not be on the centre cell; boards with odd rows and odd columns). Positions: rows of x, o, . separated by /, then :x or :o for the side to move (needed once all stones are down). Moves: `r,c` drops on a cell, `r,c-r,c` slides a stone (1-based). Values: for the side to move, win or loss in r plies, or a draw."
     }
 }

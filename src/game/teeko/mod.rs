@@ -4,7 +4,7 @@
 //! whose stones form a pattern has won: S in a straight line (row, column, diagonal), and
 //! for S = 4 the four cells of a 2 x 2 square (standard: 44 patterns on 5 x 5); `advanced`
 //! adds, for S = 4, the four corners of every larger square (58 on 5 x 5). An option forbids
-//! x's first drop in the centre.
+//! x's first drop in the centre (of a board with odd rows and odd columns).
 //!
 //! Layers are by stones on the board: 0..2S - 1 are the drop phase (the stone count says who
 //! moves), 2S the movement phase, whose positions carry the side to move and whose moves stay
@@ -22,7 +22,7 @@ mod gameplay;
 use crate::error::{Error, Result};
 use crate::game::two_colour::spread;
 use crate::game::{Edge, Game, LayerKind, Move, Values, Wdl};
-use crate::rank::{Binomial, colex_next_mask, squeeze_out};
+use crate::rank::{Binomial, colex_next_mask, colex_unrank_mask, squeeze_out};
 
 /// A Teeko board: its size, the stones each player has, the patterns and the first-drop rule.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -51,7 +51,8 @@ impl TeekoBoard {
         }
     }
 
-    /// The board, refused unless both players' stones fit with a cell to spare.
+    /// The board, refused unless both players' stones fit with a cell to spare and a
+    /// first-drop rule has a centre to keep x off.
     pub fn checked(self) -> Result<TeekoBoard> {
         let cells = self.rows.saturating_mul(self.cols);
         if self.rows == 0 || self.cols == 0 || cells > 36 {
@@ -64,6 +65,12 @@ impl TeekoBoard {
             return Err(Error::input(format!(
                 "teeko with {} stones each on {} cells: the stones must leave a cell free",
                 self.stones, cells
+            )));
+        }
+        if self.no_centre_first && (self.rows.is_multiple_of(2) || self.cols.is_multiple_of(2)) {
+            return Err(Error::input(format!(
+                "teeko no-centre-first needs a board with a centre cell (odd rows and odd columns); {} x {} has none",
+                self.rows, self.cols
             )));
         }
         Ok(self)
@@ -98,6 +105,11 @@ impl TeekoPosition {
 /// with that cell at a corner (at most 5 on a board of 36 cells).
 const PER_CELL: usize = 12;
 
+/// The most masks `Teeko::masks` lists (8 MiB). Standard Teeko lists 15,276 and 6 x 6 with
+/// 5 stones 443,704, whose movement layer already holds 1.3e11 positions; 6 x 6 with 6
+/// stones would list 2.4 million, with 17 stones 30 billion (240 GB).
+const MAX_MASKS: u64 = 1 << 20;
+
 /// Teeko on one board: the ranking tables, the neighbours and the patterns, built once.
 pub struct Teeko {
     board: TeekoBoard,
@@ -111,8 +123,11 @@ pub struct Teeko {
     by_lowest: Vec<[u64; PER_CELL]>,
     /// Every mask of m cells in colex order, for m up to S: unranking a side's stones is
     /// a lookup (colex order does not depend on the number of cells, so o's cells packed
-    /// over the free cells unrank from the same lists).
+    /// over the free cells unrank from the same lists). Empty when the lists would pass
+    /// `MAX_MASKS`: such a board's layers are far beyond any table, and a header or a
+    /// plan that names it must not cost gigabytes; its masks unrank from `binom`.
     masks: Vec<Vec<u64>>,
+    binom: Binomial,
     /// C(i, j) for cells i and j up to S, at `i * (S + 1) + j`: small enough to stay in
     /// the nearest cache.
     small_binom: Vec<u64>,
@@ -161,8 +176,9 @@ impl Teeko {
         }
         if s == 4 {
             // Squares: 2 x 2 always, the corners of larger ones in the advanced game.
+            // No square fits a board narrower than it (a side of 1 has none).
             let largest = if board.advanced { rows.min(cols) } else { 2 };
-            for size in 2..=largest {
+            for size in 2..=largest.min(rows).min(cols) {
                 for r in 0..=rows - size {
                     for c in 0..=cols - size {
                         let far = size - 1;
@@ -189,21 +205,26 @@ impl Teeko {
             filled[cell] += 1;
         }
         let binom = Binomial::new(cells)?;
-        let masks = (0..=s)
-            .map(|m| {
-                let count = binom.get(cells, m);
-                let mut mask = (1u64 << m) - 1;
-                (0..count)
-                    .map(|i| {
-                        let here = mask;
-                        if i + 1 < count {
-                            mask = colex_next_mask(mask);
-                        }
-                        here
-                    })
-                    .collect()
-            })
-            .collect();
+        let listed: u64 = (0..=s).map(|m| binom.get(cells, m)).sum();
+        let masks = if listed <= MAX_MASKS {
+            (0..=s)
+                .map(|m| {
+                    let count = binom.get(cells, m);
+                    let mut mask = (1u64 << m) - 1;
+                    (0..count)
+                        .map(|i| {
+                            let here = mask;
+                            if i + 1 < count {
+                                mask = colex_next_mask(mask);
+                            }
+                            here
+                        })
+                        .collect()
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let small_binom = (0..cells)
             .flat_map(|i| (0..=s).map(move |j| (i, j)))
             .map(|(i, j)| binom.get(i, j))
@@ -221,6 +242,7 @@ impl Teeko {
             patterns,
             by_lowest,
             masks,
+            binom,
             small_binom,
             inner,
             boards,
@@ -265,6 +287,15 @@ impl Teeko {
             j += 1;
         }
         rank
+    }
+
+    /// The mask of `m` cells of colex rank `rank`: a lookup where the lists are kept.
+    #[inline]
+    fn unrank_mask(&self, m: usize, rank: u64) -> u64 {
+        match self.masks.get(m) {
+            Some(list) => list[rank as usize],
+            None => colex_unrank_mask(&self.binom, rank, m),
+        }
     }
 
     /// Set bits of a mask of at most 2S stones (the default x86-64 target has no popcount
@@ -371,6 +402,26 @@ impl Teeko {
         }
     }
 
+    /// Whether one of x's stones has an empty neighbour it could have slid from without
+    /// x having a pattern there (before the slide x was to move, so had none).
+    fn x_could_have_slid(&self, pos: &TeekoPosition) -> bool {
+        let empty = self.all() & !pos.occupied();
+        let mut stones = pos.x;
+        while stones != 0 {
+            let at = stones & stones.wrapping_neg();
+            stones &= stones - 1;
+            let mut from = self.neighbours[at.trailing_zeros() as usize] & empty;
+            while from != 0 {
+                let cell = from & from.wrapping_neg();
+                from &= from - 1;
+                if !self.has_pattern(pos.x & !at | cell) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
     /// The centre cell, where the board has one.
     fn centre(&self) -> Option<usize> {
         let (r, c) = (self.board.rows, self.board.cols);
@@ -444,8 +495,8 @@ impl Game for Teeko {
         };
         let inner = self.inner(k);
         let h = Self::x_count(k);
-        let x = self.masks[h][(board_rank / inner) as usize];
-        let o_packed = self.masks[k - h][(board_rank % inner) as usize];
+        let x = self.unrank_mask(h, board_rank / inner);
+        let o_packed = self.unrank_mask(k - h, board_rank % inner);
         TeekoPosition {
             k,
             x,
