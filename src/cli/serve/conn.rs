@@ -1,6 +1,7 @@
 //! Connections of `retro serve`: the accept loop, its cap on open connections, the time a
 //! client has to send a request's head, and JSON bodies for the errors hyper answers
-//! itself (a request line or headers it cannot parse).
+//! itself (a request line or headers it cannot parse). The time a batch's body has, and
+//! the share of the cap bodies may hold, are the batch handler's (`http::batch`).
 //!
 //! `axum::serve` has none of these: with no timer, an idle connection stays open for ever,
 //! and a thousand of them used up the descriptors every real client needed.
