@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::{fails, retro, shipped, stdout};
+use common::{fails, ok, retro, shipped, stdout};
 
 fn build(dir: &Path, args: &[&str], name: &str) -> PathBuf {
     let path = dir.join(name);
@@ -470,4 +470,112 @@ fn usage_errors_keep_the_tip_and_name_the_subcommand_help() {
         2,
         "(see retro query --help)",
     );
+}
+
+/// `man --dir` writes each page through a partial file renamed over its name: a link
+/// planted at a page's name is replaced, its target untouched; a FIFO there is refused at
+/// once (writing to it would wait for a reader for ever), before any page is written.
+#[test]
+fn man_dir_replaces_links_and_refuses_fifos() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = dir.path().join("man1");
+    std::fs::create_dir(&pages).unwrap();
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "not a manual page\n").unwrap();
+    std::os::unix::fs::symlink(&victim, pages.join("retro.1")).unwrap();
+    let pages_arg = pages.to_str().unwrap();
+    ok(&retro_within(&["man", "--dir", pages_arg]));
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "not a manual page\n"
+    );
+    let meta = std::fs::symlink_metadata(pages.join("retro.1")).unwrap();
+    assert!(meta.is_file(), "retro.1 is still a link");
+    assert_eq!(
+        std::fs::read_to_string(pages.join("retro.1")).unwrap(),
+        stdout(&retro(&["man"], ""))
+    );
+    assert_no_partial_files(&pages);
+
+    // A FIFO at a page's name: refused, and no page replaced, not even the ones before.
+    let fifos = dir.path().join("fifos");
+    std::fs::create_dir(&fifos).unwrap();
+    let fifo = fifos.join("retro-query.1");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let out = retro_within(&["man", "--dir", fifos.to_str().unwrap()]);
+    fails(&out, 2, "retro-query.1: is a FIFO, not a manual page");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    let left: Vec<_> = std::fs::read_dir(&fifos).unwrap().collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+
+    // A link planted at the partial file's name is refused, its target untouched.
+    let partial_link = dir.path().join("partial-link");
+    std::fs::create_dir(&partial_link).unwrap();
+    std::os::unix::fs::symlink(&victim, partial_link.join("retro.1.partial")).unwrap();
+    let out = retro_within(&["man", "--dir", partial_link.to_str().unwrap()]);
+    fails(&out, 2, "retro.1.partial: is a symbolic link");
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "not a manual page\n"
+    );
+    assert!(!partial_link.join("retro.1").exists());
+}
+
+/// A disk that takes no more bytes (here a file-size limit of 0, which fails every write
+/// as a full disk does) leaves no page at all, not an empty one under its final name.
+#[test]
+fn man_dir_on_a_full_disk_leaves_no_empty_page() {
+    let dir = tempfile::tempdir().unwrap();
+    // SIGXFSZ ignored, so the write fails with EFBIG instead of killing the process.
+    let out = std::process::Command::new("sh")
+        .args([
+            "-c",
+            "trap '' XFSZ; ulimit -f 0; exec \"$0\" man --dir \"$1\"",
+        ])
+        .arg(env!("CARGO_BIN_EXE_retro"))
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    fails(&out, 1, "retro.1.partial: File too large");
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// `retro ARGS`, killed (and failed) if it has not ended after 30 s.
+fn retro_within(args: &[&str]) -> std::process::Output {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retro"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(30) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("retro {args:?} still running after 30 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn assert_no_partial_files(dir: &Path) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name();
+        assert!(
+            !name.to_string_lossy().ends_with(".partial"),
+            "{name:?} left"
+        );
+    }
 }
