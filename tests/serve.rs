@@ -1028,3 +1028,34 @@ fn get_eventually(addr: &str, path: &str) -> Value {
     }
     panic!("{path}: 503 after 100 tries");
 }
+
+/// A client that posts a large batch and never reads the answer is disconnected once it
+/// has taken no bytes for `--timeout`, which ends its batch: with one batch computing at
+/// a time (`--threads 1`), the next batch is answered.
+#[test]
+fn a_batch_answer_nobody_reads_does_not_hold_the_next_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = sample_tables(dir.path());
+    let server = Server::start(&tables, &["--quiet", "--timeout", "1", "--threads", "1"]);
+    let a = server.addr.as_str();
+    // About 40 MB of answers: far more than the socket buffers hold.
+    let body = "1,0\n".repeat(1 << 18);
+    let mut unread = std::net::TcpStream::connect(a).unwrap();
+    std::io::Write::write_all(
+        &mut unread,
+        format!(
+            "POST /api/young-sample/batch HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    // The first answer's head says that batch is computing before the second is sent.
+    let mut head = [0u8; 12];
+    std::io::Read::read_exact(&mut unread, &mut head).unwrap();
+    assert_eq!(&head, b"HTTP/1.1 200");
+    let reply = request(a, "POST", "/api/young-sample/batch", b"1,0\n");
+    assert_eq!(reply.status, 200);
+    assert_eq!(lines_of(&reply)[0]["value"], 0, "{}", reply.text());
+    drop(unread);
+}

@@ -43,7 +43,8 @@ pub struct Args {
     quiet: bool,
     /// Seconds a connection has to send a request's head, from when it opens or from its
     /// last answer (so an idle connection is closed after this long), and then as long
-    /// again to send a batch's body (a body still incomplete then is answered 408).
+    /// again to send a batch's body (a body still incomplete then is answered 408). A
+    /// client that takes none of an answer's bytes for this long is disconnected.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = timeout_seconds)]
     timeout: f64,
     /// Connections open at once; one more is answered 503. Batch bodies being received
