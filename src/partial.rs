@@ -1,6 +1,6 @@
-//! Partial files: every file retro writes (a table, an export) is written under
-//! `NAME.partial` and renamed to `NAME` only when whole, so nothing under a final name is
-//! ever incomplete. The rules that keep a partial file from destroying anything:
+//! Partial files: every file retro writes (a table, an export, a manual page) is written
+//! under `NAME.partial` and renamed to `NAME` only when whole, so nothing under a final
+//! name is ever incomplete. The rules that keep a partial file from destroying anything:
 //!
 //! - it is opened without following a symbolic link (a link planted there would
 //!   otherwise send the writes, and the final rename, to the file it points at);
@@ -37,6 +37,8 @@ pub enum Kind {
     Table,
     /// An export (CSV or Parquet).
     Export,
+    /// A manual page (`retro man --dir`).
+    Page,
 }
 
 impl Kind {
@@ -50,6 +52,8 @@ impl Kind {
                 Kind::Table => starts(&MAGIC),
                 // The CSV header line, or Parquet's magic.
                 Kind::Export => starts(b"position,stones,") || starts(b"PAR1"),
+                // The first line of every page `retro man` renders.
+                Kind::Page => starts(b".ie \\n(.g .ds Aq"),
             }
     }
 
@@ -58,6 +62,7 @@ impl Kind {
         let what = match self {
             Kind::Table => "an interrupted build's partial table",
             Kind::Export => "an interrupted export's partial file",
+            Kind::Page => "an interrupted `retro man --dir`'s partial page",
         };
         Error::input(format!(
             "{}: exists and is not {what}; retro only overwrites partial files it wrote: remove it or choose another name",
@@ -268,6 +273,7 @@ fn locked_by_another(partial: &Path, file: &File, kind: Kind, target: &Path) -> 
     let what = match kind {
         Kind::Table => "another build of this table".to_string(),
         Kind::Export => format!("another export to {}", target.display()),
+        Kind::Page => format!("another `retro man --dir` writing {}", target.display()),
     };
     Error::other(format!(
         "{}: {what} is running ({holder}); wait for it to finish or stop it",

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::{fails, retro, shipped, stdout};
+use common::{fails, ok, retro, shipped, stdout};
 
 fn build(dir: &Path, args: &[&str], name: &str) -> PathBuf {
     let path = dir.join(name);
@@ -470,4 +470,293 @@ fn usage_errors_keep_the_tip_and_name_the_subcommand_help() {
         2,
         "(see retro query --help)",
     );
+}
+
+/// `man --dir` writes each page through a partial file renamed over its name: a link
+/// planted at a page's name is replaced, its target untouched; a FIFO there is refused at
+/// once (writing to it would wait for a reader for ever), before any page is written.
+#[test]
+fn man_dir_replaces_links_and_refuses_fifos() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = dir.path().join("man1");
+    std::fs::create_dir(&pages).unwrap();
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "not a manual page\n").unwrap();
+    std::os::unix::fs::symlink(&victim, pages.join("retro.1")).unwrap();
+    let pages_arg = pages.to_str().unwrap();
+    ok(&retro_within(&["man", "--dir", pages_arg]));
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "not a manual page\n"
+    );
+    let meta = std::fs::symlink_metadata(pages.join("retro.1")).unwrap();
+    assert!(meta.is_file(), "retro.1 is still a link");
+    assert_eq!(
+        std::fs::read_to_string(pages.join("retro.1")).unwrap(),
+        stdout(&retro(&["man"], ""))
+    );
+    assert_no_partial_files(&pages);
+
+    // A FIFO at a page's name: refused, and no page replaced, not even the ones before.
+    let fifos = dir.path().join("fifos");
+    std::fs::create_dir(&fifos).unwrap();
+    let fifo = fifos.join("retro-query.1");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let out = retro_within(&["man", "--dir", fifos.to_str().unwrap()]);
+    fails(&out, 2, "retro-query.1: is a FIFO, not a manual page");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    let left: Vec<_> = std::fs::read_dir(&fifos).unwrap().collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+
+    // A link planted at the partial file's name is refused, its target untouched.
+    let partial_link = dir.path().join("partial-link");
+    std::fs::create_dir(&partial_link).unwrap();
+    std::os::unix::fs::symlink(&victim, partial_link.join("retro.1.partial")).unwrap();
+    let out = retro_within(&["man", "--dir", partial_link.to_str().unwrap()]);
+    fails(&out, 2, "retro.1.partial: is a symbolic link");
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "not a manual page\n"
+    );
+    assert!(!partial_link.join("retro.1").exists());
+}
+
+/// A disk that takes no more bytes (here a file-size limit of 0, which fails every write
+/// as a full disk does) leaves no page at all, not an empty one under its final name.
+#[test]
+fn man_dir_on_a_full_disk_leaves_no_empty_page() {
+    let dir = tempfile::tempdir().unwrap();
+    // SIGXFSZ ignored, so the write fails with EFBIG instead of killing the process.
+    let out = std::process::Command::new("sh")
+        .args([
+            "-c",
+            "trap '' XFSZ; ulimit -f 0; exec \"$0\" man --dir \"$1\"",
+        ])
+        .arg(env!("CARGO_BIN_EXE_retro"))
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    fails(&out, 1, "retro.1.partial: File too large");
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// `retro ARGS`, killed (and failed) if it has not ended after 30 s.
+fn retro_within(args: &[&str]) -> std::process::Output {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retro"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(30) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("retro {args:?} still running after 30 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn assert_no_partial_files(dir: &Path) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name();
+        assert!(
+            !name.to_string_lossy().ends_with(".partial"),
+            "{name:?} left"
+        );
+    }
+}
+
+/// The SIGBUS guard of mapped tables holds when the program installs a SIGBUS handler of
+/// its own after opening a table (Python's `faulthandler.enable()` does). Each case runs
+/// `sigbus_child` in a process of its own, on its own copy of a table.
+#[test]
+fn the_sigbus_guard_outlives_a_handler_installed_after_it() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let table = build(
+        dir.path(),
+        &["young", &shipped("young-10x10.txt")],
+        "t.retro",
+    );
+    let run = |case: &str| {
+        let copy = dir.path().join(format!("{case}.retro"));
+        std::fs::copy(&table, &copy).unwrap();
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["sigbus_child", "--exact", "--ignored", "--nocapture"])
+            .env("RETRO_SIGBUS_CASE", case)
+            .env("RETRO_SIGBUS_TABLE", &copy)
+            .env(
+                "RETRO_SIGBUS_OTHER",
+                dir.path().join(format!("{case}.other")),
+            )
+            .output()
+            .unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        );
+        (
+            out.status,
+            stdout,
+            stderr.matches("foreign handler").count(),
+        )
+    };
+    // A handler that passes the signal on as faulthandler does (puts the previous one
+    // back, raises again), installed just before the file is cut short: it sees the fault
+    // first, and the read still ends as an error.
+    let (status, stdout, foreign) = run("passes-on");
+    assert!(status.success(), "{status:?} {stdout}");
+    assert!(stdout.contains("changed on disk"), "{stdout}");
+    assert_eq!(foreign, 1);
+    // A handler that ends the process, installed before an answer: the answer puts the
+    // guard back, so the next fault never reaches it.
+    let (status, stdout, foreign) = run("ends");
+    assert!(status.success(), "{status:?} {stdout}");
+    assert!(stdout.contains("changed on disk"), "{stdout}");
+    assert_eq!(foreign, 0);
+    // A fault outside the tables still reaches that handler (exit 3) ...
+    let (status, _, foreign) = run("ends-outside");
+    assert_eq!(status.code(), Some(3), "{status:?}");
+    assert_eq!(foreign, 1);
+    // ... and one that passes it on sees it once, then the process ends with SIGBUS, as
+    // without a guard (not passed round between the two handlers for ever).
+    let (status, _, foreign) = run("passes-on-outside");
+    assert_eq!(status.signal(), Some(libc::SIGBUS), "{status:?}");
+    assert_eq!(foreign, 1);
+}
+
+/// The SIGBUS action before `install_foreign` replaced it.
+static FOREIGN_PREVIOUS: std::sync::OnceLock<libc::sigaction> = std::sync::OnceLock::new();
+
+fn say_foreign() {
+    let line = b"foreign handler\n";
+    // SAFETY: write(2) of a static buffer is async-signal-safe.
+    unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
+}
+
+/// As Python's faulthandler: say so, put the previous handler back, raise the signal.
+extern "C" fn passes_on(signal: libc::c_int) {
+    say_foreign();
+    if let Some(previous) = FOREIGN_PREVIOUS.get() {
+        // SAFETY: restoring an action saved by sigaction, then raising, as faulthandler.
+        unsafe {
+            libc::sigaction(signal, previous, std::ptr::null_mut());
+            libc::raise(signal);
+        }
+    }
+}
+
+/// A crash reporter that ends the process at once.
+extern "C" fn ends(_signal: libc::c_int) {
+    say_foreign();
+    // SAFETY: _exit is async-signal-safe.
+    unsafe { libc::_exit(3) };
+}
+
+fn install_foreign(handler: extern "C" fn(libc::c_int)) {
+    // SAFETY: plain C structs; the handler is async-signal-safe.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = handler as *const () as usize;
+        action.sa_flags = libc::SA_NODEFER;
+        libc::sigemptyset(&mut action.sa_mask);
+        let mut previous: libc::sigaction = std::mem::zeroed();
+        assert_eq!(libc::sigaction(libc::SIGBUS, &action, &mut previous), 0);
+        FOREIGN_PREVIOUS.set(previous).unwrap();
+    }
+}
+
+/// Every value of every layer, then whether the table changed: "unchanged", or the error.
+fn read_everything(table: &retro::Table) -> String {
+    for (k, layer) in table.header.layers.iter().enumerate() {
+        let _ = table.read_range(k, 0, layer.positions as usize);
+    }
+    match table.check_unchanged() {
+        Ok(()) => "unchanged".into(),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+#[ignore = "run by the_sigbus_guard_outlives_a_handler_installed_after_it, in a process of its own"]
+fn sigbus_child() {
+    let (Ok(case), Some(path), Some(other)) = (
+        std::env::var("RETRO_SIGBUS_CASE"),
+        std::env::var_os("RETRO_SIGBUS_TABLE"),
+        std::env::var_os("RETRO_SIGBUS_OTHER"),
+    ) else {
+        return;
+    };
+    let table = retro::Table::open(Path::new(&path))
+        .unwrap()
+        .with_mmap()
+        .unwrap();
+    let cut_short = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(0)
+            .unwrap()
+    };
+    match case.as_str() {
+        "passes-on" => {
+            install_foreign(passes_on);
+            cut_short();
+            println!("{}", read_everything(&table));
+        }
+        "ends" => {
+            install_foreign(ends);
+            assert_eq!(read_everything(&table), "unchanged");
+            cut_short();
+            println!("{}", read_everything(&table));
+        }
+        "ends-outside" | "passes-on-outside" => {
+            install_foreign(if case == "ends-outside" {
+                ends
+            } else {
+                passes_on
+            });
+            assert_eq!(read_everything(&table), "unchanged");
+            // A map that is not a table's, cut short under a read.
+            std::fs::write(&other, vec![1u8; 1 << 16]).unwrap();
+            let file = std::fs::File::open(&other).unwrap();
+            // SAFETY: a read-only map of a file only this process uses; the read past its
+            // new end is the fault under test.
+            let byte = unsafe {
+                let map = libc::mmap(
+                    std::ptr::null_mut(),
+                    1 << 16,
+                    libc::PROT_READ,
+                    libc::MAP_SHARED,
+                    std::os::fd::AsRawFd::as_raw_fd(&file),
+                    0,
+                );
+                assert_ne!(map, libc::MAP_FAILED);
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&other)
+                    .unwrap()
+                    .set_len(0)
+                    .unwrap();
+                std::ptr::read_volatile(map.cast::<u8>().add(1 << 15))
+            };
+            println!("read {byte} past the end of a file cut short");
+        }
+        _ => panic!("no case {case}"),
+    }
 }

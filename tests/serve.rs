@@ -900,3 +900,162 @@ fn idle_connections_are_closed_and_capped() {
     // Then a real client is served again.
     assert_eq!(get(a, "/api/young-sample/1,0").json()["value"], 0);
 }
+
+/// Ten batch uploads that declare 1000 bytes and send six: bodies being received hold at
+/// most half of `--max-connections`, so a GET still gets through while they stall, and
+/// those past that half are refused at once with a JSON 503.
+#[test]
+fn stalled_uploads_leave_room_for_other_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = sample_tables(dir.path());
+    // A deadline far beyond the test: the room must come from the cap, not from the time.
+    let server = Server::start(
+        &tables,
+        &["--quiet", "--timeout", "60", "--max-connections", "10"],
+    );
+    let a = server.addr.as_str();
+    let stalled = stall_uploads(a, 10);
+    assert_eq!(get_eventually(a, "/api/young-sample/1,0")["value"], 0);
+    // Five are refused at once; the other five stall until their clients give up. Each
+    // is polled briefly in turn, for at most 20 s in all.
+    let mut replies: Vec<Option<Vec<u8>>> = vec![None; stalled.len()];
+    let start = std::time::Instant::now();
+    while replies.iter().flatten().count() < 5 && start.elapsed().as_secs() < 20 {
+        for (s, reply) in stalled.iter().zip(replies.iter_mut()) {
+            if reply.is_none() {
+                *reply = read_whole(s, std::time::Duration::from_millis(100));
+            }
+        }
+    }
+    for (s, reply) in stalled.iter().zip(replies.iter_mut()) {
+        if reply.is_none() {
+            *reply = read_whole(s, std::time::Duration::from_millis(100));
+        }
+    }
+    let refused: Vec<server::Reply> = replies
+        .iter()
+        .flatten()
+        .map(|b| server::parse_reply(b))
+        .collect();
+    for reply in &refused {
+        assert_eq!(reply.status, 503, "{}", reply.text());
+        assert!(
+            reply.json()["error"]
+                .as_str()
+                .unwrap()
+                .contains("5 batch bodies are being received"),
+            "{}",
+            reply.text()
+        );
+    }
+    assert_eq!(refused.len(), 5);
+}
+
+/// A batch whose body is not whole `--timeout` after its head is answered 408 (JSON) and
+/// its connection closed, chunked or not; then a GET is served.
+#[test]
+fn a_batch_body_that_never_arrives_is_answered_408() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = sample_tables(dir.path());
+    let server = Server::start(
+        &tables,
+        &["--quiet", "--timeout", "1", "--max-connections", "8"],
+    );
+    let a = server.addr.as_str();
+    let mut stalled = stall_uploads(a, 2);
+    let mut chunked = std::net::TcpStream::connect(a).unwrap();
+    std::io::Write::write_all(
+        &mut chunked,
+        b"POST /api/young-sample/batch HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n0,0\n\r\n",
+    )
+    .unwrap();
+    stalled.push(chunked);
+    for mut s in stalled {
+        // Far longer than the deadline: a connection still open then is a failure.
+        s.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+            .unwrap();
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut s, &mut bytes).expect("closed by the server");
+        let reply = server::parse_reply(&bytes);
+        assert_eq!(reply.status, 408, "{}", reply.text());
+        assert!(
+            reply.json()["error"]
+                .as_str()
+                .unwrap()
+                .contains("did not arrive within 1 s"),
+            "{}",
+            reply.text()
+        );
+    }
+    assert_eq!(get(a, "/api/young-sample/1,0").json()["value"], 0);
+}
+
+/// `n` connections, each with a batch's head declaring 1000 bytes and six of them sent.
+fn stall_uploads(addr: &str, n: usize) -> Vec<std::net::TcpStream> {
+    (0..n)
+        .map(|_| {
+            let mut s = std::net::TcpStream::connect(addr).unwrap();
+            std::io::Write::write_all(
+                &mut s,
+                b"POST /api/young-sample/batch HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n0,0\n1,",
+            )
+            .unwrap();
+            s
+        })
+        .collect()
+}
+
+/// Everything the server sent on `s` up to its close, or None if it is still open after
+/// `wait` without closing.
+fn read_whole(mut s: &std::net::TcpStream, wait: std::time::Duration) -> Option<Vec<u8>> {
+    s.set_read_timeout(Some(wait)).unwrap();
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut s, &mut bytes)
+        .ok()
+        .map(|_| bytes)
+}
+
+/// A GET's JSON once it is answered 200; a 503 (a connection past the cap, about to be
+/// closed) is retried a bounded number of times.
+fn get_eventually(addr: &str, path: &str) -> Value {
+    for _ in 0..100 {
+        let reply = get(addr, path);
+        match reply.status {
+            200 => return reply.json(),
+            503 => std::thread::sleep(std::time::Duration::from_millis(50)),
+            other => panic!("{other}: {}", reply.text()),
+        }
+    }
+    panic!("{path}: 503 after 100 tries");
+}
+
+/// A client that posts a large batch and never reads the answer is disconnected once it
+/// has taken no bytes for `--timeout`, which ends its batch: with one batch computing at
+/// a time (`--threads 1`), the next batch is answered.
+#[test]
+fn a_batch_answer_nobody_reads_does_not_hold_the_next_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = sample_tables(dir.path());
+    let server = Server::start(&tables, &["--quiet", "--timeout", "1", "--threads", "1"]);
+    let a = server.addr.as_str();
+    // About 40 MB of answers: far more than the socket buffers hold.
+    let body = "1,0\n".repeat(1 << 18);
+    let mut unread = std::net::TcpStream::connect(a).unwrap();
+    std::io::Write::write_all(
+        &mut unread,
+        format!(
+            "POST /api/young-sample/batch HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    // The first answer's head says that batch is computing before the second is sent.
+    let mut head = [0u8; 12];
+    std::io::Read::read_exact(&mut unread, &mut head).unwrap();
+    assert_eq!(&head, b"HTTP/1.1 200");
+    let reply = request(a, "POST", "/api/young-sample/batch", b"1,0\n");
+    assert_eq!(reply.status, 200);
+    assert_eq!(lines_of(&reply)[0]["value"], 0, "{}", reply.text());
+    drop(unread);
+}

@@ -1,9 +1,11 @@
 //! `retro man`: the manual pages, rendered from the clap definitions: `retro(1)`, and a
 //! page per subcommand (`retro-build(1)`, ...) with its options, examples and exit codes.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result, io_error};
+use crate::partial::{Kind, Partial};
 
 #[derive(clap::Args)]
 #[command(after_help = "\
@@ -16,7 +18,8 @@ pub struct Args {
     #[arg(value_name = "SUBCOMMAND")]
     command: Option<String>,
     /// Write every page (retro.1 and retro-SUBCOMMAND.1 each) into this directory instead
-    /// of printing one.
+    /// of printing one; each is written whole under a temporary name, then renamed over
+    /// its own (a link there is replaced, a FIFO, directory or device refused).
     #[arg(long, value_name = "DIR", conflicts_with = "command")]
     dir: Option<PathBuf>,
 }
@@ -84,6 +87,12 @@ fn page(command: clap::Command, name: &str) -> Result<String> {
 }
 
 /// Every page into `dir`, which must exist: retro.1 and one per subcommand.
+///
+/// Each page is written as `build` and `export` write their output: into `NAME.1.partial`
+/// (opened without following a link, locked, refused if a stranger's file is there),
+/// synced, then renamed over `NAME.1`, so a page is whole or absent, never cut short by a
+/// full disk. A link at `NAME.1` is replaced by the page (its target is untouched); a
+/// directory, FIFO, device or socket there is refused before any page is written.
 fn write_all(dir: &Path, command: &clap::Command) -> Result<i32> {
     if !dir.is_dir() {
         return Err(Error::input(format!(
@@ -96,9 +105,15 @@ fn write_all(dir: &Path, command: &clap::Command) -> Result<i32> {
         let name = format!("retro-{}", sub.get_name());
         pages.push((name.clone(), page(sub.clone(), &name)?));
     }
-    for (name, text) in &pages {
-        let path = dir.join(format!("{name}.1"));
-        std::fs::write(&path, text).map_err(|e| io_error(&path, e))?;
+    let pages: Vec<(PathBuf, String)> = pages
+        .into_iter()
+        .map(|(name, text)| (dir.join(format!("{name}.1")), text))
+        .collect();
+    for (path, _) in &pages {
+        check_page_path(path)?;
+    }
+    for (path, text) in &pages {
+        write_page(path, text)?;
     }
     super::outln!(
         "{}: {} pages (retro.1, retro-build.1, ...)",
@@ -106,4 +121,37 @@ fn write_all(dir: &Path, command: &clap::Command) -> Result<i32> {
         pages.len()
     )?;
     Ok(0)
+}
+
+/// Refuse a page's name that is taken by something a rename must not replace: writing to
+/// a FIFO would wait for a reader for ever, and a directory or a device is not a page.
+fn check_page_path(path: &Path) -> Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if !meta.is_file() && !meta.is_symlink() => Err(Error::input(format!(
+            "{}: is {}, not a manual page; retro replaces only files and links there: remove it",
+            path.display(),
+            crate::table::reader::file_kind(&meta.file_type())
+        ))),
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(io_error(path, e)),
+    }
+}
+
+/// `text` under `path`, through its partial file.
+fn write_page(path: &Path, text: &str) -> Result<()> {
+    let mut partial = Partial::lock(path, Kind::Page)?;
+    let written = partial.start_over().and_then(|()| {
+        let file = &mut partial.file;
+        file.write_all(text.as_bytes())
+            .and_then(|()| file.sync_all())
+            .map_err(|e| io_error(&partial.path, e))?;
+        std::fs::rename(&partial.path, path).map_err(|e| io_error(path, e))
+    });
+    if written.is_err() {
+        // Still locked, so the partial file is ours; the write's error is the news, not
+        // whether the partial file could be removed.
+        let _ = std::fs::remove_file(&partial.path);
+    }
+    written
 }

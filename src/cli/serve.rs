@@ -42,11 +42,14 @@ pub struct Args {
     #[arg(short, long)]
     quiet: bool,
     /// Seconds a connection has to send a request's head, from when it opens or from its
-    /// last answer (so an idle connection is closed after this long).
+    /// last answer (so an idle connection is closed after this long), and then as long
+    /// again to send a batch's body (a body still incomplete then is answered 408). A
+    /// client that takes none of an answer's bytes for this long is disconnected.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = timeout_seconds)]
     timeout: f64,
-    /// Connections open at once; one more is answered 503 [default: what the descriptor
-    /// limit allows, raised to its hard limit, at most 16384].
+    /// Connections open at once; one more is answered 503. Batch bodies being received
+    /// take at most half of them, so slow uploads always leave room for other requests
+    /// [default: what the descriptor limit allows, raised to its hard limit, at most 16384].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     max_connections: Option<u32>,
     #[command(flatten)]
@@ -117,10 +120,27 @@ pub(crate) struct State {
     tables: BTreeMap<String, Served>,
     /// Batches computing at once, at most one per worker thread.
     batches: std::sync::Arc<tokio::sync::Semaphore>,
+    /// Batch bodies being received at once: half the connection cap, so that clients
+    /// sending bodies slowly (or never) cannot hold every connection.
+    uploads: std::sync::Arc<tokio::sync::Semaphore>,
+    /// The most bodies received at once (`uploads`' size), for its 503.
+    max_uploads: usize,
+    /// Time a batch's body has to arrive once its head has.
+    body_timeout: std::time::Duration,
+}
+
+/// Bodies received at once for a connection cap of `connections`: half, at least one.
+fn upload_limit(connections: usize) -> usize {
+    (connections / 2).max(1)
 }
 
 impl State {
-    fn load<R: Registry>(paths: &[PathBuf], workers: usize) -> Result<State> {
+    fn load<R: Registry>(
+        paths: &[PathBuf],
+        workers: usize,
+        connections: usize,
+        body_timeout: std::time::Duration,
+    ) -> Result<State> {
         let mut tables: BTreeMap<String, Served> = BTreeMap::new();
         let mut from: BTreeMap<String, &Path> = BTreeMap::new();
         for path in paths {
@@ -136,9 +156,13 @@ impl State {
             from.insert(served.name.clone(), path);
             tables.insert(served.name.clone(), served);
         }
+        let max_uploads = upload_limit(connections);
         Ok(State {
             tables,
             batches: std::sync::Arc::new(tokio::sync::Semaphore::new(workers.max(1))),
+            uploads: std::sync::Arc::new(tokio::sync::Semaphore::new(max_uploads)),
+            max_uploads,
+            body_timeout,
         })
     }
 }
@@ -167,7 +191,11 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
         .threads
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let state = State::load::<R>(&args.tables, workers)?;
+    let max_connections = args
+        .max_connections
+        .map_or_else(conn::connection_limit, |n| n as usize);
+    let timeout = std::time::Duration::from_secs_f64(args.timeout);
+    let state = State::load::<R>(&args.tables, workers, max_connections, timeout)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers)
         .enable_all()
@@ -179,10 +207,8 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
         http::Options {
             open: args.open,
             quiet: args.quiet,
-            max_connections: args
-                .max_connections
-                .map_or_else(conn::connection_limit, |n| n as usize),
-            timeout: std::time::Duration::from_secs_f64(args.timeout),
+            max_connections,
+            timeout,
         },
     ))?;
     Ok(0)

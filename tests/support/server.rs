@@ -150,7 +150,7 @@ pub fn get(addr: &str, path: &str) -> Reply {
     request(addr, "GET", path, b"")
 }
 
-fn parse_reply(bytes: &[u8]) -> Reply {
+pub fn parse_reply(bytes: &[u8]) -> Reply {
     let end = bytes
         .windows(4)
         .position(|w| w == b"\r\n\r\n")

@@ -1,6 +1,7 @@
 //! Connections of `retro serve`: the accept loop, its cap on open connections, the time a
 //! client has to send a request's head, and JSON bodies for the errors hyper answers
-//! itself (a request line or headers it cannot parse).
+//! itself (a request line or headers it cannot parse). The time a batch's body has, and
+//! the share of the cap bodies may hold, are the batch handler's (`http::batch`).
 //!
 //! `axum::serve` has none of these: with no timer, an idle connection stays open for ever,
 //! and a thousand of them used up the descriptors every real client needed.
@@ -8,7 +9,7 @@
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll, ready};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::Router;
@@ -22,7 +23,8 @@ use tokio::sync::Semaphore;
 /// Accept connections on `listener` and serve `app` on each until `stop` completes.
 /// At most `max` connections are open at once; one more is answered 503 and closed. A
 /// connection that has not sent a whole request head `timeout` after it opened or after
-/// its last answer (an idle keep-alive) is closed.
+/// its last answer (an idle keep-alive) is closed, and so is one whose client takes none
+/// of an answer's bytes for `timeout`.
 pub(super) async fn accept(
     listener: TcpListener,
     app: Router,
@@ -56,7 +58,7 @@ pub(super) async fn accept(
                 let mut app = app.clone();
                 async move { tower_service::Service::call(&mut app, request).await }
             });
-            let io = TokioIo::new(JsonErrors::new(stream));
+            let io = TokioIo::new(JsonErrors::new(stream, timeout));
             let _ = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(timeout)
@@ -114,18 +116,51 @@ pub(super) fn connection_limit() -> usize {
 /// it could not parse (400, 414, 431 with an empty body), which become the same
 /// `{"error": ...}` answers as every other error. Those are the only responses written
 /// with `content-length: 0` and one of those statuses: every handler's error has a body.
+///
+/// A write the client takes no bytes of for `write_timeout` fails, which ends the
+/// connection: a client that asks for a large batch and never reads the answer would
+/// otherwise hold its connection, and the batch's turn to compute, for ever.
 struct JsonErrors {
     inner: TcpStream,
     /// A replacement being written, how much of it is written, and the length of the
     /// write it stands for.
     pending: Option<(Vec<u8>, usize, usize)>,
+    write_timeout: Duration,
+    /// Running from when a write first had to wait, until one makes progress.
+    stalled: Option<Pin<Box<tokio::time::Sleep>>>,
 }
 
 impl JsonErrors {
-    fn new(inner: TcpStream) -> Self {
+    fn new(inner: TcpStream, write_timeout: Duration) -> Self {
         JsonErrors {
             inner,
             pending: None,
+            write_timeout,
+            stalled: None,
+        }
+    }
+
+    /// Write to the socket; an error once writes have waited `write_timeout` in all
+    /// without progress.
+    fn poll_write_inner(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        match Pin::new(&mut self.inner).poll_write(cx, buf) {
+            Poll::Ready(written) => {
+                self.stalled = None;
+                Poll::Ready(written)
+            }
+            Poll::Pending => {
+                let timeout = self.write_timeout;
+                let stalled = self
+                    .stalled
+                    .get_or_insert_with(|| Box::pin(tokio::time::sleep(timeout)));
+                match stalled.as_mut().poll(cx) {
+                    Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        "the client took no bytes of the answer within the timeout",
+                    ))),
+                    Poll::Pending => Poll::Pending,
+                }
+            }
         }
     }
 }
@@ -183,21 +218,23 @@ impl AsyncWrite for JsonErrors {
         if this.pending.is_none() {
             match replacement(buf) {
                 Some(bytes) => this.pending = Some((bytes, 0, buf.len())),
-                None => return Pin::new(&mut this.inner).poll_write(cx, buf),
+                None => return this.poll_write_inner(cx, buf),
             }
         }
         // Hyper calls again with the same bytes while this returns Pending.
-        while let Some((bytes, at, stands_for)) = &mut this.pending {
-            if *at == bytes.len() {
-                let n = *stands_for;
-                this.pending = None;
-                return Poll::Ready(Ok(n));
+        while let Some((bytes, at, stands_for)) = this.pending.take() {
+            if at == bytes.len() {
+                return Poll::Ready(Ok(stands_for));
             }
-            let n = ready!(Pin::new(&mut this.inner).poll_write(cx, &bytes[*at..]))?;
-            if n == 0 {
-                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            match this.poll_write_inner(cx, &bytes[at..]) {
+                Poll::Pending => {
+                    this.pending = Some((bytes, at, stands_for));
+                    return Poll::Pending;
+                }
+                Poll::Ready(Ok(0)) => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
+                Poll::Ready(Ok(n)) => this.pending = Some((bytes, at + n, stands_for)),
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
             }
-            *at += n;
         }
         Poll::Ready(Ok(0))
     }

@@ -48,7 +48,8 @@ pub(super) struct Options {
     pub quiet: bool,
     /// Connections open at once, at most.
     pub max_connections: usize,
-    /// Time a connection has to send a request's head (idle keep-alives included).
+    /// Time a connection has to send a request's head (idle keep-alives included); a
+    /// batch's body has as long again (`State::body_timeout`).
     pub timeout: std::time::Duration,
 }
 
@@ -148,6 +149,21 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         json_response(self.status, json!({"error": self.message}).to_string())
     }
+}
+
+/// An error answer after which the connection is closed (the request's body is left
+/// unread), with a `retry-after` when the refusal is only for now (503).
+fn refusal(status: StatusCode, message: String) -> Response {
+    let mut response = ApiError { status, message }.into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONNECTION,
+        header::HeaderValue::from_static("close"),
+    );
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        headers.insert(header::RETRY_AFTER, header::HeaderValue::from_static("1"));
+    }
+    response
 }
 
 fn json_response(status: StatusCode, body: String) -> Response {
@@ -299,9 +315,38 @@ async fn batch(
     if declared.is_some_and(|n| n > MAX_BODY as u64) {
         return Err(too_large());
     }
-    let body = axum::body::to_bytes(request.into_body(), MAX_BODY)
-        .await
-        .map_err(|_| too_large())?;
+    // The body arrives while this holds one of half the connection cap's places: clients
+    // that send their bodies slowly, or never, cannot take every connection from the
+    // others. Past that, a batch is refused at once, as a connection past the cap is.
+    let Ok(receiving) = Arc::clone(&tables.uploads).try_acquire_owned() else {
+        return Ok(refusal(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                "{} batch bodies are being received, the most at once; try again shortly",
+                tables.max_uploads
+            ),
+        ));
+    };
+    // The whole body has `--timeout` from when its head arrived: a client that declares
+    // 1000 bytes and sends six does not hold its connection for ever.
+    let body = match tokio::time::timeout(
+        tables.body_timeout,
+        axum::body::to_bytes(request.into_body(), MAX_BODY),
+    )
+    .await
+    {
+        Ok(read) => read.map_err(|_| too_large())?,
+        Err(_) => {
+            return Ok(refusal(
+                StatusCode::REQUEST_TIMEOUT,
+                format!(
+                    "the batch's body did not arrive within {} s of its head (the server's --timeout); send it whole",
+                    tables.body_timeout.as_secs_f64()
+                ),
+            ));
+        }
+    };
+    drop(receiving);
     unchanged(&tables.tables[&name])?;
     // At most one batch per worker thread runs at once; the rest wait their turn here,
     // holding only their body.
