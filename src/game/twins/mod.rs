@@ -132,6 +132,21 @@ impl Twins {
     }
 }
 
+impl Twins {
+    /// A full board's value: the pairs it scores for the first player. Kept out of line, so
+    /// the sweep's loop over a layer's positions (which asks `ended` of each) stays small.
+    #[inline(never)]
+    fn score(&self, pos: &TwinsPosition) -> i64 {
+        // On a full board position p of S is cell p, so `first` is the mask of o cells.
+        let o_mask = pos.first;
+        self.pairs
+            .iter()
+            .filter(|&&(a, b, _)| (o_mask >> a & 1) == (o_mask >> b & 1))
+            .map(|&(_, _, w)| w)
+            .sum()
+    }
+}
+
 impl Game for Twins {
     type Position = TwinsPosition;
 
@@ -174,19 +189,9 @@ impl Game for Twins {
     }
 
     /// The full board: the pairs it scores.
+    #[inline]
     fn ended(&self, pos: &TwinsPosition) -> Option<i64> {
-        if pos.stones() < self.cells {
-            return None;
-        }
-        // On a full board position p of S is cell p, so `first` is the mask of o cells.
-        let o_mask = pos.first;
-        Some(
-            self.pairs
-                .iter()
-                .filter(|&&(a, b, _)| (o_mask >> a & 1) == (o_mask >> b & 1))
-                .map(|&(_, _, w)| w)
-                .sum(),
-        )
+        (pos.stones() == self.cells).then(|| self.score(pos))
     }
 
     #[inline]
