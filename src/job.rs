@@ -291,9 +291,13 @@ fn build_retrograde<G: Registered>(
     };
     if writer.value_type() == ValueType::I16 {
         // The largest value decides the type: read every layer back, and keep them as i8
-        // only if all fit.
+        // only if all fit. A stop is honoured while the layers are read (they are all on
+        // disk, and a resumed build narrows them), not once they are being rewritten: a
+        // stop there would drop the i16 layers not yet written again, and the rewrite takes
+        // a second where the solve took a minute (standard Teeko).
         let mut narrow: Vec<Vec<i8>> = Vec::with_capacity(sizes.len());
         for k in 0..sizes.len() {
+            sweep::check_stopped(progress)?;
             let values = writer.read_back::<i16>(k)?;
             match values
                 .iter()

@@ -36,7 +36,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::sweep::{Progress, Silent};
+use crate::sweep::{Progress, Silent, check_stopped};
 
 /// Positions per parallel task.
 const CHUNK: usize = 4096;
@@ -157,9 +157,12 @@ pub fn solve_from<G: MovementGame>(
     write: &mut dyn FnMut(usize, &[i16]) -> Result<()>,
 ) -> Result<i16> {
     for k in (0..=top).rev() {
+        // Asked to stop (`Progress::stopped`): the layer being solved is dropped, and only
+        // whole layers, all written before it, are kept. The solve asks between chunks and
+        // between levels, so a stop waits for a chunk, not for a layer (standard Teeko's
+        // first layer takes about a minute).
         let values = solve_layer(game, k, &above, progress)?;
-        // Asked to stop (`Progress::stopped`): only whole layers are written.
-        crate::sweep::check_stopped(progress)?;
+        check_stopped(progress)?;
         // The layer above is no longer needed: free it before the writer reads this one.
         drop(std::mem::take(&mut above));
         write(k, &values)?;
@@ -475,6 +478,10 @@ fn solve_layer<G: MovementGame>(
             .par_chunks_mut(CHUNK)
             .enumerate()
             .for_each(|(c, out)| {
+                // Asked to stop: the rest of the layer is skipped (the caller drops it).
+                if progress.stopped() {
+                    return;
+                }
                 let mut pos = game.unrank(k, (c * CHUNK) as u64);
                 for (i, v) in out.iter_mut().enumerate() {
                     if i > 0 {
@@ -497,6 +504,7 @@ fn solve_layer<G: MovementGame>(
                 }
                 progress.advance(out.len() as u64);
             });
+        check_stopped(progress)?;
         if far.load(Relaxed) {
             return Err(too_far(k));
         }
@@ -514,6 +522,9 @@ fn solve_layer<G: MovementGame>(
         .collect();
     let last = AtomicU64::new(0);
     words.par_chunks(CHUNK).enumerate().for_each(|(c, chunk)| {
+        if progress.stopped() {
+            return;
+        }
         let mut pos = game.unrank(k, (c * CHUNK) as u64);
         let mut top = 0u32;
         for (i, word) in chunk.iter().enumerate() {
@@ -553,6 +564,7 @@ fn solve_layer<G: MovementGame>(
         last.fetch_max(top as u64, Relaxed);
         progress.advance(chunk.len() as u64);
     });
+    check_stopped(progress)?;
     if far.load(Relaxed) {
         return Err(too_far(k));
     }
@@ -567,6 +579,9 @@ fn solve_layer<G: MovementGame>(
     // Positions that may resolve at the next level: offered a win, or out of children.
     let mut next: Vec<u64> = Vec::new();
     let mut d: u32 = 0;
+    // Asked to stop (`Progress::stopped`): each pass below skips its remaining chunks, and
+    // the solve ends with the interrupted error right after the pass, since a pass cut
+    // short leaves the words half told.
     loop {
         if d > MAX_REMOTENESS {
             return Err(too_far(k));
@@ -594,6 +609,9 @@ fn solve_layer<G: MovementGame>(
         let mut decided: Vec<(u64, bool)> = next
             .par_chunks(CHUNK)
             .flat_map_iter(|chunk| {
+                if progress.stopped() {
+                    return Vec::new();
+                }
                 chunk
                     .iter()
                     .filter_map(|&at| decide(at as usize))
@@ -602,13 +620,20 @@ fn solve_layer<G: MovementGame>(
             .collect();
         if seeded[d as usize].load(Relaxed) {
             // A level some positions were pending for from the start: scan the layer.
-            let more: Vec<(u64, bool)> = (0..n)
+            let more: Vec<(u64, bool)> = (0..n.div_ceil(CHUNK))
                 .into_par_iter()
-                .with_min_len(CHUNK)
-                .filter_map(decide)
+                .flat_map_iter(|c| {
+                    if progress.stopped() {
+                        return Vec::new();
+                    }
+                    (c * CHUNK..n.min((c + 1) * CHUNK))
+                        .filter_map(decide)
+                        .collect::<Vec<_>>()
+                })
                 .collect();
             decided.extend(more);
         }
+        check_stopped(progress)?;
         // A win takes a counter from each parent; the last child to win leaves a parent that
         // loses, at the next level or at its floor (a slower win outside the layer). A loss
         // offers each parent a win at the next level. A decided parent is left alone.
@@ -616,6 +641,9 @@ fn solve_layer<G: MovementGame>(
             .par_chunks(CHUNK)
             .flat_map_iter(|chunk| {
                 let mut out = Vec::new();
+                if progress.stopped() {
+                    return out;
+                }
                 for &(at, win) in chunk {
                     let pos = game.unrank(k, at);
                     if win {
@@ -660,6 +688,8 @@ fn solve_layer<G: MovementGame>(
                 started.elapsed().as_secs_f64()
             );
         }
+        // A parent pass cut short may leave `found` empty, which must not read as the end.
+        check_stopped(progress)?;
         next = found;
         // Pass d + 1 resolves only what pass d resolved leads to (`next`), and the levels
         // pending from the start, none of which is past `last`.

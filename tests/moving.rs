@@ -408,3 +408,171 @@ fn parquet_rows_are_the_csv_rows() {
     }
     assert_eq!(rows, 2 * 3u64.pow(9));
 }
+
+/// `retro build` with `RETRO_TRACE` (the retrograde solver's levels on stderr), stopping
+/// at its Nth check for a stop (`--stop-at-check`, the stop Ctrl-C asks for).
+fn build_stopped_at(game: &str, board: &str, table: &Path, check: u64) -> std::process::Output {
+    let check = check.to_string();
+    std::process::Command::new(env!("CARGO_BIN_EXE_retro"))
+        .args(["build", game, board, "-q", "-o"])
+        .arg(table)
+        .args(["--stop-at-check", &check])
+        .env("RETRO_TRACE", "1")
+        .output()
+        .unwrap()
+}
+
+/// What a stopped build said, from its last line: the layer it was computing (None once
+/// every layer was finished), and the finished layers it kept (highest, lowest).
+fn stopped_in(out: &std::process::Output) -> (Option<usize>, Option<(usize, usize)>) {
+    let err = common::text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    let last = err.lines().last().unwrap_or_default();
+    assert!(last.starts_with("interrupted"), "{err}");
+    let layer = |text: &str| -> usize {
+        let digits: String = text.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().unwrap_or_else(|_| panic!("{last}"))
+    };
+    let at = last
+        .strip_prefix("interrupted while computing layer ")
+        .map(layer);
+    let kept = if last.contains("no layer was finished yet") {
+        None
+    } else if let Some(rest) = last.split("keeps the finished layers ").nth(1) {
+        let low = rest.split(" down to ").nth(1).map(layer);
+        Some((layer(rest), low.unwrap_or_else(|| panic!("{last}"))))
+    } else {
+        let rest = last.split("keeps the finished layer ").nth(1);
+        let k = layer(rest.unwrap_or_else(|| panic!("{last}")));
+        Some((k, k))
+    };
+    (at, kept)
+}
+
+/// Stop a build at check `check`, check what it kept, resume it and compare the table with
+/// `want`; returns the layer it stopped in and the finished layers it kept.
+fn stop_and_resume(
+    game: &str,
+    board: &str,
+    table: &Path,
+    check: u64,
+    want: &[u8],
+) -> (Option<usize>, Option<(usize, usize)>) {
+    let partial = PathBuf::from(format!("{}.partial", table.display()));
+    let _ = std::fs::remove_file(table);
+    let _ = std::fs::remove_file(&partial);
+    let out = build_stopped_at(game, board, table, check);
+    let (at, kept) = stopped_in(&out);
+    assert!(
+        !table.exists(),
+        "a stopped build left a table under its name"
+    );
+    // The finished layers are all those above the layer it was computing, or all of them.
+    match (at, kept) {
+        (Some(at), Some((high, low))) => {
+            assert_eq!(low, at + 1, "check {check}: kept {high} down to {low}")
+        }
+        (None, Some((_, low))) => assert_eq!(low, 0, "check {check}"),
+        (_, None) => assert!(partial.exists(), "check {check}: no partial file"),
+    }
+    let rerun = ok(&retro(
+        &["build", game, board, "-o", table.to_str().unwrap()],
+        "",
+    ));
+    match kept {
+        Some((_, low)) => assert!(
+            rerun.contains(&format!("(resumed below layer {low})")),
+            "check {check}: {rerun}"
+        ),
+        None => assert!(!rerun.contains("resumed"), "check {check}: {rerun}"),
+    }
+    assert_eq!(
+        std::fs::read(table).unwrap(),
+        want,
+        "check {check}: the resumed table differs from an uninterrupted build's"
+    );
+    (at, kept)
+}
+
+/// A Quixo build asked to stop in the middle of a layer's fixpoint (its levels begun, not
+/// ended) stops there, keeps every layer it finished, says so, and the same command resumes
+/// it to the table an uninterrupted build writes.
+#[test]
+fn a_build_stopped_mid_fixpoint_keeps_its_finished_layers() {
+    let d = dir("mid");
+    let whole = d.join("whole.retro");
+    build("quixo", "3x3", &whole, &[]);
+    let want = std::fs::read(&whole).unwrap();
+    let t = d.join("t.retro");
+    // Check 150 falls in layer 5's levels (four of its 8064 positions' chunks and levels
+    // are checked per level; layers 9 to 6 took the checks before).
+    let out = build_stopped_at("quixo", "3x3", &t, 150);
+    let err = common::text(&out.stderr);
+    let (at, kept) = stopped_in(&out);
+    let at = at.unwrap_or_else(|| panic!("{err}"));
+    assert!((1..9).contains(&at), "{err}");
+    assert_eq!(kept, Some((9, at + 1)), "{err}");
+    assert!(
+        err.contains(&format!("layer {at}: level 0:")),
+        "the stop came before layer {at}'s levels: {err}"
+    );
+    assert_eq!(
+        stop_and_resume("quixo", "3x3", &t, 150, &want),
+        (Some(at), kept)
+    );
+}
+
+/// Quixo 3 x 3 stopped at every 7th check, from the first until the build no longer
+/// stops: each stop keeps exactly the layers above the one it was in, and resumes to the
+/// uninterrupted table, byte for byte.
+#[test]
+fn quixo_builds_stopped_at_any_check_resume_byte_identical() {
+    let d = dir("every");
+    let whole = d.join("whole.retro");
+    build("quixo", "3x3", &whole, &[]);
+    let want = std::fs::read(&whole).unwrap();
+    let t = d.join("t.retro");
+    let mut stops = std::collections::BTreeSet::new();
+    let mut check = 1;
+    loop {
+        let _ = std::fs::remove_file(&t);
+        let _ = std::fs::remove_file(d.join("t.retro.partial"));
+        let out = build_stopped_at("quixo", "3x3", &t, check);
+        if out.status.success() {
+            break;
+        }
+        let (at, _) = stop_and_resume("quixo", "3x3", &t, check, &want);
+        stops.insert(at);
+        check += 7;
+    }
+    // Stops fell in every layer but the empty board's (a few checks only), and after the
+    // last layer, while the finished layers were read back to be narrowed to i8.
+    assert!(stops.len() >= 10, "stopped only in layers {stops:?}");
+    assert!(stops.contains(&None), "{stops:?}");
+}
+
+/// Teeko's first layer (all stones down) is its only one with moves inside it, and its
+/// largest: a stop in its fixpoint has no finished layer to keep and says so; a stop in a
+/// drop layer after it keeps it. Both resume to the uninterrupted table.
+#[test]
+fn teeko_builds_stopped_in_and_after_the_movement_layer_resume_byte_identical() {
+    let d = dir("teeko-stop");
+    let whole = d.join("whole.retro");
+    build("teeko", "4x4s4", &whole, &[]);
+    let want = std::fs::read(&whole).unwrap();
+    let t = d.join("t.retro");
+    // Layer 8 (1,801,800 positions) takes about 440 checks to count, then some per level;
+    // check 1000 is among its levels, 1200 past them.
+    let out = build_stopped_at("teeko", "4x4s4", &t, 1000);
+    let err = common::text(&out.stderr);
+    assert_eq!(stopped_in(&out), (Some(8), None), "{err}");
+    assert!(err.contains("layer 8: level 0:"), "{err}");
+    assert!(err.contains("no layer was finished yet"), "{err}");
+    assert_eq!(
+        stop_and_resume("teeko", "4x4s4", &t, 1000, &want),
+        (Some(8), None)
+    );
+    let (at, kept) = stop_and_resume("teeko", "4x4s4", &t, 1200, &want);
+    let at = at.unwrap_or(usize::MAX);
+    assert!(at < 8 && kept == Some((8, at + 1)), "{at} {kept:?}");
+}
