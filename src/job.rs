@@ -50,9 +50,12 @@ pub struct BuildReport {
 }
 
 impl BuildReport {
-    /// The object `retro build --json` prints for this build of `game` into `path`.
+    /// The object `retro build --json` prints for this build of `game` into `path`. The
+    /// root's stored number is `root_value` for a game of scores; a game that ends in a win,
+    /// a loss, a tie or a draw stores a code, given as `root_code` beside `root_result` and
+    /// `root_remoteness` (as `info --json` gives them).
     pub fn to_json<G: Registered>(&self, game: &G, path: &Path) -> serde_json::Value {
-        serde_json::json!({
+        let mut out = serde_json::json!({
             "table": path.display().to_string(),
             "game": G::NAME,
             "board": game.board().label(),
@@ -63,8 +66,16 @@ impl BuildReport {
             "bytes_per_position": self.value_bytes as f64 / self.positions as f64,
             "peak_rss": self.peak_rss,
             "resumed_below": self.resumed_below,
-            "root_value": self.root_value,
-        })
+        });
+        match game.outcome(self.root_value, 0) {
+            Some(o) => {
+                out["root_code"] = self.root_value.into();
+                out["root_result"] = o.result.as_str().into();
+                out["root_remoteness"] = o.remoteness.into();
+            }
+            None => out["root_value"] = self.root_value.into(),
+        }
+        out
     }
 }
 

@@ -409,6 +409,202 @@ fn parquet_rows_are_the_csv_rows() {
     assert_eq!(rows, 2 * 3u64.pow(9));
 }
 
+/// The games whose stones move store a code (r + 1 for a win in r, -(r + 1) for a loss in
+/// r, 0 for a draw); every command says the result and the remoteness instead, and shows
+/// the code only where it is named. Known values: Quixo 3 x 3 is `x to move wins in 7`
+/// (tests/quixo.rs checks every position against a brute force), so after any best move o
+/// to move loses in 6; Teeko 4 x 4 with 3 stones is `x to move wins in 5`.
+#[test]
+fn moving_games_say_results_and_remoteness_not_codes() {
+    let d = dir("words");
+    let q = d.join("q3.retro");
+    let qs = q.to_str().unwrap();
+    let built = build("quixo", "3x3", &q, &[]);
+    assert!(
+        built.contains("root value x to move wins in 7 (remoteness 7)"),
+        "{built}"
+    );
+
+    // The move list: each move's result for the side playing it, in words.
+    let text = ok(&retro(&["query", qs, "empty"], ""));
+    assert!(
+        text.contains("moves     move     position              result\n"),
+        "{text}"
+    );
+    let moves: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("moves"))
+        .skip(1)
+        .collect();
+    assert_eq!(moves.len(), 20, "{text}");
+    for line in &moves {
+        assert!(line.ends_with("win in 7  best"), "{line}");
+        assert!(!line.contains(" 8 "), "a code in the move list: {line}");
+    }
+    let text = ok(&retro(&["query", qs, "..x/.../...:o"], ""));
+    assert!(
+        text.contains("value     o to move loses in 6 (remoteness 6)"),
+        "{text}"
+    );
+
+    // --batch: words, and the stored codes only when asked for.
+    let input = "empty\n..x/.../...:o\n";
+    assert_eq!(
+        ok(&retro(&["query", qs, "--batch"], input)),
+        "win in 7\nloss in 6\n"
+    );
+    assert_eq!(
+        ok(&retro(&["query", qs, "--batch", "--codes"], input)),
+        "8\n-7\n"
+    );
+    fails(&retro(&["query", qs, "empty", "--codes"], ""), 2, "--batch");
+
+    // JSON: result and remoteness, the code named as one, no `value`; per move too.
+    let a = json(&q, "empty");
+    assert_eq!(
+        (&a["result"], &a["remoteness"], &a["code"]),
+        (&"win".into(), &7.into(), &8.into())
+    );
+    assert!(a.get("value").is_none(), "{a}");
+    for m in a["moves"].as_array().unwrap() {
+        assert_eq!(
+            (&m["result"], &m["remoteness"], &m["code"]),
+            (&"win".into(), &7.into(), &8.into()),
+            "{m}"
+        );
+        assert!(m.get("value").is_none(), "{m}");
+    }
+    let line: Value = serde_json::from_str(&ok(&retro(
+        &["query", qs, "--batch", "--json"],
+        "..x/.../...:o\n",
+    )))
+    .unwrap();
+    assert_eq!(
+        (&line["result"], &line["remoteness"], &line["code"]),
+        (&"loss".into(), &6.into(), &(-7).into())
+    );
+    assert!(line.get("value").is_none(), "{line}");
+
+    // info and build --json: the root's result and remoteness, its code as `root_code`.
+    for object in [
+        ok(&retro(&["info", qs, "--json"], "")),
+        ok(&retro(
+            &["build", "quixo", "3x3", "-o", qs, "-q", "--json", "--fresh"],
+            "",
+        )),
+    ] {
+        let object: Value = serde_json::from_str(&object).unwrap();
+        assert_eq!(
+            (
+                &object["root_result"],
+                &object["root_remoteness"],
+                &object["root_code"]
+            ),
+            (&"win".into(), &7.into(), &8.into()),
+            "{object}"
+        );
+        assert!(object.get("root_value").is_none(), "{object}");
+    }
+    let info = ok(&retro(&["info", qs], ""));
+    assert!(
+        info.contains("root value   x to move wins in 7 (remoteness 7)"),
+        "{info}"
+    );
+
+    // Teeko: a win in 5 at the root, and a draw in a batch.
+    let t = d.join("t43.retro");
+    let ts = t.to_str().unwrap();
+    let built = build("teeko", "4x4s3", &t, &[]);
+    assert!(
+        built.contains("root value x to move wins in 5 (remoteness 5)"),
+        "{built}"
+    );
+    assert_eq!(
+        ok(&retro(&["solve", "teeko", "4x4s3"], "")),
+        "x to move wins in 5 (remoteness 5)\n"
+    );
+    let text = ok(&retro(&["query", ts, "empty"], ""));
+    assert!(text.contains("position              result\n"), "{text}");
+    for line in text.lines().skip_while(|l| !l.starts_with("moves")).skip(1) {
+        // From the empty board every drop keeps x's win or gives it away.
+        assert!(
+            line.contains("  loss in ") || line.contains("  win in ") || line.contains("  draw"),
+            "{line}"
+        );
+        assert!(!line.contains("  6  "), "a code in the move list: {line}");
+    }
+    let csv = d.join("t43.csv");
+    ok(&retro(
+        &["export", ts, "--csv", "-o", csv.to_str().unwrap(), "-q"],
+        "",
+    ));
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    let drawn = rows
+        .lines()
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .find(|f| f[1] == "6" && f[3] == "0")
+        .map(|f| f[0].to_string())
+        .expect("4 x 4 Teeko with 3 stones has drawn positions");
+    assert_eq!(
+        ok(&retro(
+            &["query", ts, "--batch"],
+            &format!("empty\n{drawn}\n")
+        )),
+        "win in 5\ndraw\n"
+    );
+    let a = json(&t, &drawn);
+    assert_eq!(
+        (&a["result"], &a["remoteness"], &a["code"]),
+        (&"draw".into(), &0.into(), &0.into())
+    );
+}
+
+/// A Quixo 3 x 3 table whose checksums are right but one of whose values lies (a draw
+/// where the solver found a win or a loss, or a loss in 0 where it found a draw): verify
+/// names the wrong entry by the results the codes stand for.
+#[test]
+fn verify_names_a_wrong_entry_by_its_result() {
+    use retro::game::quixo::Quixo;
+    use retro::game::{AnyBoard, Game};
+    use retro::retrograde::all_values;
+    use retro::table::{Encoding, TableWriter};
+
+    let d = dir("lying");
+    let path = d.join("q3.retro");
+    let game = Quixo::new(3).unwrap();
+    let mut layers = all_values(&game).unwrap();
+    let sizes: Vec<u64> = (0..=game.cells()).map(|k| game.layer_size(k)).collect();
+    let lie = &mut layers[6][100];
+    *lie = if *lie == 0 { -1 } else { 0 };
+    let (mut writer, _) = TableWriter::open::<Quixo>(
+        &path,
+        AnyBoard::of(&game),
+        retro::value::ValueType::I16,
+        Encoding::Plain,
+        &sizes,
+        true,
+    )
+    .unwrap();
+    for k in (0..layers.len()).rev() {
+        writer.write_layer(k, &layers[k]).unwrap();
+    }
+    writer.finish().unwrap();
+    let err = fails(
+        &retro(&["verify", path.to_str().unwrap(), "-q"], ""),
+        1,
+        "wrong entry in layer",
+    );
+    // `stored win in 3 (code 4), expected loss in 2 (code -3)`: results, each with its code.
+    let said = |after: &str| {
+        let rest = err.split(after).nth(1).unwrap_or_default();
+        ["win in ", "loss in ", "draw"]
+            .iter()
+            .any(|w| rest.starts_with(w))
+            && rest.contains("(code ")
+    };
+    assert!(said("stored ") && said("expected "), "{err}");
+}
+
 /// `retro build` with `RETRO_TRACE` (the retrograde solver's levels on stderr), stopping
 /// at its Nth check for a stop (`--stop-at-check`, the stop Ctrl-C asks for).
 fn build_stopped_at(game: &str, board: &str, table: &Path, check: u64) -> std::process::Output {
