@@ -44,9 +44,12 @@ pub struct BuildReport {
 }
 
 impl BuildReport {
-    /// The object `retro build --json` prints for this build of `game` into `path`.
+    /// The object `retro build --json` prints for this build of `game` into `path`. The
+    /// root's stored number is `root_value` for a game of scores; a game that ends in a win,
+    /// a loss, a tie or a draw stores a code, given as `root_code` beside `root_result` and
+    /// `root_remoteness` (as `info --json` gives them).
     pub fn to_json<G: Registered>(&self, game: &G, path: &Path) -> serde_json::Value {
-        serde_json::json!({
+        let mut out = serde_json::json!({
             "table": path.display().to_string(),
             "game": G::NAME,
             "board": game.board().label(),
@@ -57,8 +60,16 @@ impl BuildReport {
             "bytes_per_position": self.value_bytes as f64 / self.positions as f64,
             "peak_rss": self.peak_rss,
             "resumed_below": self.resumed_below,
-            "root_value": self.root_value,
-        })
+        });
+        match game.outcome(self.root_value, 0) {
+            Some(o) => {
+                out["root_code"] = self.root_value.into();
+                out["root_result"] = o.result.as_str().into();
+                out["root_remoteness"] = o.remoteness.into();
+            }
+            None => out["root_value"] = self.root_value.into(),
+        }
+        out
     }
 }
 
@@ -312,16 +323,20 @@ fn build_layers<G: Registered, V: Value>(
         driver_::solve_layers::<G, V>(game, driver, progress, from, Some(&mut write))?
     };
     if side_to_move && writer.value_type() != ValueType::I8 {
-        narrow_to_i8(&mut writer, sizes.len())?;
+        narrow_to_i8(&mut writer, sizes.len(), progress)?;
     }
     finish(writer, start, &sizes, root_value, resumed_below)
 }
 
 /// Write a finished table of values for the side to move again in `i8` if every value fits:
-/// read every layer back, and keep them as `i8` only if all fit.
-fn narrow_to_i8(writer: &mut TableWriter, layers: usize) -> Result<()> {
+/// read every layer back, and keep them as `i8` only if all fit. A stop is honoured while
+/// the layers are read (they are all on disk, and a resumed build narrows them), not once
+/// they are being rewritten: a stop there would drop the `i16` layers not yet written
+/// again, and the rewrite takes a second where the solve took a minute (standard Teeko).
+fn narrow_to_i8(writer: &mut TableWriter, layers: usize, progress: &dyn Progress) -> Result<()> {
     let mut narrow: Vec<Vec<i8>> = Vec::with_capacity(layers);
     for k in 0..layers {
+        sweep::check_stopped(progress)?;
         let values = writer.read_back::<i64>(k)?;
         match values
             .iter()

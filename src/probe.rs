@@ -77,9 +77,9 @@ pub fn describe_move<G: Gameplay>(game: &G, style: MoveStyle, mv: &Move<G::Posit
     from_to_text(game.move_notation(), style, mv.from, mv.row, mv.col)
 }
 
-/// A build's root value for its summary line: the number, and in words for a game that
-/// ends in a win, a loss or a tie ("-1 (o completes a line at ply 24, o's 12th stone)"); scores need no
-/// words there.
+/// A build's root value for its summary line: in words for a game that ends in a win, a
+/// loss, a tie or a draw ("o completes a line at ply 24, o's 12th stone", "x to move wins
+/// in 7 (remoteness 7)"), whose stored number is a code; the number for a game of scores.
 pub fn root_text<G: Gameplay>(game: &G, value: i64) -> String {
     if game.values().for_side_to_move() {
         // Values for the side to move: x moves on the empty board.
@@ -217,10 +217,12 @@ pub fn principal_variation<G: Gameplay>(
 
 /// The JSON object of `query --json` (and of each `--batch --json` line and `serve`'s
 /// answers): game, position, stones, to_move, value, moves, best, and both final scores
-/// where the game defines them, or the result and remoteness (also per move, for the side
-/// that plays it) where the game ends in a win, a loss or a tie. Each move names its `cell`
-/// `[row, col]` (1-based, the landing cell for connect), and also its `column` (1-based)
-/// where a move only chooses a column (`MoveNotation::Column`).
+/// where the game defines them. A game that ends in a win, a loss, a tie or a draw (mnk,
+/// connect, teeko, quixo) stores a code, not a value: there the object (and each move, for
+/// the side that plays it) has `result` and `remoteness`, and the stored number as `code`
+/// instead of `value`. Each move names its `cell` `[row, col]` (1-based, the landing cell
+/// for connect), and also its `column` (1-based) where a move only chooses a column
+/// (`MoveNotation::Column`).
 pub fn to_json<G: Registered>(game: &G, a: &Answer<G::Position>) -> serde_json::Value {
     let stones = game.layer_of(&a.position);
     let moves: Vec<_> = a
@@ -230,12 +232,11 @@ pub fn to_json<G: Registered>(game: &G, a: &Answer<G::Position>) -> serde_json::
             let mut m = json!({
                 "cell": [mv.row + 1, mv.col + 1],
                 "position": game.format_position(&mv.child),
-                "value": v,
                 "reward": mv.reward,
             });
             add_column(game, &mut m, mv);
             add_from(game, &mut m, mv);
-            add_outcome(game, &mut m, *v, stones);
+            add_value(game, &mut m, *v, stones);
             m
         })
         .collect();
@@ -258,7 +259,6 @@ pub fn to_json<G: Registered>(game: &G, a: &Answer<G::Position>) -> serde_json::
         "stones": stones,
         // Nobody moves where play has ended, full board or not.
         "to_move": if a.moves.is_empty() { "none" } else { side_to_move(game, &a.position) },
-        "value": a.value,
         "moves": moves,
         "best": best,
     });
@@ -266,7 +266,7 @@ pub fn to_json<G: Registered>(game: &G, a: &Answer<G::Position>) -> serde_json::
         out["first_score"] = json!(s.first);
         out["second_score"] = json!(s.second);
     }
-    add_outcome(game, &mut out, a.value, stones);
+    add_value(game, &mut out, a.value, stones);
     // Where play has ended, say who won rather than leave it to `result`, which is the
     // side to move's (a loss: the other side made a line).
     if a.moves.is_empty()
@@ -289,12 +289,17 @@ pub fn to_json<G: Registered>(game: &G, a: &Answer<G::Position>) -> serde_json::
     out
 }
 
-/// `result` (win, loss or tie for the side to move at `stones` stones) and `remoteness`,
-/// for a game that ends that way (`Game::outcome`).
-fn add_outcome<G: Gameplay>(game: &G, out: &mut serde_json::Value, value: i64, stones: usize) {
-    if let Some(o) = game.outcome(value, stones) {
-        out["result"] = json!(o.result.as_str());
-        out["remoteness"] = json!(o.remoteness);
+/// A value read from the table, seen by the side to move at `stones` stones: `value` for a
+/// game of scores; for a game that ends in a win, a loss, a tie or a draw
+/// (`Game::outcome`), `result`, `remoteness` and the stored number as `code`.
+fn add_value<G: Gameplay>(game: &G, out: &mut serde_json::Value, value: i64, stones: usize) {
+    match game.outcome(value, stones) {
+        Some(o) => {
+            out["result"] = json!(o.result.as_str());
+            out["remoteness"] = json!(o.remoteness);
+            out["code"] = json!(value);
+        }
+        None => out["value"] = json!(value),
     }
 }
 

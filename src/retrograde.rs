@@ -39,7 +39,7 @@ use crate::error::{Error, Result};
 use crate::game::values::MAX_REMOTENESS;
 use crate::game::{Edge, Game, Wdl};
 use crate::solve::Finished;
-use crate::sweep::Progress;
+use crate::sweep::{Progress, check_stopped};
 use crate::value::Value;
 
 /// Positions per parallel task.
@@ -167,6 +167,8 @@ pub fn solve_layer<G: Game, V: Value>(
             }
             progress.advance(out.len() as u64);
         });
+        // Asked to stop: the rest of the layer was skipped, and the caller drops it.
+        check_stopped(progress)?;
         if far.load(Relaxed) {
             return Err(too_far(k));
         }
@@ -184,6 +186,9 @@ pub fn solve_layer<G: Game, V: Value>(
         .collect();
     let last = AtomicU64::new(0);
     words.par_chunks(CHUNK).enumerate().for_each(|(c, chunk)| {
+        if progress.stopped() {
+            return;
+        }
         let mut pos = game.unrank(k, (c * CHUNK) as u64);
         let mut top = 0u32;
         for (i, word) in chunk.iter().enumerate() {
@@ -223,6 +228,7 @@ pub fn solve_layer<G: Game, V: Value>(
         last.fetch_max(top as u64, Relaxed);
         progress.advance(chunk.len() as u64);
     });
+    check_stopped(progress)?;
     if far.load(Relaxed) {
         return Err(too_far(k));
     }
@@ -237,6 +243,9 @@ pub fn solve_layer<G: Game, V: Value>(
     // Positions that may resolve at the next level: offered a win, or out of children.
     let mut next: Vec<u64> = Vec::new();
     let mut d: u32 = 0;
+    // Asked to stop (`Progress::stopped`): each pass below skips its remaining chunks, and
+    // the solve ends with the interrupted error right after the pass, since a pass cut
+    // short leaves the words half told.
     loop {
         if d > MAX_REMOTENESS {
             return Err(too_far(k));
@@ -264,6 +273,9 @@ pub fn solve_layer<G: Game, V: Value>(
         let mut decided: Vec<(u64, bool)> = next
             .par_chunks(CHUNK)
             .flat_map_iter(|chunk| {
+                if progress.stopped() {
+                    return Vec::new();
+                }
                 chunk
                     .iter()
                     .filter_map(|&at| decide(at as usize))
@@ -272,13 +284,20 @@ pub fn solve_layer<G: Game, V: Value>(
             .collect();
         if seeded[d as usize].load(Relaxed) {
             // A level some positions were pending for from the start: scan the layer.
-            let more: Vec<(u64, bool)> = (0..n)
+            let more: Vec<(u64, bool)> = (0..n.div_ceil(CHUNK))
                 .into_par_iter()
-                .with_min_len(CHUNK)
-                .filter_map(decide)
+                .flat_map_iter(|c| {
+                    if progress.stopped() {
+                        return Vec::new();
+                    }
+                    (c * CHUNK..n.min((c + 1) * CHUNK))
+                        .filter_map(decide)
+                        .collect::<Vec<_>>()
+                })
                 .collect();
             decided.extend(more);
         }
+        check_stopped(progress)?;
         // A win takes a counter from each parent; the last child to win leaves a parent that
         // loses, at the next level or at its floor (a slower win outside the layer). A loss
         // offers each parent a win at the next level. A decided parent is left alone.
@@ -286,6 +305,9 @@ pub fn solve_layer<G: Game, V: Value>(
             .par_chunks(CHUNK)
             .flat_map_iter(|chunk| {
                 let mut out = Vec::new();
+                if progress.stopped() {
+                    return out;
+                }
                 for &(at, win) in chunk {
                     let pos = game.unrank(k, at);
                     if win {
@@ -330,6 +352,8 @@ pub fn solve_layer<G: Game, V: Value>(
                 started.elapsed().as_secs_f64()
             );
         }
+        // A parent pass cut short may leave `found` empty, which must not read as the end.
+        check_stopped(progress)?;
         next = found;
         // Pass d + 1 resolves only what pass d resolved leads to (`next`), and the levels
         // pending from the start, none of which is past `last`.

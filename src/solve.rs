@@ -301,15 +301,15 @@ pub fn solve_layers<G: Game, V: Value>(
         unseen = Some(k);
         // Free what no layer below k reads (every layer but k has been handed on).
         for (j, slot) in held.iter_mut().enumerate().skip(k + 1) {
-            if slot.is_some() && !lowest[j].is_some_and(|r| r < k) {
+            if slot.is_some() && lowest[j].is_none_or(|r| r >= k) {
                 spare.extend(slot.take());
             }
         }
     }
-    if let (Some(j), Some(f)) = (unseen, on_layer) {
-        if let Some(values) = &held[j] {
-            f(j, &values[..sizes[j]])?;
-        }
+    if let (Some(j), Some(f)) = (unseen, on_layer)
+        && let Some(values) = &held[j]
+    {
+        f(j, &values[..sizes[j]])?;
     }
     let root = held[0].as_ref().and_then(|v| v.first()).map(|v| v.to_i64());
     root.ok_or_else(|| Error::other("the solve finished without layer 0"))

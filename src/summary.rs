@@ -10,7 +10,7 @@ use crate::table::{Encoding, Table};
 pub struct RootWords {
     /// The empty board's value.
     pub value: i64,
-    /// The value in words ("2", "-1 (o completes a line at ply 24)").
+    /// The value in words ("2", "o completes a line at ply 24, o's 12th stone").
     pub text: String,
     /// The result and remoteness for the side to move, where the game has them.
     pub outcome: Option<Outcome>,
@@ -71,6 +71,11 @@ pub fn info_json<R: Registry>(table: &Table, check: bool) -> Result<serde_json::
         summary["checksum_ok"] = true.into();
     }
     if let Some(o) = root.outcome {
+        // A game that ends in a win, a loss, a tie or a draw stores a code: named as one.
+        if let Some(fields) = summary.as_object_mut() {
+            fields.remove("root_value");
+        }
+        summary["root_code"] = root.value.into();
         summary["root_result"] = o.result.as_str().into();
         summary["root_remoteness"] = o.remoteness.into();
     }

@@ -25,10 +25,11 @@ pub trait Progress: Sync {
     fn layer(&self, _k: usize, _size: u64) {}
     /// `positions` more positions are done.
     fn advance(&self, _positions: u64) {}
-    /// Whether the caller wants the work stopped (a library caller's Ctrl-C, say; the
-    /// command line ends the process instead). The sweep asks once per chunk and then
-    /// stops before it hands on the layer it was computing, so every layer a build wrote
-    /// is whole and the build resumes below the last one (`check_stopped`).
+    /// Whether the caller wants the work stopped (Ctrl-C in `retro build`, a library
+    /// caller's own). The sweep asks once per chunk, the retrograde solver once per chunk
+    /// and per level; both then stop before they hand on the layer they were computing, so
+    /// every layer a build wrote is whole and the build resumes below the last one
+    /// (`check_stopped`).
     fn stopped(&self) -> bool {
         false
     }
@@ -41,12 +42,20 @@ pub trait Progress: Sync {
     }
 }
 
+/// The text of the error a stopped sweep ends with.
+const INTERRUPTED: &str = "interrupted";
+
 /// The error a sweep stops with when `Progress::stopped` says so.
 pub fn check_stopped(progress: &dyn Progress) -> Result<()> {
     if progress.stopped() {
-        return Err(Error::other("interrupted"));
+        return Err(Error::other(INTERRUPTED));
     }
     Ok(())
+}
+
+/// Whether `e` is the error of a stopped sweep (`check_stopped`).
+pub fn is_interrupted(e: &Error) -> bool {
+    matches!(e, Error::Other(m) if m == INTERRUPTED)
 }
 
 /// No reporting (tests, benchmarks, `--quiet`).

@@ -1,7 +1,7 @@
 //! Answers as text, the way `retro query` and `retro play` print them: the library renders,
 //! the command line prints.
 
-use crate::game::{Gameplay, MoveNotation, Verdict};
+use crate::game::{Gameplay, MoveNotation};
 use crate::probe::{self, Answer, MoveStyle, Step, describe_move};
 
 /// The board under column numbers and, where moves name cells (`rows`), beside row
@@ -121,25 +121,28 @@ pub fn answer<G: Gameplay>(game: &G, a: &Answer<G::Position>) -> String {
         .collect();
     // A cell `(r,c)` fits 8 columns on every board; `column 10` does not.
     let width = named.iter().map(String::len).max().unwrap_or(0).max(8);
+    // A game that ends in a win, a loss, a tie or a draw stores a code: each move gets its
+    // result and remoteness in words, for the side that plays it ("win in 3"); a game of
+    // scores its value.
+    let outcomes = game.outcome(a.value, stones).is_some();
     if !a.moves.is_empty() {
         let head = match game.move_notation() {
             MoveNotation::Cell => "cell",
             MoveNotation::Column | MoveNotation::FromTo => "move",
         };
+        let what = if outcomes { "result" } else { "value" };
         out.push_str(&format!(
-            "moves     {head:<width$} position              value\n"
+            "moves     {head:<width$} position              {what}\n"
         ));
     }
     for (i, ((mv, v), cell)) in a.moves.iter().zip(&named).enumerate() {
         let best = if a.is_best(i) { "  best" } else { "" };
-        let result = match game.outcome(*v, stones) {
-            Some(o) if o.result == Verdict::Tie => "  tie".to_string(),
-            Some(o) if o.result == Verdict::Draw => "  draw".to_string(),
-            Some(o) => format!("  {} in {}", o.result.as_str(), o.remoteness),
-            None => String::new(),
+        let value = match game.outcome(*v, stones) {
+            Some(o) => o.words(),
+            None => format!("{v:>5}"),
         };
         out.push_str(&format!(
-            "          {cell:<width$} {:<21} {v:>5}{result}{best}\n",
+            "          {cell:<width$} {:<21} {value}{best}\n",
             game.format_position(&mv.child)
         ));
     }

@@ -218,7 +218,7 @@ fn verify_layers<G: Gameplay, V: Value>(
         held[k] = here;
         // Free what no layer below k reads.
         for (j, h) in held.iter_mut().enumerate().skip(k + 1) {
-            if !readers[j].is_some_and(|r| r < k) {
+            if readers[j].is_none_or(|r| r >= k) {
                 *h = Vec::new();
             }
         }

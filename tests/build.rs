@@ -181,3 +181,67 @@ fn the_disk_check_refuses_when_the_disk_is_too_small() {
     ]));
     assert!(out_path.exists());
 }
+
+/// The stop Ctrl-C asks for (here at the build's Nth check for a stop, `--stop-at-check`)
+/// ends the sweep between chunks: the build exits 130 naming the layer it was computing and
+/// the finished layers its partial file keeps (all those above it), and the same command
+/// resumes it to the uninterrupted table, for a plain table and one of best moves.
+#[test]
+fn a_build_stopped_as_by_ctrl_c_keeps_its_finished_layers_and_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = board(dir.path(), "young", "5x6", "11");
+    for extra in [&[][..], &["--moves", "2"][..]] {
+        let whole = dir.path().join("whole.retro");
+        let w = whole.to_str().unwrap();
+        ok(&build(
+            &[&["young", &input, "-o", w, "--fresh"][..], extra].concat(),
+        ));
+        let want = std::fs::read(&whole).unwrap();
+        let t = dir.path().join("t.retro");
+        let ts = t.to_str().unwrap();
+        let mut stops = 0;
+        // Every 6th check: each build syncs every layer, which is what takes the time.
+        for check in (1..).step_by(6) {
+            let _ = std::fs::remove_file(&t);
+            let _ = std::fs::remove_file(dir.path().join("t.retro.partial"));
+            let n = check.to_string();
+            let args = [
+                &["young", &input, "-o", ts, "--stop-at-check", &n][..],
+                extra,
+            ]
+            .concat();
+            let out = build(&args);
+            if out.status.success() {
+                break;
+            }
+            stops += 1;
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(130), "{err}");
+            assert!(!t.exists(), "a stopped build left a table under its name");
+            let last = err.lines().last().unwrap_or_default();
+            let at: usize = last
+                .strip_prefix("interrupted while computing layer ")
+                .and_then(|r| r.split(':').next())
+                .and_then(|k| k.parse().ok())
+                .unwrap_or_else(|| panic!("{err}"));
+            if at < 30 {
+                assert!(
+                    last.contains(&format!("keeps the finished layers 30 down to {}", at + 1))
+                        || (at == 29 && last.contains("keeps the finished layer 30")),
+                    "{last}"
+                );
+            } else {
+                assert!(last.contains("no layer was finished yet"), "{last}");
+            }
+            let summary = ok(&build(&[&["young", &input, "-o", ts][..], extra].concat()));
+            if extra.is_empty() && at < 30 {
+                assert!(
+                    summary.contains(&format!("resumed below layer {}", at + 1)),
+                    "{summary}"
+                );
+            }
+            assert_eq!(std::fs::read(&t).unwrap(), want, "{extra:?} check {check}");
+        }
+        assert!(stops >= 4, "{extra:?}: only {stops} stops");
+    }
+}

@@ -568,22 +568,22 @@ fn command_line_builds_queries_verifies_and_exports() {
         "",
     ));
     assert!(built.contains("201755 positions"), "{built}");
-    assert!(built.contains("root value 0"), "{built}");
+    assert!(built.contains("root value tie with best play"), "{built}");
 
     let text = ok(&retro(&["query", table, "empty"], ""));
     assert!(
-        text.contains("value     0: tie with best play (remoteness 16: the board fills)"),
+        text.contains("value     tie with best play (remoteness 16: the board fills)"),
         "{text}"
     );
     // x to move completes the bottom row in column 4 at ply 7: 17 - 7 = 10.
     let text = ok(&retro(&["query", table, "..../o.../oo../xxx."], ""));
     assert!(
-        text.contains("value     10: x to move wins in 1 (remoteness 1)"),
+        text.contains("value     x to move wins in 1 (remoteness 1)"),
         "{text}"
     );
     let text = ok(&retro(&["query", table, "..../..../ooo./xxxx"], ""));
     assert!(
-        text.contains("10: x has won (a line at ply 7, x's 4th stone)"),
+        text.contains("value     x has won (a line at ply 7, x's 4th stone)"),
         "{text}"
     );
     assert!(
@@ -593,7 +593,7 @@ fn command_line_builds_queries_verifies_and_exports() {
     // o to move completes column 1 at ply 8.
     let text = ok(&retro(&["query", table, "..../o.../ox../oxxx"], ""));
     assert!(
-        text.contains("-9: o to move wins in 1 (remoteness 1)"),
+        text.contains("value     o to move wins in 1 (remoteness 1)"),
         "{text}"
     );
 
@@ -603,7 +603,7 @@ fn command_line_builds_queries_verifies_and_exports() {
     ));
     assert_eq!(j["game"], "connect");
     assert_eq!(
-        (j["value"].as_i64(), j["stones"].as_u64()),
+        (j["code"].as_i64(), j["stones"].as_u64()),
         (Some(10), Some(6))
     );
     assert_eq!((&j["result"], &j["remoteness"]), (&"win".into(), &1.into()));
@@ -622,7 +622,7 @@ fn command_line_builds_queries_verifies_and_exports() {
     );
     assert_eq!(moves[3]["position"], "..../o.../oo../xxxx");
     assert_eq!(
-        (&moves[3]["value"], &moves[3]["result"]),
+        (&moves[3]["code"], &moves[3]["result"]),
         (&10.into(), &"win".into())
     );
     // Best moves are named by their columns, as `play` reads them.
@@ -683,7 +683,7 @@ fn command_line_builds_queries_verifies_and_exports() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "0\n10\nerror\nerror\n10\n"
+        "tie\nloss in 0\nerror\nerror\nwin in 1\n"
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(

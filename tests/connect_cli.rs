@@ -41,11 +41,11 @@ fn query_lists_columns() {
     let table = build(dir.path());
     let text = query(&table, &["empty"]);
     assert!(
-        text.contains("moves     move     position              value\n"),
+        text.contains("moves     move     position              result\n"),
         "{text}"
     );
     assert!(
-        text.contains("          column 1 ..../..../..../x...       0  tie  best\n"),
+        text.contains("          column 1 ..../..../..../x...   tie  best\n"),
         "{text}"
     );
     assert!(!text.contains("(4,1)"), "{text}");
@@ -113,7 +113,7 @@ fn principal_variation_names_columns() {
     assert_eq!(steps.len(), 17, "{text}");
     assert!(steps[0].starts_with("    1. first  column "), "{text}");
     assert!(steps[1].starts_with("    2. second column "), "{text}");
-    assert!(steps[16].starts_with("  result 0: tie"), "{text}");
+    assert!(steps[16].starts_with("  result tie"), "{text}");
 }
 
 /// `retro play TABLE extra...` on `script`; it must succeed.
@@ -305,7 +305,7 @@ fn verify_and_export_take_the_table() {
                 .as_array()
                 .unwrap()
                 .iter()
-                .find(|m| m["value"] == json["value"])
+                .find(|m| m["code"] == json["code"])
                 .map(|m| m["column"].to_string())
                 .unwrap_or_default();
             assert_eq!(first_best, row[4], "{row:?}");
@@ -519,11 +519,11 @@ mod browser {
 fn a_size_stands_in_for_the_board_file() {
     assert_eq!(
         ok_silent(&retro(&["solve", "connect", "4x4k3"], "")),
-        "8 (x completes a line at ply 9, x's 5th stone)\n"
+        "x completes a line at ply 9, x's 5th stone\n"
     );
     assert_eq!(
         ok_silent(&retro(&["solve", "mnk", "3x3"], "")),
-        "0 (a tie with best play)\n"
+        "tie with best play\n"
     );
     // gen and plan read the game's own size notation, K included.
     assert_eq!(
@@ -552,7 +552,7 @@ fn a_size_stands_in_for_the_board_file() {
         "",
     ));
     assert!(out.contains("5621939 positions"), "{out}");
-    assert!(out.contains("root value 0 (a tie with best play)"), "{out}");
+    assert!(out.contains("root value tie with best play"), "{out}");
     let bad = retro(&["solve", "connect", "9x9"], "");
     assert_eq!(bad.status.code(), Some(2));
     let err = String::from_utf8_lossy(&bad.stderr);

@@ -287,27 +287,27 @@ fn command_line_builds_queries_and_refuses() {
     let table = table.to_str().unwrap();
     ok(&retro(&["build", "mnk", "-q", "-o", table], "3x3k3\n"));
     let text = ok(&retro(&["query", table, "x.o/.x./..."], ""));
-    assert!(text.contains("value     0: tie with best play"), "{text}");
+    assert!(text.contains("value     tie with best play"), "{text}");
     assert!(
-        text.contains("3,3      x.o/.x./..o               0  tie  best"),
+        text.contains("3,3      x.o/.x./..o           tie  best"),
         "{text}"
     );
     let text = ok(&retro(&["query", table, "xx./oo./..."], ""));
     assert!(
-        text.contains("5: x to move wins in 1 (remoteness 1)"),
+        text.contains("value     x to move wins in 1 (remoteness 1)"),
         "{text}"
     );
     let out = retro(&["query", table, "x.o/.x./..o", "--json", "--pv"], "");
     let json: serde_json::Value = serde_json::from_str(&ok(&out)).unwrap();
     assert_eq!(json["result"], "tie");
     assert_eq!(json["remoteness"], 5);
-    assert_eq!(json["value"], 0);
+    assert_eq!(json["code"], 0);
     assert_eq!(json["moves"][0]["result"], "loss");
     assert_eq!(json["moves"][0]["remoteness"], 2);
     assert_eq!(json["pv"].as_array().unwrap().len(), 5);
     let text = ok(&retro(&["query", table, "ooo/xx./x.."], ""));
     assert!(
-        text.contains("-4: o has won (a line at ply 6, o's 3rd stone)"),
+        text.contains("value     o has won (a line at ply 6, o's 3rd stone)"),
         "{text}"
     );
     assert!(
@@ -356,7 +356,10 @@ fn command_line_builds_queries_and_refuses() {
         "empty\nooo/xx./xx.\nxxx/oo./...\n",
     );
     assert_eq!(out.status.code(), Some(2));
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "0\nerror\n5\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "tie\nerror\nloss in 0\n"
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("o has a line but x moved last"), "{err}");
     let verified = ok(&retro(&["verify", table], ""));
@@ -367,11 +370,11 @@ fn command_line_builds_queries_and_refuses() {
         "",
     ));
     assert!(
-        played.contains("value 5: x to move wins in 1 (remoteness 1); first to move (retro)"),
+        played.contains("value x to move wins in 1 (remoteness 1); first to move (retro)"),
         "{played}"
     );
     assert!(
-        played.contains("game over: 5: x has won (a line at ply 5, x's 3rd stone)"),
+        played.contains("game over: x has won (a line at ply 5, x's 3rd stone)"),
         "{played}"
     );
 }

@@ -408,3 +408,369 @@ fn parquet_rows_are_the_csv_rows() {
     }
     assert_eq!(rows, 2 * 3u64.pow(9));
 }
+
+/// The games whose stones move store a code (r + 1 for a win in r, -(r + 1) for a loss in
+/// r, 0 for a draw); every command says the result and the remoteness instead, and shows
+/// the code only where it is named. Known values: Quixo 3 x 3 is `x to move wins in 7`
+/// (tests/quixo.rs checks every position against a brute force), so after any best move o
+/// to move loses in 6; Teeko 4 x 4 with 3 stones is `x to move wins in 5`.
+#[test]
+fn moving_games_say_results_and_remoteness_not_codes() {
+    let d = dir("words");
+    let q = d.join("q3.retro");
+    let qs = q.to_str().unwrap();
+    let built = build("quixo", "3x3", &q, &[]);
+    assert!(
+        built.contains("root value x to move wins in 7 (remoteness 7)"),
+        "{built}"
+    );
+
+    // The move list: each move's result for the side playing it, in words.
+    let text = ok(&retro(&["query", qs, "empty"], ""));
+    assert!(
+        text.contains("moves     move     position              result\n"),
+        "{text}"
+    );
+    let moves: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("moves"))
+        .skip(1)
+        .collect();
+    assert_eq!(moves.len(), 20, "{text}");
+    for line in &moves {
+        assert!(line.ends_with("win in 7  best"), "{line}");
+        assert!(!line.contains(" 8 "), "a code in the move list: {line}");
+    }
+    let text = ok(&retro(&["query", qs, "..x/.../...:o"], ""));
+    assert!(
+        text.contains("value     o to move loses in 6 (remoteness 6)"),
+        "{text}"
+    );
+
+    // --batch: words, and the stored codes only when asked for.
+    let input = "empty\n..x/.../...:o\n";
+    assert_eq!(
+        ok(&retro(&["query", qs, "--batch"], input)),
+        "win in 7\nloss in 6\n"
+    );
+    assert_eq!(
+        ok(&retro(&["query", qs, "--batch", "--codes"], input)),
+        "8\n-7\n"
+    );
+    fails(&retro(&["query", qs, "empty", "--codes"], ""), 2, "--batch");
+
+    // JSON: result and remoteness, the code named as one, no `value`; per move too.
+    let a = json(&q, "empty");
+    assert_eq!(
+        (&a["result"], &a["remoteness"], &a["code"]),
+        (&"win".into(), &7.into(), &8.into())
+    );
+    assert!(a.get("value").is_none(), "{a}");
+    for m in a["moves"].as_array().unwrap() {
+        assert_eq!(
+            (&m["result"], &m["remoteness"], &m["code"]),
+            (&"win".into(), &7.into(), &8.into()),
+            "{m}"
+        );
+        assert!(m.get("value").is_none(), "{m}");
+    }
+    let line: Value = serde_json::from_str(&ok(&retro(
+        &["query", qs, "--batch", "--json"],
+        "..x/.../...:o\n",
+    )))
+    .unwrap();
+    assert_eq!(
+        (&line["result"], &line["remoteness"], &line["code"]),
+        (&"loss".into(), &6.into(), &(-7).into())
+    );
+    assert!(line.get("value").is_none(), "{line}");
+
+    // info and build --json: the root's result and remoteness, its code as `root_code`.
+    for object in [
+        ok(&retro(&["info", qs, "--json"], "")),
+        ok(&retro(
+            &["build", "quixo", "3x3", "-o", qs, "-q", "--json", "--fresh"],
+            "",
+        )),
+    ] {
+        let object: Value = serde_json::from_str(&object).unwrap();
+        assert_eq!(
+            (
+                &object["root_result"],
+                &object["root_remoteness"],
+                &object["root_code"]
+            ),
+            (&"win".into(), &7.into(), &8.into()),
+            "{object}"
+        );
+        assert!(object.get("root_value").is_none(), "{object}");
+    }
+    let info = ok(&retro(&["info", qs], ""));
+    assert!(
+        info.contains("root value   x to move wins in 7 (remoteness 7)"),
+        "{info}"
+    );
+
+    // Teeko: a win in 5 at the root, and a draw in a batch.
+    let t = d.join("t43.retro");
+    let ts = t.to_str().unwrap();
+    let built = build("teeko", "4x4s3", &t, &[]);
+    assert!(
+        built.contains("root value x to move wins in 5 (remoteness 5)"),
+        "{built}"
+    );
+    assert_eq!(
+        ok(&retro(&["solve", "teeko", "4x4s3"], "")),
+        "x to move wins in 5 (remoteness 5)\n"
+    );
+    let text = ok(&retro(&["query", ts, "empty"], ""));
+    assert!(text.contains("position              result\n"), "{text}");
+    for line in text.lines().skip_while(|l| !l.starts_with("moves")).skip(1) {
+        // From the empty board every drop keeps x's win or gives it away.
+        assert!(
+            line.contains("  loss in ") || line.contains("  win in ") || line.contains("  draw"),
+            "{line}"
+        );
+        assert!(!line.contains("  6  "), "a code in the move list: {line}");
+    }
+    let csv = d.join("t43.csv");
+    ok(&retro(
+        &["export", ts, "--csv", "-o", csv.to_str().unwrap(), "-q"],
+        "",
+    ));
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    let drawn = rows
+        .lines()
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .find(|f| f[1] == "6" && f[3] == "0")
+        .map(|f| f[0].to_string())
+        .expect("4 x 4 Teeko with 3 stones has drawn positions");
+    assert_eq!(
+        ok(&retro(
+            &["query", ts, "--batch"],
+            &format!("empty\n{drawn}\n")
+        )),
+        "win in 5\ndraw\n"
+    );
+    let a = json(&t, &drawn);
+    assert_eq!(
+        (&a["result"], &a["remoteness"], &a["code"]),
+        (&"draw".into(), &0.into(), &0.into())
+    );
+}
+
+/// A Quixo 3 x 3 table whose checksums are right but one of whose values lies (a draw
+/// where the solver found a win or a loss, or a loss in 0 where it found a draw): verify
+/// names the wrong entry by the results the codes stand for.
+#[test]
+fn verify_names_a_wrong_entry_by_its_result() {
+    use retro::game::quixo::Quixo;
+    use retro::game::{AnyBoard, Game};
+    use retro::table::{Encoding, TableWriter};
+
+    let d = dir("lying");
+    let path = d.join("q3.retro");
+    let game = Quixo::new(3).unwrap();
+    let mut layers =
+        retro::solve::all_values::<_, i16>(&game, retro::sweep::Driver::Parallel).unwrap();
+    let sizes: Vec<u64> = (0..=game.last_layer())
+        .map(|k| game.layer_size(k))
+        .collect();
+    let lie = &mut layers[6][100];
+    *lie = if *lie == 0 { -1 } else { 0 };
+    let (mut writer, _) = TableWriter::open::<Quixo>(
+        &path,
+        AnyBoard::of(&game),
+        retro::value::ValueType::I16,
+        Encoding::Plain,
+        &sizes,
+        true,
+    )
+    .unwrap();
+    for k in (0..layers.len()).rev() {
+        writer.write_layer(k, &layers[k]).unwrap();
+    }
+    writer.finish().unwrap();
+    let err = fails(
+        &retro(&["verify", path.to_str().unwrap(), "-q"], ""),
+        1,
+        "wrong entry in layer",
+    );
+    // `stored win in 3 (code 4), expected loss in 2 (code -3)`: results, each with its code.
+    let said = |after: &str| {
+        let rest = err.split(after).nth(1).unwrap_or_default();
+        ["win in ", "loss in ", "draw"]
+            .iter()
+            .any(|w| rest.starts_with(w))
+            && rest.contains("(code ")
+    };
+    assert!(said("stored ") && said("expected "), "{err}");
+}
+
+/// `retro build` with `RETRO_TRACE` (the retrograde solver's levels on stderr), stopping
+/// at its Nth check for a stop (`--stop-at-check`, the stop Ctrl-C asks for).
+fn build_stopped_at(game: &str, board: &str, table: &Path, check: u64) -> std::process::Output {
+    let check = check.to_string();
+    std::process::Command::new(env!("CARGO_BIN_EXE_retro"))
+        .args(["build", game, board, "-q", "-o"])
+        .arg(table)
+        .args(["--stop-at-check", &check])
+        .env("RETRO_TRACE", "1")
+        .output()
+        .unwrap()
+}
+
+/// What a stopped build said, from its last line: the layer it was computing (None once
+/// every layer was finished), and the finished layers it kept (highest, lowest).
+fn stopped_in(out: &std::process::Output) -> (Option<usize>, Option<(usize, usize)>) {
+    let err = common::text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    let last = err.lines().last().unwrap_or_default();
+    assert!(last.starts_with("interrupted"), "{err}");
+    let layer = |text: &str| -> usize {
+        let digits: String = text.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().unwrap_or_else(|_| panic!("{last}"))
+    };
+    let at = last
+        .strip_prefix("interrupted while computing layer ")
+        .map(layer);
+    let kept = if last.contains("no layer was finished yet") {
+        None
+    } else if let Some(rest) = last.split("keeps the finished layers ").nth(1) {
+        let low = rest.split(" down to ").nth(1).map(layer);
+        Some((layer(rest), low.unwrap_or_else(|| panic!("{last}"))))
+    } else {
+        let rest = last.split("keeps the finished layer ").nth(1);
+        let k = layer(rest.unwrap_or_else(|| panic!("{last}")));
+        Some((k, k))
+    };
+    (at, kept)
+}
+
+/// Stop a build at check `check`, check what it kept, resume it and compare the table with
+/// `want`; returns the layer it stopped in and the finished layers it kept.
+fn stop_and_resume(
+    game: &str,
+    board: &str,
+    table: &Path,
+    check: u64,
+    want: &[u8],
+) -> (Option<usize>, Option<(usize, usize)>) {
+    let partial = PathBuf::from(format!("{}.partial", table.display()));
+    let _ = std::fs::remove_file(table);
+    let _ = std::fs::remove_file(&partial);
+    let out = build_stopped_at(game, board, table, check);
+    let (at, kept) = stopped_in(&out);
+    assert!(
+        !table.exists(),
+        "a stopped build left a table under its name"
+    );
+    // The finished layers are all those above the layer it was computing, or all of them.
+    match (at, kept) {
+        (Some(at), Some((high, low))) => {
+            assert_eq!(low, at + 1, "check {check}: kept {high} down to {low}")
+        }
+        (None, Some((_, low))) => assert_eq!(low, 0, "check {check}"),
+        (_, None) => assert!(partial.exists(), "check {check}: no partial file"),
+    }
+    let rerun = ok(&retro(
+        &["build", game, board, "-o", table.to_str().unwrap()],
+        "",
+    ));
+    match kept {
+        Some((_, low)) => assert!(
+            rerun.contains(&format!("(resumed below layer {low})")),
+            "check {check}: {rerun}"
+        ),
+        None => assert!(!rerun.contains("resumed"), "check {check}: {rerun}"),
+    }
+    assert_eq!(
+        std::fs::read(table).unwrap(),
+        want,
+        "check {check}: the resumed table differs from an uninterrupted build's"
+    );
+    (at, kept)
+}
+
+/// A Quixo build asked to stop in the middle of a layer's fixpoint (its levels begun, not
+/// ended) stops there, keeps every layer it finished, says so, and the same command resumes
+/// it to the table an uninterrupted build writes.
+#[test]
+fn a_build_stopped_mid_fixpoint_keeps_its_finished_layers() {
+    let d = dir("mid");
+    let whole = d.join("whole.retro");
+    build("quixo", "3x3", &whole, &[]);
+    let want = std::fs::read(&whole).unwrap();
+    let t = d.join("t.retro");
+    // Check 150 falls in layer 5's levels (four of its 8064 positions' chunks and levels
+    // are checked per level; layers 9 to 6 took the checks before).
+    let out = build_stopped_at("quixo", "3x3", &t, 150);
+    let err = common::text(&out.stderr);
+    let (at, kept) = stopped_in(&out);
+    let at = at.unwrap_or_else(|| panic!("{err}"));
+    assert!((1..9).contains(&at), "{err}");
+    assert_eq!(kept, Some((9, at + 1)), "{err}");
+    assert!(
+        err.contains(&format!("layer {at}: level 0:")),
+        "the stop came before layer {at}'s levels: {err}"
+    );
+    assert_eq!(
+        stop_and_resume("quixo", "3x3", &t, 150, &want),
+        (Some(at), kept)
+    );
+}
+
+/// Quixo 3 x 3 stopped at every 7th check, from the first until the build no longer
+/// stops: each stop keeps exactly the layers above the one it was in, and resumes to the
+/// uninterrupted table, byte for byte.
+#[test]
+fn quixo_builds_stopped_at_any_check_resume_byte_identical() {
+    let d = dir("every");
+    let whole = d.join("whole.retro");
+    build("quixo", "3x3", &whole, &[]);
+    let want = std::fs::read(&whole).unwrap();
+    let t = d.join("t.retro");
+    let mut stops = std::collections::BTreeSet::new();
+    let mut check = 1;
+    loop {
+        let _ = std::fs::remove_file(&t);
+        let _ = std::fs::remove_file(d.join("t.retro.partial"));
+        let out = build_stopped_at("quixo", "3x3", &t, check);
+        if out.status.success() {
+            break;
+        }
+        let (at, _) = stop_and_resume("quixo", "3x3", &t, check, &want);
+        stops.insert(at);
+        check += 7;
+    }
+    // Stops fell in every layer but the empty board's (a few checks only), and after the
+    // last layer, while the finished layers were read back to be narrowed to i8.
+    assert!(stops.len() >= 10, "stopped only in layers {stops:?}");
+    assert!(stops.contains(&None), "{stops:?}");
+}
+
+/// Teeko's first layer (all stones down) is its only one with moves inside it, and its
+/// largest: a stop in its fixpoint has no finished layer to keep and says so; a stop in a
+/// drop layer after it keeps it. Both resume to the uninterrupted table.
+#[test]
+fn teeko_builds_stopped_in_and_after_the_movement_layer_resume_byte_identical() {
+    let d = dir("teeko-stop");
+    let whole = d.join("whole.retro");
+    build("teeko", "4x4s4", &whole, &[]);
+    let want = std::fs::read(&whole).unwrap();
+    let t = d.join("t.retro");
+    // Layer 8 (1,801,800 positions) takes about 440 checks to count, then some per level;
+    // check 1000 is among its levels, 1200 past them.
+    let out = build_stopped_at("teeko", "4x4s4", &t, 1000);
+    let err = common::text(&out.stderr);
+    assert_eq!(stopped_in(&out), (Some(8), None), "{err}");
+    assert!(err.contains("layer 8: level 0:"), "{err}");
+    assert!(err.contains("no layer was finished yet"), "{err}");
+    assert_eq!(
+        stop_and_resume("teeko", "4x4s4", &t, 1000, &want),
+        (Some(8), None)
+    );
+    let (at, kept) = stop_and_resume("teeko", "4x4s4", &t, 1200, &want);
+    let at = at.unwrap_or(usize::MAX);
+    assert!(at < 8 && kept == Some((8, at + 1)), "{at} {kept:?}");
+}

@@ -427,7 +427,7 @@ fn mistakes_are_named_and_undo_works_after_the_end() {
     );
     let text = play(&ttt, &[], "quit\n");
     assert!(
-        text.ends_with("quit: 0: tie with best play (remoteness 9: the board fills)\n"),
+        text.ends_with("quit: tie with best play (remoteness 9: the board fills)\n"),
         "{text}"
     );
     assert!(!text.contains("first 0, second 0"), "{text}");

@@ -1,6 +1,7 @@
 //! `retro build`: sweep a board and write its table.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -8,7 +9,7 @@ use super::{BoardArgs, progress_bar};
 use crate::error::{Result, io_error};
 use crate::game::{AnyBoard, Registered, Registry, Visitor};
 use crate::job::{self, BuildOptions, Estimate};
-use crate::sweep::{Driver, Progress, Silent, human_bytes};
+use crate::sweep::{self, Driver, Progress, Silent, human_bytes};
 use crate::table::writer::{check_output, check_unlocked, partial_path};
 
 #[derive(clap::Args)]
@@ -52,6 +53,10 @@ pub struct Args {
     /// Test hook: stop after writing this layer, as if interrupted.
     #[arg(long, hide = true, value_name = "K")]
     stop_after_layer: Option<usize>,
+    /// Test hook: ask the build to stop, as Ctrl-C does, at its Nth check for a stop (the
+    /// solvers check between chunks, and the retrograde solver between levels too).
+    #[arg(long, hide = true, value_name = "N")]
+    stop_at_check: Option<u64>,
     /// Test hook: abort, as a kill would, just before the Nth write, sync, truncation or
     /// rename of the partial file (see `partial::crash_before_step`).
     #[arg(long, hide = true, value_name = "N")]
@@ -167,15 +172,28 @@ fn build<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32> {
     Estimate::check_memory(game)?;
     estimate.check_disk(&path, &options)?;
     let total = game.total_positions();
-    announce_resume_on_interrupt(&path, args.quiet);
+    stop_on_interrupt(args.quiet);
     let bar = progress_bar(total, args.quiet);
-    let progress: &dyn Progress = match &bar {
-        Some(bar) => bar,
-        None => &Silent,
+    let progress = Stoppable {
+        bar: match &bar {
+            Some(bar) => bar,
+            None => &Silent,
+        },
+        stop_at: args.stop_at_check,
+        checks: AtomicU64::new(0),
+        layer: AtomicUsize::new(usize::MAX),
     };
-    let report = job::build(game, &path, &options, Driver::Parallel, progress);
-    if let Some(bar) = bar {
+    let report = job::build(game, &path, &options, Driver::Parallel, &progress);
+    let stopped_in = progress.layer.load(Relaxed);
+    if let Some(bar) = &bar {
         bar.finish_and_clear();
+    }
+    if let Err(e) = &report
+        && STOP.load(Relaxed)
+        && sweep::is_interrupted(e)
+    {
+        eprintln!("{}", interrupted::<G>(&path, stopped_in));
+        return Ok(130);
     }
     let report = report?;
     let peak = report
@@ -202,21 +220,89 @@ fn build<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32> {
     Ok(0)
 }
 
-/// On Ctrl-C, say how to go on before the process ends: the partial file is consistent
-/// at every moment (a layer is listed in its header only once synced), so the same
-/// command resumes below the last finished layer.
-fn announce_resume_on_interrupt(path: &Path, quiet: bool) {
-    let partial = partial_path(path);
+/// Set by Ctrl-C (or the `--stop-at-check` test hook): the build stops at its next check.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// The progress bar, and the stop that Ctrl-C asks for (`Progress::stopped`).
+struct Stoppable<'a> {
+    bar: &'a dyn Progress,
+    /// Test hook: ask for the stop at this check.
+    stop_at: Option<u64>,
+    /// Checks so far.
+    checks: AtomicU64,
+    /// The layer being computed (`usize::MAX` before the first).
+    layer: AtomicUsize,
+}
+
+impl Progress for Stoppable<'_> {
+    fn layer(&self, k: usize, size: u64) {
+        self.layer.store(k, Relaxed);
+        self.bar.layer(k, size);
+    }
+    fn advance(&self, positions: u64) {
+        self.bar.advance(positions);
+    }
+    fn stopped(&self) -> bool {
+        if let Some(n) = self.stop_at
+            && self.checks.fetch_add(1, Relaxed) + 1 >= n
+        {
+            STOP.store(true, Relaxed);
+        }
+        STOP.load(Relaxed)
+    }
+}
+
+/// On Ctrl-C, ask the build to stop rather than end the process: the solvers check
+/// between chunks (the retrograde solver between levels too), drop the layer they were
+/// computing and return, so the build ends within a chunk's work with every finished layer
+/// in the partial file, and no rewrite of finished layers (a table narrowed to i8) is cut
+/// in the middle. A second Ctrl-C ends the process at once: the partial file is consistent
+/// at every moment (a layer is listed in its header only once synced), so that keeps the
+/// finished layers too.
+fn stop_on_interrupt(quiet: bool) {
     // A handler may already be set (a library caller's); then it keeps its own.
     let _ = ctrlc::set_handler(move || {
-        if !quiet {
-            eprintln!(
-                "\ninterrupted: {} keeps the finished layers; run the same command again to resume",
-                partial.display()
-            );
+        if STOP.swap(true, Relaxed) {
+            eprintln!("\ninterrupted again: ending now");
+            std::process::exit(130);
         }
-        std::process::exit(130);
+        if !quiet {
+            eprintln!("\nstopping after the chunk being computed (Ctrl-C again ends at once)");
+        }
     });
+}
+
+/// What a stopped build leaves, having last begun layer `at` (`usize::MAX`: none): the
+/// finished layers its partial file holds, and how to go on.
+fn interrupted<G: Registered>(path: &Path, at: usize) -> String {
+    let partial = partial_path(path);
+    let kept = crate::table::Table::open_partial::<G>(&partial)
+        .ok()
+        .and_then(|t| {
+            let finished: Vec<usize> = (0..t.header.layers.len())
+                .filter(|&k| t.header.finished(k))
+                .collect();
+            Some((*finished.first()?, *finished.last()?))
+        });
+    // A build stops after its last layer too, while it reads its layers back to narrow
+    // them (a game of the retrograde solver): then it was computing none.
+    let during = match kept {
+        Some((low, _)) if low <= at => String::new(),
+        _ if at == usize::MAX => String::new(),
+        _ => format!(" while computing layer {at}"),
+    };
+    let partial = partial.display();
+    match kept {
+        Some((low, high)) if low == high => format!(
+            "interrupted{during}: {partial} keeps the finished layer {high}; run the same command again to resume"
+        ),
+        Some((low, high)) => format!(
+            "interrupted{during}: {partial} keeps the finished layers {high} down to {low}; run the same command again to resume"
+        ),
+        None => format!(
+            "interrupted{during}: no layer was finished yet ({partial} holds the table's header only); run the same command again to start over"
+        ),
+    }
 }
 
 /// Rank 0's lines for a distributed build: the summary on stdout, the time split on stderr.

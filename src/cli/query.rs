@@ -18,7 +18,8 @@ use crate::table::Table;
 Examples:
   retro query tables/young-sample.retro 1,0
   retro query tables/young-sample.retro empty --pv --json
-  printf '0,0\\n1,0\\n' | retro query tables/young-sample.retro --batch")]
+  printf '0,0\\n1,0\\n' | retro query tables/young-sample.retro --batch
+  printf 'empty\\n' | retro query quixo.retro --batch --codes   a Quixo table's stored codes")]
 pub struct Args {
     /// Table file.
     table: PathBuf,
@@ -28,9 +29,15 @@ pub struct Args {
     #[arg(required_unless_present = "batch")]
     position: Option<String>,
     /// Read positions from stdin, one per line, and print one value per line (with
-    /// --json, one object per line; --pv needs --json here).
+    /// --json, one object per line; --pv needs --json here). A game that ends in a win, a
+    /// loss, a tie or a draw prints its result in words: `win in 7`, `loss in 2`, `tie`,
+    /// `draw`.
     #[arg(long, conflicts_with = "position")]
     batch: bool,
+    /// With --batch: print each position's stored number as it is, a code for games that
+    /// end in a win, a loss, a tie or a draw (`retro help games` says how each is read).
+    #[arg(long, conflicts_with = "json")]
+    codes: bool,
     /// Also print the principal variation to the end of the game.
     #[arg(long)]
     pv: bool,
@@ -62,6 +69,11 @@ impl Visitor for Query<'_> {
 
     fn visit<G: Registered>(self, game: G) -> Result<i32> {
         let Query { args, table } = self;
+        if args.codes && !args.batch {
+            return Err(Error::input(
+                "--codes goes with --batch: a single query says the result in words, and --json gives the code as `code`",
+            ));
+        }
         if args.batch {
             if args.pv && !args.json {
                 return Err(Error::input(
@@ -71,7 +83,7 @@ impl Visitor for Query<'_> {
             let style = if args.json {
                 Batch::Json { pv: args.pv }
             } else {
-                Batch::Plain
+                Batch::Plain { codes: args.codes }
             };
             return batch(&game, &table.with_mmap()?.check_layers_as_read(), style);
         }
@@ -104,8 +116,9 @@ impl Visitor for Query<'_> {
 /// What `--batch` prints per line.
 #[derive(Clone, Copy)]
 enum Batch {
-    /// The value alone (the fast path: one entry read per line).
-    Plain,
+    /// The value alone (the fast path: one entry read per line): in words for a game that
+    /// ends in a win, a loss, a tie or a draw, unless the stored `codes` are asked for.
+    Plain { codes: bool },
     /// `query --json`'s object with the input line number (and the principal variation).
     Json { pv: bool },
 }
@@ -146,8 +159,13 @@ fn batch<G: Registered>(game: &G, table: &Table, style: Batch) -> Result<i32> {
             .and_then(|pos| game.check_reachable(&pos).map(|()| pos))
             .and_then(|pos| {
                 Ok(match style {
-                    Batch::Plain => {
-                        serde_json::Value::from(table.value(game.layer_of(&pos), game.rank(&pos))?)
+                    Batch::Plain { codes } => {
+                        let stones = game.layer_of(&pos);
+                        let value = table.value(stones, game.rank(&pos))?;
+                        match game.outcome(value, stones) {
+                            Some(o) if !codes => o.words(),
+                            _ => value.to_string(),
+                        }
                     }
                     Batch::Json { pv } => {
                         let a = answer(game, table, pos)?;
@@ -157,7 +175,7 @@ fn batch<G: Registered>(game: &G, table: &Table, style: Batch) -> Result<i32> {
                                 pv_json(game, &principal_variation(game, table, &a.position)?);
                         }
                         obj["line"] = json!(number);
-                        obj
+                        obj.to_string()
                     }
                 })
             });
@@ -171,7 +189,7 @@ fn batch<G: Registered>(game: &G, table: &Table, style: Batch) -> Result<i32> {
             Err(e) if e.is_input() => {
                 failed += 1;
                 match style {
-                    Batch::Plain => writeln!(out.held, "error").map_err(io)?,
+                    Batch::Plain { .. } => writeln!(out.held, "error").map_err(io)?,
                     Batch::Json { .. } => writeln!(
                         out.held,
                         "{}",

@@ -67,17 +67,26 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
             )?;
             Ok(0)
         }
-        Err(m) => Err(Error::other(format!(
-            "{}: wrong entry in layer {} at index {} (position {}): stored {}{}, expected {}",
+        Err((m, stored, expected)) => Err(Error::other(format!(
+            "{}: wrong entry in layer {} at index {} (position {}): stored {}{stored}, expected {expected}",
             args.table.display(),
             m.layer,
             m.index,
             m.position,
             if m.best_move { "best move " } else { "" },
-            m.stored,
-            m.expected
         ))),
     }
+}
+
+/// A wrong entry's stored and expected values as the message says them: a best move's
+/// index or a game of scores' value as it is; for a game that ends in a win, a loss, a tie
+/// or a draw, the result and remoteness a code stands for, and the code.
+fn entry_words<G: Registered>(game: &G, m: &Mismatch) -> (String, String) {
+    let words = |v: i64| match game.outcome(v, m.layer) {
+        Some(o) if !m.best_move => format!("{} (code {v})", o.words()),
+        _ => v.to_string(),
+    };
+    (words(m.stored), words(m.expected))
 }
 
 /// Re-derive the table's entries on its game: every one, or a sample.
@@ -87,11 +96,11 @@ struct Verify<'a> {
 }
 
 impl Visitor for Verify<'_> {
-    type Output = std::result::Result<u64, Mismatch>;
+    type Output = std::result::Result<u64, (Mismatch, String, String)>;
 
     fn visit<G: Registered>(self, game: G) -> Result<Self::Output> {
         let Verify { args, table } = self;
-        match args.sample {
+        let found = match args.sample {
             Some(n) => verify::verify_sample(&game, table, n, args.seed),
             None => {
                 let bar = progress_bar(table.header.total_positions(), args.quiet);
@@ -105,6 +114,10 @@ impl Visitor for Verify<'_> {
                 }
                 out
             }
-        }
+        }?;
+        Ok(found.map_err(|m| {
+            let (stored, expected) = entry_words(&game, &m);
+            (m, stored, expected)
+        }))
     }
 }

@@ -53,43 +53,44 @@ impl WinLoss {
         format!("ply {ply}, {winner}'s {} stone", ordinal(ply.div_ceil(2)))
     }
 
-    /// `Game::describe_value`.
+    /// `Game::describe_value`: the root's value in words, from x's side, without the
+    /// stored number ("x completes a line at ply 9, x's 5th stone").
     pub fn describe_value(self, value: i64) -> String {
         if value == 0 {
-            return "0 (a tie with best play)".into();
+            return "tie with best play".into();
         }
         format!(
-            "{value} ({} completes a line at {})",
+            "{} completes a line at {}",
             Self::winner(value),
             self.ply_words(value)
         )
     }
 
-    /// `Game::value_meaning`.
+    /// `Game::value_meaning`: what the stored number is (a code: `query --json` gives it
+    /// as `code`, and `result` and `remoteness` besides).
     pub fn value_meaning() -> &'static str {
         "value: cells + 1 - p when x (first) completes a line at ply p, minus that when o does, \
          0 for a tie; a ply is one stone (ply 5 is x's 3rd)"
     }
 
-    /// `Game::describe_value_at`.
+    /// `Game::describe_value_at`: the result and the remoteness for the side to move, in
+    /// words.
     pub fn describe_value_at(self, value: i64, stones: usize) -> String {
         let o = self.outcome(value, stones);
         let side = if stones.is_multiple_of(2) { "x" } else { "o" };
         let r = o.remoteness;
         match (o.result, r) {
-            (Verdict::Tie, 0) => "0: a tie (the board is full)".into(),
+            (Verdict::Tie, 0) => "a tie: the board is full".into(),
             (Verdict::Tie | Verdict::Draw, _) => {
-                format!("0: tie with best play (remoteness {r}: the board fills)")
+                format!("tie with best play (remoteness {r}: the board fills)")
             }
             (_, 0) => format!(
-                "{value}: {} has won (a line at {})",
+                "{} has won (a line at {})",
                 Self::winner(value),
                 self.ply_words(value)
             ),
-            (Verdict::Win, _) => format!("{value}: {side} to move wins in {r} (remoteness {r})"),
-            (Verdict::Loss, _) => {
-                format!("{value}: {side} to move loses in {r} (remoteness {r})")
-            }
+            (Verdict::Win, _) => format!("{side} to move wins in {r} (remoteness {r})"),
+            (Verdict::Loss, _) => format!("{side} to move loses in {r} (remoteness {r})"),
         }
     }
 

@@ -54,7 +54,8 @@ fn every_command_works_on_a_hex_table() {
     let query = ok(&["query", t, "empty", "--json"], "");
     let query: serde_json::Value = serde_json::from_str(&query).unwrap();
     assert_eq!(query["game"], "hex");
-    assert_eq!(query["value"], 5);
+    assert_eq!((&query["result"], &query["remoteness"]), (&"win".into(), &5.into()));
+    assert_eq!(query["code"], 5);
     assert_eq!(query["best"], serde_json::json!([[2, 2]]));
     let text = ok(&["query", t, "empty", "--pv"], "");
     assert!(text.contains("x to move wins in 5"), "{text}");
@@ -64,7 +65,7 @@ fn every_command_works_on_a_hex_table() {
     assert_eq!(batch.status.code(), Some(2), "a bad line exits 2");
     let batch = String::from_utf8_lossy(&batch.stdout);
     let lines: Vec<&str> = batch.lines().collect();
-    assert_eq!(lines, ["5", "5", "error"]);
+    assert_eq!(lines, ["win in 5", "loss in 4", "error"]);
 
     // A game against the table: the player (o) resigns after one move.
     let played = retro_hex(&["play", t, "--as", "second"], "1 1\nquit\n");
@@ -91,7 +92,7 @@ fn every_command_works_on_a_hex_table() {
 
     assert_eq!(
         ok(&["solve", "hex", "2x2"], "").trim(),
-        "2 (x completes a line at ply 3, x's 2nd stone)",
+        "x completes a line at ply 3, x's 2nd stone",
         "x joins at ply 3 of 4 cells: a game won by a line says its root in words"
     );
     assert_eq!(ok(&["gen", "hex", "4x5"], "").trim(), "4x5");
@@ -116,7 +117,7 @@ fn every_command_works_on_a_hex_table() {
     // The built-in games are still there, and `help games` has Hex's rules.
     assert_eq!(
         ok(&["solve", "mnk", "3x3"], "").trim(),
-        "0 (a tie with best play)"
+        "tie with best play"
     );
     let help = ok(&["help", "games"], "");
     assert!(
