@@ -22,6 +22,10 @@ async function getJSON(url) {
 // -(r + 1) for a loss in r, 0 for a draw.
 const moving = (info) => info.game === "teeko" || info.game === "quixo";
 
+// An answer's stored value: `value` for games of scores; games with results send
+// `result`, `remoteness` and the stored `code` instead.
+const stored = (a) => (a.value !== undefined ? a.value : a.code);
+
 function valueInWords(info, value) {
   if (moving(info)) {
     if (value === 0) return "draw: neither side can force a win";
@@ -197,7 +201,7 @@ function render() {
     ? (a.stones === info.rows * info.cols && !a.winner ? `game over: the board is full${winner}` : `game over${winner}`)
     : `${a.to_move} to move` + (info.game === "twins" ? (first ? " (o)" : " (x)") : "")
       + (moving(info) ? (first ? " (x)" : " (o)") + (selected ? `: from ${selected}, click where it goes` : "") : "");
-  $("value").textContent = valueInWords(info, a.value);
+  $("value").textContent = valueInWords(info, stored(a));
 
   const list = $("moves");
   list.replaceChildren();
@@ -213,7 +217,7 @@ function render() {
     button.dataset.outcome = o.cls;
     button.className = `move ${o.cls}`;
     button.textContent = `${moveName(m)} → ${m.position}   ${o.words}` + (best ? "   ★ best" : "");
-    button.title = `value ${m.value}: ${valueInWords(info, m.value)}`;
+    button.title = `${m.value !== undefined ? "value" : "code"} ${stored(m)}: ${valueInWords(info, stored(m))}`;
     button.onclick = () => { stop(); go(m.position, moveName(m)); };
     const item = document.createElement("li");
     if (best) item.className = "best";
