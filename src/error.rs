@@ -1,5 +1,5 @@
 //! One error type for the whole crate. Each variant says what kind of thing went wrong,
-//! which decides the exit code (documented in the README); its text reads as a single line
+//! which decides the exit code (documented in docs/testing.md); its text reads as a single line
 //! after `error: `, and an I/O error keeps the OS error as its `source()`, so callers can
 //! tell a broken pipe from a full disk.
 

@@ -1,7 +1,7 @@
 //! The table file: a fixed prefix (magic, version, header length and checksum), a bincode 2
 //! header, then every layer's values: raw little-endian arrays, blocks of bit-packed values
 //! (`blocks.rs`), or best moves (`moves.rs`). The layout is documented field by field in
-//! the README.
+//! docs/format.md.
 
 pub(crate) mod blocks;
 pub mod header;

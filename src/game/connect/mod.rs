@@ -574,8 +574,8 @@ mod tests {
     #[test]
     fn dense_index_counts() {
         let total = |w, h| game(w, h, 4).total_positions();
-        // The figures to three digits; the exact ones from a sum over the height
-        // vectors' stone counts of C(k, ceil(k / 2)), done apart from this code.
+        // The sizes as first estimated, to three digits; the exact ones from a sum over the
+        // height vectors' stone counts of C(k, ceil(k / 2)), done apart from this code.
         let expected = [
             (4, 4, 2.018e5, 201_755),
             (5, 4, 5.62e6, 5_621_939),
