@@ -215,7 +215,7 @@ fn announce_resume_on_interrupt(path: &Path, quiet: bool) {
                 partial.display()
             );
         }
-        std::process::exit(130);
+        std::process::exit(crate::error::Exit::Interrupted.code());
     });
 }
 

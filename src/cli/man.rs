@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result, io_error};
+use crate::error::{EXIT_CODES, Error, Result, io_error};
 use crate::partial::{Kind, Partial};
 
 #[derive(clap::Args)]
@@ -24,20 +24,29 @@ pub struct Args {
     dir: Option<PathBuf>,
 }
 
-/// What every page ends with: the exit codes all subcommands share.
-const EXIT_STATUS: &str = r#".SH "EXIT STATUS"
-.TP
-\fB0\fR
-Success.
-.TP
-\fB1\fR
-The work failed: a file could not be read or written, a table is damaged or was changed
-while read, a rank of an MPI job failed.
-.TP
-\fB2\fR
-Bad input: arguments, a board, a position, a file that is not a retro table, a board too
-large for the memory or the disk.
-"#;
+/// What every page ends with: the exit codes all subcommands share, from the table the
+/// program's own exit reads (`EXIT_CODES`), one entry per code.
+fn exit_status() -> String {
+    let mut codes: Vec<i32> = EXIT_CODES.iter().map(|&(_, code, _)| code).collect();
+    codes.sort_unstable();
+    codes.dedup();
+    let mut text = String::from(".SH \"EXIT STATUS\"\n");
+    for code in codes {
+        let said: Vec<&str> = EXIT_CODES
+            .iter()
+            .filter(|&&(_, c, _)| c == code)
+            .map(|&(_, _, words)| words)
+            .collect();
+        text.push_str(&format!(".TP\n\\fB{code}\\fR\n{}\n", roff(&said.join(" "))));
+    }
+    text
+}
+
+/// Plain text as a roff text line: backslashes and minus signs escaped, as clap_mangen
+/// writes them.
+fn roff(text: &str) -> String {
+    text.replace('\\', "\\e").replace('-', "\\-")
+}
 
 pub fn run(args: Args, mut command: clap::Command) -> Result<i32> {
     // Built, so that the `help` subcommand the top page names is there too.
@@ -82,7 +91,7 @@ fn page(command: clap::Command, name: &str) -> Result<String> {
         };
         page = format!("{}.SH {heading}\n.nf\n{body}.fi\n", &page[..at]);
     }
-    page.push_str(EXIT_STATUS);
+    page.push_str(&exit_status());
     Ok(page)
 }
 

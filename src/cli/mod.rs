@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use clap::{CommandFactory, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::error::{Error, Result, io_error};
+use crate::error::{Error, Exit, Result, io_error};
 use crate::game::{AnyBoard, Registry};
 
 /// `retro --version`: says whether the binary builds over MPI ranks, which a cluster
@@ -258,7 +258,7 @@ pub fn main<R: Registry>() -> ! {
     let code = match run::<R>() {
         Ok(code) => code,
         // Whoever read our output has stopped reading (`| head`): end quietly.
-        Err(err) if err.is_broken_pipe() => 0,
+        Err(err) if err.is_broken_pipe() => Exit::Success.code(),
         Err(err) => {
             eprintln!("error: {err}");
             err.exit_code()
@@ -338,7 +338,7 @@ fn usage_error(e: clap::Error, args: &[std::ffi::OsString]) -> Result<i32> {
         }
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             e.print().map_err(|e| Error::io("writing output", e))?;
-            Ok(2)
+            Ok(Exit::Input.code())
         }
         _ => {
             // The subcommand whose help to point at: clap names it in its usage line

@@ -186,7 +186,11 @@ fn batch<G: Registered>(game: &G, table: &Table, style: Batch) -> Result<i32> {
         }
     }
     out.flush()?;
-    Ok(if failed > 0 { 2 } else { 0 })
+    Ok(if failed > 0 {
+        crate::error::Exit::Input.code()
+    } else {
+        0
+    })
 }
 
 /// Batch output held until the table is checked unchanged.
