@@ -761,6 +761,81 @@ fn sigbus_child() {
     }
 }
 
+/// Every game of the registry, with what it is and how its boards, positions and moves
+/// are written, in the help of every command that takes one and in the manual: the lists
+/// are made from the registry, so a new game is in them without a word of help changed.
+#[test]
+fn help_and_manual_name_every_game_and_its_notation() {
+    use retro::Registry;
+    let help = |args: &[&str]| ok(&retro(args, ""));
+    let top = help(&["--help"]);
+    let build = help(&["build", "--help"]);
+    let solve = help(&["solve", "--help"]);
+    let query = help(&["query", "--help"]);
+    let play = help(&["play", "--help"]);
+    let man = help(&["man"]);
+    // The manual's GAMES section, where the games are listed one a line.
+    let games_section = |page: &str| -> String {
+        let Some(at) = page.find(".SH GAMES\n") else {
+            return String::new();
+        };
+        let rest = &page[at + 1..];
+        rest[..rest.find("\n.SH ").unwrap_or(rest.len())].to_string()
+    };
+    let man_games = games_section(&man);
+    let man_pages: Vec<(&str, String)> = ["build", "query", "play"]
+        .into_iter()
+        .map(|sub| (sub, games_section(&help(&["man", sub]))))
+        .collect();
+    let games = retro::Builtin::notations();
+    assert_eq!(games.len(), retro::Builtin::names().len());
+    for (name, n) in &games {
+        for field in [n.summary, n.board, n.position, n.moves] {
+            assert!(!field.is_empty(), "{name} leaves a notation field empty");
+        }
+        let listed = |text: &str| text.contains(&format!("\n  {name} "));
+        assert!(listed(&top) && top.contains(n.summary), "--help: {name}");
+        assert!(listed(&build) && build.contains(n.board), "build: {name}");
+        assert!(listed(&solve) && solve.contains(n.board), "solve: {name}");
+        assert!(
+            listed(&query) && query.contains(n.position) && query.contains(n.moves),
+            "query: {name}"
+        );
+        assert!(listed(&play) && play.contains(n.moves), "play: {name}");
+        assert!(listed(&man_games), "man: {name}");
+        for (sub, section) in &man_pages {
+            assert!(listed(section), "man {sub}: {name}");
+        }
+    }
+    assert!(
+        top.contains("two-player games: placement games and games whose stones move"),
+        "{top}"
+    );
+    // Moves are printed `1,2`, `2,5-1,4` or `column 3`: no help says otherwise.
+    let mut texts = vec![top, man];
+    for sub in [
+        "solve",
+        "build",
+        "query",
+        "info",
+        "play",
+        "verify",
+        "export",
+        "serve",
+        "bench",
+        "gen",
+        "plan",
+        "completions",
+        "man",
+    ] {
+        texts.push(help(&[sub, "--help"]));
+        texts.push(help(&["man", sub]));
+    }
+    for text in &texts {
+        assert!(!text.contains("(row,col)"), "{text}");
+    }
+}
+
 /// The manual's EXIT STATUS, as (code, what it says) per entry.
 fn exit_status() -> Vec<(i32, String)> {
     let man = stdout(&retro(&["man"], ""));

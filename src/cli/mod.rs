@@ -22,7 +22,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::error::{Error, Exit, Result, io_error};
-use crate::game::{AnyBoard, Registry};
+use crate::game::{AnyBoard, Notation, Registry};
 
 /// `retro --version`: says whether the binary builds over MPI ranks, which a cluster
 /// user needs to know before writing a job script.
@@ -36,7 +36,7 @@ const VERSION: &str = if cfg!(feature = "mpi") {
 #[command(
     name = "retro",
     version = VERSION,
-    about = "Exact retrograde tables for placement games"
+    about = "Exact retrograde tables for two-player games: placement games and games whose stones move"
 )]
 #[command(after_help = "\
 Examples:
@@ -60,8 +60,7 @@ enum Command {
     Query(query::Args),
     /// Describe a table file and check its checksum.
     Info(info::Args),
-    /// Play against the table's perfect player in the terminal (moves as `row col`, or
-    /// for connect a column number).
+    /// Play against the table's perfect player in the terminal.
     Play(play::Args),
     /// Re-derive every entry of a table from its children and check its checksum.
     Verify(verify::Args),
@@ -126,10 +125,88 @@ impl clap::builder::ValueParserFactory for GameName {
 /// changing the argument afterwards would move it among the positionals).
 static GAME_NAMES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
 
-/// The command line for registry `R`: every game argument takes its games.
+/// The command line for registry `R`: every game argument takes its games, and the help
+/// of the commands that take a board, a position or a move lists each game's notation
+/// (`Registered::notation`), so no game is left out of them.
 fn command<R: Registry>() -> clap::Command {
     let _ = GAME_NAMES.set(R::names());
-    Cli::command()
+    let games = R::notations();
+    let boards = games_help_block(
+        "the board each takes, in FILE or as its words in FILE's place",
+        &games,
+        |n| vec![n.board.into()],
+    );
+    let mut command = with_games(
+        Cli::command(),
+        &games_help_block(
+            "their boards are in retro build --help, positions in retro query --help, moves in retro play --help, rules in retro help games",
+            &games,
+            |n| vec![n.summary.into()],
+        ),
+    );
+    for sub in ["solve", "build", "bench"] {
+        command = command.mut_subcommand(sub, |c| with_games(c, &boards));
+    }
+    let positions = games_help_block(
+        "each game's positions (any game's may also be `empty`), then its moves as listed",
+        &games,
+        |n| {
+            let moves = match n.moves {
+                "" => String::new(),
+                moves => format!("moves: {moves}"),
+            };
+            vec![n.position.into(), moves]
+        },
+    );
+    command = command.mut_subcommand("query", |c| with_games(c, &positions));
+    let moves = games_help_block(
+        "each game's moves as typed at the prompt, and which mark each side plays (--as)",
+        &games,
+        |n| {
+            let marks = n.marks.map_or("", |(first, _)| match first {
+                'x' => "x plays first, o second",
+                'o' => "o plays first, x second",
+                _ => "",
+            });
+            vec![n.moves.into(), marks.into()]
+        },
+    );
+    command.mut_subcommand("play", |c| with_games(c, &moves))
+}
+
+/// `command` with `block` after its examples.
+fn with_games(command: clap::Command, block: &str) -> clap::Command {
+    let after = match command.get_after_help() {
+        Some(examples) => format!("{examples}\n\n{block}"),
+        None => block.to_string(),
+    };
+    command.after_help(after)
+}
+
+/// The heading `Games: intro`, then each game's name and the lines `lines` makes from its
+/// notation, one under the other, an empty one left out; a game that leaves them all empty
+/// points at `retro help games`. `retro man` turns the block into the page's GAMES section.
+fn games_help_block(
+    intro: &str,
+    games: &[(&'static str, Notation)],
+    lines: impl Fn(&Notation) -> Vec<String>,
+) -> String {
+    let width = games.iter().map(|(name, _)| name.len()).max().unwrap_or(0) + 2;
+    let mut text = format!("Games: {intro}");
+    for (name, notation) in games {
+        let mut said: Vec<String> = lines(notation)
+            .into_iter()
+            .filter(|l| !l.is_empty())
+            .collect();
+        if said.is_empty() {
+            said.push("see retro help games".into());
+        }
+        for (i, line) in said.iter().enumerate() {
+            let name = if i == 0 { name } else { "" };
+            text.push_str(&format!("\n  {name:width$}{line}"));
+        }
+    }
+    text
 }
 
 /// Where a board comes from: the game, a file or stdin, and (twins) its size.
