@@ -836,6 +836,46 @@ fn help_and_manual_name_every_game_and_its_notation() {
     }
 }
 
+/// A board of several words needs no quotes: `retro build teeko 4x4 advanced` is the board
+/// `4x4 advanced`, for every command that takes a board on the command line.
+#[test]
+fn a_board_of_several_words_needs_no_quotes() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("t.retro");
+    let t = table.to_str().unwrap();
+    ok(&retro(
+        &["build", "teeko", "4x4", "advanced", "-o", t, "-q"],
+        "",
+    ));
+    let info: serde_json::Value =
+        serde_json::from_str(&ok(&retro(&["info", t, "--json"], ""))).expect("info --json");
+    assert_eq!(info["board"], "4x4-advanced", "{info}");
+
+    let words = ok(&retro(&["solve", "teeko", "3x3", "no-centre-first"], ""));
+    let quoted = ok(&retro(&["solve", "teeko", "3x3 no-centre-first"], ""));
+    assert_eq!(words, quoted);
+    assert_eq!(
+        ok(&retro(&["gen", "teeko", "4x4", "advanced"], "")),
+        "4x4 advanced\n"
+    );
+    ok(&retro(&["plan", "teeko", "4x4", "advanced", "--total"], ""));
+    ok(&retro(&["solve", "mnk", "3", "3", "3"], ""));
+    // Words that are no board say so; a file followed by more words is a name to quote.
+    fails(
+        &retro(&["solve", "teeko", "3x3", "advancd"], ""),
+        2,
+        "unknown word \"advancd\"",
+    );
+    fails(
+        &retro(
+            &["solve", "young", &shipped("young-sample.txt"), "extra"],
+            "",
+        ),
+        2,
+        "a board file comes alone, and \"extra\" after it is not part of a young board; quote a file's name",
+    );
+}
+
 /// The manual's EXIT STATUS, as (code, what it says) per entry.
 fn exit_status() -> Vec<(i32, String)> {
     let man = stdout(&retro(&["man"], ""));

@@ -18,7 +18,8 @@ Examples:
   retro build young tables/young-10x10.txt --compact -o y10.retro
   retro build young tables/young-10x10.txt --moves 8 -o y10m.retro
   retro gen young 14x14 | retro build young -o y14.retro --threads 2
-  retro build connect 6x5                            a size stands in for the file (mnk, connect)")]
+  retro build connect 6x5                            the board's words stand in for the file
+  retro build teeko 4x4 advanced                     several words need no quotes")]
 pub struct Args {
     #[command(flatten)]
     threads: super::Threads,

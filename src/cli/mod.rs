@@ -209,16 +209,16 @@ fn games_help_block(
     text
 }
 
-/// Where a board comes from: the game, a file or stdin, and (twins) its size.
+/// Where a board comes from: the game, a file, its words or stdin, and (twins) its size.
 #[derive(clap::Args)]
 pub struct BoardArgs {
     /// The game (`retro help games` describes each).
     game: GameName,
-    /// Contest input file (stdin when absent). For games whose input is only a size (mnk,
-    /// connect) the input itself may stand here, as in `retro build connect 6x5`, when no
-    /// file of that name exists.
-    #[arg(value_name = "FILE")]
-    file: Option<PathBuf>,
+    /// Contest input file (stdin when absent), or the board's own words in its place where
+    /// the game reads a board from words (`7x6`, `4x4 advanced`: the games below), when no
+    /// file of that name exists; several words need no quotes.
+    #[arg(value_name = "FILE|BOARD")]
+    words: Vec<PathBuf>,
     /// Rows of a twins board [default: inferred from the input].
     #[arg(long, value_name = "R")]
     rows: Option<usize>,
@@ -228,10 +228,18 @@ pub struct BoardArgs {
 }
 
 impl BoardArgs {
-    /// The board given in place of a file (`6x5`, `4x4k3`): the argument names no file
-    /// and reads as a board of the game.
+    /// The one word after the game, a file's name or a board's words.
+    fn file(&self) -> Option<&Path> {
+        match self.words.as_slice() {
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+
+    /// The board given in place of a file (`6x5`, `4x4k3`): one argument that names no
+    /// file and reads as a board of the game.
     fn inline<R: Registry>(&self) -> Option<AnyBoard> {
-        let path = self.file.as_deref()?;
+        let path = self.file()?;
         if path.exists() {
             return None;
         }
@@ -242,19 +250,45 @@ impl BoardArgs {
     fn input_file<R: Registry>(&self) -> Option<&std::path::Path> {
         match self.inline::<R>() {
             Some(_) => None,
-            None => self.file.as_deref(),
+            None => self.file(),
         }
     }
 
+    /// The board of several words (`retro build teeko 4x4 advanced`): the words, a space
+    /// between each, are its text, as if quoted; no file takes more than one argument.
+    fn board_of_words<R: Registry>(&self) -> Result<AnyBoard> {
+        let words: Vec<&str> = self
+            .words
+            .iter()
+            .map(|w| w.to_str())
+            .collect::<Option<_>>()
+            .ok_or_else(|| Error::input("a board's words must be UTF-8 text"))?;
+        let game = self.game.as_str();
+        R::parse(game, &words.join(" "), self.rows, self.cols).map_err(|e| {
+            if self.words[0].is_file() {
+                // `retro build young my board.txt`: a file's name with a space in it.
+                Error::input(format!(
+                    "{}: a board file comes alone, and {} after it is not part of a {game} board; quote a file's name that has spaces in it",
+                    self.words[0].display(),
+                    crate::error::excerpt(&words[1..].join(" "))
+                ))
+            } else {
+                e
+            }
+        })
+    }
+
     fn load<R: Registry>(&self) -> Result<AnyBoard> {
+        if self.words.len() > 1 {
+            return self.board_of_words::<R>();
+        }
         if let Some(board) = self.inline::<R>() {
             return Ok(board);
         }
         let from = self
-            .file
-            .as_deref()
+            .file()
             .map_or("stdin".into(), |p| p.display().to_string());
-        let bytes = match &self.file {
+        let bytes = match self.file() {
             Some(path) => {
                 let file = match std::fs::File::open(path) {
                     Ok(file) => file,
