@@ -1,15 +1,85 @@
 //! One error type for the whole crate. Each variant says what kind of thing went wrong,
-//! which decides the exit code (documented in docs/testing.md); its text reads as a single line
-//! after `error: `, and an I/O error keeps the OS error as its `source()`, so callers can
-//! tell a broken pipe from a full disk.
+//! which decides the exit code ([`EXIT_CODES`], documented in docs/testing.md: the table the program's exit and the
+//! manual's EXIT STATUS are both read from); its text reads as a single line after
+//! `error: `, and an I/O error keeps the OS error as its `source()`, so callers can tell a
+//! broken pipe from a full disk.
 
 use std::fmt;
+
+/// How a run of `retro` ends, as far as its exit code goes: [`EXIT_CODES`] gives each its
+/// code and its words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// The command did what it was asked.
+    Success,
+    /// `Error::Input`.
+    Input,
+    /// `Error::Io`.
+    Io,
+    /// `Error::Corrupt`.
+    Corrupt,
+    /// `Error::TooLarge`.
+    TooLarge,
+    /// `Error::Other`.
+    Other,
+    /// A build stopped by Ctrl-C (SIGINT), its finished layers kept.
+    Interrupted,
+}
+
+/// Every way a run ends, its exit code, and what the manual says of it, in the order the
+/// manual lists them: the one place both come from (`Exit::code`, `retro man`).
+pub const EXIT_CODES: [(Exit, i32, &str); 7] = [
+    (
+        Exit::Success,
+        0,
+        "Success; also when the reader of the output goes away (retro info t.retro | head -1).",
+    ),
+    (
+        Exit::Io,
+        1,
+        "A file could not be read or written (a missing table, a directory, a full disk).",
+    ),
+    (
+        Exit::Corrupt,
+        1,
+        "A table file is damaged, truncated, of another format version or foreign (not a retro table), or was written over while read.",
+    ),
+    (
+        Exit::TooLarge,
+        1,
+        "A board too large for this machine's memory or disk.",
+    ),
+    (
+        Exit::Other,
+        1,
+        "Anything else: another build or export holds the output's lock, a table of a game this retro does not have, a rank of an MPI job failed.",
+    ),
+    (
+        Exit::Input,
+        2,
+        "Bad input: an argument, a board (one whose counts overflow 64 bits too), a position, an output path that is not a file, a batch with a bad line.",
+    ),
+    (
+        Exit::Interrupted,
+        130,
+        "A build interrupted by Ctrl-C: the same command resumes it below the last finished layer.",
+    ),
+];
+
+impl Exit {
+    /// The exit code, from `EXIT_CODES`.
+    pub fn code(self) -> i32 {
+        EXIT_CODES
+            .iter()
+            .find(|(exit, _, _)| *exit == self)
+            .map_or(1, |&(_, code, _)| code)
+    }
+}
 
 /// Everything that can go wrong in `retro`.
 #[derive(Debug)]
 pub enum Error {
-    /// The user's input (a board, a position, an argument, a path) is not acceptable:
-    /// exit 2.
+    /// The user's input (a board, a position, an argument, a path) is not acceptable.
     Input(String),
     /// The operating system refused an I/O operation: what was being done (usually a
     /// path), and the OS error.
@@ -33,15 +103,15 @@ pub type Result<T> = std::result::Result<T, Error>;
 /// What went wrong, as far as the exit code is concerned (see [`Error::kind`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    /// Bad input: exit 2.
+    /// Bad input.
     Input,
-    /// An I/O error of this kind: exit 1.
+    /// An I/O error of this kind.
     Io(std::io::ErrorKind),
-    /// A damaged or foreign table: exit 1.
+    /// A damaged or foreign table.
     Corrupt,
-    /// Too large for memory, disk or counts: exit 1.
+    /// Too large for memory, disk or counts.
     TooLarge,
-    /// Anything else: exit 1.
+    /// Anything else.
     Other,
 }
 
@@ -85,7 +155,18 @@ impl Error {
         }
     }
 
-    /// Whether this is bad input (exit 2) rather than a failure (exit 1).
+    /// How the run ends with this error, for its exit code.
+    pub fn exit(&self) -> Exit {
+        match self {
+            Error::Input(_) => Exit::Input,
+            Error::Io { .. } => Exit::Io,
+            Error::Corrupt(_) => Exit::Corrupt,
+            Error::TooLarge(_) => Exit::TooLarge,
+            Error::Other(_) => Exit::Other,
+        }
+    }
+
+    /// Whether this is bad input rather than a failure of the work.
     pub fn is_input(&self) -> bool {
         matches!(self, Error::Input(_))
     }
@@ -104,9 +185,9 @@ impl Error {
         }
     }
 
-    /// The process exit code for this error.
+    /// The process exit code for this error (`EXIT_CODES`).
     pub fn exit_code(&self) -> i32 {
-        if self.is_input() { 2 } else { 1 }
+        self.exit().code()
     }
 
     /// The reader of our output went away (`retro info t.retro | head -1`): not a failure

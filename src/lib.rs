@@ -1,11 +1,14 @@
 #![warn(missing_docs)]
-//! `retro`: exact retrograde tables for two-player placement games.
+//! `retro`: exact retrograde tables for two-player games: placement games and games whose
+//! stones move.
 //!
 //! In a placement game every move puts one stone on an empty cell, so the positions with k
 //! stones form layer k and every move leads from layer k to layer k + 1. `retro` numbers the
 //! positions of each layer densely (a combinatorial number system per game), sweeps the
 //! layers from the full board back to the empty one in parallel, and writes every
-//! position's minimax value to a table file that is read back one entry at a time.
+//! position's minimax value to a table file that is read back one entry at a time. Where
+//! stones move once placed, moves stay inside a layer and positions repeat: such a layer is
+//! solved to a fixpoint by retrograde analysis, and a position never resolved is a draw.
 //!
 //! Where things are:
 //!
@@ -167,8 +170,8 @@ pub use table::Table;
 /// The traits and types a game or a program over tables needs, to `use retro::prelude::*`.
 pub mod prelude {
     pub use crate::game::{
-        AnyBoard, Board, Builtin, Edge, Game, Gameplay, LayerKind, Move, MoveNotation, Registered,
-        Registry, RunSink, Scores, Values, Visitor, Wdl,
+        AnyBoard, Board, Builtin, Edge, Game, Gameplay, LayerKind, Move, MoveNotation, Notation,
+        Registered, Registry, RunSink, Scores, Values, Visitor, Wdl,
     };
     pub use crate::table::Table;
     pub use crate::{Error, Result};

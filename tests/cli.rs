@@ -760,3 +760,236 @@ fn sigbus_child() {
         _ => panic!("no case {case}"),
     }
 }
+
+/// Every game of the registry, with what it is and how its boards, positions and moves
+/// are written, in the help of every command that takes one and in the manual: the lists
+/// are made from the registry, so a new game is in them without a word of help changed.
+#[test]
+fn help_and_manual_name_every_game_and_its_notation() {
+    use retro::Registry;
+    let help = |args: &[&str]| ok(&retro(args, ""));
+    let top = help(&["--help"]);
+    let build = help(&["build", "--help"]);
+    let solve = help(&["solve", "--help"]);
+    let query = help(&["query", "--help"]);
+    let play = help(&["play", "--help"]);
+    let man = help(&["man"]);
+    // The manual's GAMES section, where the games are listed one a line.
+    let games_section = |page: &str| -> String {
+        let Some(at) = page.find(".SH GAMES\n") else {
+            return String::new();
+        };
+        let rest = &page[at + 1..];
+        rest[..rest.find("\n.SH ").unwrap_or(rest.len())].to_string()
+    };
+    let man_games = games_section(&man);
+    let man_pages: Vec<(&str, String)> = ["build", "query", "play"]
+        .into_iter()
+        .map(|sub| (sub, games_section(&help(&["man", sub]))))
+        .collect();
+    let games = retro::Builtin::notations();
+    assert_eq!(games.len(), retro::Builtin::names().len());
+    for (name, n) in &games {
+        for field in [n.summary, n.board, n.position, n.moves] {
+            assert!(!field.is_empty(), "{name} leaves a notation field empty");
+        }
+        let listed = |text: &str| text.contains(&format!("\n  {name} "));
+        assert!(listed(&top) && top.contains(n.summary), "--help: {name}");
+        assert!(listed(&build) && build.contains(n.board), "build: {name}");
+        assert!(listed(&solve) && solve.contains(n.board), "solve: {name}");
+        assert!(
+            listed(&query) && query.contains(n.position) && query.contains(n.moves),
+            "query: {name}"
+        );
+        assert!(listed(&play) && play.contains(n.moves), "play: {name}");
+        assert!(listed(&man_games), "man: {name}");
+        for (sub, section) in &man_pages {
+            assert!(listed(section), "man {sub}: {name}");
+        }
+    }
+    assert!(
+        top.contains("two-player games: placement games and games whose stones move"),
+        "{top}"
+    );
+    // Moves are printed `1,2`, `2,5-1,4` or `column 3`: no help says otherwise.
+    let mut texts = vec![top, man];
+    for sub in [
+        "solve",
+        "build",
+        "query",
+        "info",
+        "play",
+        "verify",
+        "export",
+        "serve",
+        "bench",
+        "gen",
+        "plan",
+        "completions",
+        "man",
+    ] {
+        texts.push(help(&[sub, "--help"]));
+        texts.push(help(&["man", sub]));
+    }
+    for text in &texts {
+        assert!(!text.contains("(row,col)"), "{text}");
+    }
+}
+
+/// A board of several words needs no quotes: `retro build teeko 4x4 advanced` is the board
+/// `4x4 advanced`, for every command that takes a board on the command line.
+#[test]
+fn a_board_of_several_words_needs_no_quotes() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("t.retro");
+    let t = table.to_str().unwrap();
+    ok(&retro(
+        &["build", "teeko", "4x4", "advanced", "-o", t, "-q"],
+        "",
+    ));
+    let info: serde_json::Value =
+        serde_json::from_str(&ok(&retro(&["info", t, "--json"], ""))).expect("info --json");
+    assert_eq!(info["board"], "4x4-advanced", "{info}");
+
+    let words = ok(&retro(&["solve", "teeko", "3x3", "no-centre-first"], ""));
+    let quoted = ok(&retro(&["solve", "teeko", "3x3 no-centre-first"], ""));
+    assert_eq!(words, quoted);
+    assert_eq!(
+        ok(&retro(&["gen", "teeko", "4x4", "advanced"], "")),
+        "4x4 advanced\n"
+    );
+    ok(&retro(&["plan", "teeko", "4x4", "advanced", "--total"], ""));
+    ok(&retro(&["solve", "mnk", "3", "3", "3"], ""));
+    // Words that are no board say so; a file followed by more words is a name to quote.
+    fails(
+        &retro(&["solve", "teeko", "3x3", "advancd"], ""),
+        2,
+        "unknown word \"advancd\"",
+    );
+    fails(
+        &retro(
+            &["solve", "young", &shipped("young-sample.txt"), "extra"],
+            "",
+        ),
+        2,
+        "a board file comes alone, and \"extra\" after it is not part of a young board; quote a file's name",
+    );
+}
+
+/// The manual's EXIT STATUS, as (code, what it says) per entry.
+fn exit_status() -> Vec<(i32, String)> {
+    let man = stdout(&retro(&["man"], ""));
+    let at = man
+        .find(".SH \"EXIT STATUS\"\n")
+        .expect("an EXIT STATUS section");
+    man[at..]
+        .split(".TP\n")
+        .skip(1)
+        .map(|entry| {
+            let (code, text) = entry.split_once('\n').expect("a code and its text");
+            let code = code
+                .trim_start_matches("\\fB")
+                .trim_end_matches("\\fR")
+                .parse()
+                .unwrap_or_else(|_| panic!("exit code {code:?}"));
+            (code, text.replace("\\-", "-"))
+        })
+        .collect()
+}
+
+/// Each way a run ends exits with the code the manual gives it.
+#[test]
+fn exit_codes_are_the_manuals() {
+    let codes = exit_status();
+    // The code of the one entry that says `words`; None if not exactly one does.
+    let said = |words: &str| -> Option<i32> {
+        let listed: Vec<i32> = codes
+            .iter()
+            .filter(|(_, text)| text.contains(words))
+            .map(|&(code, _)| code)
+            .collect();
+        match listed[..] {
+            [code] => Some(code),
+            _ => None,
+        }
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let table = build(
+        dir.path(),
+        &["twins", &shipped("twins-sample1.txt")],
+        "t.retro",
+    );
+    let t = table.to_str().unwrap();
+    let foreign = dir.path().join("foreign.retro");
+    std::fs::write(&foreign, b"not a table at all, just text\n").unwrap();
+    let damaged = dir.path().join("damaged.retro");
+    let mut bytes = std::fs::read(&table).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x10;
+    std::fs::write(&damaged, bytes).unwrap();
+    let missing = dir.path().join("missing.retro");
+    let large = format!("30 30 {}", "1 ".repeat(1800));
+    let cases: Vec<(&str, Option<i32>)> = vec![
+        (
+            "not a retro table",
+            retro(&["info", foreign.to_str().unwrap()], ""),
+        ),
+        ("damaged", retro(&["info", damaged.to_str().unwrap()], "")),
+        ("memory", retro(&["solve", "young"], &large)),
+        (
+            "read or written",
+            retro(&["info", missing.to_str().unwrap()], ""),
+        ),
+        ("Bad input", retro(&["solve", "young"], "2 3\n1 2")),
+        ("Bad input", retro(&["query", t, "oo./.../..."], "")),
+        (
+            "a batch with a bad line",
+            retro(&["query", t, "--batch"], "bad\n"),
+        ),
+        ("Success", retro(&["info", t], "")),
+    ]
+    .into_iter()
+    .map(|(words, out)| (words, out.status.code()))
+    .chain([("interrupted by Ctrl-C", interrupted_build(dir.path()))])
+    .collect();
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter(|&&(words, code)| code.is_none() || said(words) != code)
+        .map(|(words, code)| format!("{words}: exit {code:?}, the manual {:?}", said(words)))
+        .collect();
+    assert!(wrong.is_empty(), "{wrong:#?} in {codes:#?}");
+    // Every code the manual lists is one a case above ends with.
+    for (code, text) in &codes {
+        assert!(
+            cases.iter().any(|&(_, c)| c == Some(*code)),
+            "{code} ({text}) untested"
+        );
+    }
+}
+
+/// The exit code of a build stopped by SIGINT once it has started writing its table (None
+/// if the signal ended it): a teeko 4 x 5 build takes seconds, and the signal goes as soon
+/// as the partial file is there.
+fn interrupted_build(dir: &Path) -> Option<i32> {
+    use std::process::{Command, Stdio};
+    let table = dir.join("interrupted.retro");
+    let partial = dir.join("interrupted.retro.partial");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retro"))
+        .args(["build", "teeko", "4x5", "--threads", "1", "-q", "-o"])
+        .arg(&table)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    while !partial.exists() {
+        assert!(child.try_wait().unwrap().is_none(), "the build ended first");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    // SAFETY: kill(2) on our own child's pid, which it still holds (not yet waited for).
+    let sent = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    assert_eq!(sent, 0);
+    let out = child.wait_with_output().unwrap();
+    assert!(partial.exists() && !table.exists());
+    out.status.code()
+}

@@ -492,3 +492,72 @@ fn a_table_written_over_during_the_game_is_an_error() {
     common::fails(&out, 1, "the file changed on disk while it was being read");
     assert!(!rest.contains("quit:"), "{rest}");
 }
+
+/// `--as` names a side by its mark too, any case, as the game marks it: x moves first in
+/// mnk, o in twins; young's stones carry no mark, so x and o are refused there.
+#[test]
+fn as_names_a_side_by_its_mark() {
+    let dir = tempfile::tempdir().unwrap();
+    let mnk = dir.path().join("mnk.retro");
+    let out = retro(
+        &["build", "mnk", "3x3", "-o", mnk.to_str().unwrap(), "-q"],
+        "",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let twins = build(dir.path(), "twins", "twins-sample1.txt");
+    for (table, side, first) in [
+        (&mnk, "x", true),
+        (&mnk, "X", true),
+        (&mnk, "o", false),
+        (&mnk, "O", false),
+        (&twins, "o", true),
+        (&twins, "x", false),
+    ] {
+        let text = play(table, &["--as", side], "quit\n");
+        let you = if first { "first" } else { "second" };
+        assert!(
+            text.contains(&format!("{you} to move (you)")),
+            "--as {side}: {text}"
+        );
+        assert_eq!(text.contains("retro plays"), !first, "--as {side}: {text}");
+    }
+    let young = build(dir.path(), "young", "young-sample.txt");
+    common::fails(
+        &play_raw(&young, &["--as", "x"], "quit\n"),
+        2,
+        "young stones are not marked x or o; play --as first or --as second",
+    );
+}
+
+/// The marks `--as` goes by are the ones the game writes: after the first move of every
+/// built-in game, its position holds the first player's mark and not the second's.
+#[test]
+fn the_marks_are_the_ones_positions_show() {
+    use retro::Registry;
+    struct FirstChild;
+    impl retro::Visitor for FirstChild {
+        type Output = String;
+        fn visit<G: retro::Registered>(self, game: G) -> retro::Result<String> {
+            let start = game.unrank(0, 0);
+            let child = &game.moves(&start)[0].child;
+            // The side to move, which a moving game's position ends with, is not a stone.
+            let text = game.format_position(child);
+            Ok(text.split(':').next().unwrap_or_default().to_string())
+        }
+    }
+    for (name, notation) in retro::Builtin::notations() {
+        let Some((first, second)) = notation.marks else {
+            continue;
+        };
+        let board = common::random_board(name, 3, 3, 1, 9);
+        let after = retro::Builtin::visit(&board, FirstChild).unwrap();
+        assert!(
+            after.contains(first) && !after.contains(second),
+            "{name}: {after}"
+        );
+    }
+}

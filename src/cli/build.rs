@@ -19,7 +19,8 @@ Examples:
   retro build young tables/young-10x10.txt --compact -o y10.retro
   retro build young tables/young-10x10.txt --moves 8 -o y10m.retro
   retro gen young 14x14 | retro build young -o y14.retro --threads 2
-  retro build connect 6x5                            a size stands in for the file (mnk, connect)")]
+  retro build connect 6x5                            the board's words stand in for the file
+  retro build teeko 4x4 advanced                     several words need no quotes")]
 pub struct Args {
     #[command(flatten)]
     threads: super::Threads,
@@ -193,7 +194,7 @@ fn build<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32> {
         && sweep::is_interrupted(e)
     {
         eprintln!("{}", interrupted::<G>(&path, stopped_in));
-        return Ok(130);
+        return Ok(crate::error::Exit::Interrupted.code());
     }
     let report = report?;
     let peak = report
@@ -264,7 +265,7 @@ fn stop_on_interrupt(quiet: bool) {
     let _ = ctrlc::set_handler(move || {
         if STOP.swap(true, Relaxed) {
             eprintln!("\ninterrupted again: ending now");
-            std::process::exit(130);
+            std::process::exit(crate::error::Exit::Interrupted.code());
         }
         if !quiet {
             eprintln!("\nstopping after the chunk being computed (Ctrl-C again ends at once)");

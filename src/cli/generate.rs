@@ -12,8 +12,10 @@ Examples:
 pub struct Args {
     /// The game (`retro help games` describes each).
     game: GameName,
-    /// Board size, e.g. 15x15.
-    size: String,
+    /// Board size, e.g. 15x15, or a board in its game's words (`4x4k3`, `4x4 advanced`,
+    /// several words needing no quotes).
+    #[arg(value_name = "SIZE", required = true)]
+    size: Vec<String>,
     /// Seed of the random weights.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -58,7 +60,13 @@ pub fn board_for_size<R: Registry>(
 }
 
 pub fn run<R: Registry>(args: Args) -> Result<i32> {
-    let board = board_for_size::<R>(args.game.as_str(), &args.size, args.seed, args.max, "--max")?;
+    let board = board_for_size::<R>(
+        args.game.as_str(),
+        &args.size.join(" "),
+        args.seed,
+        args.max,
+        "--max",
+    )?;
     super::out!("{}", board.to_input())?;
     Ok(0)
 }

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result, io_error};
+use crate::error::{EXIT_CODES, Error, Result, io_error};
 use crate::partial::{Kind, Partial};
 
 #[derive(clap::Args)]
@@ -24,20 +24,63 @@ pub struct Args {
     dir: Option<PathBuf>,
 }
 
-/// What every page ends with: the exit codes all subcommands share.
-const EXIT_STATUS: &str = r#".SH "EXIT STATUS"
-.TP
-\fB0\fR
-Success.
-.TP
-\fB1\fR
-The work failed: a file could not be read or written, a table is damaged or was changed
-while read, a rank of an MPI job failed.
-.TP
-\fB2\fR
-Bad input: arguments, a board, a position, a file that is not a retro table, a board too
-large for the memory or the disk.
-"#;
+/// What every page ends with: the exit codes all subcommands share, from the table the
+/// program's own exit reads (`EXIT_CODES`), one entry per code.
+fn exit_status() -> String {
+    let mut codes: Vec<i32> = EXIT_CODES.iter().map(|&(_, code, _)| code).collect();
+    codes.sort_unstable();
+    codes.dedup();
+    let mut text = String::from(".SH \"EXIT STATUS\"\n");
+    for code in codes {
+        let said: Vec<&str> = EXIT_CODES
+            .iter()
+            .filter(|&&(_, c, _)| c == code)
+            .map(|&(_, _, words)| words)
+            .collect();
+        text.push_str(&format!(".TP\n\\fB{code}\\fR\n{}\n", roff(&said.join(" "))));
+    }
+    text
+}
+
+/// Plain text as a roff text line: backslashes and minus signs escaped, as clap_mangen
+/// writes them.
+fn roff(text: &str) -> String {
+    text.replace('\\', "\\e").replace('-', "\\-")
+}
+
+/// The page's `after_help` (clap_mangen's EXTRA section: one roff line per line of it) as
+/// sections of their own, their lines kept as `--help` shows them: a line `Examples:`
+/// starts EXAMPLES, a line `Games: ...` starts GAMES with the rest of the line as its
+/// first paragraph; lines before either are NOTES.
+fn extra_sections(extra: &str) -> String {
+    let mut sections: Vec<(&str, Option<&str>, Vec<&str>)> = Vec::new();
+    for line in extra.lines() {
+        if line == "Examples:" {
+            sections.push(("EXAMPLES", None, Vec::new()));
+        } else if let Some(intro) = line.strip_prefix("Games: ") {
+            sections.push(("GAMES", Some(intro), Vec::new()));
+        } else {
+            if sections.is_empty() {
+                sections.push(("NOTES", None, Vec::new()));
+            }
+            if let Some((_, _, lines)) = sections.last_mut() {
+                lines.push(line);
+            }
+        }
+    }
+    let mut text = String::new();
+    for (heading, intro, mut lines) in sections {
+        while lines.last().is_some_and(|l| l.trim().is_empty()) {
+            lines.pop();
+        }
+        text.push_str(&format!(".SH {heading}\n"));
+        if let Some(intro) = intro {
+            text.push_str(&format!("{intro}\n"));
+        }
+        text.push_str(&format!(".nf\n{}\n.fi\n", lines.join("\n")));
+    }
+    text
+}
 
 pub fn run(args: Args, mut command: clap::Command) -> Result<i32> {
     // Built, so that the `help` subcommand the top page names is there too.
@@ -72,17 +115,20 @@ fn page(command: clap::Command, name: &str) -> Result<String> {
         .render(&mut roff)
         .map_err(|e| Error::io("rendering the manual page", e))?;
     let mut page = String::from_utf8_lossy(&roff).into_owned();
-    // clap_mangen puts `after_help` (the examples) under EXTRA, refilled; keep its lines
-    // as `--help` shows them, under the name man pages use.
+    // clap_mangen puts `after_help` (the examples, the games) under EXTRA, refilled; keep
+    // its lines as `--help` shows them, under the names man pages use. EXTRA runs to the
+    // next section (VERSION on the page of `retro`) or the end.
     if let Some(at) = page.find(".SH EXTRA\n") {
         let body = &page[at + ".SH EXTRA\n".len()..];
-        let (heading, body) = match body.strip_prefix("Examples:\n") {
-            Some(rest) => ("EXAMPLES", rest),
-            None => ("NOTES", body),
-        };
-        page = format!("{}.SH {heading}\n.nf\n{body}.fi\n", &page[..at]);
+        let end = body.find("\n.SH ").map_or(body.len(), |i| i + 1);
+        page = format!(
+            "{}{}{}",
+            &page[..at],
+            extra_sections(&body[..end]),
+            &body[end..]
+        );
     }
-    page.push_str(EXIT_STATUS);
+    page.push_str(&exit_status());
     Ok(page)
 }
 

@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 use clap::{CommandFactory, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::error::{Error, Result, io_error};
-use crate::game::{AnyBoard, Registry};
+use crate::error::{Error, Exit, Result, io_error};
+use crate::game::{AnyBoard, Notation, Registry};
 
 /// `retro --version`: says whether the binary builds over MPI ranks, which a cluster
 /// user needs to know before writing a job script.
@@ -36,7 +36,7 @@ const VERSION: &str = if cfg!(feature = "mpi") {
 #[command(
     name = "retro",
     version = VERSION,
-    about = "Exact retrograde tables for placement games"
+    about = "Exact retrograde tables for two-player games: placement games and games whose stones move"
 )]
 #[command(after_help = "\
 Examples:
@@ -60,8 +60,7 @@ enum Command {
     Query(query::Args),
     /// Describe a table file and check its checksum.
     Info(info::Args),
-    /// Play against the table's perfect player in the terminal (moves as `row col`, or
-    /// for connect a column number).
+    /// Play against the table's perfect player in the terminal.
     Play(play::Args),
     /// Re-derive every entry of a table from its children and check its checksum.
     Verify(verify::Args),
@@ -126,22 +125,100 @@ impl clap::builder::ValueParserFactory for GameName {
 /// changing the argument afterwards would move it among the positionals).
 static GAME_NAMES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
 
-/// The command line for registry `R`: every game argument takes its games.
+/// The command line for registry `R`: every game argument takes its games, and the help
+/// of the commands that take a board, a position or a move lists each game's notation
+/// (`Registered::notation`), so no game is left out of them.
 fn command<R: Registry>() -> clap::Command {
     let _ = GAME_NAMES.set(R::names());
-    Cli::command()
+    let games = R::notations();
+    let boards = games_help_block(
+        "the board each takes, in FILE or as its words in FILE's place",
+        &games,
+        |n| vec![n.board.into()],
+    );
+    let mut command = with_games(
+        Cli::command(),
+        &games_help_block(
+            "their boards are in retro build --help, positions in retro query --help, moves in retro play --help, rules in retro help games",
+            &games,
+            |n| vec![n.summary.into()],
+        ),
+    );
+    for sub in ["solve", "build", "bench"] {
+        command = command.mut_subcommand(sub, |c| with_games(c, &boards));
+    }
+    let positions = games_help_block(
+        "each game's positions (any game's may also be `empty`), then its moves as listed",
+        &games,
+        |n| {
+            let moves = match n.moves {
+                "" => String::new(),
+                moves => format!("moves: {moves}"),
+            };
+            vec![n.position.into(), moves]
+        },
+    );
+    command = command.mut_subcommand("query", |c| with_games(c, &positions));
+    let moves = games_help_block(
+        "each game's moves as typed at the prompt, and which mark each side plays (--as)",
+        &games,
+        |n| {
+            let marks = n.marks.map_or("", |(first, _)| match first {
+                'x' => "x plays first, o second",
+                'o' => "o plays first, x second",
+                _ => "",
+            });
+            vec![n.moves.into(), marks.into()]
+        },
+    );
+    command.mut_subcommand("play", |c| with_games(c, &moves))
 }
 
-/// Where a board comes from: the game, a file or stdin, and (twins) its size.
+/// `command` with `block` after its examples.
+fn with_games(command: clap::Command, block: &str) -> clap::Command {
+    let after = match command.get_after_help() {
+        Some(examples) => format!("{examples}\n\n{block}"),
+        None => block.to_string(),
+    };
+    command.after_help(after)
+}
+
+/// The heading `Games: intro`, then each game's name and the lines `lines` makes from its
+/// notation, one under the other, an empty one left out; a game that leaves them all empty
+/// points at `retro help games`. `retro man` turns the block into the page's GAMES section.
+fn games_help_block(
+    intro: &str,
+    games: &[(&'static str, Notation)],
+    lines: impl Fn(&Notation) -> Vec<String>,
+) -> String {
+    let width = games.iter().map(|(name, _)| name.len()).max().unwrap_or(0) + 2;
+    let mut text = format!("Games: {intro}");
+    for (name, notation) in games {
+        let mut said: Vec<String> = lines(notation)
+            .into_iter()
+            .filter(|l| !l.is_empty())
+            .collect();
+        if said.is_empty() {
+            said.push("see retro help games".into());
+        }
+        for (i, line) in said.iter().enumerate() {
+            let name = if i == 0 { name } else { "" };
+            text.push_str(&format!("\n  {name:width$}{line}"));
+        }
+    }
+    text
+}
+
+/// Where a board comes from: the game, a file, its words or stdin, and (twins) its size.
 #[derive(clap::Args)]
 pub struct BoardArgs {
     /// The game (`retro help games` describes each).
     game: GameName,
-    /// Contest input file (stdin when absent). For games whose input is only a size (mnk,
-    /// connect) the input itself may stand here, as in `retro build connect 6x5`, when no
-    /// file of that name exists.
-    #[arg(value_name = "FILE")]
-    file: Option<PathBuf>,
+    /// Contest input file (stdin when absent), or the board's own words in its place where
+    /// the game reads a board from words (`7x6`, `4x4 advanced`: the games below), when no
+    /// file of that name exists; several words need no quotes.
+    #[arg(value_name = "FILE|BOARD")]
+    words: Vec<PathBuf>,
     /// Rows of a twins board [default: inferred from the input].
     #[arg(long, value_name = "R")]
     rows: Option<usize>,
@@ -151,10 +228,18 @@ pub struct BoardArgs {
 }
 
 impl BoardArgs {
-    /// The board given in place of a file (`6x5`, `4x4k3`): the argument names no file
-    /// and reads as a board of the game.
+    /// The one word after the game, a file's name or a board's words.
+    fn file(&self) -> Option<&Path> {
+        match self.words.as_slice() {
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+
+    /// The board given in place of a file (`6x5`, `4x4k3`): one argument that names no
+    /// file and reads as a board of the game.
     fn inline<R: Registry>(&self) -> Option<AnyBoard> {
-        let path = self.file.as_deref()?;
+        let path = self.file()?;
         if path.exists() {
             return None;
         }
@@ -165,19 +250,45 @@ impl BoardArgs {
     fn input_file<R: Registry>(&self) -> Option<&std::path::Path> {
         match self.inline::<R>() {
             Some(_) => None,
-            None => self.file.as_deref(),
+            None => self.file(),
         }
     }
 
+    /// The board of several words (`retro build teeko 4x4 advanced`): the words, a space
+    /// between each, are its text, as if quoted; no file takes more than one argument.
+    fn board_of_words<R: Registry>(&self) -> Result<AnyBoard> {
+        let words: Vec<&str> = self
+            .words
+            .iter()
+            .map(|w| w.to_str())
+            .collect::<Option<_>>()
+            .ok_or_else(|| Error::input("a board's words must be UTF-8 text"))?;
+        let game = self.game.as_str();
+        R::parse(game, &words.join(" "), self.rows, self.cols).map_err(|e| {
+            if self.words[0].is_file() {
+                // `retro build young my board.txt`: a file's name with a space in it.
+                Error::input(format!(
+                    "{}: a board file comes alone, and {} after it is not part of a {game} board; quote a file's name that has spaces in it",
+                    self.words[0].display(),
+                    crate::error::excerpt(&words[1..].join(" "))
+                ))
+            } else {
+                e
+            }
+        })
+    }
+
     fn load<R: Registry>(&self) -> Result<AnyBoard> {
+        if self.words.len() > 1 {
+            return self.board_of_words::<R>();
+        }
         if let Some(board) = self.inline::<R>() {
             return Ok(board);
         }
         let from = self
-            .file
-            .as_deref()
+            .file()
             .map_or("stdin".into(), |p| p.display().to_string());
-        let bytes = match &self.file {
+        let bytes = match self.file() {
             Some(path) => {
                 let file = match std::fs::File::open(path) {
                     Ok(file) => file,
@@ -258,7 +369,7 @@ pub fn main<R: Registry>() -> ! {
     let code = match run::<R>() {
         Ok(code) => code,
         // Whoever read our output has stopped reading (`| head`): end quietly.
-        Err(err) if err.is_broken_pipe() => 0,
+        Err(err) if err.is_broken_pipe() => Exit::Success.code(),
         Err(err) => {
             eprintln!("error: {err}");
             err.exit_code()
@@ -338,7 +449,7 @@ fn usage_error(e: clap::Error, args: &[std::ffi::OsString]) -> Result<i32> {
         }
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             e.print().map_err(|e| Error::io("writing output", e))?;
-            Ok(2)
+            Ok(Exit::Input.code())
         }
         _ => {
             // The subcommand whose help to point at: clap names it in its usage line

@@ -17,9 +17,10 @@ pub struct Args {
     /// The game (`retro help games` describes each).
     game: GameName,
     /// Board size: rows x columns (e.g. 20x20), but width x height for connect (7x6 is
-    /// seven columns of six); mnk and connect may add the line length K (4x4k3).
-    #[arg(value_name = "SIZE")]
-    size: String,
+    /// seven columns of six); or a board in its game's words (`4x4k3`, `4x4 advanced`,
+    /// several words needing no quotes).
+    #[arg(value_name = "SIZE", required = true)]
+    size: Vec<String>,
     /// Worker threads per rank.
     #[arg(long, value_name = "T", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     threads: u32,
@@ -48,7 +49,7 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     let threads = args.threads as usize;
     let board = super::generate::board_for_size::<R>(
         args.game.as_str(),
-        &args.size,
+        &args.size.join(" "),
         0,
         args.max_weight,
         "--max-weight",

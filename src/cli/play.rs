@@ -18,6 +18,28 @@ use crate::table::Table;
 pub enum Side {
     First,
     Second,
+    // By the mark the side plays (`Notation::marks`).
+    X,
+    O,
+}
+
+/// Whether the player of `side` moves first in game `G`: x and o by the game's marks
+/// (`Notation::marks`); a game without them refuses them.
+fn plays_first<G: Registered>(side: Side) -> Result<bool> {
+    let mark = match side {
+        Side::First => return Ok(true),
+        Side::Second => return Ok(false),
+        Side::X => 'x',
+        Side::O => 'o',
+    };
+    match G::notation().marks {
+        Some((first, _)) if first == mark => Ok(true),
+        Some((_, second)) if second == mark => Ok(false),
+        _ => Err(Error::input(format!(
+            "--as {mark}: {} stones are not marked x or o; play --as first or --as second",
+            G::NAME
+        ))),
+    }
 }
 
 #[derive(clap::Args)]
@@ -28,8 +50,9 @@ Examples:
 pub struct Args {
     /// Table file.
     table: PathBuf,
-    /// The side you play.
-    #[arg(long = "as", value_enum, default_value_t = Side::First)]
+    /// The side you play: first or second, or by its mark, x or o (any case; which moves
+    /// first is listed below).
+    #[arg(long = "as", value_enum, ignore_case = true, default_value_t = Side::First)]
     side: Side,
     /// Start from this position instead of the empty board.
     #[arg(long)]
@@ -101,6 +124,7 @@ fn play<G: Registered>(game: &G, table: &Table, args: &Args) -> Result<i32> {
     // Every move since the start, as `undo` reports them: who, and the move.
     let mut played: Vec<(&str, String)> = Vec::new();
     let notation = game.move_notation();
+    let you_first = plays_first::<G>(args.side)?;
     // A player chooses by the weights, so they come first (and on `weights`).
     if let Some(weights) = game.draw_weights() {
         write!(out, "{weights}").map_err(io)?;
@@ -141,7 +165,7 @@ fn play<G: Registered>(game: &G, table: &Table, args: &Args) -> Result<i32> {
             }
         } else {
             let first = game.first_to_move(&a.position);
-            let human = (args.side == Side::First) == first;
+            let human = you_first == first;
             // A game that ends in a win, a loss or a tie has no running scores to show.
             let standing = match game.outcome(a.value, stones) {
                 Some(_) => format!("value {}", game.describe_value_at(a.value, &a.position)),
@@ -196,7 +220,7 @@ fn play<G: Registered>(game: &G, table: &Table, args: &Args) -> Result<i32> {
             }
         };
         let first = game.first_to_move(&a.position);
-        let human = (args.side == Side::First) == first;
+        let human = you_first == first;
         if human {
             history.push(Saved {
                 text: text.clone(),

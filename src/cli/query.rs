@@ -23,9 +23,7 @@ Examples:
 pub struct Args {
     /// Table file.
     table: PathBuf,
-    /// Position: young `3,1,0` (row lengths); twins `o.x/.o./...` (rows of o, x, .); mnk
-    /// `x.o/.x./...` (rows of x, o, .; x moves first); connect as mnk, top row first.
-    /// Moves are listed as cells `(row,col)`, or for connect as columns `column 3`.
+    /// Position in the notation of the table's game (the games below), or `empty`.
     #[arg(required_unless_present = "batch")]
     position: Option<String>,
     /// Read positions from stdin, one per line, and print one value per line (with
@@ -204,7 +202,11 @@ fn batch<G: Registered>(game: &G, table: &Table, style: Batch) -> Result<i32> {
         }
     }
     out.flush()?;
-    Ok(if failed > 0 { 2 } else { 0 })
+    Ok(if failed > 0 {
+        crate::error::Exit::Input.code()
+    } else {
+        0
+    })
 }
 
 /// Batch output held until the table is checked unchanged.

@@ -29,7 +29,7 @@ use crate::error::{Error, Result};
 pub use connect::{Connect, ConnectBoard, ConnectPosition};
 pub use mnk::{Mnk, MnkBoard};
 pub use quixo::{Quixo, QuixoBoard};
-pub use registry::{AnyBoard, Board, Builtin, Registered, Registry, Visitor};
+pub use registry::{AnyBoard, Board, Builtin, Notation, Registered, Registry, Visitor};
 pub use teeko::{Teeko, TeekoBoard};
 pub use twins::{Twins, TwinsBoard};
 pub use values::{Values, Wdl};

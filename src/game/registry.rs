@@ -62,6 +62,29 @@ pub trait Registered: Gameplay + 'static {
     fn rules() -> &'static str {
         ""
     }
+    /// What it is and how its boards, positions and moves are written, a line each, for
+    /// `--help` and the manual pages, which list every game of the registry from these.
+    fn notation() -> Notation {
+        Notation::default()
+    }
+}
+
+/// A game in a line each, as `--help` and the manual list it (`Registered::notation`);
+/// an empty field is left out there, and `retro help games` has the rest.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Notation {
+    /// What the game is, in a few words.
+    pub summary: &'static str,
+    /// How a board is given to `build` and `solve`: what its input file holds, or the
+    /// words that stand in its place (`4x4k3`, `5x5 advanced`).
+    pub board: &'static str,
+    /// How a position is written (`query`, `play --from`), with an example.
+    pub position: &'static str,
+    /// How a move is written, as `query` lists moves and `play` reads them.
+    pub moves: &'static str,
+    /// The marks of the first and the second player in its positions (`play --as x`);
+    /// None for a game whose stones are not told apart (young).
+    pub marks: Option<(char, char)>,
 }
 
 /// Code to run on a concrete game: `Registry::visit` calls `visit` with the game a board
@@ -211,6 +234,8 @@ pub trait Registry: 'static {
     #[doc(hidden)]
     fn collect_rules(out: &mut Vec<(&'static str, &'static str)>);
     #[doc(hidden)]
+    fn collect_notations(out: &mut Vec<(&'static str, Notation)>);
+    #[doc(hidden)]
     fn try_parse(
         game: &str,
         text: &str,
@@ -244,6 +269,14 @@ pub trait Registry: 'static {
     fn rules() -> Vec<(&'static str, &'static str)> {
         let mut out = Vec::new();
         Self::collect_rules(&mut out);
+        out
+    }
+
+    /// Each game's name and notation (`Registered::notation`), in the registry's order:
+    /// what `--help` and the manual list.
+    fn notations() -> Vec<(&'static str, Notation)> {
+        let mut out = Vec::new();
+        Self::collect_notations(&mut out);
         out
     }
 
@@ -337,6 +370,10 @@ impl<G: Registered> Registry for G {
         out.push((G::NAME, G::rules()));
     }
 
+    fn collect_notations(out: &mut Vec<(&'static str, Notation)>) {
+        out.push((G::NAME, G::notation()));
+    }
+
     fn try_parse(
         game: &str,
         text: &str,
@@ -387,6 +424,10 @@ macro_rules! tuple_registry {
 
             fn collect_rules(out: &mut Vec<(&'static str, &'static str)>) {
                 $($r::collect_rules(out);)+
+            }
+
+            fn collect_notations(out: &mut Vec<(&'static str, Notation)>) {
+                $($r::collect_notations(out);)+
             }
 
             fn try_parse(

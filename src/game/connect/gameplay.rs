@@ -156,4 +156,14 @@ impl Registered for Connect {
     fn board(&self) -> &ConnectBoard {
         &self.board
     }
+
+    fn notation() -> crate::game::Notation {
+        crate::game::Notation {
+            summary: "Connect Four and its sizes: stones drop down columns, K in a row wins",
+            board: "`WxH` or `WxHkK` (or `W H K`), width first, K = 4 when left out (the longer side where that is less): `7x6` is Connect Four",
+            position: "rows of x, o, . separated by /, top row first (x moves first): `..../..../..../x...`",
+            moves: "a column, 1-based from the left: `column 3` (play reads `3`)",
+            marks: Some(('x', 'o')),
+        }
+    }
 }

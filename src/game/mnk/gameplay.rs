@@ -68,4 +68,14 @@ impl Registered for Mnk {
     fn board(&self) -> &MnkBoard {
         &self.board
     }
+
+    fn notation() -> crate::game::Notation {
+        crate::game::Notation {
+            summary: "x and o on R x C cells, K in a row wins (3x3k3 is tic-tac-toe)",
+            board: "`RxC` or `RxCkK` (or `R C K`), K = min(R, C) when left out: `4x4k3`",
+            position: "rows of x, o, . separated by /, top row first (x moves first): `x.o/.x./...`",
+            moves: "a cell `row,col`, 1-based, row 1 the top: `1,2`",
+            marks: Some(('x', 'o')),
+        }
+    }
 }

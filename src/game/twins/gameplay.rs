@@ -144,4 +144,14 @@ impl Registered for Twins {
     fn board(&self) -> &TwinsBoard {
         &self.board
     }
+
+    fn notation() -> crate::game::Notation {
+        crate::game::Notation {
+            summary: "o and x fill a board; each pair of neighbouring cells scores for the first player if their marks match, else for the second",
+            board: "a file of pair weights: R-1 rows of C (pairs one above the other), then R rows of C-1 (side by side); --rows/--cols where several sizes fit",
+            position: "rows of o, x, . separated by /, top row first (o moves first): `o.x/.o./...`",
+            moves: "a cell `row,col`, 1-based, row 1 the top: `1,2`",
+            marks: Some(('o', 'x')),
+        }
+    }
 }

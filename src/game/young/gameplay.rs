@@ -133,4 +133,14 @@ impl Registered for Young {
     fn board(&self) -> &YoungBoard {
         &self.board
     }
+
+    fn notation() -> crate::game::Notation {
+        crate::game::Notation {
+            summary: "stones fill a staircase from the top-left corner; each cell pays the player who fills it its weight",
+            board: "a file: `n m`, then n rows of m weights a (the first player's), then n rows of m weights b",
+            position: "row lengths, top row first: `3,1,0`",
+            moves: "a cell `row,col`, 1-based, row 1 the top: `1,2`",
+            marks: None,
+        }
+    }
 }
