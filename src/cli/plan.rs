@@ -171,7 +171,7 @@ fn print_layer(l: &LayerPlan, width: u64) -> Result<()> {
     )
 }
 
-/// The plan of a game whose stones move (`Game::retrograde`), on paper: retro solves such
+/// The plan of a game whose stones move (`solve::beyond_sweep`), on paper: retro solves such
 /// a game in one process today, so this is what a distributed solve of the same design
 /// would hold and take. Each rank holds its share of a layer's words (4 bytes), values (2)
 /// and candidates (about 2), and of the finished layer above (2); the time scales the

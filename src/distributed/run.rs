@@ -38,7 +38,7 @@ pub fn under_mpi() -> bool {
         .any(|v| std::env::var_os(v).is_some())
 }
 
-/// The refusal of a game whose stones move (`Game::retrograde`): its layers are solved to
+/// The refusal of a game the placement sweep does not solve whole (`solve::beyond_sweep`): its layers are solved to
 /// a fixpoint in one process; the distributed sweep computes a layer in one pass. Rank 0
 /// says it, in one line; the other ranks, which the launcher numbers in the environment,
 /// exit with the same code without a word, before MPI is started.
