@@ -304,7 +304,9 @@ class Table:
                 f"{self.root_remoteness}, not a value: see root_result and root_remoteness "
                 f"(root_code is the code the table stores)"
             )
-        return self._header["root_value"]
+        # `info --json` names it `root_code` for a game with outcomes, `root_value` else.
+        header = self._header
+        return header["root_code"] if "root_code" in header else header["root_value"]
 
     @property
     def root_result(self) -> Optional[str]:
@@ -323,7 +325,9 @@ class Table:
         """The empty board's entry as the table stores it: the value for a game of
         scores, a code for the others (Teeko's and Quixo's r + 1 for a win in r, ...;
         ``retro help games``)."""
-        return self._header["root_value"]
+        # `info --json` names it `root_code` for a game with outcomes, `root_value` else.
+        header = self._header
+        return header["root_code"] if "root_code" in header else header["root_value"]
 
     @property
     def layer_sizes(self) -> List[int]:

@@ -79,7 +79,7 @@ def test_readme_example(cli, tmp_path, monkeypatch):
     # positions (`error`) and prints the others' values.
     for k in range(9):
         positions = list(c54.layer(k, positions=True).position)
-        done = cli.run("query", "c54.retro", "--batch", input="".join(p + "\n" for p in positions), check=False)
+        done = cli.run("query", "c54.retro", "--batch", "--codes", input="".join(p + "\n" for p in positions), check=False)
         values = [int(v) for v in done.stdout.split() if v != "error"]
         assert share[k] == pytest.approx(sum(v > 0 for v in values) / len(values)), k
     if "matplotlib" in scope:
