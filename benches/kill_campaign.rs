@@ -122,6 +122,9 @@ fn main() {
         ),
         ("mnk", "4x4k4".into(), "4x3k3".into()),
         ("connect", "5x4k4".into(), "4x4k4".into()),
+        // Games whose stones move: solved to a fixpoint, rewritten in i8 at the end.
+        ("teeko", "4x4s3".into(), "3x3s2".into()),
+        ("quixo", "3x3".into(), "3x3".into()),
     ];
     let encodings: [&[&str]; 5] = [
         &[],
@@ -140,6 +143,10 @@ fn main() {
     let mut totals = Tally::default();
     for (game, board, export_board) in &boards {
         for encoding in encodings {
+            // Tables of best moves are for games the placement sweep solves whole.
+            if matches!(*game, "teeko" | "quixo") && encoding.first() == Some(&"--moves") {
+                continue;
+            }
             let reference = dir.path().join(format!("{game}-ref.retro"));
             let table = dir.path().join(format!("{game}.retro"));
             let (reference_s, table_s) =
