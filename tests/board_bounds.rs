@@ -7,7 +7,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use common::{fails, text};
 use retro::game::{
@@ -23,23 +23,12 @@ const ADDRESS_SPACE: u64 = 2 << 30;
 
 /// Run `retro` with `args` and `stdin` under `prlimit --as` (util-linux).
 fn capped(args: &[&str], stdin: &str) -> Output {
-    use std::io::Write;
-    let mut child = Command::new("prlimit")
+    let mut command = Command::new("prlimit");
+    command
         .arg(format!("--as={ADDRESS_SPACE}"))
         .arg(env!("CARGO_BIN_EXE_retro"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run retro under prlimit (util-linux)");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    child.wait_with_output().expect("wait for retro")
+        .args(args);
+    common::feed(command, stdin)
 }
 
 /// The command succeeded under the cap; its stdout.

@@ -53,8 +53,15 @@ pub fn fails(out: &Output, code: i32, needle: &str) -> String {
 
 /// Run the `retro` binary with `args`, feeding `stdin`.
 pub fn retro(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_retro"))
-        .args(args)
+    let mut command = Command::new(env!("CARGO_BIN_EXE_retro"));
+    command.args(args);
+    feed(command, stdin)
+}
+
+/// Run `command` (the binary under a wrapper, say), feeding `stdin`; its whole output.
+#[allow(dead_code)]
+pub fn feed(mut command: Command, stdin: &str) -> Output {
+    let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
