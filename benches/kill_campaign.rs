@@ -140,6 +140,7 @@ fn main() {
     );
     println!("|---|---|---|---|---|---|---|---|");
     let mut all_same = true;
+    let mut kept = 0usize;
     let mut totals = Tally::default();
     for (game, board, export_board) in &boards {
         for encoding in encodings {
@@ -178,6 +179,8 @@ fn main() {
                 run(&args);
                 if std::fs::read(&table).ok().as_deref() == Some(&want[..]) {
                     tally.identical += 1;
+                } else {
+                    keep(&table, "rerun build", &mut kept);
                 }
             }
             let name = if encoding.is_empty() {
@@ -211,7 +214,14 @@ fn main() {
                 let mut intact = true;
                 if kill_after(&args, delay) {
                     tally.killed += 1;
-                    intact = std::fs::read(&csv).ok().as_deref() == Some(&older[..]);
+                    // A kill may land after the finished export was renamed into place and
+                    // before the process exited: then -o holds the whole new export. Anything
+                    // but the older file or the whole new one is a loss.
+                    let left = std::fs::read(&csv).unwrap_or_default();
+                    intact = left == older || left == want;
+                    if !intact {
+                        keep(&csv, "killed export", &mut kept);
+                    }
                     if Path::new(&format!("{csv_s}.partial")).exists() {
                         tally.resumed += 1;
                     }
@@ -219,6 +229,8 @@ fn main() {
                 run(&args);
                 if intact && std::fs::read(&csv).ok().as_deref() == Some(&want[..]) {
                     tally.identical += 1;
+                } else if intact {
+                    keep(&csv, "rerun export", &mut kept);
                 }
             }
             row("export", game, &name, full, &tally);
@@ -234,6 +246,20 @@ fn main() {
     if !all_same {
         println!("a rerun differed from the uninterrupted run");
         std::process::exit(1);
+    }
+}
+
+/// Copies a file that differed from the uninterrupted run out of the scratch folder (which is
+/// removed at the end) into `target/kill-campaign/`, and says where, so that it can be read.
+fn keep(file: &Path, what: &str, kept: &mut usize) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/kill-campaign");
+    let _ = std::fs::create_dir_all(&dir);
+    let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let to = dir.join(format!("{kept}-{name}"));
+    *kept += 1;
+    match std::fs::copy(file, &to) {
+        Ok(_) => println!("{what} differed from the uninterrupted run: kept as {}", to.display()),
+        Err(e) => println!("{what} differed from the uninterrupted run ({e})"),
     }
 }
 
