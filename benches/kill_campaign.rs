@@ -254,11 +254,17 @@ fn main() {
 fn keep(file: &Path, what: &str, kept: &mut usize) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/kill-campaign");
     let _ = std::fs::create_dir_all(&dir);
-    let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let to = dir.join(format!("{kept}-{name}"));
     *kept += 1;
     match std::fs::copy(file, &to) {
-        Ok(_) => println!("{what} differed from the uninterrupted run: kept as {}", to.display()),
+        Ok(_) => println!(
+            "{what} differed from the uninterrupted run: kept as {}",
+            to.display()
+        ),
         Err(e) => println!("{what} differed from the uninterrupted run ({e})"),
     }
 }

@@ -14,6 +14,7 @@
 //! is a straight vectorisable pass instead of one data-dependent loop per position.
 
 pub mod connect;
+pub mod lines;
 pub mod mnk;
 pub mod moving;
 pub mod quixo;
@@ -22,7 +23,6 @@ pub mod teeko;
 pub mod twins;
 pub mod two_colour;
 pub mod values;
-pub mod win_loss;
 pub mod young;
 
 use crate::error::{Error, Result};
@@ -32,7 +32,7 @@ pub use quixo::{Quixo, QuixoBoard};
 pub use registry::{AnyBoard, Board, Builtin, Notation, Registered, Registry, Visitor};
 pub use teeko::{Teeko, TeekoBoard};
 pub use twins::{Twins, TwinsBoard};
-pub use values::{Values, Wdl};
+pub use values::{Values, Wdl, WinLoss};
 pub use young::{Young, YoungBoard};
 
 /// Both players' scores: along a line of play, or on a board (see `Game::board_scores`).
@@ -342,26 +342,22 @@ pub trait Gameplay: Game {
         None
     }
 
-    /// A value in words, for `query` ("-306066 (second leads by 306066 over the stones to come; first's minus second's score)").
+    /// A value in words, for `query`; by default the value model's words
+    /// (`Values::describe`).
     fn describe_value(&self, value: i64) -> String {
-        match self.win_loss() {
-            Some(w) => w.describe_value(value),
-            None => value.to_string(),
-        }
+        self.values().describe(value)
     }
-    /// What a value means, in one line for `play`'s help.
+    /// What a stored value means, in one line for `play`'s help (`Values::meaning`).
     fn value_meaning(&self) -> &'static str {
-        match self.win_loss() {
-            Some(_) => win_loss::WinLoss::value_meaning(),
-            None => "value: what the first player makes of the rest of the game, with perfect play",
-        }
+        self.values().meaning()
     }
     /// A value in words for the side to move at `pos` ("x to move wins in 5 (remoteness
-    /// 5)"); the same as `describe_value` unless the game says more.
+    /// 5)"); by default the value model's (`Values::describe_at`), and for a game of scores
+    /// its own `describe_value`.
     fn describe_value_at(&self, value: i64, pos: &Self::Position) -> String {
-        match self.win_loss() {
-            Some(w) => w.describe_value_at(value, self.layer_of(pos)),
-            None => self.describe_value(value),
+        match self.values() {
+            Values::Scores { .. } => self.describe_value(value),
+            values => values.describe_at(value, self.layer_of(pos), self.first_to_move(pos)),
         }
     }
     /// Whether the first player (x) is to move at `pos`: where the stone count is even,
@@ -369,15 +365,10 @@ pub trait Gameplay: Game {
     fn first_to_move(&self, pos: &Self::Position) -> bool {
         self.layer_of(pos).is_multiple_of(2)
     }
-    /// For a game won by completing a line (mnk, connect): its values (`win_loss`), from
-    /// which the words above and `outcome` follow. None for a game of scores.
-    fn win_loss(&self) -> Option<win_loss::WinLoss> {
-        None
-    }
-    /// For a game that ends in a win, a loss or a tie (mnk): what `value` means for the
-    /// side to move at a position of `stones` stones. None for a game of scores.
-    fn outcome(&self, value: i64, stones: usize) -> Option<Outcome> {
-        self.win_loss().map(|w| w.outcome(value, stones))
+    /// What `value` means for the side to move at a position of layer `layer`: a result
+    /// and a remoteness, from the value model; None for a game of scores.
+    fn outcome(&self, value: i64, layer: usize) -> Option<Outcome> {
+        self.values().outcome(value, layer)
     }
     /// Both players' final scores with best play from a position of this value, where the
     /// game defines them (twins); None where a value is only a difference (young).
@@ -399,10 +390,7 @@ pub trait Gameplay: Game {
     /// contest's answer where the game comes from one (young, twins: the number alone, as
     /// a judge reads it), else the value in words.
     fn contest_answer(&self, root: i64) -> String {
-        match self.win_loss() {
-            Some(w) => w.describe_value(root),
-            None => root.to_string(),
-        }
+        self.values().describe_root(root)
     }
 }
 

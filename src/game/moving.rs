@@ -1,9 +1,7 @@
 //! What Teeko and Quixo share as people see them: a grid with the side to move after it
-//! (`x./.o:x`), and values for the side to move (`values::Wdl`) in words.
+//! (`x./.o:x`). Their values are the side-to-move model's (`values::Wdl`).
 
 use crate::error::{Error, Result};
-use crate::game::Wdl;
-use crate::game::{Outcome, Verdict};
 
 /// A grid position read from text: cells (0 empty, 1 x, 2 o; row-major from the top) and
 /// the side to move if the text names one (`:x` / `:o`; 0 x, 1 o).
@@ -104,48 +102,3 @@ pub fn marks_of(x: u64, o: u64, cells: usize) -> Vec<u8> {
         })
         .collect()
 }
-
-/// A stored value as an outcome for the side to move (a draw has remoteness 0: play never
-/// ends).
-pub fn outcome(value: i64) -> Outcome {
-    match Wdl::decode(value) {
-        Wdl::Win(r) => Outcome {
-            result: Verdict::Win,
-            remoteness: r as usize,
-        },
-        Wdl::Loss(r) => Outcome {
-            result: Verdict::Loss,
-            remoteness: r as usize,
-        },
-        Wdl::Draw => Outcome {
-            result: Verdict::Draw,
-            remoteness: 0,
-        },
-    }
-}
-
-/// A value in words without naming the side: "win in 5", "loss in 14", "draw: ...".
-pub fn describe(value: i64) -> String {
-    match Wdl::decode(value) {
-        Wdl::Win(0) => "won (the other side completed the mover's line)".into(),
-        Wdl::Loss(0) => "lost (the game is over)".into(),
-        Wdl::Win(r) => format!("win in {r}"),
-        Wdl::Loss(r) => format!("loss in {r}"),
-        Wdl::Draw => "draw: neither side can force a win".into(),
-    }
-}
-
-/// A value in words for the side to move (`first`: x): "o to move loses in 14".
-pub fn describe_for(value: i64, first: bool) -> String {
-    let (me, other) = if first { ("x", "o") } else { ("o", "x") };
-    match Wdl::decode(value) {
-        Wdl::Win(0) => format!("{me} to move has won: {other} completed a line of {me}'s"),
-        Wdl::Loss(0) => format!("{me} to move has lost: {other} has won"),
-        Wdl::Win(r) => format!("{me} to move wins in {r} (remoteness {r})"),
-        Wdl::Loss(r) => format!("{me} to move loses in {r} (remoteness {r})"),
-        Wdl::Draw => "draw: neither side can force a win".into(),
-    }
-}
-
-/// `Gameplay::value_meaning` of these games.
-pub const VALUE_MEANING: &str = "value: for the side to move, r + 1 for a win in r plies, -(r + 1) for a loss in r, 0 for a draw (neither side can force a win)";

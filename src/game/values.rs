@@ -11,14 +11,13 @@
 //! - **Lines** (mnk, connect, Hex): a game won by completing a line, seen from x, the first
 //!   player: `cells + 1 - p` when x completes a line at ply p, minus that when o does, 0 for
 //!   a tie. Moves add nothing, so the scores' max and min pick the fastest win and the
-//!   slowest loss (`WinLoss`).
+//!   slowest loss (`WinLoss`); the remoteness follows from the value and the stone count.
 //! - **SideToMove** (Teeko, Quixo): win, loss or draw for the side to move with the
 //!   remoteness, stored as `r + 1` for a win in r plies, `-(r + 1)` for a loss in r, 0 for
 //!   a draw (`Wdl`). A move turns its child's value round (`back`). A position whose moves
 //!   can repeat is solved to a fixpoint; a position with no move is lost.
 
 use super::{Outcome, Verdict};
-use crate::game::win_loss::WinLoss;
 use crate::value::ValueType;
 
 /// A game's value model (see the module's docs).
@@ -100,6 +99,48 @@ impl Values {
         }
     }
 
+    /// A value in words without naming the side to move: the number itself for scores, "x
+    /// completes a line at ply 9, x's 5th stone", "win in 5".
+    pub fn describe(self, value: i64) -> String {
+        match self {
+            Values::Scores { .. } => value.to_string(),
+            Values::Lines(w) => w.describe(value),
+            Values::SideToMove => Wdl::decode(value).describe(),
+        }
+    }
+
+    /// A value in words for the side to move at a position of layer `layer`, x (`first`) or
+    /// o: "x to move wins in 5 (remoteness 5)".
+    pub fn describe_at(self, value: i64, layer: usize, first: bool) -> String {
+        match self {
+            Values::Scores { .. } => self.describe(value),
+            Values::Lines(w) => w.describe_at(value, layer),
+            Values::SideToMove => Wdl::decode(value).describe_for(first),
+        }
+    }
+
+    /// The root's value in words, as `solve` prints it for a game with outcomes: from x's
+    /// side, who moves first.
+    pub fn describe_root(self, value: i64) -> String {
+        match self {
+            Values::SideToMove => Wdl::decode(value).describe_for(true),
+            _ => self.describe(value),
+        }
+    }
+
+    /// What a stored value (a code, for games with outcomes) means, in one line.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Values::Scores { .. } => {
+                "value: what the first player makes of the rest of the game, with perfect play"
+            }
+            Values::Lines(_) => WinLoss::meaning(),
+            Values::SideToMove => {
+                "value: for the side to move, r + 1 for a win in r plies, -(r + 1) for a loss in r, 0 for a draw (neither side can force a win)"
+            }
+        }
+    }
+
     /// The result and remoteness a value of a position in layer `layer` stands for, for the
     /// side to move there; None for a game of scores.
     pub fn outcome(self, value: i64, layer: usize) -> Option<Outcome> {
@@ -107,6 +148,114 @@ impl Values {
             Values::Scores { .. } => None,
             Values::Lines(w) => Some(w.outcome(value, layer)),
             Values::SideToMove => Some(Wdl::decode(value).outcome()),
+        }
+    }
+}
+
+/// The values of one board of `cells` cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WinLoss {
+    /// Cells of the board: the longest game.
+    pub cells: usize,
+}
+
+impl WinLoss {
+    /// The value of a board with `stones` stones where x has a line (`x`) and o has one
+    /// (`o`); None without a line. A board where both have one (which play never reaches)
+    /// is given 0.
+    #[inline]
+    pub fn line_value(self, x: bool, o: bool, stones: usize) -> Option<i64> {
+        let win = (self.cells + 1 - stones) as i64;
+        match (x, o) {
+            (false, false) => None,
+            (true, false) => Some(win),
+            (false, true) => Some(-win),
+            (true, true) => Some(0),
+        }
+    }
+
+    /// Every value lies in this range.
+    pub fn value_range(self) -> (i64, i64) {
+        (-(self.cells as i64), self.cells as i64)
+    }
+
+    fn winner(value: i64) -> &'static str {
+        if value > 0 { "x" } else { "o" }
+    }
+
+    /// The ply at which the line of a nonzero value is completed.
+    fn ply(self, value: i64) -> usize {
+        (self.cells + 1).saturating_sub(value.unsigned_abs() as usize)
+    }
+
+    /// "ply 5, x's 3rd stone": a ply is one stone, x plays the odd ones and o the even
+    /// ones, so people who count moves per player see where the line comes.
+    fn ply_words(self, value: i64) -> String {
+        let ply = self.ply(value);
+        let winner = Self::winner(value);
+        format!(
+            "ply {ply}, {winner}'s {} stone",
+            super::lines::ordinal(ply.div_ceil(2))
+        )
+    }
+
+    /// `Gameplay::describe_value`: the root's value in words, from x's side, without the
+    /// stored number ("x completes a line at ply 9, x's 5th stone").
+    pub fn describe(self, value: i64) -> String {
+        if value == 0 {
+            return "tie with best play".into();
+        }
+        format!(
+            "{} completes a line at {}",
+            Self::winner(value),
+            self.ply_words(value)
+        )
+    }
+
+    /// `Gameplay::value_meaning`: what the stored number is (a code: `query --json` gives it
+    /// as `code`, and `result` and `remoteness` besides).
+    pub fn meaning() -> &'static str {
+        "value: cells + 1 - p when x (first) completes a line at ply p, minus that when o does, \
+         0 for a tie; a ply is one stone (ply 5 is x's 3rd)"
+    }
+
+    /// `Gameplay::describe_value_at`: the result and the remoteness for the side to move, in
+    /// words.
+    pub fn describe_at(self, value: i64, stones: usize) -> String {
+        let o = self.outcome(value, stones);
+        let side = if stones.is_multiple_of(2) { "x" } else { "o" };
+        let r = o.remoteness;
+        match (o.result, r) {
+            (Verdict::Tie, 0) => "a tie: the board is full".into(),
+            (Verdict::Tie | Verdict::Draw, _) => {
+                format!("tie with best play (remoteness {r}: the board fills)")
+            }
+            (_, 0) => format!(
+                "{} has won (a line at {})",
+                Self::winner(value),
+                self.ply_words(value)
+            ),
+            (Verdict::Win, _) => format!("{side} to move wins in {r} (remoteness {r})"),
+            (Verdict::Loss, _) => format!("{side} to move loses in {r} (remoteness {r})"),
+        }
+    }
+
+    /// The result and the remoteness for the side to move at a position of `stones` stones.
+    pub fn outcome(self, value: i64, stones: usize) -> Outcome {
+        if value == 0 {
+            return Outcome {
+                result: Verdict::Tie,
+                remoteness: self.cells.saturating_sub(stones),
+            };
+        }
+        let x_to_move = stones.is_multiple_of(2);
+        Outcome {
+            result: if (value > 0) == x_to_move {
+                Verdict::Win
+            } else {
+                Verdict::Loss
+            },
+            remoteness: self.ply(value).saturating_sub(stones),
         }
     }
 }
@@ -141,6 +290,29 @@ impl Wdl {
             0 => Wdl::Draw,
             v if v > 0 => Wdl::Win((v - 1).min(u32::MAX as i64) as u32),
             v => Wdl::Loss((-(v + 1)).min(u32::MAX as i64) as u32),
+        }
+    }
+
+    /// In words without naming the side: "win in 5", "loss in 14", "draw: ...".
+    pub fn describe(self) -> String {
+        match self {
+            Wdl::Win(0) => "won (the other side completed the mover's line)".into(),
+            Wdl::Loss(0) => "lost (the game is over)".into(),
+            Wdl::Win(r) => format!("win in {r}"),
+            Wdl::Loss(r) => format!("loss in {r}"),
+            Wdl::Draw => "draw: neither side can force a win".into(),
+        }
+    }
+
+    /// In words for the side to move, x (`first`) or o: "o to move loses in 14".
+    pub fn describe_for(self, first: bool) -> String {
+        let (me, other) = if first { ("x", "o") } else { ("o", "x") };
+        match self {
+            Wdl::Win(0) => format!("{me} to move has won: {other} completed a line of {me}'s"),
+            Wdl::Loss(0) => format!("{me} to move has lost: {other} has won"),
+            Wdl::Win(r) => format!("{me} to move wins in {r} (remoteness {r})"),
+            Wdl::Loss(r) => format!("{me} to move loses in {r} (remoteness {r})"),
+            Wdl::Draw => "draw: neither side can force a win".into(),
         }
     }
 

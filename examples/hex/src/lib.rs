@@ -10,11 +10,11 @@
 //!
 //! The ranking is retro's two-colour ranking (`retro::game::two_colour`, shared with mnk and
 //! twins): layer k holds the sets of k occupied cells times which ceil(k/2) of them are x's.
-//! Values are those of every game won by a connection or a line (`retro::game::win_loss`):
+//! Values are those of every game won by a connection or a line (`retro::game::WinLoss`):
 //! cells + 1 - p when x connects at ply p, minus that when o does.
 
 use retro::game::two_colour::{self, TwoColour};
-use retro::game::win_loss::WinLoss;
+use retro::game::WinLoss;
 use retro::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -338,9 +338,6 @@ impl Gameplay for Hex {
         two_colour::draw_marks(&self.ranking.marks(pos), self.board.cols, 'x', 'o')
     }
 
-    fn win_loss(&self) -> Option<WinLoss> {
-        Some(self.values)
-    }
 
     fn describe_value(&self, value: i64) -> String {
         format!("{value} ({})", self.connection_words(value))
@@ -352,7 +349,7 @@ impl Gameplay for Hex {
             let who = if value > 0 { "x" } else { "o" };
             return format!("{value}: {who} has won ({})", self.connection_words(value));
         }
-        self.values.describe_value_at(value, stones)
+        self.values.describe_at(value, stones)
     }
 
     fn value_meaning(&self) -> &'static str {

@@ -29,7 +29,7 @@ impl Board for ConnectBoard {
                 "--rows/--cols are for twins; a connect board gives its size in the input",
             ));
         }
-        let (w, h, k) = win_loss::parse_size_k(text, "connect", FORM)?;
+        let (w, h, k) = lines::parse_size_k(text, "connect", FORM)?;
         Self::checked(w, h, k.unwrap_or_else(|| Self::default_k(w, h)))
     }
 

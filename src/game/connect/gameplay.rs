@@ -68,7 +68,7 @@ impl Gameplay for Connect {
                 (height > 0).then(|| 1u64 << self.heights.bit(col, height - 1))
             })
             .fold(0, |m, b| m | b);
-        let why = WinLoss::unreachable(pos.stones, (pos.x, &full(pos.x)), (o, &full(o)), tops)
+        let why = lines::unreachable(pos.stones, (pos.x, &full(pos.x)), (o, &full(o)), tops)
             .or_else(|| {
                 // The lines allow it; gravity and turns may not (in one column, o under
                 // x and nothing else: x moves first).
@@ -90,12 +90,7 @@ impl Gameplay for Connect {
             let (col, up) = (b as usize / (h + 1), b as usize % (h + 1));
             (h - 1 - up.min(h - 1), col.min(w - 1))
         };
-        crate::game::win_loss::cells_of_full_lines(
-            &self.lines,
-            pos.x,
-            pos.occupied ^ pos.x,
-            cell_of,
-        )
+        crate::game::lines::cells_of_full_lines(&self.lines, pos.x, pos.occupied ^ pos.x, cell_of)
     }
 
     fn format_position(&self, pos: &ConnectPosition) -> String {
@@ -104,10 +99,6 @@ impl Gameplay for Connect {
 
     fn draw(&self, pos: &ConnectPosition) -> String {
         two_colour::draw_marks(&self.marks(pos), self.board.width, 'x', 'o')
-    }
-
-    fn win_loss(&self) -> Option<WinLoss> {
-        Some(self.values)
     }
 }
 

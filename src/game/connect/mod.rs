@@ -1,7 +1,7 @@
 //! Connect Four and its relatives: x (first) and o take turns dropping a stone into one
 //! of W columns of height H; it lands on the lowest empty cell. K in a row, a column or a
 //! diagonal win at once; a full board without such a line is a tie. 7 x 6 with K = 4 is
-//! Connect Four. Values are those of every game won by a line (`win_loss`).
+//! Connect Four. Values are those of every game won by a line (`values::WinLoss`).
 //!
 //! Ranking (`heights.rs`): with gravity, the occupied cells are given by the column
 //! heights, so layer k is (height vectors summing to k) x (which ceil(k/2) of the k stones
@@ -30,8 +30,8 @@ pub use board::ConnectBoard;
 
 use std::collections::HashSet;
 
-use super::win_loss::{self, WinLoss};
-use super::{Edge, Game, Move, RunSink, Values, two_colour};
+use super::lines;
+use super::{Edge, Game, Move, RunSink, Values, WinLoss, two_colour};
 use crate::error::{Error, Result};
 use crate::rank::{colex_next_mask, colex_unrank_mask};
 pub use heights::MAX_HEIGHT_VECTORS;
@@ -93,7 +93,7 @@ impl Connect {
                 })?;
         }
         let stride = (h + 1) as u32;
-        let lines = win_loss::lines(h, w, board.k, |i, j| j as u32 * stride + (h - 1 - i) as u32);
+        let lines = lines::lines(h, w, board.k, |i, j| j as u32 * stride + (h - 1 - i) as u32);
         let mut directions = [1, stride, stride - 1, stride + 1];
         directions.sort_unstable();
         let reach = board.k as u32 - 1;

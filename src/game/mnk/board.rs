@@ -73,7 +73,7 @@ impl MnkBoard {
     }
 
     fn parse_text(text: &str) -> Result<Self> {
-        let (r, c, k) = win_loss::parse_size_k(text, "mnk", FORM)?;
+        let (r, c, k) = lines::parse_size_k(text, "mnk", FORM)?;
         Self::checked(r, c, k.unwrap_or(r.min(c)))
     }
 }

@@ -30,7 +30,7 @@ impl Gameplay for Mnk {
         let full =
             |m: u64| -> Vec<u64> { self.lines.iter().copied().filter(|&l| m & l == l).collect() };
         let every_cell = u64::MAX;
-        match WinLoss::unreachable(pos.stones(), (x, &full(x)), (o, &full(o)), every_cell) {
+        match lines::unreachable(pos.stones(), (x, &full(x)), (o, &full(o)), every_cell) {
             Some(why) => Err(Error::input(format!("this position cannot arise: {why}"))),
             None => Ok(()),
         }
@@ -39,7 +39,7 @@ impl Gameplay for Mnk {
     fn winning_cells(&self, pos: &MnkPosition) -> Vec<(usize, usize)> {
         let (x, o) = self.cell_masks(pos);
         let cols = self.board.cols;
-        win_loss::cells_of_full_lines(&self.lines, x, o, |b| {
+        lines::cells_of_full_lines(&self.lines, x, o, |b| {
             (b as usize / cols, b as usize % cols)
         })
     }
@@ -50,10 +50,6 @@ impl Gameplay for Mnk {
 
     fn draw(&self, pos: &MnkPosition) -> String {
         two_colour::draw_marks(&self.ranking.marks(pos), self.board.cols, 'x', 'o')
-    }
-
-    fn win_loss(&self) -> Option<WinLoss> {
-        Some(self.values)
     }
 }
 

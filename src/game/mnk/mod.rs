@@ -4,7 +4,7 @@
 //!
 //! Positions are ranked by `two_colour` (occupied cells, then which of them hold x), the
 //! ranking mnk shares with twins. Values are those of every game won by a line
-//! (`win_loss`): cells + 1 - p when x completes a line at ply p, minus that when o does, 0
+//! (`values::WinLoss`): cells + 1 - p when x completes a line at ply p, minus that when o does, 0
 //! for a tie.
 //!
 //! The ranking counts every board with legal counts, including boards play never reaches
@@ -16,9 +16,9 @@
 mod board;
 mod gameplay;
 
+use super::lines;
 use super::two_colour::{self, MAX_CELLS, TwoColour};
-use super::win_loss::{self, WinLoss};
-use super::{Edge, Game, Move, RunSink, Values};
+use super::{Edge, Game, Move, RunSink, Values, WinLoss};
 use crate::error::{Error, Result};
 pub use board::MnkBoard;
 
@@ -48,7 +48,7 @@ impl Mnk {
         let board = MnkBoard::checked(board.rows, board.cols, board.k)?;
         let ranking = TwoColour::new(board.rows, board.cols)?;
         let cols = board.cols;
-        let lines = win_loss::lines(board.rows, cols, board.k, |i, j| (i * cols + j) as u32);
+        let lines = lines::lines(board.rows, cols, board.k, |i, j| (i * cols + j) as u32);
         Ok(Mnk {
             cells: board.rows * board.cols,
             values: WinLoss {

@@ -3,7 +3,7 @@
 //! (`Registered`).
 
 use super::*;
-use crate::game::{Game, Gameplay, MoveNotation, Outcome, Registered, moving};
+use crate::game::{Game, Gameplay, MoveNotation, Registered, moving};
 
 impl Quixo {
     fn form(&self) -> String {
@@ -51,7 +51,7 @@ impl Gameplay for Quixo {
     fn winning_cells(&self, pos: &QuixoPosition) -> Vec<(usize, usize)> {
         let n = self.n;
         let o = pos.marked & !pos.x;
-        crate::game::win_loss::cells_of_full_lines(&self.lines, pos.x, o, |b| {
+        crate::game::lines::cells_of_full_lines(&self.lines, pos.x, o, |b| {
             (b as usize / n, b as usize % n)
         })
     }
@@ -81,23 +81,8 @@ impl Gameplay for Quixo {
         crate::game::two_colour::draw_marks(&marks, self.n, 'x', 'o')
     }
 
-    fn describe_value(&self, value: i64) -> String {
-        moving::describe(value)
-    }
-    fn value_meaning(&self) -> &'static str {
-        moving::VALUE_MEANING
-    }
-    fn describe_value_at(&self, value: i64, pos: &QuixoPosition) -> String {
-        moving::describe_for(value, pos.side == 0)
-    }
     fn first_to_move(&self, pos: &QuixoPosition) -> bool {
         pos.side == 0
-    }
-    fn outcome(&self, value: i64, _stones: usize) -> Option<Outcome> {
-        Some(moving::outcome(value))
-    }
-    fn contest_answer(&self, root: i64) -> String {
-        moving::describe_for(root, true)
     }
 }
 

@@ -3,7 +3,7 @@
 //! (`Registered`).
 
 use super::*;
-use crate::game::{Gameplay, MoveNotation, Outcome, Registered, moving};
+use crate::game::{Gameplay, MoveNotation, Registered, moving};
 
 impl Teeko {
     fn form(&self) -> String {
@@ -73,7 +73,7 @@ impl Gameplay for Teeko {
 
     fn winning_cells(&self, pos: &TeekoPosition) -> Vec<(usize, usize)> {
         let cols = self.board.cols;
-        crate::game::win_loss::cells_of_full_lines(&self.patterns, pos.x, pos.o, |b| {
+        crate::game::lines::cells_of_full_lines(&self.patterns, pos.x, pos.o, |b| {
             (b as usize / cols, b as usize % cols)
         })
     }
@@ -133,23 +133,8 @@ impl Gameplay for Teeko {
         crate::game::two_colour::draw_marks(&marks, self.board.cols, 'x', 'o')
     }
 
-    fn describe_value(&self, value: i64) -> String {
-        moving::describe(value)
-    }
-    fn value_meaning(&self) -> &'static str {
-        moving::VALUE_MEANING
-    }
-    fn describe_value_at(&self, value: i64, pos: &TeekoPosition) -> String {
-        moving::describe_for(value, pos.side == 0)
-    }
     fn first_to_move(&self, pos: &TeekoPosition) -> bool {
         pos.side == 0
-    }
-    fn outcome(&self, value: i64, _stones: usize) -> Option<Outcome> {
-        Some(moving::outcome(value))
-    }
-    fn contest_answer(&self, root: i64) -> String {
-        moving::describe_for(root, true)
     }
 }
 
