@@ -39,7 +39,7 @@
 //!
 //! # fn main() -> retro::Result<()> {
 //! // The contest sample of the young game (docs/games.md): 2 rows, 3 columns.
-//! let board = YoungBoard::parse("2 3\n2 7 3\n9 1 2\n3 7 2\n2 3 1\n", None, None)?;
+//! let board = YoungBoard::parse("2 3\n2 7 3\n9 1 2\n3 7 2\n2 3 1\n")?;
 //! let game = Young::new(board)?;
 //! let dir = std::env::temp_dir().join(format!("retro-doc-{}", std::process::id()));
 //! std::fs::create_dir_all(&dir).map_err(|e| retro::Error::io("mkdir", e))?;

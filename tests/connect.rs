@@ -515,7 +515,7 @@ fn board_limits() {
         ("1 2", (1, 2, 2)),
         ("5x1k2", (5, 1, 2)),
     ] {
-        let spec = ConnectBoard::parse(text, None, None).unwrap();
+        let spec = ConnectBoard::parse(text).unwrap();
         assert_eq!((spec.width, spec.height, spec.k), (w, h, k), "{text}");
         assert_eq!(spec.dims(), (h, w), "{text}: dims are rows, columns");
     }

@@ -48,7 +48,7 @@ fn sample_tables_match_their_recorded_checksums() {
         let text =
             std::fs::read_to_string(format!("{}/tables/{board}", env!("CARGO_MANIFEST_DIR")))
                 .unwrap();
-        let spec = retro::Builtin::parse(game, &text, None, None).unwrap();
+        let spec = retro::Builtin::parse(game, &text).unwrap();
         let path = dir.path().join(format!("{board}-{compact}.retro"));
         let options = BuildOptions {
             compact,

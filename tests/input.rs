@@ -17,7 +17,7 @@ fn fails(out: &Output, code: i32, needle: &str) -> String {
 }
 
 fn parse_error(game: &str, text: &str, rows: Option<usize>, cols: Option<usize>) -> String {
-    match retro::Builtin::parse(game, text, rows, cols) {
+    match retro::Builtin::parse_sized(game, text, rows, cols) {
         Ok(spec) => panic!("{text:?} parsed as {:?}", spec.dims()),
         Err(e) => e.to_string(),
     }
@@ -37,7 +37,7 @@ fn twins_size_comes_back_from_gen_output_for_every_board_up_to_5x5() {
             let text = spec.to_input();
             let spaced = text.replace('\n', "\n\n");
             for input in [&text, &spaced] {
-                let parsed = retro::Builtin::parse("twins", input, None, None)
+                let parsed = retro::Builtin::parse("twins", input)
                     .unwrap_or_else(|e| panic!("{r} x {c}: {}", e));
                 assert_eq!(parsed, spec, "{r} x {c}");
             }
@@ -93,9 +93,7 @@ fn contest_samples_need_no_flags() {
     ] {
         let text = std::fs::read_to_string(shipped(name)).unwrap();
         assert_eq!(
-            retro::Builtin::parse("twins", &text, None, None)
-                .unwrap()
-                .dims(),
+            retro::Builtin::parse("twins", &text).unwrap().dims(),
             (3, 3)
         );
         let out = retro(&["solve", "twins", &shipped(name)], "");
@@ -107,11 +105,11 @@ fn contest_samples_need_no_flags() {
 fn rows_and_cols_override_the_input() {
     let text = twins_24_unlaid();
     for (rows, cols) in [(Some(4), Some(4)), (Some(4), None), (None, Some(4))] {
-        let spec = retro::Builtin::parse("twins", &text, rows, cols).unwrap();
+        let spec = retro::Builtin::parse_sized("twins", &text, rows, cols).unwrap();
         assert_eq!(spec.dims(), (4, 4));
     }
     assert_eq!(
-        retro::Builtin::parse("twins", &text, Some(1), None)
+        retro::Builtin::parse_sized("twins", &text, Some(1), None)
             .unwrap()
             .dims(),
         (1, 25)
@@ -119,7 +117,7 @@ fn rows_and_cols_override_the_input() {
     // The flags win over a layout that says 3 x 3.
     let sample = std::fs::read_to_string(shipped("twins-sample1.txt")).unwrap();
     assert_eq!(
-        retro::Builtin::parse("twins", &sample, Some(1), Some(13))
+        retro::Builtin::parse_sized("twins", &sample, Some(1), Some(13))
             .unwrap()
             .dims(),
         (1, 13)
@@ -172,12 +170,12 @@ fn a_twins_file_given_to_young_is_named_as_one() {
 }
 
 fn young(text: &str) -> Young {
-    let board = retro::Builtin::parse("young", text, None, None).unwrap();
+    let board = retro::Builtin::parse("young", text).unwrap();
     Young::new(board.get::<Young>().unwrap().clone()).unwrap()
 }
 
 fn twins(text: &str) -> Twins {
-    let board = retro::Builtin::parse("twins", text, None, None).unwrap();
+    let board = retro::Builtin::parse("twins", text).unwrap();
     Twins::new(board.get::<Twins>().unwrap().clone()).unwrap()
 }
 

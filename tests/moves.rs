@@ -142,7 +142,7 @@ fn mnk_values_through_moves_equal_plain_values() {
     // Positions where play ends early sit in layers of moves too: their value comes from
     // the position itself.
     for board in ["3 3 3", "3 4 3", "4 3 4"] {
-        let spec = retro::Builtin::parse("mnk", board, None, None).unwrap();
+        let spec = retro::Builtin::parse("mnk", board).unwrap();
         same_everywhere(&spec, &[2, 3, 5]);
     }
 }

@@ -120,9 +120,7 @@ fn errors_are_typed_and_keep_their_source() {
     let err = Table::open(&foreign).err().unwrap();
     assert!(matches!(err, Error::Corrupt(_)), "{err:?}");
 
-    let bad = retro::Builtin::parse("young", "2 3 1 2", None, None)
-        .err()
-        .unwrap();
+    let bad = retro::Builtin::parse("young", "2 3 1 2").err().unwrap();
     assert!(bad.is_input() && bad.exit_code() == 2, "{bad:?}");
     // Young 24 x 24: two adjacent layers of about 2.5 TB.
     let huge: Young = retro::testing::random_game(24, 24, 1, 9).unwrap();

@@ -67,12 +67,12 @@ fuzz_target!(|data: &[u8]| {
     } else {
         (dim(head[0] >> 2), dim(head[1]))
     };
-    let Ok(spec) = GameSpec::parse(game, &text, rows, cols) else {
+    let Ok(spec) = GameSpec::parse_sized(game, &text, rows, cols) else {
         return;
     };
     assert_eq!(spec.name(), game);
     // The contest input it prints reads back as the same board.
-    let again = GameSpec::parse(game, &spec.to_input(), rows, cols)
+    let again = GameSpec::parse_sized(game, &spec.to_input(), rows, cols)
         .unwrap_or_else(|e| panic!("to_input does not parse back: {e}"));
     assert_eq!(again, spec);
 

@@ -932,7 +932,7 @@ fn parse_board(
     rows: Option<usize>,
     cols: Option<usize>,
 ) -> PyResult<retro::AnyBoard> {
-    Builtin::parse(game, text, rows, cols)
+    Builtin::parse_sized(game, text, rows, cols)
         .map_err(|e| match source {
             Some(s) => e.context(s),
             None => e,

@@ -55,7 +55,7 @@ pub fn board_for_size<R: Registry>(
 ) -> Result<AnyBoard> {
     match parse_size(size) {
         Ok(dims) => R::random(game, dims, seed, max, flag),
-        Err(e) => R::parse(game, size, None, None).map_err(|_| e),
+        Err(e) => R::parse(game, size).map_err(|_| e),
     }
 }
 

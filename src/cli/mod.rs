@@ -243,7 +243,7 @@ impl BoardArgs {
         if path.exists() {
             return None;
         }
-        R::parse(self.game.as_str(), path.to_str()?, self.rows, self.cols).ok()
+        R::parse_sized(self.game.as_str(), path.to_str()?, self.rows, self.cols).ok()
     }
 
     /// The board's input file; None for stdin or a board given in its place.
@@ -264,7 +264,7 @@ impl BoardArgs {
             .collect::<Option<_>>()
             .ok_or_else(|| Error::input("a board's words must be UTF-8 text"))?;
         let game = self.game.as_str();
-        R::parse(game, &words.join(" "), self.rows, self.cols).map_err(|e| {
+        R::parse_sized(game, &words.join(" "), self.rows, self.cols).map_err(|e| {
             if self.words[0].is_file() {
                 // `retro build young my board.txt`: a file's name with a space in it.
                 Error::input(format!(
@@ -299,7 +299,7 @@ impl BoardArgs {
                             && path.components().count() == 1 =>
                     {
                         let game = self.game.as_str();
-                        let why = R::parse(game, &from, self.rows, self.cols)
+                        let why = R::parse_sized(game, &from, self.rows, self.cols)
                             .err()
                             .map_or(String::new(), |e| format!(" ({e})"));
                         return Err(Error::input(format!(
@@ -315,7 +315,7 @@ impl BoardArgs {
                 // A game whose board may be left out (standard Teeko, 5 x 5 Quixo) does
                 // not wait for a board typed at the terminal.
                 if stdin.is_terminal()
-                    && let Ok(board) = R::parse(self.game.as_str(), "", self.rows, self.cols)
+                    && let Ok(board) = R::parse_sized(self.game.as_str(), "", self.rows, self.cols)
                 {
                     return Ok(board);
                 }
@@ -334,7 +334,7 @@ impl BoardArgs {
                 e.utf8_error().valid_up_to() + 1
             ))
         })?;
-        R::parse(self.game.as_str(), &text, self.rows, self.cols).map_err(|e| e.context(from))
+        R::parse_sized(self.game.as_str(), &text, self.rows, self.cols).map_err(|e| e.context(from))
     }
 }
 

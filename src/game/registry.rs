@@ -24,9 +24,18 @@ use crate::random::SplitMix;
 pub trait Board:
     Clone + PartialEq + fmt::Debug + Serialize + DeserializeOwned + Send + Sync + 'static
 {
-    /// Parse the game's input format. `rows`/`cols` come from `--rows/--cols`; a game
-    /// whose input carries its size refuses them.
-    fn parse(text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Self>;
+    /// Parse the game's input format.
+    fn parse(text: &str) -> Result<Self>;
+    /// Parse the input with its size, or one side of it, given apart (`--rows/--cols`), for
+    /// a game whose input may leave its size out (twins); None (the default) for a game
+    /// whose input carries its size, which the registry then refuses to size apart.
+    fn parse_sized(
+        _text: &str,
+        _rows: Option<usize>,
+        _cols: Option<usize>,
+    ) -> Option<Result<Self>> {
+        None
+    }
     /// A board of the given size with weights uniform in `0..=max` (`retro gen`); a game
     /// without weights ignores `rng` and `max`.
     fn random(rows: usize, cols: usize, rng: &mut SplitMix, max: u64) -> Result<Self>;
@@ -130,7 +139,7 @@ impl<B: Board> ErasedBoard for B {
         Board::label(self)
     }
     fn label_names_it(&self) -> bool {
-        B::parse(&Board::label(self), None, None).is_ok_and(|b| &b == self)
+        B::parse(&Board::label(self)).is_ok_and(|b| &b == self)
     }
     fn size_words(&self) -> String {
         Board::size_words(self)
@@ -280,9 +289,20 @@ pub trait Registry: 'static {
         out
     }
 
-    /// Parse a board of game `game` from its input format (see `docs/games.md`);
-    /// `rows`/`cols` are `--rows/--cols` for games whose input does not carry its size.
-    fn parse(game: &str, text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<AnyBoard> {
+    /// Parse a board of game `game` from its input format (see `docs/games.md`).
+    fn parse(game: &str, text: &str) -> Result<AnyBoard> {
+        Self::parse_sized(game, text, None, None)
+    }
+
+    /// Parse a board of game `game` with its size, or one side of it, given apart
+    /// (`--rows/--cols`, `Board::parse_sized`); with neither, the same as `parse`. A game
+    /// whose input carries its size refuses them.
+    fn parse_sized(
+        game: &str,
+        text: &str,
+        rows: Option<usize>,
+        cols: Option<usize>,
+    ) -> Result<AnyBoard> {
         Self::try_parse(game, text, rows, cols).unwrap_or_else(|| Err(unknown::<Self>(game)))
     }
 
@@ -380,7 +400,18 @@ impl<G: Registered> Registry for G {
         rows: Option<usize>,
         cols: Option<usize>,
     ) -> Option<Result<AnyBoard>> {
-        (game == G::NAME).then(|| G::Board::parse(text, rows, cols).map(AnyBoard::new::<G>))
+        (game == G::NAME).then(|| {
+            let board = if rows.is_none() && cols.is_none() {
+                G::Board::parse(text)
+            } else {
+                G::Board::parse_sized(text, rows, cols).unwrap_or_else(|| {
+                    Err(Error::input(format!(
+                        "--rows/--cols are for twins, whose input may leave its size out; a {game} board gives its size in the input"
+                    )))
+                })
+            };
+            board.map(AnyBoard::new::<G>)
+        })
     }
 
     fn try_random(

@@ -79,7 +79,7 @@ pub fn feed(mut command: Command, stdin: &str) -> Output {
 /// A board of one of retro's own games from its input text.
 pub fn parse_board(game: &str, text: &str) -> retro::AnyBoard {
     use retro::Registry;
-    retro::Builtin::parse(game, text, None, None).expect("a board")
+    retro::Builtin::parse(game, text).expect("a board")
 }
 
 /// A random board of one of retro's own games, as `retro gen` makes it.

@@ -43,12 +43,7 @@ impl HexBoard {
 }
 
 impl Board for HexBoard {
-    fn parse(text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<HexBoard> {
-        if rows.is_some() || cols.is_some() {
-            return Err(Error::input(
-                "--rows/--cols are for twins; a hex board gives its size in the input",
-            ));
-        }
+    fn parse(text: &str) -> Result<HexBoard> {
         let bad = || {
             Error::input(format!(
                 "bad hex board {}: {FORM}",

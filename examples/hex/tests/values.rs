@@ -196,9 +196,9 @@ fn winning_first_moves_match_the_brute_force_and_the_half_turn() {
 #[test]
 fn bad_boards_and_positions_say_the_expected_form() {
     use retro::Board;
-    let err = HexBoard::parse("3", None, None).unwrap_err().to_string();
+    let err = HexBoard::parse("3").unwrap_err().to_string();
     assert!(err.contains("expected `RxC`"), "{err}");
-    let err = HexBoard::parse("9x9", None, None).unwrap_err().to_string();
+    let err = HexBoard::parse("9x9").unwrap_err().to_string();
     assert!(err.contains("1 to 62 cells"), "{err}");
     let g = game(2, 2);
     let err = g.parse_position("xo/o").unwrap_err().to_string();

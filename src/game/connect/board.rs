@@ -23,12 +23,7 @@ const FORM: &str = "expected `W H K` (e.g. `7 6 4`), `WxHkK` (e.g. `7x6k4`), or 
 
 impl Board for ConnectBoard {
     /// `W H K`, `WxHkK`, or either without K (K = 4, or max(W, H) if less).
-    fn parse(text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Self> {
-        if rows.is_some() || cols.is_some() {
-            return Err(Error::input(
-                "--rows/--cols are for twins; a connect board gives its size in the input",
-            ));
-        }
+    fn parse(text: &str) -> Result<Self> {
         let (w, h, k) = lines::parse_size_k(text, "connect", FORM)?;
         Self::checked(w, h, k.unwrap_or_else(|| Self::default_k(w, h)))
     }

@@ -461,15 +461,12 @@ mod tests {
     #[test]
     fn inputs_read_back() {
         for text in ["7 6 4", "7x6k4", " 7X6K4\n", "7 6", "7x6"] {
-            let board = ConnectBoard::parse(text, None, None).unwrap();
+            let board = ConnectBoard::parse(text).unwrap();
             assert_eq!((board.width, board.height, board.k), (7, 6, 4), "{text:?}");
-            assert_eq!(
-                ConnectBoard::parse(&board.to_input(), None, None).unwrap(),
-                board
-            );
+            assert_eq!(ConnectBoard::parse(&board.to_input()).unwrap(), board);
         }
-        assert_eq!(ConnectBoard::parse("3x3", None, None).unwrap().k, 3);
-        assert_eq!(ConnectBoard::parse("6x5k3", None, None).unwrap().k, 3);
+        assert_eq!(ConnectBoard::parse("3x3").unwrap().k, 3);
+        assert_eq!(ConnectBoard::parse("6x5k3").unwrap().k, 3);
         for bad in [
             "",
             "7",
@@ -484,7 +481,7 @@ mod tests {
             "1 18446744073709551615 2",
             "18446744073709551615 1 1",
         ] {
-            assert!(ConnectBoard::parse(bad, None, None).is_err(), "{bad:?}");
+            assert!(ConnectBoard::parse(bad).is_err(), "{bad:?}");
         }
     }
 

@@ -23,12 +23,7 @@ const FORM: &str =
 
 impl Board for MnkBoard {
     /// `R C K`, `RxCkK`, or either without K (K = min(R, C)).
-    fn parse(text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Self> {
-        if rows.is_some() || cols.is_some() {
-            return Err(Error::input(
-                "--rows/--cols are for twins; an mnk board gives its size in the input",
-            ));
-        }
+    fn parse(text: &str) -> Result<Self> {
         Self::parse_text(text)
     }
 

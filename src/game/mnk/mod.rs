@@ -242,7 +242,7 @@ mod tests {
     #[test]
     fn inputs_read_back() {
         for text in ["4 4 4", "4x4k4", " 4X4K4\n", "4 4", "4x4"] {
-            let board = MnkBoard::parse(text, None, None).unwrap();
+            let board = MnkBoard::parse(text).unwrap();
             assert_eq!(
                 board,
                 MnkBoard {
@@ -252,18 +252,33 @@ mod tests {
                 },
                 "{text:?}"
             );
-            assert_eq!(
-                MnkBoard::parse(&board.to_input(), None, None).unwrap(),
-                board
-            );
+            assert_eq!(MnkBoard::parse(&board.to_input()).unwrap(), board);
         }
-        assert_eq!(MnkBoard::parse("4x5k3", None, None).unwrap().k, 3);
+        assert_eq!(MnkBoard::parse("4x5k3").unwrap().k, 3);
         for bad in [
             "", "4", "4 4 5", "4 4 0", "0 4 1", "4x", "4x4k", "4 4 4 4", "-1 3 3",
         ] {
-            assert!(MnkBoard::parse(bad, None, None).is_err(), "{bad:?}");
+            assert!(MnkBoard::parse(bad).is_err(), "{bad:?}");
         }
-        assert!(MnkBoard::parse("3 3 3", Some(3), None).is_err());
+        // `--rows/--cols` size only a board whose input leaves its size out.
+        let err = <crate::game::Builtin as crate::game::Registry>::parse_sized(
+            "mnk",
+            "3 3 3",
+            Some(3),
+            None,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("--rows/--cols") && err.contains("mnk"),
+            "{err}"
+        );
+        assert!(
+            <crate::game::Builtin as crate::game::Registry>::parse_sized(
+                "mnk", "3 3 3", None, None
+            )
+            .is_ok()
+        );
     }
 
     #[test]

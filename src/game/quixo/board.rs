@@ -16,12 +16,7 @@ pub struct QuixoBoard {
 const FORM: &str = "expected `NxN` or `N` with N from 2 to 5 (e.g. `4x4`), or nothing for 5 x 5";
 
 impl Board for QuixoBoard {
-    fn parse(text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Self> {
-        if rows.is_some() || cols.is_some() {
-            return Err(Error::input(
-                "--rows/--cols are for twins; a quixo board gives its size in the input",
-            ));
-        }
+    fn parse(text: &str) -> Result<Self> {
         let t = text.trim().to_ascii_lowercase();
         let bad = || {
             Error::input(format!(

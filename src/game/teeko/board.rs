@@ -17,12 +17,7 @@ fn default_stones(rows: usize, cols: usize) -> usize {
 }
 
 impl Board for TeekoBoard {
-    fn parse(text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Self> {
-        if rows.is_some() || cols.is_some() {
-            return Err(Error::input(
-                "--rows/--cols are for twins; a teeko board gives its size in the input",
-            ));
-        }
+    fn parse(text: &str) -> Result<Self> {
         let bad = |why: &str| {
             Error::input(format!(
                 "bad teeko board {}: {why}; {FORM}",

@@ -22,10 +22,16 @@ pub struct TwinsBoard {
 }
 
 impl Board for TwinsBoard {
-    /// The contest input, whose size comes from `rows`/`cols` where given and from the
-    /// input's layout or count otherwise (see `infer_size`).
-    fn parse(text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Self> {
-        Self::parse_inferred(text, rows, cols)
+    /// The contest input, whose size comes from the input's layout or count (see
+    /// `infer_size`).
+    fn parse(text: &str) -> Result<Self> {
+        Self::parse_inferred(text, None, None)
+    }
+
+    /// The contest input with the size, or one side of it, given apart (`--rows/--cols`):
+    /// the contest's files carry no size.
+    fn parse_sized(text: &str, rows: Option<usize>, cols: Option<usize>) -> Option<Result<Self>> {
+        Some(Self::parse_inferred(text, rows, cols))
     }
 
     fn random(rows: usize, cols: usize, rng: &mut SplitMix, max: u64) -> Result<Self> {

@@ -22,12 +22,7 @@ pub struct YoungBoard {
 impl Board for YoungBoard {
     /// The contest input: `n m`, then n rows of a, then n rows of b. A young board carries
     /// its size, so `--rows/--cols` are refused.
-    fn parse(text: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Self> {
-        if rows.is_some() || cols.is_some() {
-            return Err(Error::input(
-                "--rows/--cols are for twins; a young board gives its size in the input",
-            ));
-        }
+    fn parse(text: &str) -> Result<Self> {
         Self::parse_contest(text)
     }
 
