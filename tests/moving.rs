@@ -282,6 +282,29 @@ fn moves_tables_and_mpi_plans_say_what_they_cannot_do() {
     ));
     assert!(plan.contains("1694577218886 positions"), "{plan}");
     assert!(plan.contains("on paper"), "{plan}");
+    // One plan for every game: each layer names its worker, and a layer outside the sweep
+    // exchanges nothing the plan counts.
+    let plan = ok(&retro(&["plan", "teeko", "5x5", "--ranks", "4"], ""));
+    let row = |k: &str| {
+        plan.lines()
+            .find(|l| l.split_whitespace().next() == Some(k))
+            .unwrap_or_else(|| panic!("no layer {k}: {plan}"))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(&row("8")[..3], ["8", "fixpoint", "151420500"], "{plan}");
+    assert_eq!(
+        &row("7")[..4],
+        ["7", "pass", "16824500", "4206592"],
+        "{plan}"
+    );
+    assert_eq!(row("7")[4], "-", "{plan}");
+    let plan = ok(&retro(&["plan", "mnk", "3x3k3", "--ranks", "2"], ""));
+    assert!(
+        plan.lines()
+            .any(|l| l.split_whitespace().nth(1) == Some("sweep")),
+        "{plan}"
+    );
 }
 
 /// The explorer on a Quixo table in headless Chromium: a move between cells is a click on

@@ -5,6 +5,7 @@ use super::GameName;
 use crate::distributed::estimate::{self, LayerPlan};
 use crate::error::{Error, Result};
 use crate::game::{Board, Registered, Registry, Visitor};
+use crate::solve::Worker;
 use crate::sweep::human_bytes;
 
 #[derive(clap::Args)]
@@ -88,9 +89,6 @@ impl Visitor for Plan<'_> {
             ranks,
         } = self;
         let board = game.board().label();
-        if crate::solve::beyond_sweep(&game) {
-            return plan_moving(&game, args, ranks, threads);
-        }
         let vt = crate::solve::value_type(&game);
         let (ns, fetched_ns) = estimate::costs(G::NAME);
         let width = vt.width() as u64;
@@ -103,8 +101,15 @@ impl Visitor for Plan<'_> {
             (ns, fetched_ns),
             args.bytes_per_second,
         );
+        // Layers with moves inside them are solved in one process; their figures are what a
+        // distributed solve of the same design would hold and take.
+        let on_paper = if crate::solve::beyond_sweep(&game) {
+            " (layers of moving stones on paper: MPI builds solve placement layers only)"
+        } else {
+            ""
+        };
         super::outln!(
-            "plan: {} {board}, {} positions, {ranks} ranks x {threads} threads, {} values, {ns} ns per position per thread (+{fetched_ns} where its chunk needs fetched children), {} per second per rank",
+            "plan{on_paper}: {} {board}, {} positions, {ranks} ranks x {threads} threads, {} values, {ns} ns per position per thread (+{fetched_ns} where its chunk needs fetched children), {} per second per rank",
             args.game.as_str(),
             game.total_positions(),
             vt.name(),
@@ -112,8 +117,9 @@ impl Visitor for Plan<'_> {
         )?;
         if !args.total {
             super::outln!(
-                "{:>5} {:>15} {:>14} {:>14} {:>14} {:>11} {:>11} {:>6} {:>10}",
+                "{:>5} {:>8} {:>15} {:>14} {:>14} {:>14} {:>11} {:>11} {:>6} {:>10}",
                 "layer",
+                "worker",
                 "positions",
                 "per rank",
                 "recv/rank",
@@ -157,89 +163,30 @@ impl Visitor for Plan<'_> {
 
 fn print_layer(l: &LayerPlan, width: u64) -> Result<()> {
     let mark = if l.sampled { "~" } else { "" };
+    let sweep = l.worker == Worker::Sweep;
+    // Layers solved outside the sweep exchange nothing the plan counts.
+    let exchange = |values: u64| match sweep {
+        true => format!("{mark}{}", human_bytes((values * width) as f64)),
+        false => "-".into(),
+    };
     super::outln!(
-        "{:>5} {:>15} {:>14} {:>14} {:>14} {:>11} {:>11} {:>6} {:>10.3}",
+        "{:>5} {:>8} {:>15} {:>14} {:>14} {:>14} {:>11} {:>11} {:>6} {:>10.3}",
         l.k,
+        match l.worker {
+            Worker::Sweep => "sweep",
+            Worker::Pass => "pass",
+            Worker::Fixpoint => "fixpoint",
+        },
         l.positions,
         l.per_rank,
-        format!("{mark}{}", human_bytes((l.received * width) as f64)),
-        format!("{mark}{}", human_bytes((l.sent * width) as f64)),
+        exchange(l.received),
+        exchange(l.sent),
         human_bytes(l.peak_bytes as f64),
         human_bytes(l.disk_bytes as f64),
-        format!("{mark}{:.0}%", 100.0 * l.remote_share),
+        match sweep {
+            true => format!("{mark}{:.0}%", 100.0 * l.remote_share),
+            false => "-".into(),
+        },
         l.seconds
     )
-}
-
-/// The plan of a game whose stones move (`solve::beyond_sweep`), on paper: retro solves such
-/// a game in one process today, so this is what a distributed solve of the same design
-/// would hold and take. Each rank holds its share of a layer's words (4 bytes), values (2)
-/// and candidates (about 2), and of the finished layer above (2); the time scales the
-/// single-process solve's measured nanoseconds per position on one thread
-/// (`estimate::costs`) by ranks x threads; the exchange of decisions between ranks is not
-/// counted.
-fn plan_moving<G: Registered>(game: &G, args: &Args, ranks: usize, threads: usize) -> Result<i32> {
-    let (ns, _) = estimate::costs(G::NAME);
-    let last = game.last_layer();
-    let p = ranks as u128;
-    super::outln!(
-        "plan (on paper: retro solves {} in one process; MPI builds refuse it): {} {}, {} positions, {ranks} ranks x {threads} threads, {ns} ns per position per thread (measured on one process)",
-        G::NAME,
-        G::NAME,
-        game.board().label(),
-        game.total_positions()
-    )?;
-    if !args.total {
-        super::outln!(
-            "{:>5} {:>15} {:>15} {:>6} {:>11} {:>11} {:>12}",
-            "layer",
-            "positions",
-            "per rank",
-            "loops",
-            "peak/rank",
-            "disk",
-            "seconds"
-        )?;
-    }
-    let (mut peak, mut disk, mut seconds) = (0u128, 0u128, 0f64);
-    for k in 0..=last {
-        let n = game.layer_size(k) as u128;
-        let above = if k < last {
-            game.layer_size(k + 1) as u128
-        } else {
-            0
-        };
-        let within = crate::solve::worker(game, k) == crate::solve::Worker::Fixpoint;
-        let per = 2 + if within {
-            crate::solve::FIXPOINT_EXTRA_BYTES
-        } else {
-            0
-        };
-        let layer_peak = (n * per + above * 2).div_ceil(p);
-        let layer_seconds = n as f64 * ns * 1e-9 / (ranks * threads) as f64;
-        peak = peak.max(layer_peak);
-        disk += n * 2;
-        seconds += layer_seconds;
-        if !args.total {
-            super::outln!(
-                "{:>5} {:>15} {:>15} {:>6} {:>11} {:>11} {:>12.1}",
-                k,
-                n,
-                n.div_ceil(p),
-                if within { "yes" } else { "no" },
-                human_bytes(layer_peak as f64),
-                human_bytes((n * 2) as f64),
-                layer_seconds
-            )?;
-        }
-    }
-    super::outln!(
-        "total: {} positions per rank, peak layer memory per rank {}, table at most {} (i16 values; i8 if the largest remoteness fits), estimated {:.0} s ({:.1} days) without the exchange",
-        (game.total_positions() as u128).div_ceil(p),
-        human_bytes(peak as f64),
-        human_bytes(disk as f64),
-        seconds,
-        seconds / 86400.0
-    )?;
-    Ok(0)
 }

@@ -5,6 +5,7 @@
 use rayon::prelude::*;
 
 use crate::game::Game;
+use crate::solve::{FIXPOINT_EXTRA_BYTES, Worker};
 use crate::table::blocks;
 
 use super::plan::{self, GRAIN, Marker};
@@ -17,7 +18,7 @@ const EXACT_LIMIT: u64 = 1 << 22;
 const WINDOWS: u64 = 4;
 
 /// One layer's figures; per-rank figures are the largest over ranks.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct LayerPlan {
     /// The layer.
     pub k: usize,
@@ -42,6 +43,10 @@ pub struct LayerPlan {
     pub seconds: f64,
     /// Whether the exchange figures are extrapolated from samples.
     pub sampled: bool,
+    /// The worker that solves the layer (`solve::worker`). Only the sweep's layers are built
+    /// over MPI today; the others' figures are on paper: their share of the layer's words and
+    /// of the layers it reads, and the time, without an exchange.
+    pub worker: Worker,
 }
 
 /// What one position costs one thread of an MPI rank whose children it holds (one walk of
@@ -123,15 +128,41 @@ pub fn plan<G: Game>(
         } else {
             n.saturating_mul(width)
         };
+        let worker = crate::solve::worker(game, k);
         let mut layer = LayerPlan {
             k,
             positions: n,
             per_rank,
+            received: 0,
+            sent: 0,
             disk_bytes,
             peak_bytes: per_rank * width,
+            remote_share: 0.0,
+            seconds: 0.0,
             sampled: planned.len() < ranks,
-            ..LayerPlan::default()
+            worker,
         };
+        if worker != Worker::Sweep {
+            // A layer of a game whose stones move: each rank holds its share of the layer's
+            // values (and of the fixpoint's words and candidates) and of every layer its
+            // moves lead to; the exchange of decisions between ranks is not counted.
+            let extra = if worker == Worker::Fixpoint {
+                FIXPOINT_EXTRA_BYTES as u64
+            } else {
+                0
+            };
+            let read: u64 = game
+                .child_layers(k)
+                .into_iter()
+                .filter(|&c| c != k && c <= cells)
+                .map(|c| game.layer_size(c).div_ceil(ranks as u64))
+                .sum();
+            layer.peak_bytes = per_rank * (width + extra) + read * width;
+            layer.sampled = false;
+            layer.seconds = per_rank as f64 * ns_per_position * 1e-9 / threads as f64;
+            layers.push(layer);
+            continue;
+        }
         if k < cells {
             game.prepare_layer(k);
             let next = game.layer_size(k + 1);
