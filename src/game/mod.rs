@@ -19,6 +19,7 @@ pub mod mnk;
 pub mod moving;
 pub mod quixo;
 mod registry;
+pub mod symmetry;
 pub mod teeko;
 pub mod twins;
 pub mod two_colour;
