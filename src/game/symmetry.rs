@@ -63,10 +63,8 @@ impl GridSymmetries {
     pub fn grid(rows: usize, cols: usize, group: GridGroup) -> GridSymmetries {
         let cell = |r: usize, c: usize| (r * cols + c) as u8;
         let (last_r, last_c) = (rows - 1, cols - 1);
-        let mut maps: Vec<Box<dyn Fn(usize, usize) -> u8>> = vec![
-            Box::new(move |r, c| cell(r, c)),
-            Box::new(move |r, c| cell(r, last_c - c)),
-        ];
+        let mut maps: Vec<Box<dyn Fn(usize, usize) -> u8>> =
+            vec![Box::new(cell), Box::new(move |r, c| cell(r, last_c - c))];
         if group == GridGroup::Dihedral {
             maps.push(Box::new(move |r, c| cell(last_r - r, c)));
             maps.push(Box::new(move |r, c| cell(last_r - r, last_c - c)));
@@ -576,7 +574,7 @@ mod tests {
                 let xs: Vec<Option<usize>> =
                     (0..=top).map(|k| fixed.then_some(k.div_ceil(2))).collect();
                 let orbits = Orbits::new(sym.clone(), xs.clone()).unwrap();
-                for k in 0..xs.len() {
+                for (k, &h) in xs.iter().enumerate() {
                     let n = orbits.layer_size(k);
                     let mut seen = vec![0u64; n as usize];
                     for set in (0u64..1 << cells).filter(|s| s.count_ones() as usize == k) {
@@ -584,7 +582,7 @@ mod tests {
                         let subsets =
                             std::iter::successors(Some(set), |&x| (x != 0).then(|| (x - 1) & set));
                         for x in subsets {
-                            if xs[k].is_some_and(|h| x.count_ones() as usize != h) {
+                            if h.is_some_and(|h| x.count_ones() as usize != h) {
                                 continue;
                             }
                             let r = orbits.rank(k, set, x);
