@@ -90,6 +90,13 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
         crate::partial::crash_before_step(n);
     }
     let board = args.board.load::<R>()?;
+    // A stored best move is an index into the moves of the position itself, not of its
+    // orbit's canonical position: tables of best moves keep every position.
+    let board = if args.moves.is_some() {
+        board.unfolded()
+    } else {
+        board
+    };
     let input = args.board.input_file::<R>();
     let path = match &args.output {
         Some(path) => path.clone(),

@@ -225,6 +225,10 @@ pub struct BoardArgs {
     /// Columns of a twins board [default: inferred from the input].
     #[arg(long, value_name = "C")]
     cols: Option<usize>,
+    /// Store every position, not one per orbit of the board's symmetries (Teeko, Quixo and
+    /// mnk fold symmetric positions together by default; tables of best moves never do).
+    #[arg(long)]
+    no_fold: bool,
 }
 
 impl BoardArgs {
@@ -279,6 +283,15 @@ impl BoardArgs {
     }
 
     fn load<R: Registry>(&self) -> Result<AnyBoard> {
+        let board = self.load_board::<R>()?;
+        Ok(if self.no_fold {
+            board.unfolded()
+        } else {
+            board
+        })
+    }
+
+    fn load_board<R: Registry>(&self) -> Result<AnyBoard> {
         if self.words.len() > 1 {
             return self.board_of_words::<R>();
         }

@@ -69,7 +69,7 @@ impl HeaderOwner {
         if encoded.len() != self.header_len {
             return Err(Error::other("table header changed size while building"));
         }
-        let mut bytes = header::prefix(&encoded).to_vec();
+        let mut bytes = header::prefix(&encoded, header::version_of(&self.header)).to_vec();
         bytes.extend_from_slice(&encoded);
         file.write_all_at(&bytes, 0)
             .map_err(|e| io_error(partial, e))

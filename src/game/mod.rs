@@ -256,11 +256,24 @@ pub trait Game: Send + Sync + Sized {
         n
     }
 
-    /// The canonical position of `pos`'s orbit under the board's symmetries, where the game
-    /// folds symmetric positions together (one table entry per orbit); None (the default)
-    /// where it folds nothing, which costs the solvers nothing.
-    fn canonical(&self, _pos: &Self::Position) -> Option<Self::Position> {
-        None
+    /// How many positions the board's symmetries fold onto one entry at most, where the game
+    /// folds them (`game::symmetry`): its ranking then gives every position of an orbit the
+    /// same rank, `unrank` gives the orbit's canonical position, and every count a solver
+    /// asks for (`children_within`, `for_each_parent_within`) is of orbits. 1 (the default)
+    /// where it folds nothing, which costs the solvers nothing: they see only ranks.
+    fn symmetries(&self) -> usize {
+        1
+    }
+
+    /// How many positions share `pos`'s entry (its orbit under the symmetries folded); 1
+    /// where the game folds nothing.
+    fn orbit_size(&self, _pos: &Self::Position) -> u64 {
+        1
+    }
+
+    /// The distinct positions that share `pos`'s entry, `pos` among them (`export --all`).
+    fn images(&self, pos: &Self::Position) -> Vec<Self::Position> {
+        vec![pos.clone()]
     }
 
     /// Moves with their child positions, in a fixed order (for query and play).

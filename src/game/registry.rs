@@ -63,8 +63,14 @@ pub trait Registered: Gameplay + 'static {
     const NAME: &'static str;
     /// Its board (input, header record).
     type Board: Board;
-    /// The game on a board; fails for a board too large to rank.
+    /// The game on a board; fails for a board too large to rank. A game with symmetries
+    /// folds them here (`Game::symmetries`) where that pays.
     fn new(board: Self::Board) -> Result<Self>;
+    /// The game on a board with every position its own entry (`build --no-fold`, and tables
+    /// written before a game folded); `new` for a game that folds nothing.
+    fn unfolded(board: Self::Board) -> Result<Self> {
+        Self::new(board)
+    }
     /// The board it was built from.
     fn board(&self) -> &Self::Board;
     /// Its rules, input format and notation, for `retro help games` (Markdown).
@@ -111,6 +117,10 @@ pub trait Visitor {
 pub struct AnyBoard {
     game: &'static str,
     board: Arc<dyn ErasedBoard>,
+    /// How the game is built: 0 as `Registered::new` builds it (folded where it folds), 1
+    /// with every position its own entry (`Registered::unfolded`), n > 1 folded by n
+    /// symmetries (as a game or a table header says).
+    symmetries: u32,
 }
 
 /// What `AnyBoard` needs of a board without knowing its type.
@@ -159,12 +169,35 @@ impl AnyBoard {
         AnyBoard {
             game: G::NAME,
             board: Arc::new(board),
+            symmetries: 0,
         }
     }
 
-    /// The board a game was built from.
+    /// The board a game was built from, folded as the game is.
     pub fn of<G: Registered>(game: &G) -> AnyBoard {
-        AnyBoard::new::<G>(game.board().clone())
+        let mut board = AnyBoard::new::<G>(game.board().clone());
+        board.symmetries = game.symmetries().max(1) as u32;
+        board
+    }
+
+    /// The same board, its game built with every position its own entry
+    /// (`Registered::unfolded`: `build --no-fold`).
+    pub fn unfolded(mut self) -> AnyBoard {
+        self.symmetries = 1;
+        self
+    }
+
+    /// The same board, its game folded by `n` symmetries (1: unfolded), as a table header
+    /// records it.
+    pub fn with_symmetries(mut self, n: u32) -> AnyBoard {
+        self.symmetries = n;
+        self
+    }
+
+    /// How many symmetries the game folds: 1 unfolded, 0 where not yet known (a board read
+    /// from input, whose game folds as `Registered::new` decides).
+    pub fn symmetries(&self) -> u32 {
+        self.symmetries
     }
 
     /// The game's name (`young`, `twins`, ...).
@@ -225,7 +258,9 @@ impl fmt::Debug for AnyBoard {
 
 impl PartialEq for AnyBoard {
     fn eq(&self, other: &AnyBoard) -> bool {
-        self.game == other.game && self.board.to_bytes() == other.board.to_bytes()
+        self.game == other.game
+            && self.symmetries == other.symmetries
+            && self.board.to_bytes() == other.board.to_bytes()
     }
 }
 
@@ -439,7 +474,14 @@ impl<G: Registered> Registry for G {
         visitor: V,
     ) -> std::result::Result<Result<V::Output>, V> {
         match board.get::<G>() {
-            Some(b) => Ok(G::new(b.clone()).and_then(|game| visitor.visit(game))),
+            Some(b) => {
+                let game = if board.symmetries == 1 {
+                    G::unfolded(b.clone())
+                } else {
+                    G::new(b.clone())
+                };
+                Ok(game.and_then(|game| visitor.visit(game)))
+            }
             None => Err(visitor),
         }
     }

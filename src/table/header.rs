@@ -9,10 +9,16 @@ use crate::value::ValueType;
 
 /// First eight bytes of every table.
 pub const MAGIC: [u8; 8] = *b"RETROTBL";
-/// Bumped whenever the layout or the meaning of a field changes. Version 2 names the game
-/// (its name and its board's own serialisation); version 1 stored it as the variant index
-/// of the game enum of its day, which `decode` still reads.
-pub const VERSION: u32 = 2;
+/// Bumped whenever the layout or the meaning of a field changes. Version 3 adds, after the
+/// board, how many symmetries the table folds (`Game::symmetries`); only folded tables are
+/// written as version 3, so a table that folds nothing is byte for byte what version 2 wrote
+/// and an older retro still reads it, while one that folds is refused by an older retro
+/// rather than misread. Version 2 names the game (its name and its board's own
+/// serialisation); version 1 stored it as the variant index of the game enum of its day,
+/// which `decode` still reads.
+pub const VERSION: u32 = 3;
+/// The version of a table that folds nothing.
+pub const UNFOLDED_VERSION: u32 = 2;
 /// The oldest version this retro reads.
 pub const OLDEST_VERSION: u32 = 1;
 /// Version 1's game list, in its enum's order: a version 1 header's game is an index here.
@@ -99,6 +105,9 @@ pub struct Header {
     pub layers: Vec<LayerEntry>,
     /// xxh3-64 over the per-layer checksums (little-endian u64s) in layer order.
     pub checksum: u64,
+    /// How many positions the game's symmetries fold onto one entry at most
+    /// (`Game::symmetries`); 1 for a table that folds nothing.
+    pub symmetries: u32,
 }
 
 impl Header {
@@ -121,6 +130,7 @@ impl Header {
             })
             .collect();
         Header {
+            symmetries: game.symmetries().max(1),
             game,
             value_type,
             encoding,
@@ -177,6 +187,15 @@ struct Stored {
     rest: Rest,
 }
 
+/// The header as version 3 stores it (a folded table).
+#[derive(Serialize, Deserialize)]
+struct StoredFolded {
+    game: String,
+    board: Vec<u8>,
+    symmetries: u32,
+    rest: Rest,
+}
+
 /// Everything after the board, the same in versions 1 and 2.
 #[derive(Serialize, Deserialize)]
 struct Rest {
@@ -195,28 +214,47 @@ fn config() -> impl bincode::config::Config {
         .with_limit::<{ MAX_HEADER_LEN as usize }>()
 }
 
-/// The header's bincode bytes (fixed-width integers), as version 2 lays them out.
+/// The format version a table with this header is written in: version 2 unless it folds.
+pub fn version_of(header: &Header) -> u32 {
+    if header.symmetries > 1 {
+        VERSION
+    } else {
+        UNFOLDED_VERSION
+    }
+}
+
+/// The header's bincode bytes (fixed-width integers), as its version (`version_of`) lays
+/// them out.
 pub fn encode(header: &Header) -> Result<Vec<u8>> {
     let fail =
         |e: &dyn std::fmt::Display| Error::other(format!("cannot encode the table header: {e}"));
     let (game, board) = header.game.to_table();
-    let stored = Stored {
-        game: game.to_string(),
-        board,
-        rest: Rest {
-            value_type: header.value_type,
-            encoding: header.encoding,
-            layers: header.layers.clone(),
-            checksum: header.checksum,
-        },
+    let rest = Rest {
+        value_type: header.value_type,
+        encoding: header.encoding,
+        layers: header.layers.clone(),
+        checksum: header.checksum,
     };
-    bincode::serde::encode_to_vec(&stored, config()).map_err(|e| fail(&e))
+    let game = game.to_string();
+    if version_of(header) == UNFOLDED_VERSION {
+        let stored = Stored { game, board, rest };
+        bincode::serde::encode_to_vec(&stored, config()).map_err(|e| fail(&e))
+    } else {
+        let stored = StoredFolded {
+            game,
+            board,
+            symmetries: header.symmetries,
+            rest,
+        };
+        bincode::serde::encode_to_vec(&stored, config()).map_err(|e| fail(&e))
+    }
 }
 
 /// Decode the header bytes of a table of format `version` (1 or 2); damage is a `Corrupt`
 /// error, a game this retro does not have an `Other` one.
 pub fn decode<R: Registry>(bytes: &[u8], version: u32) -> Result<Header> {
     let bad = |e: &dyn std::fmt::Display| Error::corrupt(format!("header does not decode ({e})"));
+    let mut symmetries = 1;
     let (game, rest, used) = if version == 1 {
         // The game enum's variant index (u32), its board's fields, then the rest.
         let index: [u8; 4] = bytes
@@ -233,8 +271,29 @@ pub fn decode<R: Registry>(bytes: &[u8], version: u32) -> Result<Header> {
                 .map_err(|e| bad(&e))?;
         (game, rest, 4 + board_len + used)
     } else {
-        let (stored, used): (Stored, usize) =
-            bincode::serde::decode_from_slice(bytes, config()).map_err(|e| bad(&e))?;
+        let (stored, used) = if version == UNFOLDED_VERSION {
+            let (s, used): (Stored, usize) =
+                bincode::serde::decode_from_slice(bytes, config()).map_err(|e| bad(&e))?;
+            (
+                StoredFolded {
+                    game: s.game,
+                    board: s.board,
+                    symmetries: 1,
+                    rest: s.rest,
+                },
+                used,
+            )
+        } else {
+            let (s, used): (StoredFolded, usize) =
+                bincode::serde::decode_from_slice(bytes, config()).map_err(|e| bad(&e))?;
+            if s.symmetries < 2 {
+                return Err(bad(&format!(
+                    "a folded table folding {} symmetries",
+                    s.symmetries
+                )));
+            }
+            (s, used)
+        };
         let (game, board_len) = R::decode(&stored.game, &stored.board)?;
         if board_len != stored.board.len() {
             return Err(Error::corrupt(format!(
@@ -242,25 +301,27 @@ pub fn decode<R: Registry>(bytes: &[u8], version: u32) -> Result<Header> {
                 stored.game
             )));
         }
+        symmetries = stored.symmetries;
         (game, stored.rest, used)
     };
     if used != bytes.len() {
         return Err(Error::corrupt("header has trailing bytes"));
     }
     Ok(Header {
-        game,
+        game: game.with_symmetries(symmetries),
         value_type: rest.value_type,
         encoding: rest.encoding,
         layers: rest.layers,
         checksum: rest.checksum,
+        symmetries,
     })
 }
 
-/// The 24-byte prefix for an encoded header.
-pub fn prefix(encoded: &[u8]) -> [u8; PREFIX_LEN as usize] {
+/// The 24-byte prefix for an encoded header of format `version` (`version_of`).
+pub fn prefix(encoded: &[u8], version: u32) -> [u8; PREFIX_LEN as usize] {
     let mut p = [0u8; PREFIX_LEN as usize];
     p[..VERSION_AT].copy_from_slice(&MAGIC);
-    p[VERSION_AT..HEADER_LEN_AT].copy_from_slice(&VERSION.to_le_bytes());
+    p[VERSION_AT..HEADER_LEN_AT].copy_from_slice(&version.to_le_bytes());
     p[HEADER_LEN_AT..HEADER_CHECKSUM_AT].copy_from_slice(&(encoded.len() as u32).to_le_bytes());
     p[HEADER_CHECKSUM_AT..].copy_from_slice(&xxh3_64(encoded).to_le_bytes());
     p

@@ -275,7 +275,8 @@ impl Table {
         // The board's game gives its layer sizes and, for a table of best moves, follows
         // a stored move to its child.
         let moves = matches!(header.encoding, Encoding::Moves { .. });
-        let (sizes, follow) = R::visit(&header.game, OpenGame { moves })
+        let symmetries = header.symmetries;
+        let (sizes, follow) = R::visit(&header.game, OpenGame { moves, symmetries })
             .map_err(|e| fail(format!("header describes a bad board ({e})")))?;
         let table = Table {
             version,
@@ -664,12 +665,22 @@ pub(crate) fn file_kind(t: &std::fs::FileType) -> &'static str {
 /// the game itself, boxed, to follow stored moves.
 struct OpenGame {
     moves: bool,
+    symmetries: u32,
 }
 
 impl Visitor for OpenGame {
     type Output = (Vec<u64>, Option<Box<dyn Follow>>);
 
     fn visit<G: Registered>(self, game: G) -> Result<Self::Output> {
+        // A folded table's ranks are this retro's orbits only if it folds the same way.
+        let folds = game.symmetries().max(1) as u32;
+        if folds != self.symmetries {
+            return Err(Error::corrupt(format!(
+                "the table folds {} symmetries of {}, this retro's game folds {folds}",
+                self.symmetries,
+                G::NAME
+            )));
+        }
         let sizes = (0..=game.last_layer())
             .map(|k| game.layer_size(k))
             .collect();

@@ -168,7 +168,7 @@ impl TableWriter {
         if encoded.len() != self.header_len {
             return Err(Error::other("table header changed size while building"));
         }
-        let mut bytes = header::prefix(&encoded).to_vec();
+        let mut bytes = header::prefix(&encoded, header::version_of(&self.header)).to_vec();
         bytes.extend_from_slice(&encoded);
         crash_point();
         self.partial
@@ -359,7 +359,7 @@ pub fn check_partial<R: Registry>(
     if !(0..found.layers.len()).any(|k| found.finished(k)) {
         return Ok(None);
     }
-    if table.version != header::VERSION {
+    if table.version != header::version_of(wanted) {
         // Its header has another length, so its layers are not where ours would go.
         return Err(refuse(&format!(
             "this interrupted build was written by an older retro (table format version {})",

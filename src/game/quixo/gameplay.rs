@@ -14,6 +14,18 @@ impl Quixo {
     }
 
     pub(super) fn position(&self, marked: u64, x: u64, side: u8) -> QuixoPosition {
+        if self.orbits.is_some() {
+            // This very position, not its orbit's canonical one.
+            return QuixoPosition {
+                k: marked.count_ones() as usize,
+                marked,
+                x,
+                side,
+                bits: 0,
+                board_rank: 0,
+                cursor: Default::default(),
+            };
+        }
         self.unrank(marked.count_ones() as usize, self.rank_of(marked, x, side))
     }
 }
@@ -92,6 +104,10 @@ impl Registered for Quixo {
 
     fn new(board: QuixoBoard) -> Result<Self> {
         Quixo::new(board.n)
+    }
+
+    fn unfolded(board: QuixoBoard) -> Result<Self> {
+        Quixo::unfolded(board.n)
     }
 
     fn board(&self) -> &QuixoBoard {

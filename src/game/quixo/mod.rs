@@ -19,6 +19,7 @@ mod gameplay;
 pub use board::QuixoBoard;
 
 use crate::error::{Error, Result};
+use crate::game::symmetry::{Cursor, GridGroup, GridSymmetries, Orbits};
 use crate::game::two_colour::spread;
 use crate::game::{Edge, Game, LayerKind, Move, Values, Wdl};
 use crate::rank::{Binomial, colex_next_mask, colex_unrank_mask, compress, squeeze_out};
@@ -38,6 +39,8 @@ pub struct QuixoPosition {
     bits: u64,
     /// Rank of the board within its side's half.
     board_rank: u64,
+    /// Where a folded layer's walk is (`Orbits::advance`).
+    cursor: Cursor,
 }
 
 /// Quixo on an N x N board.
@@ -55,6 +58,11 @@ pub struct Quixo {
     /// Colex ranks by 8-cell chunk: entry `(c * (cells + 1) + t) * 256 + bits` is what chunk
     /// c's set bits add when t set bits lie below it.
     chunk_rank: Vec<u64>,
+    /// The orbits of positions with x to move under the square's 8 symmetries, where the
+    /// game folds them (`Quixo::new`; None for `Quixo::unfolded`). The rules are the same
+    /// for both sides, so a position with o to move is ranked as the one with the colours
+    /// exchanged and x to move: a layer holds one entry per orbit of 16.
+    orbits: Option<Orbits>,
 }
 
 /// Set bits of every byte: the default x86-64 target has no popcount instruction.
@@ -69,8 +77,17 @@ static POP8: [u8; 256] = {
 };
 
 impl Quixo {
-    /// Quixo on an N x N board (2 <= N <= 5).
+    /// Quixo on an N x N board (2 <= N <= 5), its positions folded by the square's
+    /// symmetries and the exchange of colours: one table entry per orbit.
     pub fn new(n: usize) -> Result<Quixo> {
+        let mut game = Quixo::unfolded(n)?;
+        let sym = GridSymmetries::grid(n, n, GridGroup::Dihedral);
+        game.orbits = Orbits::new(sym, vec![None; game.cells + 1]).ok();
+        Ok(game)
+    }
+
+    /// Quixo on an N x N board with every position its own table entry.
+    pub fn unfolded(n: usize) -> Result<Quixo> {
         if !(2..=5).contains(&n) {
             return Err(Error::input(format!(
                 "quixo {n} x {n}: the board is 2 x 2 to 5 x 5"
@@ -97,6 +114,7 @@ impl Quixo {
             lines,
             sources: vec![0; cells],
             chunk_rank: Vec::new(),
+            orbits: None,
         };
         let chunks = cells.div_ceil(8);
         let mut chunk_rank = vec![0u64; chunks * (cells + 1) * 256];
@@ -132,7 +150,13 @@ impl Quixo {
     }
 
     /// The rank of a board with `side` to move in layer k.
+    #[inline]
     fn rank_of(&self, marked: u64, x: u64, side: u8) -> u64 {
+        if let Some(orbits) = &self.orbits {
+            // x to move: o to move is the colours exchanged.
+            let x = if side == 1 { marked & !x } else { x };
+            return orbits.rank(marked.count_ones() as usize, marked, x);
+        }
         let (mut rank, mut k) = (0, 0);
         for c in 0..self.cells.div_ceil(8) {
             let bits = ((marked >> (8 * c)) & 255) as usize;
@@ -290,7 +314,44 @@ impl Game for Quixo {
     }
 
     fn layer_size(&self, k: usize) -> u64 {
-        2 * self.boards(k)
+        match &self.orbits {
+            Some(orbits) => orbits.layer_size(k),
+            None => 2 * self.boards(k),
+        }
+    }
+
+    fn prepare_layer(&self, k: usize) {
+        if let Some(orbits) = &self.orbits {
+            orbits.prepare(k);
+        }
+    }
+
+    fn symmetries(&self) -> usize {
+        match &self.orbits {
+            Some(orbits) => 2 * orbits.symmetries().len(),
+            None => 1,
+        }
+    }
+
+    /// Each board with its side to move, and its colours exchanged with the other side to
+    /// move.
+    fn orbit_size(&self, pos: &QuixoPosition) -> u64 {
+        match &self.orbits {
+            Some(orbits) => 2 * orbits.orbit_size(pos.marked, pos.x),
+            None => 1,
+        }
+    }
+
+    fn images(&self, pos: &QuixoPosition) -> Vec<QuixoPosition> {
+        let Some(orbits) = &self.orbits else {
+            return vec![*pos];
+        };
+        let mut out = Vec::new();
+        for (marked, x) in orbits.images(pos.marked, pos.x) {
+            out.push(self.position(marked, x, pos.side));
+            out.push(self.position(marked, marked & !x, 1 - pos.side));
+        }
+        out
     }
 
     /// Pushing one of the mover's own cubes keeps the marked count: every layer but the
@@ -304,6 +365,12 @@ impl Game for Quixo {
     }
 
     fn unrank(&self, k: usize, rank: u64) -> QuixoPosition {
+        if let Some(orbits) = &self.orbits {
+            let (marked, x, cursor) = orbits.unrank(k, rank);
+            let mut pos = self.position(marked, x, 0);
+            pos.cursor = cursor;
+            return pos;
+        }
         let boards = self.boards(k);
         let (side, board_rank) = ((rank / boards) as u8, rank % boards);
         let marked = colex_unrank_mask(&self.binom, board_rank >> k, k);
@@ -315,11 +382,18 @@ impl Game for Quixo {
             side,
             bits,
             board_rank,
+            cursor: Cursor::default(),
         }
     }
 
     fn advance(&self, pos: &mut QuixoPosition) {
         let k = pos.k;
+        if let Some(orbits) = &self.orbits {
+            let (marked, x) = orbits.advance(k, &mut pos.cursor);
+            pos.marked = marked;
+            pos.x = x;
+            return;
+        }
         pos.board_rank += 1;
         if pos.board_rank == self.boards(k) {
             pos.board_rank = 0;
@@ -417,9 +491,23 @@ impl Game for Quixo {
         }
     }
 
-    /// Distinct boards, told apart by their masks without ranking them.
+    /// Distinct boards, told apart by their masks without ranking them (folded: distinct
+    /// orbits, told apart by their ranks).
     fn children_within(&self, pos: &QuixoPosition) -> usize {
-        self.boards_within(pos, &mut [(0, 0); 64])
+        let mut boards = [(0, 0); 64];
+        let n = self.boards_within(pos, &mut boards);
+        if self.orbits.is_none() {
+            return n;
+        }
+        let mut ranks = [0u64; 64];
+        for (r, &(m, x)) in ranks.iter_mut().zip(&boards[..n]) {
+            *r = self.rank_of(m, x, 1 - pos.side);
+        }
+        let ranks = &mut ranks[..n];
+        ranks.sort_unstable();
+        (0..n)
+            .filter(|&i| i == 0 || ranks[i] != ranks[i - 1])
+            .count()
     }
 
     fn for_each_parent_within(&self, pos: &QuixoPosition, mut f: impl FnMut(u64)) {

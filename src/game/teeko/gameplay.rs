@@ -146,6 +146,10 @@ impl Registered for Teeko {
         Teeko::new(board)
     }
 
+    fn unfolded(board: TeekoBoard) -> Result<Self> {
+        Teeko::unfolded(board)
+    }
+
     fn board(&self) -> &TeekoBoard {
         &self.board
     }

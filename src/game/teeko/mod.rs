@@ -20,6 +20,7 @@ mod board;
 mod gameplay;
 
 use crate::error::{Error, Result};
+use crate::game::symmetry::{Cursor, GridGroup, GridSymmetries, Orbits};
 use crate::game::two_colour::spread;
 use crate::game::{Edge, Game, LayerKind, Move, Values, Wdl};
 use crate::rank::{Binomial, colex_next_mask, colex_unrank_mask, squeeze_out};
@@ -92,6 +93,8 @@ pub struct TeekoPosition {
     o_packed: u64,
     /// The rank of the board within its side's half of the layer.
     board_rank: u64,
+    /// Where a folded layer's walk is (`Orbits::advance`).
+    cursor: Cursor,
 }
 
 impl TeekoPosition {
@@ -134,11 +137,31 @@ pub struct Teeko {
     /// Per layer: o's arrangements per arrangement of x's, and boards per side.
     inner: Vec<u64>,
     boards: Vec<u64>,
+    /// The orbits of positions under the board's symmetries, where the game folds them
+    /// (`Teeko::new`; None for `Teeko::unfolded`): a layer then holds one entry per orbit,
+    /// and the movement layer, whose rules are the same for both sides, also folds the side
+    /// to move (a position with o to move is ranked as the one with the colours exchanged
+    /// and x to move).
+    orbits: Option<Orbits>,
 }
 
 impl Teeko {
-    /// The game on a board.
+    /// The game on a board, its positions folded by the board's symmetries (the square's 8,
+    /// a rectangle's 4; the movement layer also by exchanging the colours): one table entry
+    /// per orbit. A board whose layers have too many occupied sets to fold is not folded.
     pub fn new(board: TeekoBoard) -> Result<Teeko> {
+        let mut game = Teeko::unfolded(board)?;
+        let b = &game.board;
+        let sym = GridSymmetries::grid(b.rows, b.cols, GridGroup::Dihedral);
+        let xs = (0..=game.movement())
+            .map(|k| Some(Self::x_count(k)))
+            .collect();
+        game.orbits = Orbits::new(sym, xs).ok();
+        Ok(game)
+    }
+
+    /// The game on a board with every position its own table entry.
+    pub fn unfolded(board: TeekoBoard) -> Result<Teeko> {
         let board = board.checked()?;
         let (rows, cols) = (board.rows, board.cols);
         let cells = rows * cols;
@@ -247,6 +270,7 @@ impl Teeko {
             inner,
             boards,
             board,
+            orbits: None,
         })
     }
 
@@ -325,7 +349,17 @@ impl Teeko {
     }
 
     /// The rank in layer k of a board with `side` to move.
+    #[inline]
     fn rank_of(&self, k: usize, x: u64, o: u64, side: u8) -> u64 {
+        if let Some(orbits) = &self.orbits {
+            // The movement layer keeps x to move: o to move is the colours exchanged.
+            let mover = if k == self.movement() && side == 1 {
+                o
+            } else {
+                x
+            };
+            return orbits.rank(k, x | o, mover);
+        }
         let half = if k == self.movement() {
             side as u64 * self.boards(k)
         } else {
@@ -349,6 +383,17 @@ impl Teeko {
     /// The position of given stones and side.
     pub fn position(&self, x: u64, o: u64, side: u8) -> TeekoPosition {
         let k = (x | o).count_ones() as usize;
+        if self.orbits.is_some() {
+            return TeekoPosition {
+                k,
+                x,
+                o,
+                side,
+                o_packed: 0,
+                board_rank: 0,
+                cursor: Cursor::default(),
+            };
+        }
         TeekoPosition {
             k,
             x,
@@ -356,7 +401,45 @@ impl Teeko {
             side,
             o_packed: squeeze_out(o, x),
             board_rank: self.board_rank(k, x, o),
+            cursor: Cursor::default(),
         }
+    }
+
+    /// The side to move in layer k where the layer says (the drop phase); x in a folded
+    /// movement layer.
+    fn folded_side(&self, k: usize) -> u8 {
+        if k == self.movement() {
+            0
+        } else {
+            (k % 2) as u8
+        }
+    }
+
+    /// Distinct ranks among `ranks`, each passed to `f` once (children and parents of a
+    /// folded layer: two moves may reach one orbit).
+    fn each_distinct(ranks: &mut [u64], mut f: impl FnMut(u64)) -> usize {
+        ranks.sort_unstable();
+        let mut n = 0;
+        for i in 0..ranks.len() {
+            if i == 0 || ranks[i] != ranks[i - 1] {
+                f(ranks[i]);
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// The ranks of the positions the mover's slides make (folded: one per slide; a slide
+    /// is at most 8 directions from each of S stones).
+    fn slide_ranks(&self, pos: &TeekoPosition, out: &mut [u64; 8 * 18]) -> usize {
+        let mut n = 0;
+        self.each_move(pos, |from, _, x, o| {
+            if from.is_some() {
+                out[n] = self.rank_of(pos.k, x, o, 1 - pos.side);
+                n += 1;
+            }
+        });
+        n
     }
 
     /// Every move of a position where play goes on: `f(from, to, x, o)` with the cell the
@@ -470,6 +553,9 @@ impl Game for Teeko {
     }
 
     fn layer_size(&self, k: usize) -> u64 {
+        if let Some(orbits) = &self.orbits {
+            return orbits.layer_size(k);
+        }
         let boards = self.boards(k);
         if k == self.movement() {
             2 * boards
@@ -486,7 +572,19 @@ impl Game for Teeko {
         }
     }
 
+    fn prepare_layer(&self, k: usize) {
+        if let Some(orbits) = &self.orbits {
+            orbits.prepare(k);
+        }
+    }
+
     fn unrank(&self, k: usize, rank: u64) -> TeekoPosition {
+        if let Some(orbits) = &self.orbits {
+            let (set, x, cursor) = orbits.unrank(k, rank);
+            let mut pos = self.position(x, set & !x, self.folded_side(k));
+            pos.cursor = cursor;
+            return pos;
+        }
         let boards = self.boards(k);
         let (side, board_rank) = if k == self.movement() {
             ((rank / boards) as u8, rank % boards)
@@ -504,11 +602,18 @@ impl Game for Teeko {
             side,
             o_packed,
             board_rank,
+            cursor: Cursor::default(),
         }
     }
 
     fn advance(&self, pos: &mut TeekoPosition) {
         let k = pos.k;
+        if let Some(orbits) = &self.orbits {
+            let (set, x) = orbits.advance(k, &mut pos.cursor);
+            pos.x = x;
+            pos.o = set & !x;
+            return;
+        }
         let h = Self::x_count(k);
         pos.board_rank += 1;
         if pos.board_rank == self.boards(k) {
@@ -554,10 +659,16 @@ impl Game for Teeko {
         }
     }
 
-    /// The mover's slides: each stone's empty neighbours.
+    /// The mover's slides: each stone's empty neighbours (folded: the distinct orbits they
+    /// reach).
     fn children_within(&self, pos: &TeekoPosition) -> usize {
         if pos.k < self.movement() {
             return 0;
+        }
+        if self.orbits.is_some() {
+            let mut ranks = [0u64; 8 * 18];
+            let n = self.slide_ranks(pos, &mut ranks);
+            return Self::each_distinct(&mut ranks[..n], |_| {});
         }
         let empty = self.all() & !pos.occupied();
         let mut stones = if pos.side == 0 { pos.x } else { pos.o };
@@ -571,6 +682,44 @@ impl Game for Teeko {
             stones &= stones - 1;
         }
         n
+    }
+
+    fn symmetries(&self) -> usize {
+        match &self.orbits {
+            Some(orbits) => 2 * orbits.symmetries().len(),
+            None => 1,
+        }
+    }
+
+    fn orbit_size(&self, pos: &TeekoPosition) -> u64 {
+        match &self.orbits {
+            // The movement layer's orbits hold each board with x to move and, colours
+            // exchanged, with o to move.
+            Some(orbits) => {
+                let sides = if pos.k == self.movement() { 2 } else { 1 };
+                sides * orbits.orbit_size(pos.occupied(), pos.x)
+            }
+            None => 1,
+        }
+    }
+
+    fn images(&self, pos: &TeekoPosition) -> Vec<TeekoPosition> {
+        let Some(orbits) = &self.orbits else {
+            return vec![*pos];
+        };
+        let mut out: Vec<TeekoPosition> = orbits
+            .images(pos.occupied(), pos.x)
+            .into_iter()
+            .map(|(set, x)| self.position(x, set & !x, pos.side))
+            .collect();
+        if pos.k == self.movement() {
+            let swapped: Vec<TeekoPosition> = out
+                .iter()
+                .map(|p| self.position(p.o, p.x, 1 - p.side))
+                .collect();
+            out.extend(swapped);
+        }
+        out
     }
 
     fn for_each_parent_within(&self, pos: &TeekoPosition, mut f: impl FnMut(u64)) {
@@ -587,6 +736,34 @@ impl Game for Teeko {
             return;
         }
         let empty = self.all() & !pos.occupied();
+        if self.orbits.is_some() {
+            // Each parent orbit once, however many of its slides lead to this orbit.
+            let mut ranks = [0u64; 8 * 18];
+            let mut n = 0;
+            let mut stones = theirs;
+            while stones != 0 {
+                let at = stones & stones.wrapping_neg();
+                stones &= stones - 1;
+                let mut from = self.neighbours[at.trailing_zeros() as usize] & empty;
+                while from != 0 {
+                    let cell = from & from.wrapping_neg();
+                    from &= from - 1;
+                    let moved = theirs & !at | cell;
+                    if self.has_pattern(moved) {
+                        continue;
+                    }
+                    let (x, o) = if last == 0 {
+                        (moved, other)
+                    } else {
+                        (other, moved)
+                    };
+                    ranks[n] = self.rank_of(pos.k, x, o, last);
+                    n += 1;
+                }
+            }
+            Self::each_distinct(&mut ranks[..n], f);
+            return;
+        }
         let half = last as u64 * self.boards(pos.k);
         if last == 1 {
             // o slid: x's part of the rank stays, and o's cells packed over the cells x

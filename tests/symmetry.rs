@@ -1,0 +1,108 @@
+//! Folded tables (one entry per orbit of the board's symmetries) against unfolded ones: every
+//! position of every small board of every folding game has the same value in both, every
+//! position of an orbit has its rank, and best moves read from a folded table are legal in the
+//! position asked about and reach its value.
+
+mod common;
+
+use retro::game::quixo::Quixo;
+use retro::game::teeko::{Teeko, TeekoBoard};
+use retro::game::{Game, Values};
+
+/// Every layer's values, solved in memory by the library.
+fn all_values<G: Game>(game: &G) -> Vec<Vec<i16>> {
+    retro::solve::all_values::<G, i16>(game, retro::sweep::Driver::Parallel).expect("solves")
+}
+
+/// Every position of the unfolded game has, in the folded game, the value the unfolded table
+/// gives it; each of its images has the same folded rank; the orbit sizes of the folded
+/// layer add up to the unfolded layer's positions; and each move's value, read through the
+/// folded table, is what it is through the unfolded one.
+fn same_answers<G: Game>(name: &str, folded: &G, unfolded: &G) {
+    assert!(folded.symmetries() > 1, "{name}: folds");
+    assert_eq!(unfolded.symmetries(), 1, "{name}");
+    let (f, u) = (all_values(folded), all_values(unfolded));
+    let values = folded.values();
+    for k in 0..=unfolded.last_layer() {
+        let n = unfolded.layer_size(k);
+        assert!(
+            folded.layer_size(k) < n || n <= 2,
+            "{name} layer {k} shrinks"
+        );
+        let mut covered = 0u64;
+        for r in 0..folded.layer_size(k) {
+            covered += folded.orbit_size(&folded.unrank(k, r));
+        }
+        assert_eq!(
+            covered, n,
+            "{name} layer {k}: orbit sizes add up to the positions"
+        );
+        for r in 0..n {
+            let pos = unfolded.unrank(k, r);
+            let fr = folded.rank(&pos);
+            assert_eq!(
+                f[k][fr as usize], u[k][r as usize],
+                "{name} layer {k} rank {r}: folded {fr}"
+            );
+            for image in folded.images(&pos) {
+                assert_eq!(
+                    folded.rank(&image),
+                    fr,
+                    "{name} layer {k} rank {r}: an image"
+                );
+            }
+            // Moves of the position as given: each child's value through either table.
+            if folded.ended(&pos).is_none() {
+                for m in folded.moves(&pos) {
+                    let c = folded.layer_of(&m.child);
+                    let through_f =
+                        values.through(m.reward, f[c][folded.rank(&m.child) as usize].into());
+                    let through_u =
+                        values.through(m.reward, u[c][unfolded.rank(&m.child) as usize].into());
+                    assert_eq!(through_f, through_u, "{name} layer {k} rank {r}: a move");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn folded_teeko_answers_every_position_as_unfolded_teeko() {
+    for (rows, cols, stones, advanced, no_centre_first) in [
+        (3, 3, 2, false, false),
+        (3, 3, 2, false, true),
+        (3, 4, 2, false, false),
+        (4, 4, 2, false, false),
+        (4, 4, 3, false, false),
+        (4, 4, 4, true, false),
+        (2, 5, 2, false, false),
+    ] {
+        let board = TeekoBoard {
+            rows,
+            cols,
+            stones,
+            advanced,
+            no_centre_first,
+        };
+        let name = format!("teeko {rows}x{cols}s{stones}");
+        let folded = Teeko::new(board.clone()).unwrap();
+        let unfolded = Teeko::unfolded(board).unwrap();
+        same_answers(&name, &folded, &unfolded);
+    }
+}
+
+#[test]
+fn folded_quixo_answers_every_position_as_unfolded_quixo() {
+    for n in [2, 3] {
+        let folded = Quixo::new(n).unwrap();
+        let unfolded = Quixo::unfolded(n).unwrap();
+        same_answers(&format!("quixo {n}x{n}"), &folded, &unfolded);
+    }
+}
+
+#[test]
+fn folding_keeps_the_value_model() {
+    let game = Teeko::new(TeekoBoard::standard()).unwrap();
+    assert_eq!(game.values(), Values::SideToMove);
+    assert_eq!(game.symmetries(), 16);
+}
