@@ -61,9 +61,10 @@ fn header_only(dir: &Path, name: &str, game: AnyBoard) -> PathBuf {
             3
         ],
         checksum: 0,
+        symmetries: 1,
     };
     let encoded = header::encode(&header).unwrap();
-    let mut bytes = header::prefix(&encoded).to_vec();
+    let mut bytes = header::prefix(&encoded, header::version_of(&header)).to_vec();
     bytes.extend_from_slice(&encoded);
     bytes.resize(header::values_start(encoded.len() as u64) as usize + 3, 0);
     let path = dir.join(format!("{name}.retro"));
@@ -187,9 +188,9 @@ fn teeko_boards_with_a_side_of_one_are_built() {
     }
     // The same board from the brute force's point of view: 9 cells in a row, 4 stones
     // each, lines of 4 only.
-    let game = Teeko::new(teeko(1, 9, 4)).unwrap();
+    let game = Teeko::unfolded(teeko(1, 9, 4)).unwrap();
     assert_eq!(game.patterns().len(), 6);
-    let game = Teeko::new(teeko(9, 1, 4)).unwrap();
+    let game = Teeko::unfolded(teeko(9, 1, 4)).unwrap();
     assert_eq!(game.patterns().len(), 6);
 }
 

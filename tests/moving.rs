@@ -21,8 +21,17 @@ fn dir(name: &str) -> PathBuf {
     dir
 }
 
+/// A table of every position (`--no-fold`): these tests read positions and counts as the
+/// rules list them; `tests/symmetry.rs` checks that folded tables answer the same.
 fn build(game: &str, board: &str, table: &Path, extra: &[&str]) -> String {
-    let mut args = vec!["build", game, "-o", table.to_str().unwrap(), "-q"];
+    let mut args = vec![
+        "build",
+        game,
+        "-o",
+        table.to_str().unwrap(),
+        "-q",
+        "--no-fold",
+    ];
     args.extend_from_slice(extra);
     ok(&retro(&args, board))
 }
@@ -247,7 +256,11 @@ fn standard_teeko_4x4_with_3_stones_plays_by_its_notation() {
 fn an_interrupted_build_resumes_to_the_same_table() {
     let d = dir("resume");
     let whole = d.join("whole.retro");
-    build("quixo", "3x3", &whole, &[]);
+    // Folded tables (the default) resume as any other.
+    ok(&retro(
+        &["build", "quixo", "-o", whole.to_str().unwrap(), "-q"],
+        "3x3",
+    ));
     let t = d.join("t.retro");
     let ts = t.to_str().unwrap();
     let out = retro(
@@ -280,11 +293,16 @@ fn moves_tables_and_mpi_plans_say_what_they_cannot_do() {
         &["plan", "quixo", "5x5", "--ranks", "64", "--total"],
         "",
     ));
-    assert!(plan.contains("1694577218886 positions"), "{plan}");
+    // Folded: 16 symmetries, a little over 1/16 of the 1,694,577,218,886 positions
+    // (Burnside's count; `game::symmetry`'s tests check it against the orbit tables).
+    assert!(plan.contains("105918450471 positions"), "{plan}");
     assert!(plan.contains("on paper"), "{plan}");
     // One plan for every game: each layer names its worker, and a layer outside the sweep
     // exchanges nothing the plan counts.
-    let plan = ok(&retro(&["plan", "teeko", "5x5", "--ranks", "4"], ""));
+    let plan = ok(&retro(
+        &["plan", "teeko", "5x5", "--ranks", "4", "--no-fold"],
+        "",
+    ));
     let row = |k: &str| {
         plan.lines()
             .find(|l| l.split_whitespace().next() == Some(k))
@@ -593,7 +611,7 @@ fn verify_names_a_wrong_entry_by_its_result() {
 
     let d = dir("lying");
     let path = d.join("q3.retro");
-    let game = Quixo::new(3).unwrap();
+    let game = Quixo::unfolded(3).unwrap();
     let mut layers =
         retro::solve::all_values::<_, i16>(&game, retro::sweep::Driver::Parallel).unwrap();
     let sizes: Vec<u64> = (0..=game.last_layer())
@@ -635,7 +653,7 @@ fn verify_names_a_wrong_entry_by_its_result() {
 fn build_stopped_at(game: &str, board: &str, table: &Path, check: u64) -> std::process::Output {
     let check = check.to_string();
     std::process::Command::new(env!("CARGO_BIN_EXE_retro"))
-        .args(["build", game, board, "-q", "-o"])
+        .args(["build", game, board, "-q", "--no-fold", "-o"])
         .arg(table)
         .args(["--stop-at-check", &check])
         .env("RETRO_TRACE", "1")
@@ -697,7 +715,14 @@ fn stop_and_resume(
         (_, None) => assert!(partial.exists(), "check {check}: no partial file"),
     }
     let rerun = ok(&retro(
-        &["build", game, board, "-o", table.to_str().unwrap()],
+        &[
+            "build",
+            game,
+            board,
+            "--no-fold",
+            "-o",
+            table.to_str().unwrap(),
+        ],
         "",
     ));
     match kept {
@@ -722,7 +747,18 @@ fn stop_and_resume(
 fn a_build_stopped_mid_fixpoint_keeps_its_finished_layers() {
     let d = dir("mid");
     let whole = d.join("whole.retro");
-    build("quixo", "3x3", &whole, &[]);
+    // Folded tables (the default) resume as any other.
+    ok(&retro(
+        &[
+            "build",
+            "quixo",
+            "-o",
+            whole.to_str().unwrap(),
+            "-q",
+            "--no-fold",
+        ],
+        "3x3",
+    ));
     let want = std::fs::read(&whole).unwrap();
     let t = d.join("t.retro");
     // Check 150 falls in layer 5's levels (four of its 8064 positions' chunks and levels
@@ -750,7 +786,18 @@ fn a_build_stopped_mid_fixpoint_keeps_its_finished_layers() {
 fn quixo_builds_stopped_at_any_check_resume_byte_identical() {
     let d = dir("every");
     let whole = d.join("whole.retro");
-    build("quixo", "3x3", &whole, &[]);
+    // Folded tables (the default) resume as any other.
+    ok(&retro(
+        &[
+            "build",
+            "quixo",
+            "-o",
+            whole.to_str().unwrap(),
+            "-q",
+            "--no-fold",
+        ],
+        "3x3",
+    ));
     let want = std::fs::read(&whole).unwrap();
     let t = d.join("t.retro");
     let mut stops = std::collections::BTreeSet::new();

@@ -141,7 +141,7 @@ fn brute(n: usize) -> HashMap<Board, Wdl> {
 
 fn check(n: usize) -> (usize, Wdl) {
     let want = brute(n);
-    let game = Quixo::new(n).unwrap();
+    let game = Quixo::unfolded(n).unwrap();
     let layers = all_values(&game).unwrap();
     let mut checked = 0;
     for (k, values) in layers.iter().enumerate() {
@@ -179,7 +179,7 @@ fn quixo_2x2_and_3x3_match_the_brute_force_on_every_position() {
 
 #[test]
 fn quixo_layers_have_the_published_sizes() {
-    let game = Quixo::new(4).unwrap();
+    let game = Quixo::unfolded(4).unwrap();
     let total: u64 = (0..=16).map(|k| game.layer_size(k)).sum();
     assert_eq!(total, 2 * 3u64.pow(16));
     assert_eq!(total, 86_093_442);

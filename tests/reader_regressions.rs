@@ -23,9 +23,10 @@ fn open_with(game: AnyBoard) -> retro::Result<Table> {
             3
         ],
         checksum: 0,
+        symmetries: 1,
     };
     let encoded = header::encode(&header).unwrap();
-    let mut bytes = header::prefix(&encoded).to_vec();
+    let mut bytes = header::prefix(&encoded, header::version_of(&header)).to_vec();
     bytes.extend_from_slice(&encoded);
     bytes.resize(header::values_start(encoded.len() as u64) as usize + 3, 0);
     let dir = tempfile::tempdir().unwrap();
@@ -89,7 +90,7 @@ fn a_very_wide_young_board_is_refused_before_sizing_tables() {
 fn a_header_that_does_not_decode_is_refused() {
     // A valid prefix and checksum over bytes that are not a header.
     let junk = vec![0xffu8; 40];
-    let mut bytes = header::prefix(&junk).to_vec();
+    let mut bytes = header::prefix(&junk, header::VERSION).to_vec();
     bytes.extend_from_slice(&junk);
     bytes.resize(128, 0);
     let dir = tempfile::tempdir().unwrap();

@@ -229,7 +229,7 @@ impl Rules {
 fn check(board: TeekoBoard) -> (usize, Wdl) {
     let rules = Rules::new(&board);
     let brute = rules.solve();
-    let game = Teeko::new(board.clone()).unwrap();
+    let game = Teeko::unfolded(board.clone()).unwrap();
     let layers = all_values(&game).unwrap();
     let cells = board.rows * board.cols;
     let mut checked = 0;
@@ -295,7 +295,7 @@ fn variants_match_the_brute_force() {
 
 #[test]
 fn standard_teeko_layers_have_the_published_sizes() {
-    let game = Teeko::new(TeekoBoard::standard()).unwrap();
+    let game = Teeko::unfolded(TeekoBoard::standard()).unwrap();
     let sizes: Vec<u64> = (0..=8).map(|k| game.layer_size(k)).collect();
     assert_eq!(
         sizes,
@@ -314,7 +314,7 @@ fn standard_teeko_layers_have_the_published_sizes() {
     assert_eq!(game.patterns().len(), 44);
     let mut advanced = TeekoBoard::standard();
     advanced.advanced = true;
-    assert_eq!(Teeko::new(advanced).unwrap().patterns().len(), 58);
+    assert_eq!(Teeko::unfolded(advanced).unwrap().patterns().len(), 58);
 }
 
 /// Every position play reaches from the empty board, by a search over the moves of the
@@ -377,7 +377,7 @@ fn check_reachable_accepts_exactly_what_play_reaches() {
                             no_centre_first,
                         };
                         let seen = reached(&Rules::new(&b));
-                        let game = Teeko::new(b.clone()).unwrap();
+                        let game = Teeko::unfolded(b.clone()).unwrap();
                         let mut accepted = 0;
                         for k in 0..=2 * stones {
                             for r in 0..game.layer_size(k) {
@@ -412,7 +412,7 @@ fn the_first_drop_rule_in_the_commands() {
     let table = dir.path().join("t.retro");
     let table = table.to_str().unwrap();
     ok(&retro(
-        &["build", "teeko", "-o", table],
+        &["build", "teeko", "--no-fold", "-o", table],
         "3x3 no-centre-first\n",
     ));
     for position in [".../.x./...", ".../.x./..o"] {
@@ -455,7 +455,7 @@ fn the_first_drop_rule_in_the_commands() {
 #[test]
 fn boards_past_the_layout_lists_rank_and_unrank() {
     for stones in [5, 6, 9, 17] {
-        let game = Teeko::new(board(6, 6, stones)).unwrap();
+        let game = Teeko::unfolded(board(6, 6, stones)).unwrap();
         for k in 0..=2 * stones {
             let n = game.layer_size(k);
             let samples = (0..64u64)

@@ -348,7 +348,7 @@ fuzz_target!(|data: &[u8]| {
             let old_start = header::values_start(header::encode(&base.header).unwrap().len() as u64);
             let start = header::values_start(encoded.len() as u64) as usize;
             let mut image = Vec::with_capacity(start + file.len());
-            image.extend_from_slice(&header::prefix(&encoded));
+            image.extend_from_slice(&header::prefix(&encoded, header::version_of(&h)));
             image.extend_from_slice(&encoded);
             image.resize(start, 0);
             image.extend_from_slice(&file[old_start as usize..]);

@@ -41,6 +41,10 @@ pub struct Args {
     /// Print the total only.
     #[arg(long)]
     total: bool,
+    /// Plan a table of every position, not one entry per orbit of the board's symmetries
+    /// (Teeko, Quixo and mnk fold them by default).
+    #[arg(long)]
+    no_fold: bool,
 }
 
 pub fn run<R: Registry>(args: Args) -> Result<i32> {
@@ -55,6 +59,11 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
         args.max_weight,
         "--max-weight",
     )?;
+    let board = if args.no_fold {
+        board.unfolded()
+    } else {
+        board
+    };
     let ranks = args.ranks as usize;
     if ranks > estimate::MAX_RANKS {
         return Err(Error::input(format!(

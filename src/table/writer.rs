@@ -367,6 +367,7 @@ pub fn check_partial<R: Registry>(
         )));
     }
     if found.game != wanted.game
+        || found.symmetries != wanted.symmetries
         || found.value_type != wanted.value_type
         || found.encoding != wanted.encoding
     {

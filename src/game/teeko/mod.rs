@@ -637,6 +637,19 @@ impl Game for Teeko {
     }
 
     fn for_each_child(&self, pos: &TeekoPosition, mut f: impl FnMut(Edge)) {
+        if self.orbits.is_some() && pos.k == self.movement() {
+            // Two slides may reach one orbit: each once.
+            let mut ranks = [0u64; 8 * 18];
+            let n = self.slide_ranks(pos, &mut ranks);
+            Self::each_distinct(&mut ranks[..n], |rank| {
+                f(Edge {
+                    layer: pos.k,
+                    rank,
+                    reward: 0,
+                })
+            });
+            return;
+        }
         // Drops lead to the next layer (after the last drop x moves first in the movement
         // layer); distinct slides give distinct boards within the layer.
         self.each_move(pos, |from, _, x, o| match from {
