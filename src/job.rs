@@ -27,8 +27,12 @@ pub fn solve<G: Game>(game: &G, driver: Driver, progress: &dyn Progress) -> Resu
 /// What a finished build reports.
 #[derive(Debug, Clone)]
 pub struct BuildReport {
-    /// Positions in the table.
+    /// Positions the table answers for.
     pub positions: u64,
+    /// Entries it stores: the positions, or one per orbit where the game folds them.
+    pub entries: u64,
+    /// How many positions the game's symmetries fold onto one entry at most (1: none).
+    pub symmetries: u32,
     /// Wall time of the build, in seconds.
     pub seconds: f64,
     /// Size of the table file in bytes.
@@ -54,6 +58,8 @@ impl BuildReport {
             "game": G::NAME,
             "board": game.board().label(),
             "positions": self.positions,
+            "entries": self.entries,
+            "symmetries": self.symmetries,
             "seconds": self.seconds,
             "file_bytes": self.file_bytes,
             "value_bytes": self.value_bytes,
@@ -325,7 +331,12 @@ fn build_layers<G: Registered, V: Value>(
     if side_to_move && writer.value_type() != ValueType::I8 {
         narrow_to_i8(&mut writer, sizes.len(), progress)?;
     }
-    finish(writer, start, &sizes, root_value, resumed_below)
+    let mut report = finish(writer, start, &sizes, root_value, resumed_below)?;
+    report.positions = (0..=game.last_layer())
+        .map(|k| game.layer_positions(k))
+        .sum();
+    report.symmetries = game.symmetries().max(1) as u32;
+    Ok(report)
 }
 
 /// Write a finished table of values for the side to move again in `i8` if every value fits:
@@ -366,6 +377,8 @@ fn finish(
     let file_bytes = writer.finish()?;
     Ok(BuildReport {
         positions: sizes.iter().sum(),
+        entries: sizes.iter().sum(),
+        symmetries: 1,
         seconds: start.elapsed().as_secs_f64(),
         file_bytes,
         value_bytes,

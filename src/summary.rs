@@ -43,7 +43,9 @@ pub fn info_json<R: Registry>(table: &Table, check: bool) -> Result<serde_json::
     if check {
         table.verify_checksum()?;
     }
-    let positions = h.total_positions();
+    let entries = h.total_positions();
+    let covered = layer_positions::<R>(table)?;
+    let positions: u64 = covered.iter().sum();
     let value_bytes = h.value_bytes();
     let cells = h.layers.len() - 1;
     let mut summary = serde_json::json!({
@@ -59,7 +61,10 @@ pub fn info_json<R: Registry>(table: &Table, check: bool) -> Result<serde_json::
         },
         "layers": h.layers.len(),
         "positions": positions,
+        "entries": entries,
+        "symmetries": h.symmetries,
         "layer_sizes": h.layers.iter().map(|l| l.positions).collect::<Vec<_>>(),
+        "layer_positions": covered,
         "value_bytes": value_bytes,
         "bytes_per_position": value_bytes as f64 / positions as f64,
         "file_bytes": table.file_len,
@@ -87,4 +92,19 @@ pub fn info_json<R: Registry>(table: &Table, check: bool) -> Result<serde_json::
         summary["reads_per_value"] = lookups.into();
     }
     Ok(summary)
+}
+
+/// The positions each layer of the table answers for: its entries, or where the game folds
+/// symmetric positions together, the positions of all its orbits.
+pub fn layer_positions<R: Registry>(table: &Table) -> Result<Vec<u64>> {
+    struct Covered;
+    impl Visitor for Covered {
+        type Output = Vec<u64>;
+        fn visit<G: Registered>(self, game: G) -> Result<Vec<u64>> {
+            Ok((0..=game.last_layer())
+                .map(|k| game.layer_positions(k))
+                .collect())
+        }
+    }
+    R::visit(&table.header.game, Covered)
 }

@@ -146,6 +146,12 @@ fn build<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32> {
         if crate::solve::beyond_sweep(game) {
             return Err(crate::distributed::refuse_moving(G::NAME));
         }
+        if game.symmetries() > 1 {
+            return Err(crate::error::Error::input(format!(
+                "an MPI build stores every position: add --no-fold to build {} over MPI",
+                G::NAME
+            )));
+        }
         if let Some(report) = crate::distributed::build(game, &path, &options, args.quiet)? {
             print_distributed(&path, &report, args.quiet)?;
         }
@@ -215,8 +221,17 @@ fn build<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32> {
     let resumed = report
         .resumed_below
         .map_or(String::new(), |k| format!(" (resumed below layer {k})"));
+    // A folded table says how many entries its positions take.
+    let entries = if report.entries == report.positions {
+        String::new()
+    } else {
+        format!(
+            " ({} entries: one per orbit of {} symmetries)",
+            report.entries, report.symmetries
+        )
+    };
     super::outln!(
-        "{}: {} positions in {:.2} s{resumed}, {} ({} bytes, {:.3} bytes per position), peak memory {peak}, root value {}",
+        "{}: {} positions{entries} in {:.2} s{resumed}, {} ({} bytes, {:.3} bytes per position), peak memory {peak}, root value {}",
         path.display(),
         report.positions,
         report.seconds,

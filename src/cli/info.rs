@@ -24,7 +24,8 @@ pub struct Args {
 pub fn run<R: Registry>(args: Args) -> Result<i32> {
     let table = open_table::<R>(&args.table)?;
     let h = &table.header;
-    let positions = h.total_positions();
+    let entries = h.total_positions();
+    let positions: u64 = crate::summary::layer_positions::<R>(&table)?.iter().sum();
     let value_bytes = h.value_bytes();
     let (largest, entry) = h
         .layers
@@ -60,13 +61,13 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
         ("board", h.game.size_words()),
         (
             "format",
-            if table.version == crate::table::header::VERSION {
+            if table.version >= crate::table::header::UNFOLDED_VERSION {
                 format!("version {}", table.version)
             } else {
                 format!(
                     "version {} (read by this retro, which writes version {})",
                     table.version,
-                    crate::table::header::VERSION
+                    crate::table::header::version_of(h)
                 )
             },
         ),
@@ -81,7 +82,17 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
             "layer sizes",
             summarise(h.layers.iter().map(|l| l.positions).collect()),
         ),
-        ("largest", format!("layer {largest}: {entry} positions")),
+        (
+            "largest",
+            format!(
+                "layer {largest}: {entry} {}",
+                if h.symmetries > 1 {
+                    "entries"
+                } else {
+                    "positions"
+                }
+            ),
+        ),
         (
             "value bytes",
             format!(
@@ -99,6 +110,24 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
             ),
         ),
     ];
+    if h.symmetries > 1 {
+        // Only folded tables get the row, so other tables' output stays as it was.
+        let at = rows
+            .iter()
+            .position(|r| r.0 == "positions")
+            .map_or(0, |i| i + 1);
+        rows.insert(
+            at,
+            (
+                "entries",
+                format!(
+                    "{entries}: one per orbit of {} symmetries ({:.1} positions an entry)",
+                    h.symmetries,
+                    positions as f64 / entries as f64
+                ),
+            ),
+        );
+    }
     let moves = matches!(h.encoding, Encoding::Moves { .. });
     if moves {
         // Only tables of best moves get the row, so other tables' output stays as it was.

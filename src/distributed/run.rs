@@ -750,6 +750,8 @@ fn build_layers<G: Registered, V: Value + Equivalence>(
     }
     let build = crate::job::BuildReport {
         positions,
+        entries: positions,
+        symmetries: 1,
         seconds: start.elapsed().as_secs_f64(),
         file_bytes: end,
         value_bytes: owner.as_ref().map_or(0, |o| o.header.value_bytes()),

@@ -265,6 +265,12 @@ pub trait Game: Send + Sync + Sized {
         1
     }
 
+    /// How many positions layer k's entries stand for: `layer_size(k)` unless the game folds
+    /// (then the positions of all its orbits).
+    fn layer_positions(&self, k: usize) -> u64 {
+        self.layer_size(k)
+    }
+
     /// How many positions share `pos`'s entry (its orbit under the symmetries folded); 1
     /// where the game folds nothing.
     fn orbit_size(&self, _pos: &Self::Position) -> u64 {

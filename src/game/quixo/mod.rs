@@ -326,6 +326,10 @@ impl Game for Quixo {
         }
     }
 
+    fn layer_positions(&self, k: usize) -> u64 {
+        2 * self.boards(k)
+    }
+
     fn symmetries(&self) -> usize {
         match &self.orbits {
             Some(orbits) => 2 * orbits.symmetries().len(),

@@ -697,6 +697,15 @@ impl Game for Teeko {
         n
     }
 
+    fn layer_positions(&self, k: usize) -> u64 {
+        let boards = self.boards(k);
+        if k == self.movement() {
+            2 * boards
+        } else {
+            boards
+        }
+    }
+
     fn symmetries(&self) -> usize {
         match &self.orbits {
             Some(orbits) => 2 * orbits.symmetries().len(),
