@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-mod common;
+use crate::common;
 use common::{ok, retro};
 
 use retro::game::{Board, Connect, ConnectBoard, Game, Gameplay, Verdict};

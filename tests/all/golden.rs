@@ -68,7 +68,7 @@ fn sample_tables_match_their_recorded_checksums() {
     }
 }
 
-mod common;
+use crate::common;
 
 /// Tables written by format version 1 (the game stored as an enum's variant index), one per
 /// game and encoding, kept in `tests/data/v1/`, with the xxh3-64 of their CSV export as that

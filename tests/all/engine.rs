@@ -1,7 +1,7 @@
 //! The engine against independent brute-force minimax, and the ranking properties the
 //! sweep relies on.
 
-mod common;
+use crate::common;
 
 use common::brute::{Rng, twins_value, young_value, young_values_memo};
 use retro::Registry;

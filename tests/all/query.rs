@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::process::Output;
 
-mod common;
+use crate::common;
 use common::retro;
 
 use retro::Registry;

@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-mod common;
+use crate::common;
 use common::{ok, retro};
 
 use retro::game::{Board, Game, Gameplay, Mnk, MnkBoard, Twins, TwinsBoard, Verdict};

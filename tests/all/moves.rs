@@ -2,7 +2,7 @@
 //! equals the plain table's, every stored move is the first best one, and every command
 //! (query, verify, export, resume) works on them as on the others.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

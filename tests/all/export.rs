@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 use common::{fails, ok, retro, shipped};
 
 use retro::Registry;

@@ -4,7 +4,7 @@
 //! retrograde solver, remoteness included; and the positions a search from the empty board
 //! reaches, compared with the ones `check_reachable` accepts.
 
-mod common;
+use crate::common;
 
 use std::collections::{HashMap, HashSet};
 
