@@ -33,5 +33,6 @@ mod quixo;
 mod reader_regressions;
 mod readme;
 mod serve;
+mod symmetry;
 mod teeko;
 mod verify;

@@ -3,8 +3,6 @@
 //! position of an orbit has its rank, and best moves read from a folded table are legal in the
 //! position asked about and reach its value.
 
-mod common;
-
 use retro::game::quixo::Quixo;
 use retro::game::teeko::{Teeko, TeekoBoard};
 use retro::game::{Game, Values};
