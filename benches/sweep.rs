@@ -4,7 +4,8 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use retro::Registry;
 use retro::job;
-use retro::sweep::{Driver, Silent};
+use retro::progress::Silent;
+use retro::solve::Driver;
 
 fn sweeps(c: &mut Criterion) {
     let boards = [

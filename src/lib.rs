@@ -16,7 +16,8 @@
 //!   [`Registered`] traits, the open registry ([`Registry`],
 //!   [`Visitor`], [`Builtin`]), one folder per game (its rules and ranking in `mod.rs`);
 //! - [`rank`]: binomial tables and the colex combinatorial number system;
-//! - [`solve`]: the one solve driver: layers in order, each by the worker its kind needs:
+//! - [`solve`]: the one solve driver ([`Driver`](solve::Driver): serial or parallel): layers
+//!   in order, each by the worker its kind needs:
 //!   [`sweep`] (the placement sweep, serial and parallel) or [`retrograde`] (values for the
 //!   side to move, one pass or to a fixpoint);
 //! - [`table`]: the file format (header, writer, reader over [`ReadAt`](table::ReadAt));
@@ -24,6 +25,10 @@
 //!   [`text`] renders them for people, [`export`] streams a table's rows to a file;
 //!   [`text`] and [`export`] render them for people and for files;
 //! - [`job`]: solve a board, build a table (what the commands call);
+//! - [`progress`]: how long work reports how far it has got and is stopped
+//!   ([`Progress`](progress::Progress), [`Silent`](progress::Silent));
+//! - [`memory`]: available memory and free disk, peak resident memory, byte counts for
+//!   people;
 //! - [`summary`]: what a table holds, as `retro info --json` says it;
 //! - [`testing`]: the conformance checks every game must pass;
 //! - [`error`]: one error enum, whose variant decides the exit code;
@@ -35,7 +40,8 @@
 //! use retro::game::{Young, YoungBoard};
 //! use retro::prelude::*;
 //! use retro::probe;
-//! use retro::sweep::{Driver, Silent};
+//! use retro::progress::Silent;
+//! use retro::solve::Driver;
 //!
 //! # fn main() -> retro::Result<()> {
 //! // The contest sample of the young game (docs/games.md): 2 rows, 3 columns.
@@ -125,7 +131,7 @@
 //!
 //! let game = Strips { n: 3 };
 //! retro::testing::check_game(&game);
-//! let value = retro::solve::solve::<_, i64>(&game, retro::sweep::Driver::Serial, &retro::sweep::Silent)?;
+//! let value = retro::solve::solve::<_, i64>(&game, retro::solve::Driver::Serial, &retro::progress::Silent)?;
 //!
 //! // Against a plain minimax over the same rules: what the mover gains minus what the
 //! // other player gains from here on.
@@ -147,8 +153,10 @@ pub mod error;
 pub mod export;
 pub mod game;
 pub mod job;
+pub mod memory;
 pub(crate) mod partial;
 pub mod probe;
+pub mod progress;
 pub mod random;
 pub mod rank;
 pub mod retrograde;

@@ -15,8 +15,19 @@
 
 use crate::error::{Error, Result};
 use crate::game::{Game, LayerKind, Values};
-use crate::sweep::{self, Driver, Progress, check_stopped};
+use crate::memory;
+use crate::progress::{Progress, Silent, check_stopped};
+use crate::sweep;
 use crate::value::{Value, ValueType};
+
+/// How the positions of a layer are computed: on one thread or on rayon's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Driver {
+    /// One thread, chunk after chunk.
+    Serial,
+    /// rayon, in the current thread pool.
+    Parallel,
+}
 
 /// Which worker solves a layer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,13 +178,13 @@ pub fn check_memory<G: Game>(game: &G, width: usize) -> Result<()> {
             "board too large: a layer does not fit in this address space",
         ));
     }
-    if let Some(avail) = sweep::available_memory()
+    if let Some(avail) = memory::available_memory()
         && need > avail as u128
     {
         return Err(Error::too_large(format!(
             "board too large for memory: the solve needs about {} (the layers it holds at once), {} available",
-            sweep::human_bytes(need as f64),
-            sweep::human_bytes(avail as f64)
+            memory::human_bytes(need as f64),
+            memory::human_bytes(avail as f64)
         )));
     }
     Ok(())
@@ -334,7 +345,7 @@ pub fn solve<G: Game, V: Value>(game: &G, driver: Driver, progress: &dyn Progres
 /// Every layer's values, in memory (tests, small boards).
 pub fn all_values<G: Game, V: Value>(game: &G, driver: Driver) -> Result<Vec<Vec<V>>> {
     let mut layers = vec![Vec::new(); game.last_layer() + 1];
-    solve_each::<G, V>(game, driver, &sweep::Silent, |k, values| {
+    solve_each::<G, V>(game, driver, &Silent, |k, values| {
         layers[k] = values.to_vec();
         Ok(())
     })?;

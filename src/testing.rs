@@ -14,8 +14,8 @@
 use std::collections::HashSet;
 
 use crate::game::{Edge, Gameplay, LayerKind, RunSink};
+use crate::solve::Driver;
 use crate::solve::{Worker, worker};
-use crate::sweep::Driver;
 
 /// Every check below that needs no oracle: the layers' declarations, ranking, successor
 /// stepping, notation, children, runs (over whole layers and windows that cut runs), parents

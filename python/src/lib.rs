@@ -22,7 +22,8 @@ use retro::error::{Error, Kind};
 use retro::game::{Builtin, Gameplay, Outcome, Registered, Registry, Visitor};
 use retro::job::{self, BuildOptions, Estimate};
 use retro::probe::{self, MoveStyle, Prober};
-use retro::sweep::{Driver, Progress};
+use retro::progress::Progress;
+use retro::solve::Driver;
 
 create_exception!(
     retro,
@@ -92,7 +93,7 @@ struct Forked {
     /// For the work.
     work: Arc<rayon::ThreadPool>,
     /// For the table writer's packing, which runs on a thread of its own outside the
-    /// work's pool (`sweep::Progress::pool`): a pool apart, so it never waits on a worker
+    /// work's pool (`progress::Progress::pool`): a pool apart, so it never waits on a worker
     /// that waits on it.
     writer: Arc<rayon::ThreadPool>,
 }
@@ -777,7 +778,7 @@ impl RawTable {
 /// with), None where it cannot be read.
 #[pyfunction]
 fn available_memory() -> Option<u64> {
-    retro::sweep::available_memory()
+    retro::memory::available_memory()
 }
 
 /// What a running build or solve reports, read by the Python thread that waits for it.

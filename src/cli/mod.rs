@@ -365,7 +365,7 @@ fn read_bounded(source: impl Read, from: &str) -> Result<Vec<u8>> {
     if bytes.len() as u64 > MAX_BOARD_BYTES {
         return Err(Error::input(format!(
             "{from}: not a board: more than {} of input",
-            crate::sweep::human_bytes(MAX_BOARD_BYTES as f64)
+            crate::memory::human_bytes(MAX_BOARD_BYTES as f64)
         )));
     }
     Ok(bytes)

@@ -6,7 +6,8 @@ use crate::common;
 use common::brute::{Rng, twins_value, young_value, young_values_memo};
 use retro::Registry;
 use retro::game::{AnyBoard, Game, Registered, Twins, TwinsBoard, Visitor, Young, YoungBoard};
-use retro::sweep::{Driver, Silent};
+use retro::progress::Silent;
+use retro::solve::Driver;
 use retro::table::Table;
 use retro::testing::{
     all_values, check_parallel_equals_serial, check_ranking, check_runs, check_values, walk,

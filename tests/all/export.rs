@@ -8,7 +8,8 @@ use common::{fails, ok, retro, shipped};
 
 use retro::Registry;
 use retro::game::{AnyBoard, Game, Gameplay, Registered, Twins, TwinsBoard, Visitor};
-use retro::sweep::{Driver, Silent};
+use retro::progress::Silent;
+use retro::solve::Driver;
 use retro::table::Table;
 
 /// One CSV row: position, stones, to_move, value, best_move ("" on a full board),

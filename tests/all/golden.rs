@@ -5,7 +5,8 @@
 
 use retro::Registry;
 use retro::job::{self, BuildOptions};
-use retro::sweep::{Driver, Silent};
+use retro::progress::Silent;
+use retro::solve::Driver;
 use retro::table::Table;
 
 const GOLDEN: [(&str, &str, bool, u64, i64); 6] = [

@@ -8,7 +8,8 @@ use crate::common;
 use common::{ok, retro};
 
 use retro::game::{Board, Game, Gameplay, Mnk, MnkBoard, Twins, TwinsBoard, Verdict};
-use retro::sweep::{Driver, Silent};
+use retro::progress::Silent;
+use retro::solve::Driver;
 use retro::testing::{all_values, check_game, walk};
 
 // ---------------------------------------------------------------------------------------

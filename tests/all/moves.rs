@@ -12,7 +12,8 @@ use retro::Registry;
 use retro::game::{AnyBoard, Registered, Visitor};
 use retro::job::{self, BuildOptions};
 use retro::probe;
-use retro::sweep::{Driver, Silent};
+use retro::progress::Silent;
+use retro::solve::Driver;
 use retro::table::{Encoding, Table};
 
 fn build(spec: &AnyBoard, path: &Path, moves: Option<u32>) -> Table {

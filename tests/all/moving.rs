@@ -611,7 +611,7 @@ fn verify_names_a_wrong_entry_by_its_result() {
     let path = d.join("q3.retro");
     let game = Quixo::unfolded(3).unwrap();
     let mut layers =
-        retro::solve::all_values::<_, i16>(&game, retro::sweep::Driver::Parallel).unwrap();
+        retro::solve::all_values::<_, i16>(&game, retro::solve::Driver::Parallel).unwrap();
     let sizes: Vec<u64> = (0..=game.last_layer())
         .map(|k| game.layer_size(k))
         .collect();

@@ -8,7 +8,8 @@ use common::retro;
 
 use retro::Registry;
 use retro::game::{AnyBoard, Gameplay, Registered, Twins, TwinsBoard, Visitor, Young, YoungBoard};
-use retro::sweep::{Driver, Silent};
+use retro::progress::Silent;
+use retro::solve::Driver;
 use retro::table::Table;
 
 fn json(out: &Output) -> serde_json::Value {

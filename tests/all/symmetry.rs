@@ -9,7 +9,7 @@ use retro::game::{Game, Values};
 
 /// Every layer's values, solved in memory by the library.
 fn all_values<G: Game>(game: &G) -> Vec<Vec<i16>> {
-    retro::solve::all_values::<G, i16>(game, retro::sweep::Driver::Parallel).expect("solves")
+    retro::solve::all_values::<G, i16>(game, retro::solve::Driver::Parallel).expect("solves")
 }
 
 /// Every position of the unfolded game has, in the folded game, the value the unfolded table

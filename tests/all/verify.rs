@@ -4,7 +4,8 @@
 use std::process::Command;
 
 use retro::game::{AnyBoard, Game, Twins, TwinsBoard};
-use retro::sweep::{Driver, Silent};
+use retro::progress::Silent;
+use retro::solve::Driver;
 use retro::table::{Encoding, TableWriter};
 
 fn write_table(path: &std::path::Path, corrupt: Option<(usize, usize)>) {
