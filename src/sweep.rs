@@ -22,7 +22,7 @@ const SHORT_CHAIN: usize = 8;
 
 /// Where the kernel reads child values: the whole next layer (`[V]`, indexed by child rank),
 /// or, in a distributed sweep, the intervals of it a rank fetched
-/// (`distributed::Fetched`). Generic rather than dynamic so the whole-layer kernel
+/// (`distributed::plan::Fetched`). Generic rather than dynamic so the whole-layer kernel
 /// compiles to the same loops as a plain slice. Not `Sync`: a view made for one chunk
 /// (a distributed rank's first pass, which notes the children it does not hold) may keep
 /// what it saw in cells.

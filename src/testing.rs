@@ -5,7 +5,7 @@
 //!
 //! ```
 //! use retro::game::{Board, Twins, TwinsBoard};
-//! use retro::random::SplitMix;
+//! use retro::SplitMix;
 //!
 //! let spec = TwinsBoard::random(2, 3, &mut SplitMix(1), 9).unwrap();
 //! retro::testing::check_game(&Twins::new(spec).unwrap());

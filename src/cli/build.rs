@@ -10,9 +10,10 @@ use crate::error::{Result, io_error};
 use crate::game::{AnyBoard, Registered, Registry, Visitor};
 use crate::job::{self, BuildOptions, Estimate};
 use crate::memory::human_bytes;
+use crate::partial::check_unlocked;
 use crate::progress::{self, Progress, Silent};
 use crate::solve::Driver;
-use crate::table::writer::{check_output, check_unlocked, partial_path};
+use crate::table::writer::{check_output, partial_path};
 
 #[derive(clap::Args)]
 #[command(after_help = "\

@@ -8,9 +8,8 @@ use common::{fails, ok, retro, shipped};
 
 use retro::Registry;
 use retro::game::{AnyBoard, Game, Gameplay, Registered, Twins, TwinsBoard, Visitor};
-use retro::progress::Silent;
-use retro::solve::Driver;
 use retro::table::Table;
+use retro::{Driver, Silent};
 
 /// One CSV row: position, stones, to_move, value, best_move ("" on a full board),
 /// reachable, best_row, best_col (None on a full board).

@@ -5,9 +5,8 @@
 
 use retro::Registry;
 use retro::job::{self, BuildOptions};
-use retro::progress::Silent;
-use retro::solve::Driver;
 use retro::table::Table;
+use retro::{Driver, Silent};
 
 const GOLDEN: [(&str, &str, bool, u64, i64); 6] = [
     ("young", "young-sample.txt", false, 0x3b0d_cb2f_e500_8908, 2),

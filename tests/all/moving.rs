@@ -603,15 +603,14 @@ fn moving_games_say_results_and_remoteness_not_codes() {
 /// names the wrong entry by the results the codes stand for.
 #[test]
 fn verify_names_a_wrong_entry_by_its_result() {
-    use retro::game::quixo::Quixo;
+    use retro::game::Quixo;
     use retro::game::{AnyBoard, Game};
     use retro::table::{Encoding, TableWriter};
 
     let d = dir("lying");
     let path = d.join("q3.retro");
     let game = Quixo::unfolded(3).unwrap();
-    let mut layers =
-        retro::solve::all_values::<_, i16>(&game, retro::solve::Driver::Parallel).unwrap();
+    let mut layers = retro::solve::all_values::<_, i16>(&game, retro::Driver::Parallel).unwrap();
     let sizes: Vec<u64> = (0..=game.last_layer())
         .map(|k| game.layer_size(k))
         .collect();

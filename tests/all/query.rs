@@ -8,9 +8,8 @@ use common::retro;
 
 use retro::Registry;
 use retro::game::{AnyBoard, Gameplay, Registered, Twins, TwinsBoard, Visitor, Young, YoungBoard};
-use retro::progress::Silent;
-use retro::solve::Driver;
 use retro::table::Table;
+use retro::{Driver, Silent};
 
 fn json(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout)

@@ -65,7 +65,7 @@ impl Board for HexBoard {
     fn random(
         rows: usize,
         cols: usize,
-        _rng: &mut retro::random::SplitMix,
+        _rng: &mut retro::SplitMix,
         _max: u64,
     ) -> Result<HexBoard> {
         HexBoard::checked(rows, cols)
