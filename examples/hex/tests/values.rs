@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 
 use hex::{Hex, HexBoard};
-use retro::prelude::*;
 use retro::Driver;
+use retro::prelude::*;
 use retro::testing::{all_values, check_game, walk};
 
 /// A grid of 0 (empty), 1 (x) and 2 (o), row by row.
