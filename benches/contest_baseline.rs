@@ -20,7 +20,7 @@ use std::time::Instant;
 use retro::Registry;
 use retro::game::AnyBoard;
 use retro::job;
-use retro::sweep::{Driver, Silent};
+use retro::{Driver, Silent};
 
 fn rows(flat: &[i64], cols: usize) -> Vec<Vec<i64>> {
     if cols == 0 {
@@ -91,7 +91,7 @@ fn compare(game: &str, size: usize, cols: usize, max: u64) {
     pool(1).install(|| {
         job::solve_board::<retro::Builtin>(&spec, Driver::Parallel, &Silent).expect("solve")
     });
-    let retro_peak = job::peak_rss().unwrap_or(0);
+    let retro_peak = retro::peak_rss().unwrap_or(0);
     let positions: u64 = retro::Builtin::layer_sizes(&spec)
         .expect("sizes")
         .iter()
@@ -115,7 +115,7 @@ fn compare(game: &str, size: usize, cols: usize, max: u64) {
         // The contest baselines are for the weighted games only.
         return;
     };
-    let base_peak = job::peak_rss().unwrap_or(0);
+    let base_peak = retro::peak_rss().unwrap_or(0);
     assert_eq!(base_value, v1, "retro and the baseline disagree");
     assert_eq!(v1, v2);
     let mib = |b: u64| b as f64 / (1 << 20) as f64;

@@ -12,7 +12,7 @@
 //! was there before (an older export) and never a part of the new one.
 //!
 //! The test suite stops builds and exports before every single write step
-//! (`--crash-before-step`, tests/nothing_lost.rs), so each window is hit there by
+//! (`--crash-before-step`, tests/all/nothing_lost.rs), so each window is hit there by
 //! construction; this campaign adds what a real kill brings (a kill in the middle of a
 //! write, of a rayon chunk, of the process's start) at a scale a test should not run.
 //! It prints one row per configuration and exits 1 if any rerun differs.

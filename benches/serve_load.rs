@@ -14,7 +14,7 @@
 //!
 //!     RETRO_LOAD_MODE=batches cargo bench --profile ci --bench serve_load
 
-#[path = "../tests/support/server.rs"]
+#[path = "../tests/all/support/server.rs"]
 mod server;
 
 use std::io::{BufRead, BufReader, Read, Write};

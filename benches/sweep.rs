@@ -4,7 +4,7 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use retro::Registry;
 use retro::job;
-use retro::sweep::{Driver, Silent};
+use retro::{Driver, Silent};
 
 fn sweeps(c: &mut Criterion) {
     let boards = [

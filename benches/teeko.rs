@@ -6,11 +6,11 @@
 
 use std::time::Instant;
 
-use retro::game::quixo::Quixo;
-use retro::game::teeko::{Teeko, TeekoBoard};
+use retro::game::Quixo;
 use retro::game::{Game, Wdl};
+use retro::game::{Teeko, TeekoBoard};
 use retro::solve::solve_each;
-use retro::sweep::{Driver, Silent};
+use retro::{Driver, Silent};
 
 fn main() {
     let args: Vec<String> = std::env::args()
@@ -98,6 +98,6 @@ fn run<G: Game>(game: &G, name: &str) {
         "root: {:?}; {s:.2} s, {:.1} M positions/s, peak memory {} MiB",
         Wdl::decode(root as i64),
         total as f64 / s / 1e6,
-        retro::job::peak_rss().unwrap_or(0) >> 20
+        retro::peak_rss().unwrap_or(0) >> 20
     );
 }

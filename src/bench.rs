@@ -9,7 +9,8 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::game::{AnyBoard, Registered};
 use crate::job;
-use crate::sweep::{Driver, Silent};
+use crate::progress::Silent;
+use crate::solve::Driver;
 
 /// Everything one `retro bench` measured: the board, so that an exported file stands on its
 /// own, and one result per thread count.

@@ -14,7 +14,7 @@ use crate::error::{Error, Result, io_error};
 use crate::game::{Gameplay, MoveNotation};
 use crate::partial::crash_point;
 use crate::probe::{MoveStyle, from_to_text};
-use crate::sweep::Progress;
+use crate::progress::Progress;
 use crate::table::Table;
 
 /// Rows per read of the table and per progress update: large enough that the bar and the

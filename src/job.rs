@@ -7,8 +7,10 @@ use std::time::Instant;
 use crate::error::Error;
 use crate::error::Result;
 use crate::game::{AnyBoard, Board, Game, Registered, Registry, Visitor};
+use crate::memory::{self, free_bytes, peak_rss};
+use crate::progress::{self, Progress};
+use crate::solve::Driver;
 use crate::solve::{self as driver_, From};
-use crate::sweep::{self, Driver, Progress};
 use crate::table::Encoding;
 use crate::table::blocks;
 use crate::table::header::{self, Header};
@@ -183,26 +185,12 @@ impl Estimate {
             Some(free) if free < need => Err(Error::too_large(format!(
                 "not enough disk for {}: the table needs about {}, the file system has {} free (--force skips this check)",
                 path.display(),
-                sweep::human_bytes(need as f64),
-                sweep::human_bytes(free as f64)
+                memory::human_bytes(need as f64),
+                memory::human_bytes(free as f64)
             ))),
             _ => Ok(()),
         }
     }
-}
-
-/// Free bytes for an unprivileged user on the file system holding `dir`.
-fn free_bytes(dir: &Path) -> Option<u64> {
-    let st = rustix::fs::statvfs(dir).ok()?;
-    Some(st.f_bavail.saturating_mul(st.f_frsize))
-}
-
-/// Peak resident memory of this process, from /proc/self/status.
-pub fn peak_rss() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = text.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
 }
 
 /// Solve the board and write its complete table to `path`, resuming an interrupted build
@@ -347,7 +335,7 @@ fn build_layers<G: Registered, V: Value>(
 fn narrow_to_i8(writer: &mut TableWriter, layers: usize, progress: &dyn Progress) -> Result<()> {
     let mut narrow: Vec<Vec<i8>> = Vec::with_capacity(layers);
     for k in 0..layers {
-        sweep::check_stopped(progress)?;
+        progress::check_stopped(progress)?;
         let values = writer.read_back::<i64>(k)?;
         match values
             .iter()

@@ -10,24 +10,29 @@
 //! stones move once placed, moves stay inside a layer and positions repeat: such a layer is
 //! solved to a fixpoint by retrograde analysis, and a position never resolved is a draw.
 //!
-//! Where things are:
+//! Where things are (public modules, then the items re-exported at the root):
 //!
-//! - [`game`]: the [`Game`], [`Gameplay`] and
-//!   [`Registered`] traits, the open registry ([`Registry`],
-//!   [`Visitor`], [`Builtin`]), one folder per game (its rules and ranking in `mod.rs`);
+//! - [`game`]: the [`Game`], [`Gameplay`] and [`Registered`] traits, the open registry
+//!   ([`Registry`], [`Visitor`], [`Builtin`]), the built-in games, and what a game of one's
+//!   own can share: the value model ([`game::values`]), the two-colour ranking
+//!   ([`game::two_colour`]), grid notation ([`game::moving`]), grid symmetries
+//!   ([`game::symmetry`]);
 //! - [`rank`]: binomial tables and the colex combinatorial number system;
-//! - [`solve`]: the one solve driver: layers in order, each by the worker its kind needs:
-//!   [`sweep`] (the placement sweep, serial and parallel) or [`retrograde`] (values for the
-//!   side to move, one pass or to a fixpoint);
-//! - [`table`]: the file format (header, writer, reader over [`ReadAt`](table::ReadAt));
+//! - [`solve`]: the one solve driver ([`Driver`]: serial or parallel): layers in order, each
+//!   by the worker its kind needs (the placement sweep's kernel, or the retrograde workers
+//!   for values of the side to move, one pass or to a fixpoint);
+//! - [`table`]: the file format ([`table::header`], the writer, the reader over
+//!   [`ReadAt`](table::ReadAt));
 //! - [`probe`]: a position's value, its moves' values, the principal variation, as data;
-//!   [`text`] renders them for people, [`export`] streams a table's rows to a file;
-//!   [`text`] and [`export`] render them for people and for files;
 //! - [`job`]: solve a board, build a table (what the commands call);
-//! - [`summary`]: what a table holds, as `retro info --json` says it;
 //! - [`testing`]: the conformance checks every game must pass;
+//! - [`value`]: the integer types values are stored in;
 //! - [`error`]: one error enum, whose variant decides the exit code;
-//! - `cli`: the command line, one file per subcommand, a thin layer over the rest.
+//! - at the root: [`Progress`] and [`Silent`] (how long work reports and is stopped),
+//!   [`SplitMix`] (random boards), [`best_move`], [`info_json`], [`verify_all`] and
+//!   [`verify_sample`] (for table users), [`peak_rss`] and [`available_memory`], and `main`,
+//!   the command line (feature `cli`), one file per subcommand and a thin layer over the
+//!   rest.
 //!
 //! Build a table and query it:
 //!
@@ -35,7 +40,6 @@
 //! use retro::game::{Young, YoungBoard};
 //! use retro::prelude::*;
 //! use retro::probe;
-//! use retro::sweep::{Driver, Silent};
 //!
 //! # fn main() -> retro::Result<()> {
 //! // The contest sample of the young game (docs/games.md): 2 rows, 3 columns.
@@ -125,7 +129,7 @@
 //!
 //! let game = Strips { n: 3 };
 //! retro::testing::check_game(&game);
-//! let value = retro::solve::solve::<_, i64>(&game, retro::sweep::Driver::Serial, &retro::sweep::Silent)?;
+//! let value = retro::solve::solve::<_, i64>(&game, retro::Driver::Serial, &retro::Silent)?;
 //!
 //! // Against a plain minimax over the same rules: what the mover gains minus what the
 //! // other player gains from here on.
@@ -139,33 +143,66 @@
 //! # Ok::<(), retro::Error>(())
 //! ```
 
-pub mod bench;
-#[cfg(feature = "cli")]
-pub mod cli;
-pub mod distributed;
+// The public modules: what a game author and a table user reach by path.
 pub mod error;
-pub mod export;
 pub mod game;
 pub mod job;
-pub(crate) mod partial;
 pub mod probe;
-pub mod random;
 pub mod rank;
-pub mod retrograde;
 pub mod solve;
-pub mod summary;
-pub mod sweep;
 pub mod table;
 pub mod testing;
-pub mod text;
 pub mod value;
-pub mod verify;
 
-pub use error::{Error, Result};
+// The rest is the library's own: the command line and what only it calls, the sweep's
+// kernel and the retrograde workers behind `solve`, the MPI sweep, partial files. What
+// outside code needs of them is re-exported below.
+#[cfg(feature = "cli")]
+mod bench;
+#[cfg(feature = "cli")]
+mod cli;
+#[cfg(feature = "cli")]
+mod distributed;
+// Without the command line, only `best_move` of `export` and `number_grid` of `text` are used.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
+mod export;
+mod memory;
+mod partial;
+mod progress;
+mod random;
+mod retrograde;
+mod summary;
+mod sweep;
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
+mod text;
+mod verify;
+
+// For game authors: the traits a game implements, the registry that gives it tables and
+// every command, and what solving it takes (a driver, progress, random boards).
 pub use game::{
-    AnyBoard, Board, Builtin, Game, Gameplay, Move, Registered, Registry, RunSink, Visitor,
+    AnyBoard, Board, Builtin, Edge, Game, Gameplay, Move, Registered, Registry, RunSink, Values,
+    Visitor,
 };
+pub use progress::{Progress, Silent, is_interrupted};
+pub use random::SplitMix;
+pub use solve::Driver;
+
+// For table users: open a table, read a position's best move, say what it holds, check it.
+pub use export::best_move;
+pub use summary::info_json;
 pub use table::Table;
+pub use verify::{verify_all, verify_sample};
+
+// For programs that build tables and report what it took: memory before, memory after.
+pub use memory::{available_memory, peak_rss};
+
+// For everyone: one error type.
+pub use error::{Error, Result};
+
+// For commands: retro's command line over a list of games (`retro::main::<Builtin>()`, or
+// a crate's own games beside retro's, as examples/hex does).
+#[cfg(feature = "cli")]
+pub use cli::main;
 
 /// The traits and types a game or a program over tables needs, to `use retro::prelude::*`.
 pub mod prelude {
@@ -174,5 +211,5 @@ pub mod prelude {
         Registered, Registry, RunSink, Scores, Values, Visitor, Wdl,
     };
     pub use crate::table::Table;
-    pub use crate::{Error, Result};
+    pub use crate::{Driver, Error, Progress, Result, Silent, SplitMix};
 }

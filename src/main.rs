@@ -1,5 +1,5 @@
-//! The `retro` binary: the command line (`retro::cli`) over the built-in games.
+//! The `retro` binary: the command line (`retro::main`) over the built-in games.
 
 fn main() {
-    retro::cli::main::<retro::game::Builtin>()
+    retro::main::<retro::Builtin>()
 }

@@ -32,6 +32,8 @@ pub fn partial_path(path: &Path) -> PathBuf {
 /// What a partial file is the beginning of: it decides how a leftover one is recognised
 /// as retro's own, and how a second writer is told off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+// Exports and manual pages are the command line's.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
 pub enum Kind {
     /// A table being built (`TableWriter`, MPI builds).
     Table,
@@ -250,6 +252,7 @@ impl Partial {
 
 /// Fail at once if another writer holds the lock on `target`'s partial file, so that the
 /// refusal comes before estimates and checks; the lock itself is taken by `Partial::lock`.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
 pub fn check_unlocked(target: &Path, kind: Kind) -> Result<()> {
     let partial = partial_path(target);
     let Ok(file) = OpenOptions::new()

@@ -38,8 +38,8 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::game::values::MAX_REMOTENESS;
 use crate::game::{Edge, Game, Wdl};
+use crate::progress::{Progress, check_stopped};
 use crate::solve::Finished;
-use crate::sweep::{Progress, check_stopped};
 use crate::value::Value;
 
 /// Positions per parallel task.

@@ -15,8 +15,19 @@
 
 use crate::error::{Error, Result};
 use crate::game::{Game, LayerKind, Values};
-use crate::sweep::{self, Driver, Progress, check_stopped};
+use crate::memory;
+use crate::progress::{Progress, Silent, check_stopped};
+use crate::sweep;
 use crate::value::{Value, ValueType};
+
+/// How the positions of a layer are computed: on one thread or on rayon's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Driver {
+    /// One thread, chunk after chunk.
+    Serial,
+    /// rayon, in the current thread pool.
+    Parallel,
+}
 
 /// Which worker solves a layer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +53,7 @@ pub fn worker<G: Game>(game: &G, k: usize) -> Worker {
 /// Whether any layer of `game` is solved by another worker than the placement sweep (a game
 /// whose values are for the side to move): such a game's tables store no best moves, and an
 /// MPI build refuses it.
-pub fn beyond_sweep<G: Game>(game: &G) -> bool {
+pub(crate) fn beyond_sweep<G: Game>(game: &G) -> bool {
     (0..=game.last_layer()).any(|k| worker(game, k) != Worker::Sweep)
 }
 
@@ -93,7 +104,7 @@ pub(crate) fn lowest_readers<G: Game>(game: &G) -> Vec<Option<usize>> {
 }
 
 /// The finished layers a layer reads, by layer number (empty where not held).
-pub struct Finished<'a, V> {
+pub(crate) struct Finished<'a, V> {
     layers: Vec<&'a [V]>,
 }
 
@@ -122,13 +133,13 @@ impl<'a, V: Value> Finished<'a, V> {
 
 /// Bytes a layer's solve holds per position besides its values: the fixpoint's word (4
 /// bytes) and its candidate lists (counted as 2 more).
-pub const FIXPOINT_EXTRA_BYTES: u128 = 6;
+pub(crate) const FIXPOINT_EXTRA_BYTES: u128 = 6;
 
 /// Bytes the driver holds at its peak with values `width` bytes wide: at each layer, its own
 /// values (plus the fixpoint's working memory) and every finished layer still to be read
 /// (for a placement game: two adjacent layers; standard Teeko: 1.21 GB estimated, 1129 MiB
 /// = 1.18 GB measured).
-pub fn peak_bytes<G: Game>(game: &G, width: usize) -> u128 {
+pub(crate) fn peak_bytes<G: Game>(game: &G, width: usize) -> u128 {
     let last = game.last_layer();
     let lowest = lowest_readers(game);
     let width = width as u128;
@@ -156,7 +167,7 @@ pub fn value_type<G: Game>(game: &G) -> ValueType {
 }
 
 /// Refuse a board whose solve does not fit in available memory (`peak_bytes`).
-pub fn check_memory<G: Game>(game: &G, width: usize) -> Result<()> {
+pub(crate) fn check_memory<G: Game>(game: &G, width: usize) -> Result<()> {
     let need = peak_bytes(game, width);
     let max_layer = (0..=game.last_layer())
         .map(|k| game.layer_size(k))
@@ -167,20 +178,20 @@ pub fn check_memory<G: Game>(game: &G, width: usize) -> Result<()> {
             "board too large: a layer does not fit in this address space",
         ));
     }
-    if let Some(avail) = sweep::available_memory()
+    if let Some(avail) = memory::available_memory()
         && need > avail as u128
     {
         return Err(Error::too_large(format!(
             "board too large for memory: the solve needs about {} (the layers it holds at once), {} available",
-            sweep::human_bytes(need as f64),
-            sweep::human_bytes(avail as f64)
+            memory::human_bytes(need as f64),
+            memory::human_bytes(avail as f64)
         )));
     }
     Ok(())
 }
 
 /// Where a solve starts: from the last layer, or below finished layers (a resumed build).
-pub enum From<V> {
+pub(crate) enum From<V> {
     /// Nothing finished.
     Start,
     /// Layers `layer..` are finished; `held` gives the values of those the layers below read
@@ -196,7 +207,7 @@ pub enum From<V> {
 /// The finished layers a solve resumed below `layer` reads (for a placement game: `layer`
 /// itself), and layer 0 where every layer is finished (the empty board's value is read from
 /// it).
-pub fn held_below<G: Game>(game: &G, layer: usize) -> Vec<usize> {
+pub(crate) fn held_below<G: Game>(game: &G, layer: usize) -> Vec<usize> {
     let lowest = lowest_readers(game);
     (layer..=game.last_layer())
         .filter(|&j| lowest[j].is_some_and(|r| r < layer) || j == 0)
@@ -204,11 +215,11 @@ pub fn held_below<G: Game>(game: &G, layer: usize) -> Vec<usize> {
 }
 
 /// Called with each finished layer, in order (the table writer).
-pub type OnLayer<'a, V> = &'a mut (dyn FnMut(usize, &[V]) -> Result<()> + Send);
+pub(crate) type OnLayer<'a, V> = &'a mut (dyn FnMut(usize, &[V]) -> Result<()> + Send);
 
 /// Solve every layer not yet finished, from the last down to 0, handing each finished layer
 /// to `on_layer` (while the next one is computed); returns the empty board's value.
-pub fn solve_layers<G: Game, V: Value>(
+pub(crate) fn solve_layers<G: Game, V: Value>(
     game: &G,
     driver: Driver,
     progress: &dyn Progress,
@@ -334,7 +345,7 @@ pub fn solve<G: Game, V: Value>(game: &G, driver: Driver, progress: &dyn Progres
 /// Every layer's values, in memory (tests, small boards).
 pub fn all_values<G: Game, V: Value>(game: &G, driver: Driver) -> Result<Vec<Vec<V>>> {
     let mut layers = vec![Vec::new(); game.last_layer() + 1];
-    solve_each::<G, V>(game, driver, &sweep::Silent, |k, values| {
+    solve_each::<G, V>(game, driver, &Silent, |k, values| {
         layers[k] = values.to_vec();
         Ok(())
     })?;

@@ -7,8 +7,9 @@
 
 use rayon::prelude::*;
 
-use crate::error::{Error, Result};
 use crate::game::{Game, RunSink};
+use crate::progress::Progress;
+use crate::solve::Driver;
 use crate::value::Value;
 
 /// Positions per unit of parallel work. Large enough that the one `unrank` per chunk and
@@ -19,61 +20,9 @@ pub const CHUNK: usize = 1 << 13;
 /// Chains of at most this many moves take the kernel's plain loop.
 const SHORT_CHAIN: usize = 8;
 
-/// Reports finished work; called once per chunk from worker threads.
-pub trait Progress: Sync {
-    /// The sweep starts layer `k`, of `size` positions.
-    fn layer(&self, _k: usize, _size: u64) {}
-    /// `positions` more positions are done.
-    fn advance(&self, _positions: u64) {}
-    /// Whether the caller wants the work stopped (Ctrl-C in `retro build`, a library
-    /// caller's own). The sweep asks once per chunk, the retrograde solver once per chunk
-    /// and per level; both then stop before they hand on the layer they were computing, so
-    /// every layer a build wrote is whole and the build resumes below the last one
-    /// (`check_stopped`).
-    fn stopped(&self) -> bool {
-        false
-    }
-    /// The pool the layer handed on (`sweep`'s `on_layer`, the table writer, on a thread
-    /// of its own) runs its parallel work on; None for rayon's global pool. A library
-    /// caller whose global pool has no workers (a process forked after it started) gives
-    /// one of its own.
-    fn pool(&self) -> Option<&rayon::ThreadPool> {
-        None
-    }
-}
-
-/// The text of the error a stopped sweep ends with.
-const INTERRUPTED: &str = "interrupted";
-
-/// The error a sweep stops with when `Progress::stopped` says so.
-pub fn check_stopped(progress: &dyn Progress) -> Result<()> {
-    if progress.stopped() {
-        return Err(Error::other(INTERRUPTED));
-    }
-    Ok(())
-}
-
-/// Whether `e` is the error of a stopped sweep (`check_stopped`).
-pub fn is_interrupted(e: &Error) -> bool {
-    matches!(e, Error::Other(m) if m == INTERRUPTED)
-}
-
-/// No reporting (tests, benchmarks, `--quiet`).
-pub struct Silent;
-impl Progress for Silent {}
-
-impl Progress for indicatif::ProgressBar {
-    fn layer(&self, k: usize, size: u64) {
-        self.set_message(format!("layer {k} ({size} positions)"));
-    }
-    fn advance(&self, positions: u64) {
-        self.inc(positions);
-    }
-}
-
 /// Where the kernel reads child values: the whole next layer (`[V]`, indexed by child rank),
 /// or, in a distributed sweep, the intervals of it a rank fetched
-/// (`distributed::Fetched`). Generic rather than dynamic so the whole-layer kernel
+/// (`distributed::plan::Fetched`). Generic rather than dynamic so the whole-layer kernel
 /// compiles to the same loops as a plain slice. Not `Sync`: a view made for one chunk
 /// (a distributed rank's first pass, which notes the children it does not hold) may keep
 /// what it saw in cells.
@@ -300,39 +249,6 @@ impl<V: Value, C: ChildValues<V> + ?Sized, const MAX: bool> RunSink for Kernel<'
     }
 }
 
-/// MemAvailable from /proc/meminfo, in bytes; None where that is not readable.
-pub fn available_memory() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
-/// A byte count for humans: "458 B", "6.4 KiB", "2.2 GiB".
-pub fn human_bytes(b: f64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = b;
-    let mut u = 0;
-    while v >= 1024.0 && u + 1 < UNITS.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{b:.0} B")
-    } else {
-        format!("{v:.1} {}", UNITS[u])
-    }
-}
-
-/// How the layers of one layer are computed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Driver {
-    /// One thread, chunk after chunk.
-    Serial,
-    /// rayon, in the current thread pool.
-    Parallel,
-}
-
 /// Compute one whole layer into `out` from `next`.
 pub fn compute_layer<G: Game, V: Value>(
     game: &G,
@@ -359,7 +275,9 @@ pub fn compute_layer<G: Game, V: Value>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::{Error, Result};
     use crate::game::{Twins, Young};
+    use crate::progress::Silent;
     use crate::solve::{solve_each as sweep, value_type};
     use crate::testing::random_game;
 

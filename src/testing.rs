@@ -5,7 +5,7 @@
 //!
 //! ```
 //! use retro::game::{Board, Twins, TwinsBoard};
-//! use retro::random::SplitMix;
+//! use retro::SplitMix;
 //!
 //! let spec = TwinsBoard::random(2, 3, &mut SplitMix(1), 9).unwrap();
 //! retro::testing::check_game(&Twins::new(spec).unwrap());
@@ -14,8 +14,8 @@
 use std::collections::HashSet;
 
 use crate::game::{Edge, Gameplay, LayerKind, RunSink};
+use crate::solve::Driver;
 use crate::solve::{Worker, worker};
-use crate::sweep::Driver;
 
 /// Every check below that needs no oracle: the layers' declarations, ranking, successor
 /// stepping, notation, children, runs (over whole layers and windows that cut runs), parents

@@ -7,8 +7,9 @@ use rayon::prelude::*;
 
 use crate::error::Result;
 use crate::game::{Edge, Game, Gameplay};
+use crate::progress::Progress;
 use crate::solve::Finished;
-use crate::sweep::{CHUNK, Progress};
+use crate::sweep::CHUNK;
 use crate::table::Table;
 use crate::value::Value;
 

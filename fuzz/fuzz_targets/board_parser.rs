@@ -96,6 +96,6 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     if total <= MAX_SOLVE as u128 {
-        let _ = retro::job::solve(&spec, retro::sweep::Driver::Serial, &retro::sweep::Silent);
+        let _ = retro::job::solve(&spec, retro::Driver::Serial, &retro::Silent);
     }
 });

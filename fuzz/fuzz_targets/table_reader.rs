@@ -70,8 +70,8 @@ fn bases() -> &'static [Base] {
                     &spec,
                     &path,
                     &options,
-                    retro::sweep::Driver::Serial,
-                    &retro::sweep::Silent,
+                    retro::Driver::Serial,
+                    &retro::Silent,
                 )
                 .expect("base table builds");
                 let table = Table::open(&path).expect("base table opens");

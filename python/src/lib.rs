@@ -22,7 +22,7 @@ use retro::error::{Error, Kind};
 use retro::game::{Builtin, Gameplay, Outcome, Registered, Registry, Visitor};
 use retro::job::{self, BuildOptions, Estimate};
 use retro::probe::{self, MoveStyle, Prober};
-use retro::sweep::{Driver, Progress};
+use retro::{Driver, Progress};
 
 create_exception!(
     retro,
@@ -92,7 +92,7 @@ struct Forked {
     /// For the work.
     work: Arc<rayon::ThreadPool>,
     /// For the table writer's packing, which runs on a thread of its own outside the
-    /// work's pool (`sweep::Progress::pool`): a pool apart, so it never waits on a worker
+    /// work's pool (`progress::Progress::pool`): a pool apart, so it never waits on a worker
     /// that waits on it.
     writer: Arc<rayon::ThreadPool>,
 }
@@ -356,7 +356,7 @@ impl<G: Registered> Game<G> {
     }
 }
 
-/// The first best move (`retro::export::best_move`, the rule `retro export` uses), written
+/// The first best move (`retro::best_move`, the rule `retro export` uses), written
 /// as export writes its `best_move` field; None where nobody moves.
 fn first_best_move<G: Gameplay>(
     game: &G,
@@ -364,7 +364,7 @@ fn first_best_move<G: Gameplay>(
     pos: &G::Position,
     value: i64,
 ) -> retro::Result<Option<String>> {
-    Ok(retro::export::best_move(game, table, pos, value)?.map(|b| {
+    Ok(retro::best_move(game, table, pos, value)?.map(|b| {
         probe::from_to_text(
             game.move_notation(),
             MoveStyle::Field,
@@ -559,7 +559,7 @@ impl RawTable {
     /// `info --json`'s object; `check` verifies the value checksum first (reads the file).
     fn info<'py>(&self, py: Python<'py>, check: bool) -> PyResult<Bound<'py, PyAny>> {
         let info = self.answer(py, || {
-            retro::summary::info_json::<Builtin>(&self.table, check)
+            retro::info_json::<Builtin>(&self.table, check)
         })?;
         to_py(py, &info)
     }
@@ -777,7 +777,7 @@ impl RawTable {
 /// with), None where it cannot be read.
 #[pyfunction]
 fn available_memory() -> Option<u64> {
-    retro::sweep::available_memory()
+    retro::available_memory()
 }
 
 /// What a running build or solve reports, read by the Python thread that waits for it.
@@ -1022,7 +1022,7 @@ fn build<'py>(
         ..Default::default()
     };
     options.encoding().map_err(py_err)?;
-    retro::table::writer::check_output(&path).map_err(py_err)?;
+    retro::table::check_output(&path).map_err(py_err)?;
     let report = watched(py, threads, progress, |watch| {
         Builtin::visit(
             &board,

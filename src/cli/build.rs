@@ -9,8 +9,11 @@ use super::{BoardArgs, progress_bar};
 use crate::error::{Result, io_error};
 use crate::game::{AnyBoard, Registered, Registry, Visitor};
 use crate::job::{self, BuildOptions, Estimate};
-use crate::sweep::{self, Driver, Progress, Silent, human_bytes};
-use crate::table::writer::{check_output, check_unlocked, partial_path};
+use crate::memory::human_bytes;
+use crate::partial::check_unlocked;
+use crate::progress::{self, Progress, Silent};
+use crate::solve::Driver;
+use crate::table::writer::{check_output, partial_path};
 
 #[derive(clap::Args)]
 #[command(after_help = "\
@@ -204,7 +207,7 @@ fn build<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32> {
     }
     if let Err(e) = &report
         && STOP.load(Relaxed)
-        && sweep::is_interrupted(e)
+        && progress::is_interrupted(e)
     {
         eprintln!("{}", interrupted::<G>(&path, stopped_in));
         return Ok(crate::error::Exit::Interrupted.code());

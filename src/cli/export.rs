@@ -16,7 +16,7 @@ use crate::error::{Error, Result, io_error};
 use crate::export::{CsvSink, RowSink};
 use crate::game::{AnyBoard, Gameplay, Registered, Registry, Visitor};
 use crate::partial::{self, Kind, Partial, crash_point};
-use crate::sweep::{Progress, Silent};
+use crate::progress::{Progress, Silent};
 use crate::table::Table;
 
 /// Rows per Parquet row group. Readers parallelise and skip by row group, so groups should

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use super::open_table;
 use crate::error::Result;
 use crate::game::Registry;
-use crate::sweep::human_bytes;
+use crate::memory::human_bytes;
 use crate::table::Encoding;
 
 #[derive(clap::Args)]

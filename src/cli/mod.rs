@@ -365,7 +365,7 @@ fn read_bounded(source: impl Read, from: &str) -> Result<Vec<u8>> {
     if bytes.len() as u64 > MAX_BOARD_BYTES {
         return Err(Error::input(format!(
             "{from}: not a board: more than {} of input",
-            crate::sweep::human_bytes(MAX_BOARD_BYTES as f64)
+            crate::memory::human_bytes(MAX_BOARD_BYTES as f64)
         )));
     }
     Ok(bytes)
@@ -376,7 +376,7 @@ const GAMES: &str = include_str!("../../docs/games.md");
 
 /// The whole program for the games of registry `R`: parse the command line, run the
 /// command, print an error as one `error: ...` line, and exit with the command's code.
-/// `retro`'s own binary is `retro::cli::main::<retro::Builtin>()`; a crate with a game of
+/// `retro`'s own binary is `retro::main::<retro::Builtin>()`; a crate with a game of
 /// its own passes `(retro::Builtin, MyGame)`, or `MyGame` alone.
 pub fn main<R: Registry>() -> ! {
     let code = match run::<R>() {

@@ -5,8 +5,8 @@ use super::GameName;
 use crate::distributed::estimate::{self, LayerPlan};
 use crate::error::{Error, Result};
 use crate::game::{Board, Registered, Registry, Visitor};
+use crate::memory::human_bytes;
 use crate::solve::Worker;
-use crate::sweep::human_bytes;
 
 #[derive(clap::Args)]
 #[command(after_help = "\

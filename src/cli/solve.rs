@@ -4,7 +4,8 @@ use super::BoardArgs;
 use crate::error::Result;
 use crate::game::{Registered, Registry, Visitor};
 use crate::job;
-use crate::sweep::{Driver, Silent};
+use crate::progress::Silent;
+use crate::solve::Driver;
 
 #[derive(clap::Args)]
 #[command(after_help = "\

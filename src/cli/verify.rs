@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use super::{open_table, progress_bar};
 use crate::error::{Error, Result};
 use crate::game::{Registered, Registry, Visitor};
-use crate::sweep::{Progress, Silent};
+use crate::progress::{Progress, Silent};
 use crate::table::Table;
 use crate::verify::{self, Mismatch};
 
@@ -55,7 +55,7 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
                 "checksum": "ok",
                 "ok": true,
                 // As build --json reports it: verify holds what the build held, at most.
-                "peak_rss": crate::job::peak_rss(),
+                "peak_rss": crate::memory::peak_rss(),
             });
             super::outln!("{summary}")?;
             Ok(0)

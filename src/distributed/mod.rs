@@ -23,6 +23,5 @@ mod run;
 #[cfg(feature = "mpi")]
 mod writer;
 
-pub use plan::Fetched;
 #[cfg(feature = "mpi")]
-pub use run::{DistributedReport, Split, build, refuse_moving, solve, under_mpi};
+pub use run::{DistributedReport, build, refuse_moving, solve, under_mpi};

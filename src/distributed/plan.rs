@@ -192,6 +192,8 @@ pub fn plan_chunks<G: Game>(
 /// marked grains are fetched (`missed`). Most chunks of a game whose children lie near
 /// their parents' ranks (young, connect) never leave the own slice, so they are walked
 /// once, with planning folded into their computing; on one rank every chunk is.
+// Only an MPI build reads through a `Local` or a `Fetched`.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub struct Local<'a, V> {
     own: &'a [V],
     own_start: u64,
@@ -202,6 +204,7 @@ pub struct Local<'a, V> {
     missed: Cell<bool>,
 }
 
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 impl<'a, V> Local<'a, V> {
     /// A view for one chunk: `own` is the own slice of the next layer, from `own_start`;
     /// `placeholder` at least `CHUNK` values; misses mark `marks`.
@@ -290,6 +293,7 @@ pub fn spans(marks: &[u64], next: u64) -> Vec<Span> {
 
 /// A rank's way to the values of the next layer: its own slice, and the grains it
 /// fetched, stored back to back in bit order.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub struct Fetched<'a, V> {
     own: &'a [V],
     own_start: u64,
@@ -299,6 +303,7 @@ pub struct Fetched<'a, V> {
     values: Vec<V>,
 }
 
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 impl<'a, V> Fetched<'a, V> {
     /// `marks` as `keep_fetched` left them; `values` holds their grains in order.
     pub fn new(own: &'a [V], own_start: u64, marks: Vec<u64>, values: Vec<V>) -> Self {
@@ -318,16 +323,6 @@ impl<'a, V> Fetched<'a, V> {
             before,
             values,
         }
-    }
-
-    /// Values fetched from other ranks (and the few copied from the own slice's ends).
-    pub fn len(&self) -> usize {
-        self.values.len()
-    }
-
-    /// Whether no values are held.
-    pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
     }
 }
 

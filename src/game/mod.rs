@@ -13,25 +13,25 @@
 //! consecutive children (young) reports those once per run, so the sweep's loop over them
 //! is a straight vectorisable pass instead of one data-dependent loop per position.
 
-pub mod connect;
-pub mod lines;
-pub mod mnk;
+mod connect;
+mod lines;
+mod mnk;
 pub mod moving;
-pub mod quixo;
+mod quixo;
 mod registry;
 pub mod symmetry;
-pub mod teeko;
-pub mod twins;
+mod teeko;
+mod twins;
 pub mod two_colour;
 pub mod values;
-pub mod young;
+mod young;
 
 use crate::error::{Error, Result};
 pub use connect::{Connect, ConnectBoard, ConnectPosition};
 pub use mnk::{Mnk, MnkBoard};
 pub use quixo::{Quixo, QuixoBoard};
 pub use registry::{AnyBoard, Board, Builtin, Notation, Registered, Registry, Visitor};
-pub use teeko::{Teeko, TeekoBoard};
+pub use teeko::{Teeko, TeekoBoard, TeekoPosition};
 pub use twins::{Twins, TwinsBoard};
 pub use values::{Values, Wdl, WinLoss};
 pub use young::{Young, YoungBoard};

@@ -7,9 +7,9 @@ pub(crate) mod blocks;
 pub mod header;
 mod mapped;
 pub(crate) mod moves;
-pub mod reader;
-pub mod writer;
+pub(crate) mod reader;
+pub(crate) mod writer;
 
 pub use header::{Encoding, Header, LayerEntry};
 pub use reader::{ReadAt, Table};
-pub use writer::TableWriter;
+pub use writer::{TableWriter, check_output, partial_path};

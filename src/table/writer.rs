@@ -22,7 +22,7 @@ use crate::game::{AnyBoard, Builtin, Registry};
 use crate::partial::{Kind, Partial, crash_point};
 use crate::value::{Value, ValueType};
 
-pub use crate::partial::{check_output, check_unlocked, partial_path};
+pub use crate::partial::{check_output, partial_path};
 
 /// A table being written: layers appended to the locked partial file, then renamed.
 pub struct TableWriter {

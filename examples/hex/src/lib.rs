@@ -13,8 +13,8 @@
 //! Values are those of every game won by a connection or a line (`retro::game::WinLoss`):
 //! cells + 1 - p when x connects at ply p, minus that when o does.
 
-use retro::game::two_colour::{self, TwoColour};
 use retro::game::WinLoss;
+use retro::game::two_colour::{self, TwoColour};
 use retro::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -62,12 +62,7 @@ impl Board for HexBoard {
     }
 
     /// The size asked for: there is nothing to draw at random.
-    fn random(
-        rows: usize,
-        cols: usize,
-        _rng: &mut retro::random::SplitMix,
-        _max: u64,
-    ) -> Result<HexBoard> {
+    fn random(rows: usize, cols: usize, _rng: &mut retro::SplitMix, _max: u64) -> Result<HexBoard> {
         HexBoard::checked(rows, cols)
     }
 
@@ -332,7 +327,6 @@ impl Gameplay for Hex {
     fn draw(&self, pos: &HexPosition) -> String {
         two_colour::draw_marks(&self.ranking.marks(pos), self.board.cols, 'x', 'o')
     }
-
 
     fn describe_value(&self, value: i64) -> String {
         format!("{value} ({})", self.connection_words(value))

@@ -1,5 +1,5 @@
 //! retro's command line with Hex beside the built-in games.
 
 fn main() {
-    retro::cli::main::<(retro::Builtin, hex::Hex)>()
+    retro::main::<(retro::Builtin, hex::Hex)>()
 }

@@ -54,7 +54,10 @@ fn every_command_works_on_a_hex_table() {
     let query = ok(&["query", t, "empty", "--json"], "");
     let query: serde_json::Value = serde_json::from_str(&query).unwrap();
     assert_eq!(query["game"], "hex");
-    assert_eq!((&query["result"], &query["remoteness"]), (&"win".into(), &5.into()));
+    assert_eq!(
+        (&query["result"], &query["remoteness"]),
+        (&"win".into(), &5.into())
+    );
     assert_eq!(query["code"], 5);
     assert_eq!(query["best"], serde_json::json!([[2, 2]]));
     let text = ok(&["query", t, "empty", "--pv"], "");
@@ -213,14 +216,15 @@ fn a_table_of_a_game_the_binary_lacks_is_refused_by_name() {
     let mut bytes = std::fs::read(&table).unwrap();
     // The header stores the game's name as a length and its bytes; "hex" becomes "hez",
     // and the header checksum (the 8 bytes after the prefix's length) is fixed up so only
-    // the name is wrong.
-    use retro::table::header::{HEADER_LEN_AT, PREFIX_LEN, prefix};
+    // the name is wrong; the prefix keeps the file's version.
+    use retro::table::header::{HEADER_LEN_AT, PREFIX_LEN, VERSION_AT, prefix};
     let start = PREFIX_LEN as usize;
+    let version = u32::from_le_bytes(bytes[VERSION_AT..VERSION_AT + 4].try_into().unwrap());
     let len = u32::from_le_bytes(bytes[HEADER_LEN_AT..HEADER_LEN_AT + 4].try_into().unwrap());
     let header = &mut bytes[start..start + len as usize];
     let at = header.windows(3).position(|w| w == b"hex").unwrap();
     header[at + 2] = b'z';
-    let fixed = prefix(header);
+    let fixed = prefix(header, version);
     bytes[..start].copy_from_slice(&fixed);
     std::fs::write(&table, &bytes).unwrap();
     let out = retro_hex(&["info", table.to_str().unwrap()], "");

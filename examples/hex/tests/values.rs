@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 
 use hex::{Hex, HexBoard};
+use retro::Driver;
 use retro::prelude::*;
-use retro::sweep::Driver;
 use retro::testing::{all_values, check_game, walk};
 
 /// A grid of 0 (empty), 1 (x) and 2 (o), row by row.
@@ -148,7 +148,7 @@ fn hex_passes_retros_conformance_checks() {
 fn the_first_player_wins_every_square_board_up_to_4x4() {
     for n in 1..=4 {
         let g = game(n, n);
-        let root = retro::job::solve(&g, Driver::Parallel, &retro::sweep::Silent).unwrap();
+        let root = retro::job::solve(&g, Driver::Parallel, &retro::Silent).unwrap();
         assert!(root > 0, "{n}x{n}: root {root}");
         let outcome = g.outcome(root, 0).unwrap();
         assert_eq!(outcome.result, retro::game::Verdict::Win, "{n}x{n}");
@@ -168,7 +168,7 @@ fn winning_first_moves_match_the_brute_force_and_the_half_turn() {
         &path,
         &Default::default(),
         Driver::Parallel,
-        &retro::sweep::Silent,
+        &retro::Silent,
     )
     .unwrap();
     let table = Table::open_in::<Hex>(&path).unwrap();

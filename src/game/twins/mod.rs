@@ -7,8 +7,8 @@
 mod board;
 mod gameplay;
 
+pub use board::TwinsBoard;
 pub(crate) use board::sizes_by_layout;
-pub use board::{TwinsBoard, sizes_for_count};
 
 pub use super::two_colour::MAX_CELLS;
 use super::two_colour::{self, TwoColour};

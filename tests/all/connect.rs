@@ -4,12 +4,12 @@
 
 use std::collections::{HashMap, HashSet};
 
-mod common;
+use crate::common;
 use common::{ok, retro};
 
 use retro::game::{Board, Connect, ConnectBoard, Game, Gameplay, Verdict};
-use retro::sweep::{Driver, Silent};
 use retro::testing::{all_values, check_game, walk};
+use retro::{Driver, Silent};
 
 // ---------------------------------------------------------------------------------------
 // The brute force: boards as mark vectors (0 empty, 1 x, 2 o), row-major with row 0 at
@@ -479,10 +479,11 @@ fn board_limits() {
     assert!(ConnectBoard::checked(1, 64, 4).is_err());
     assert!(ConnectBoard::checked(1, usize::MAX, 2).is_err());
     assert!(ConnectBoard::checked(usize::MAX, 1, 2).is_err());
-    // At most 2^20 height vectors ((H + 1)^W): 7 x 6 has 823,543 and ranks; 7 x 7 (2.1
-    // million) and 8 x 7 (16.7 million, though its bits fit) are refused as input.
-    assert_eq!(retro::game::connect::MAX_HEIGHT_VECTORS, 1 << 20);
-    for (w, h) in [(8, 7), (7, 7), (22, 1)] {
+    // At most 2^20 height vectors ((H + 1)^W): 7 x 6 has 823,543 and ranks, 20 x 1 has
+    // exactly 2^20; 21 x 1 (2^21), 7 x 7 (2.1 million) and 8 x 7 (16.7 million, though its
+    // bits fit) are refused as input.
+    assert!(ConnectBoard::checked(20, 1, 2).is_ok());
+    for (w, h) in [(8, 7), (7, 7), (21, 1), (22, 1)] {
         let err = ConnectBoard::checked(w, h, 4)
             .err()
             .unwrap_or_else(|| panic!("{w} x {h} is refused"));

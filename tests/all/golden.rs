@@ -5,8 +5,8 @@
 
 use retro::Registry;
 use retro::job::{self, BuildOptions};
-use retro::sweep::{Driver, Silent};
 use retro::table::Table;
+use retro::{Driver, Silent};
 
 const GOLDEN: [(&str, &str, bool, u64, i64); 6] = [
     ("young", "young-sample.txt", false, 0x3b0d_cb2f_e500_8908, 2),
@@ -68,7 +68,7 @@ fn sample_tables_match_their_recorded_checksums() {
     }
 }
 
-mod common;
+use crate::common;
 
 /// Tables written by format version 1 (the game stored as an enum's variant index), one per
 /// game and encoding, kept in `tests/data/v1/`, with the xxh3-64 of their CSV export as that

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use retro::table::Table;
 
-mod common;
+use crate::common;
 use common::{fails, ok, retro, shipped, text};
 
 /// A young board of `size` written into `dir`.

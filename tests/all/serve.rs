@@ -1,11 +1,9 @@
 //! `retro serve`: the JSON API against `retro query`, every error status, hostile requests,
 //! start-up errors, Ctrl-C, and the explorer page in a real headless Chromium.
 
-#[path = "support/browser.rs"]
-mod browser_support;
-mod common;
-#[path = "support/server.rs"]
-mod server;
+use crate::common;
+use crate::support::browser as browser_support;
+use crate::support::server;
 
 use std::path::{Path, PathBuf};
 
@@ -711,8 +709,8 @@ fn a_table_written_over_in_place_fails_alone() {
 mod browser {
     //! The explorer in headless Chromium through chromedriver (WebDriver).
 
+    use super::browser_support::{CHROMEDRIVER, CHROMIUM, connect, screenshot, start_driver};
     use super::*;
-    use crate::browser_support::{CHROMEDRIVER, CHROMIUM, connect, screenshot, start_driver};
     use fantoccini::{Client, Locator};
     use std::time::{Duration, Instant};
 

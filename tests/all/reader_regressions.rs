@@ -139,8 +139,8 @@ fn tables_read_from_memory_through_the_positioned_reader() {
         &spec,
         &path,
         &Default::default(),
-        retro::sweep::Driver::Serial,
-        &retro::sweep::Silent,
+        retro::Driver::Serial,
+        &retro::Silent,
     )
     .unwrap();
     let bytes = std::fs::read(&path).unwrap();

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-mod common;
+use crate::common;
 use common::{retro, shipped};
 
 fn build(dir: &Path, game: &str, file: &str) -> PathBuf {

@@ -4,7 +4,7 @@
 //! a table sized from such a board fails the allocation and aborts the process, which the
 //! tests see as a crash rather than an `error:` line.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -2,7 +2,7 @@
 //! equals the plain table's, every stored move is the first best one, and every command
 //! (query, verify, export, resume) works on them as on the others.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
@@ -12,8 +12,8 @@ use retro::Registry;
 use retro::game::{AnyBoard, Registered, Visitor};
 use retro::job::{self, BuildOptions};
 use retro::probe;
-use retro::sweep::{Driver, Silent};
 use retro::table::{Encoding, Table};
+use retro::{Driver, Silent};
 
 fn build(spec: &AnyBoard, path: &Path, moves: Option<u32>) -> Table {
     let options = BuildOptions {
@@ -111,9 +111,9 @@ fn compare<G: Registered>(
             .collect())
     };
     assert_eq!(pv(moves)?, pv(plain)?);
-    let checked = retro::verify::verify_all(game, moves, &Silent)?;
+    let checked = retro::verify_all(game, moves, &Silent)?;
     assert_eq!(checked.ok(), Some(game.total_positions()));
-    let sampled = retro::verify::verify_sample(game, moves, 300, 5)?;
+    let sampled = retro::verify_sample(game, moves, 300, 5)?;
     assert!(sampled.is_ok());
     Ok(())
 }
@@ -171,7 +171,7 @@ fn a_wrong_stored_move_is_caught_by_verify() {
     impl Visitor for Verify<'_> {
         type Output = ();
         fn visit<G: Registered>(self, game: G) -> retro::Result<()> {
-            let found = retro::verify::verify_all(&game, self.0, &Silent);
+            let found = retro::verify_all(&game, self.0, &Silent);
             // Either the damaged index names no move (an error), or a mismatch is reported.
             match found {
                 Ok(Ok(_)) => panic!("a damaged move passed verify"),

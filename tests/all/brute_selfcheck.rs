@@ -1,7 +1,7 @@
 //! Sanity checks of the brute-force oracles themselves, against the published samples, so a
 //! failing crate test can be blamed on the crate rather than on its oracle.
 
-mod common;
+use crate::common;
 
 use common::brute::{Rng, twins_value, young_value};
 

@@ -5,12 +5,12 @@
 
 use std::collections::HashMap;
 
-use retro::game::quixo::Quixo;
+use retro::game::Quixo;
 use retro::game::{Game, Wdl};
 
 /// Every layer's values, solved in memory by the library.
 fn all_values<G: Game>(game: &G) -> retro::Result<Vec<Vec<i16>>> {
-    retro::solve::all_values::<G, i16>(game, retro::sweep::Driver::Parallel)
+    retro::solve::all_values::<G, i16>(game, retro::Driver::Parallel)
 }
 
 /// Cells 0 (blank), 1 (x), 2 (o), and the side to move (1 x, 2 o).

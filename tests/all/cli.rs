@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 use common::{fails, ok, retro, shipped, stdout};
 
 fn build(dir: &Path, args: &[&str], name: &str) -> PathBuf {
@@ -596,7 +596,7 @@ fn the_sigbus_guard_outlives_a_handler_installed_after_it() {
         let copy = dir.path().join(format!("{case}.retro"));
         std::fs::copy(&table, &copy).unwrap();
         let out = std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["sigbus_child", "--exact", "--ignored", "--nocapture"])
+            .args(["cli::sigbus_child", "--exact", "--ignored", "--nocapture"])
             .env("RETRO_SIGBUS_CASE", case)
             .env("RETRO_SIGBUS_TABLE", &copy)
             .env(

@@ -3,11 +3,9 @@
 //! columns), in `export` and in `serve`; `info`, `build` and `serve` name the board by its
 //! label (`4x4k4`, width first).
 
-#[path = "support/browser.rs"]
-mod browser_support;
-mod common;
-#[path = "support/server.rs"]
-mod server;
+use crate::common;
+use crate::support::browser as browser_support;
+use crate::support::server;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -315,13 +313,13 @@ fn verify_and_export_take_the_table() {
 }
 
 mod browser {
-    //! The explorer on a connect table in headless Chromium (as tests/serve.rs drives it):
+    //! The explorer on a connect table in headless Chromium (as tests/all/serve.rs drives it):
     //! a click anywhere in a column plays that column.
 
-    use super::*;
-    use crate::browser_support::{
+    use super::browser_support::{
         CHROMEDRIVER, CHROMIUM, connect, screenshot, start_driver, text, wait_for,
     };
+    use super::*;
     use fantoccini::{Client, Locator};
     use std::time::Duration;
 

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::{Duration, Instant};
 
-mod common;
+use crate::common;
 use common::retro;
 
 fn text(bytes: &[u8]) -> String {

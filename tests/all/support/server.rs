@@ -1,5 +1,5 @@
 //! A `retro serve` child process on a free loopback port, and a small HTTP/1.1 client for
-//! it (shared by tests/serve.rs and benches/serve_load.rs).
+//! it (shared by tests/all/serve.rs and benches/serve_load.rs).
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};

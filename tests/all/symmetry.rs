@@ -3,15 +3,13 @@
 //! position of an orbit has its rank, and best moves read from a folded table are legal in the
 //! position asked about and reach its value.
 
-mod common;
-
-use retro::game::quixo::Quixo;
-use retro::game::teeko::{Teeko, TeekoBoard};
+use retro::game::Quixo;
 use retro::game::{Game, Values};
+use retro::game::{Teeko, TeekoBoard};
 
 /// Every layer's values, solved in memory by the library.
 fn all_values<G: Game>(game: &G) -> Vec<Vec<i16>> {
-    retro::solve::all_values::<G, i16>(game, retro::sweep::Driver::Parallel).expect("solves")
+    retro::solve::all_values::<G, i16>(game, retro::Driver::Parallel).expect("solves")
 }
 
 /// Every position of the unfolded game has, in the folded game, the value the unfolded table

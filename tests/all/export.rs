@@ -3,13 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 use common::{fails, ok, retro, shipped};
 
 use retro::Registry;
 use retro::game::{AnyBoard, Game, Gameplay, Registered, Twins, TwinsBoard, Visitor};
-use retro::sweep::{Driver, Silent};
 use retro::table::Table;
+use retro::{Driver, Silent};
 
 /// One CSV row: position, stones, to_move, value, best_move ("" on a full board),
 /// reachable, best_row, best_col (None on a full board).

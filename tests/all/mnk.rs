@@ -4,12 +4,12 @@
 
 use std::collections::HashSet;
 
-mod common;
+use crate::common;
 use common::{ok, retro};
 
 use retro::game::{Board, Game, Gameplay, Mnk, MnkBoard, Twins, TwinsBoard, Verdict};
-use retro::sweep::{Driver, Silent};
 use retro::testing::{all_values, check_game, walk};
+use retro::{Driver, Silent};
 
 // ---------------------------------------------------------------------------------------
 // The brute force: boards as mark vectors (0 empty, 1 x, 2 o), lines found by walking the
@@ -270,7 +270,7 @@ fn every_game_check_holds_for_mnk_and_twins() {
     }
     // Twins ranks through the same module; its checks pass through the same door.
     for (rows, cols) in [(2, 3), (3, 3)] {
-        let spec = TwinsBoard::random(rows, cols, &mut retro::random::SplitMix(3), 9).unwrap();
+        let spec = TwinsBoard::random(rows, cols, &mut retro::SplitMix(3), 9).unwrap();
         check_game(&Twins::new(spec).unwrap());
     }
 }

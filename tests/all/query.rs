@@ -3,13 +3,13 @@
 use std::path::Path;
 use std::process::Output;
 
-mod common;
+use crate::common;
 use common::retro;
 
 use retro::Registry;
 use retro::game::{AnyBoard, Gameplay, Registered, Twins, TwinsBoard, Visitor, Young, YoungBoard};
-use retro::sweep::{Driver, Silent};
 use retro::table::Table;
+use retro::{Driver, Silent};
 
 fn json(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout)

@@ -4,18 +4,18 @@
 //! retrograde solver, remoteness included; and the positions a search from the empty board
 //! reaches, compared with the ones `check_reachable` accepts.
 
-mod common;
+use crate::common;
 
 use std::collections::{HashMap, HashSet};
 
 use common::{fails, ok, retro};
 
-use retro::game::teeko::{Teeko, TeekoBoard, TeekoPosition};
 use retro::game::{Game, Gameplay, Wdl};
+use retro::game::{Teeko, TeekoBoard, TeekoPosition};
 
 /// Every layer's values, solved in memory by the library.
 fn all_values<G: Game>(game: &G) -> retro::Result<Vec<Vec<i16>>> {
-    retro::solve::all_values::<G, i16>(game, retro::sweep::Driver::Parallel)
+    retro::solve::all_values::<G, i16>(game, retro::Driver::Parallel)
 }
 
 /// A position: cells 0 (empty), 1 (x), 2 (o), and the side to move (1 x, 2 o).

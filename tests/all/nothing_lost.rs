@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-mod common;
+use crate::common;
 use common::{fails, ok, retro, shipped, text};
 
 fn s(path: &Path) -> &str {

@@ -1,16 +1,16 @@
 //! The engine against independent brute-force minimax, and the ranking properties the
 //! sweep relies on.
 
-mod common;
+use crate::common;
 
 use common::brute::{Rng, twins_value, young_value, young_values_memo};
 use retro::Registry;
 use retro::game::{AnyBoard, Game, Registered, Twins, TwinsBoard, Visitor, Young, YoungBoard};
-use retro::sweep::{Driver, Silent};
 use retro::table::Table;
 use retro::testing::{
     all_values, check_parallel_equals_serial, check_ranking, check_runs, check_values, walk,
 };
+use retro::{Driver, Silent};
 
 fn flat(m: &[Vec<i64>]) -> Vec<i64> {
     m.iter().flatten().copied().collect()
@@ -256,7 +256,7 @@ fn round_trip(spec: AnyBoard) -> retro::Result<()> {
             root: report.root_value,
         },
     )?;
-    assert!(!retro::table::writer::partial_path(&path).exists());
+    assert!(!retro::table::partial_path(&path).exists());
     Ok(())
 }
 

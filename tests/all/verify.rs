@@ -4,8 +4,8 @@
 use std::process::Command;
 
 use retro::game::{AnyBoard, Game, Twins, TwinsBoard};
-use retro::sweep::{Driver, Silent};
 use retro::table::{Encoding, TableWriter};
+use retro::{Driver, Silent};
 
 fn write_table(path: &std::path::Path, corrupt: Option<(usize, usize)>) {
     let spec = TwinsBoard {

@@ -5,7 +5,7 @@ use std::process::{Command, Output};
 
 use retro::table::Table;
 
-mod common;
+use crate::common;
 use common::ok;
 
 fn retro(args: &[&str]) -> Output {

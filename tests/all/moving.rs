@@ -3,11 +3,9 @@
 //! checked against brute forces in `teeko.rs` and `quixo.rs`; here the command line must
 //! say what the solver found.
 
-#[path = "support/browser.rs"]
-mod browser_support;
-mod common;
-#[path = "support/server.rs"]
-mod server;
+use crate::common;
+use crate::support::browser as browser_support;
+use crate::support::server;
 
 use std::path::{Path, PathBuf};
 
@@ -453,7 +451,7 @@ fn parquet_rows_are_the_csv_rows() {
 /// The games whose stones move store a code (r + 1 for a win in r, -(r + 1) for a loss in
 /// r, 0 for a draw); every command says the result and the remoteness instead, and shows
 /// the code only where it is named. Known values: Quixo 3 x 3 is `x to move wins in 7`
-/// (tests/quixo.rs checks every position against a brute force), so after any best move o
+/// (tests/all/quixo.rs checks every position against a brute force), so after any best move o
 /// to move loses in 6; Teeko 4 x 4 with 3 stones is `x to move wins in 5`.
 #[test]
 fn moving_games_say_results_and_remoteness_not_codes() {
@@ -605,15 +603,14 @@ fn moving_games_say_results_and_remoteness_not_codes() {
 /// names the wrong entry by the results the codes stand for.
 #[test]
 fn verify_names_a_wrong_entry_by_its_result() {
-    use retro::game::quixo::Quixo;
+    use retro::game::Quixo;
     use retro::game::{AnyBoard, Game};
     use retro::table::{Encoding, TableWriter};
 
     let d = dir("lying");
     let path = d.join("q3.retro");
     let game = Quixo::unfolded(3).unwrap();
-    let mut layers =
-        retro::solve::all_values::<_, i16>(&game, retro::sweep::Driver::Parallel).unwrap();
+    let mut layers = retro::solve::all_values::<_, i16>(&game, retro::Driver::Parallel).unwrap();
     let sizes: Vec<u64> = (0..=game.last_layer())
         .map(|k| game.layer_size(k))
         .collect();

@@ -1,7 +1,7 @@
 //! Board input and position text: twins size inference, young's guidance on twins input,
 //! position shorthands and the errors that show the expected form.
 
-mod common;
+use crate::common;
 
 use std::process::Output;
 
