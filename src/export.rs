@@ -41,16 +41,30 @@ pub struct Row<'a> {
     /// the ranking also counts boards no game reaches (tic-tac-toe with a line for each
     /// side), and a count over the rows should be able to leave them out.
     pub reachable: bool,
+    /// How many positions the row stands for: its orbit's size, in a table that folds
+    /// symmetric positions and is written one row per entry; None where each row is one
+    /// position (and the column is left out).
+    pub orbit: Option<u64>,
 }
 
 /// The export's columns for a game whose moves are written in `notation`, `outcomes` where
-/// it has results: the same names, in the same order, in CSV and Parquet.
+/// it has results, `orbits` for a folded table written one row per entry: the same names,
+/// in the same order, in CSV and Parquet.
 ///
 /// `best_move` is the move as `query` writes it; the integer columns after it say the same
 /// move as numbers (1-based, row 1 at the top), so a data frame can use them without parsing:
 /// `best_row`/`best_col`, `best_column` for a game whose moves are columns, and
-/// `best_from_row`/`best_from_col` for a stone taken from a cell.
-pub fn columns(notation: MoveNotation, outcomes: bool) -> Vec<&'static str> {
+/// `best_from_row`/`best_from_col` for a stone taken from a cell. `orbit_size`, last, says
+/// how many positions each row stands for.
+pub fn columns_of(notation: MoveNotation, outcomes: bool, orbits: bool) -> Vec<&'static str> {
+    let mut names = best_columns(notation, outcomes);
+    if orbits {
+        names.push("orbit_size");
+    }
+    names
+}
+
+fn best_columns(notation: MoveNotation, outcomes: bool) -> Vec<&'static str> {
     let mut names = vec!["position", "stones", "to_move", "value", "best_move"];
     if outcomes {
         names.extend(["result", "remoteness"]);
@@ -126,21 +140,35 @@ struct Chunk {
     sides: Vec<&'static str>,
     /// Whether play reaches each position.
     reachable: Vec<bool>,
+    /// Each row's orbit size, where rows are entries of a folded table.
+    orbits: Vec<Option<u64>>,
+    /// Entries of the table the chunk covers (rows may be more: every image of each).
+    entries: usize,
 }
 
-/// Stream `layers` of the table to `sink`; returns the finished file and the row count.
+/// Which rows an export of a folded table writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rows {
+    /// One row per entry (per orbit where the table folds), with the orbit's size.
+    Entries,
+    /// One row per position: every image of each entry.
+    Positions,
+}
+
+/// Stream `layers` of the table to `sink`, one row per entry or per position (`Rows`);
+/// returns the finished file and the rows written.
 ///
 /// Making a row (the game's notation, every move's child and its value) costs far more
 /// than writing it, so workers make a batch of chunks while the previous batch is written
 /// in order.
-pub fn rows<G: Gameplay, S: RowSink + Send>(
+pub fn rows_of<G: Gameplay, S: RowSink + Send>(
     game: &G,
     table: &Table,
     layers: RangeInclusive<usize>,
     mut sink: S,
     progress: &dyn Progress,
+    shape: Rows,
 ) -> Result<(S::Output, u64)> {
-    let total = layers.clone().map(|k| game.layer_size(k)).sum();
     let mut work = layers.flat_map(|k| {
         let size = game.layer_size(k);
         (0..size.div_ceil(CHUNK as u64)).map(move |c| {
@@ -149,6 +177,7 @@ pub fn rows<G: Gameplay, S: RowSink + Send>(
         })
     });
     let batch = batch_chunks();
+    let mut rows = 0u64;
     let mut shown = None;
     let mut made: Vec<Chunk> = Vec::new();
     loop {
@@ -160,14 +189,15 @@ pub fn rows<G: Gameplay, S: RowSink + Send>(
             || write_chunks(game, &mut sink, &made, progress, &mut shown),
             || {
                 next.par_iter()
-                    .map(|&(k, start, count)| make_chunk(game, table, k, start, count))
+                    .map(|&(k, start, count)| make_chunk(game, table, k, start, count, shape))
                     .collect::<Result<Vec<Chunk>>>()
             },
         );
         written?;
+        rows += made.iter().map(|c| c.ends.len() as u64).sum::<u64>();
         made = computed?;
     }
-    Ok((sink.finish()?, total))
+    Ok((sink.finish()?, rows))
 }
 
 /// Positions `start..start + count` of layer `k` with their values and best moves.
@@ -177,28 +207,42 @@ fn make_chunk<G: Gameplay>(
     k: usize,
     start: u64,
     count: usize,
+    shape: Rows,
 ) -> Result<Chunk> {
     let values = table.read_range(k, start, count)?;
     let mut chunk = Chunk {
+        entries: count,
         k,
         text: String::new(),
         ends: Vec::with_capacity(count),
         best: Vec::with_capacity(count),
         sides: Vec::with_capacity(count),
         reachable: Vec::with_capacity(count),
-        values,
+        orbits: Vec::with_capacity(count),
+        values: Vec::with_capacity(count),
     };
+    let folded = game.symmetries() > 1;
     let mut pos = game.unrank(k, start);
-    for (i, &value) in chunk.values.iter().enumerate() {
+    for (i, &value) in values.iter().enumerate() {
         if i > 0 {
             game.advance(&mut pos);
         }
-        chunk.text.push_str(&game.format_position(&pos));
-        let best = best_move(game, table, &pos, value)?;
-        chunk.ends.push(chunk.text.len());
-        chunk.best.push(best);
-        chunk.sides.push(crate::probe::side_to_move(game, &pos));
-        chunk.reachable.push(game.check_reachable(&pos).is_ok());
+        let (each, orbit) = match (folded, shape) {
+            (true, Rows::Positions) => (game.images(&pos), None),
+            (true, Rows::Entries) => (vec![pos.clone()], Some(game.orbit_size(&pos))),
+            (false, _) => (vec![pos.clone()], None),
+        };
+        for p in &each {
+            chunk.text.push_str(&game.format_position(p));
+            // Each position's own best move: an image's is the entry's, carried over.
+            let best = best_move(game, table, p, value)?;
+            chunk.ends.push(chunk.text.len());
+            chunk.best.push(best);
+            chunk.sides.push(crate::probe::side_to_move(game, p));
+            chunk.reachable.push(game.check_reachable(p).is_ok());
+            chunk.orbits.push(orbit);
+            chunk.values.push(value);
+        }
     }
     Ok(chunk)
 }
@@ -217,13 +261,14 @@ fn write_chunks<G: Gameplay>(
             *shown = Some(c.k);
         }
         let mut from = 0;
-        for ((((&end, &value), &best), &to_move), &reachable) in c
+        for (((((&end, &value), &best), &to_move), &reachable), &orbit) in c
             .ends
             .iter()
             .zip(&c.values)
             .zip(&c.best)
             .zip(&c.sides)
             .zip(&c.reachable)
+            .zip(&c.orbits)
         {
             sink.push(&Row {
                 position: &c.text[from..end],
@@ -235,10 +280,11 @@ fn write_chunks<G: Gameplay>(
                 best,
                 outcome: game.outcome(value, c.k),
                 reachable,
+                orbit,
             })?;
             from = end;
         }
-        progress.advance(c.ends.len() as u64);
+        progress.advance(c.entries as u64);
     }
     Ok(())
 }
@@ -287,13 +333,22 @@ pub struct CsvSink<W: Write = File> {
     line: String,
     notation: MoveNotation,
     outcomes: bool,
+    orbits: bool,
 }
 
 impl<W: Write> CsvSink<W> {
     /// A sink writing to `file` (at `path`, for messages), moves in `notation`; `outcomes`
     /// adds the result and remoteness columns.
-    pub fn new(file: W, path: &Path, notation: MoveNotation, outcomes: bool) -> CsvSink<W> {
-        let mut head = columns(notation, outcomes).join(",");
+    /// A sink writing to `file` (at `path`, for messages), moves in `notation`; `outcomes`
+    /// adds the result and remoteness columns, `orbits` the `orbit_size` column last.
+    pub fn new(
+        file: W,
+        path: &Path,
+        notation: MoveNotation,
+        outcomes: bool,
+        orbits: bool,
+    ) -> CsvSink<W> {
+        let mut head = columns_of(notation, outcomes, orbits).join(",");
         head.push('\n');
         CsvSink {
             out: BufWriter::with_capacity(1 << 20, file),
@@ -301,6 +356,7 @@ impl<W: Write> CsvSink<W> {
             line: head,
             notation,
             outcomes,
+            orbits,
         }
     }
 }
@@ -344,6 +400,9 @@ impl<W: Write> RowSink for CsvSink<W> {
             if let Some(n) = number {
                 let _ = write!(self.line, "{n}");
             }
+        }
+        if self.orbits {
+            let _ = write!(self.line, ",{}", row.orbit.unwrap_or(1));
         }
         self.line.push('\n');
         // One write per line keeps the header (in `line` from the start) and the rows on

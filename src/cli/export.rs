@@ -66,6 +66,11 @@ pub struct Args {
     /// No progress bar and no summary line.
     #[arg(short, long)]
     quiet: bool,
+    /// For a table that folds symmetric positions (one entry per orbit): one row per
+    /// position, every position of each orbit, rather than one row per entry with its
+    /// `orbit_size`.
+    #[arg(long)]
+    all: bool,
     /// Test hook: abort, as a kill would, just before the Nth write, sync or rename of the
     /// partial file (see `partial::crash_before_step`).
     #[arg(long, hide = true, value_name = "N")]
@@ -280,6 +285,13 @@ impl Visitor for Export<'_> {
         // A game that ends in a win, a loss, a tie or a draw gets its result and
         // remoteness columns.
         let outcomes = game.outcome(0, 0).is_some();
+        // A folded table: one row per entry with its orbit's size, or every position.
+        let shape = if args.all {
+            crate::export::Rows::Positions
+        } else {
+            crate::export::Rows::Entries
+        };
+        let orbits = game.symmetries() > 1 && !args.all;
         match format {
             #[cfg(feature = "parquet")]
             Format::Parquet => parquet_sink::ParquetSink::new(
@@ -289,29 +301,32 @@ impl Visitor for Export<'_> {
                 args.row_group,
                 notation,
                 outcomes,
+                orbits,
             )
-            .and_then(|sink| rows_with_bar(&game, table, layers, sink, args.quiet)),
+            .and_then(|sink| rows_with_bar(&game, table, layers, sink, args.quiet, shape)),
             _ => {
                 let _ = board;
                 rows_with_bar(
                     &game,
                     table,
                     layers,
-                    CsvSink::new(out, partial, notation, outcomes),
+                    CsvSink::new(out, partial, notation, outcomes, orbits),
                     args.quiet,
+                    shape,
                 )
             }
         }
     }
 }
 
-/// `export::rows` under a progress bar (unless quiet or not on a terminal).
+/// `export::rows_of` under a progress bar (unless quiet or not on a terminal).
 fn rows_with_bar<G: Gameplay, S: RowSink + Send>(
     game: &G,
     table: &Table,
     layers: RangeInclusive<usize>,
     sink: S,
     quiet: bool,
+    shape: crate::export::Rows,
 ) -> Result<(S::Output, u64)> {
     let total = layers.clone().map(|k| game.layer_size(k)).sum();
     let bar = progress_bar(total, quiet);
@@ -319,7 +334,7 @@ fn rows_with_bar<G: Gameplay, S: RowSink + Send>(
         Some(b) => b,
         None => &Silent,
     };
-    let written = crate::export::rows(game, table, layers, sink, progress);
+    let written = crate::export::rows_of(game, table, layers, sink, progress, shape);
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -342,11 +357,11 @@ mod parquet_sink {
     use parquet::schema::types::ColumnPath;
 
     use crate::error::{Error, Result};
-    use crate::export::{CHUNK, Row, RowSink, columns, move_numbers};
+    use crate::export::{CHUNK, Row, RowSink, columns_of, move_numbers};
     use crate::game::{AnyBoard, MoveNotation};
     use crate::probe::{MoveStyle, from_to_text};
 
-    /// The Parquet type of each of `export::columns`: every column is required but the move
+    /// The Parquet type of each of `export::columns_of`: every column is required but the move
     /// columns, null where nobody moves (or, for `best_from_*`, where a stone is put on the
     /// board).
     fn schema(names: &[&str]) -> String {
@@ -356,7 +371,7 @@ mod parquet_sink {
                 let ty = match name {
                     "position" | "to_move" | "result" => "REQUIRED BYTE_ARRAY",
                     "best_move" => "OPTIONAL BYTE_ARRAY",
-                    "value" => "REQUIRED INT64",
+                    "value" | "orbit_size" => "REQUIRED INT64",
                     "reachable" => "REQUIRED BOOLEAN",
                     "stones" | "remoteness" => "REQUIRED INT32",
                     _ => "OPTIONAL INT32",
@@ -388,6 +403,8 @@ mod parquet_sink {
         results: Vec<u8>,
         remoteness: Vec<i32>,
         reachable: Vec<bool>,
+        /// Each row's orbit size (written where the table folds).
+        orbit: Vec<i64>,
         /// The best move's integer columns (`export::move_numbers`), one vector per column.
         numbers: Vec<Vec<Option<u32>>>,
     }
@@ -416,10 +433,11 @@ mod parquet_sink {
             group_rows: u64,
             notation: MoveNotation,
             outcomes: bool,
+            orbits: bool,
         ) -> Result<ParquetSink<W>> {
             let fail =
                 |e: parquet::errors::ParquetError| Error::other(format!("{}: {e}", path.display()));
-            let names = columns(notation, outcomes);
+            let names = columns_of(notation, outcomes, orbits);
             let schema = Arc::new(parse_message_type(&schema(&names)).map_err(fail)?);
             // Which board the values belong to, for whoever finds the file later.
             let metadata = vec![
@@ -479,6 +497,9 @@ mod parquet_sink {
                     }
                     ("value", ColumnWriter::Int64ColumnWriter(w)) => {
                         w.write_batch(&g.values, None, None).map(drop)
+                    }
+                    ("orbit_size", ColumnWriter::Int64ColumnWriter(w)) => {
+                        w.write_batch(&g.orbit, None, None).map(drop)
                     }
                     ("best_move", ColumnWriter::ByteArrayColumnWriter(w)) => {
                         g.best.chunks(CHUNK).try_for_each(|chunk| {
@@ -580,6 +601,8 @@ mod parquet_sink {
                     .push(i32::try_from(o.remoteness).unwrap_or(i32::MAX));
             }
             g.reachable.push(row.reachable);
+            g.orbit
+                .push(i64::try_from(row.orbit.unwrap_or(1)).unwrap_or(i64::MAX));
             let numbers = move_numbers(self.notation, row.best);
             g.numbers.resize(numbers.len(), Vec::new());
             for (column, n) in g.numbers.iter_mut().zip(numbers) {

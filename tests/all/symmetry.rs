@@ -104,3 +104,74 @@ fn folding_keeps_the_value_model() {
     assert_eq!(game.values(), Values::SideToMove);
     assert_eq!(game.symmetries(), 16);
 }
+
+/// The commands on a folded table: `export --all` writes exactly the rows an unfolded table's
+/// export writes (every position, its value, its best move in its own cells); the default
+/// export writes one row per entry whose `orbit_size`s add up to the positions; `query
+/// --batch` answers every position as the unfolded table does; `info` counts both.
+#[test]
+fn commands_on_a_folded_table_answer_as_on_an_unfolded_one() {
+    use crate::common::{ok, retro};
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    // A rectangle's 4 symmetries, a square's 8, each with the colours exchanged.
+    for (game, board, symmetries) in [("teeko", "3x4s2", 8), ("quixo", "3x3", 16)] {
+        let (f, u) = (path("f.retro"), path("u.retro"));
+        ok(&retro(&["build", game, board, "-q", "-o", &f], ""));
+        ok(&retro(
+            &["build", game, board, "-q", "--no-fold", "-o", &u],
+            "",
+        ));
+        let export = |table: &str, extra: &[&str]| {
+            let out = path("out.csv");
+            let mut args = vec!["export", table, "-q", "-o", &out];
+            args.extend_from_slice(extra);
+            ok(&retro(&args, ""));
+            std::fs::read_to_string(&out).unwrap()
+        };
+        let sorted = |text: &str| {
+            let mut lines: Vec<String> = text.lines().map(String::from).collect();
+            lines.sort();
+            lines
+        };
+        let unfolded = export(&u, &[]);
+        assert_eq!(
+            sorted(&export(&f, &["--all"])),
+            sorted(&unfolded),
+            "{game} {board}"
+        );
+        let entries = export(&f, &[]);
+        assert!(entries.lines().next().unwrap().ends_with(",orbit_size"));
+        let covered: u64 = entries
+            .lines()
+            .skip(1)
+            .map(|l| l.rsplit(',').next().unwrap().parse::<u64>().unwrap())
+            .sum();
+        let positions = unfolded.lines().count() as u64 - 1;
+        assert_eq!(covered, positions, "{game} {board}");
+        assert!((entries.lines().count() as u64 - 1) * 6 < positions);
+        // Every position play reaches, as typed, through the folded table (the others are
+        // refused, one error line each, as the unfolded table refuses them).
+        let header: Vec<&str> = unfolded.lines().next().unwrap().split(',').collect();
+        let reachable = header.iter().position(|&c| c == "reachable").unwrap();
+        let every: String = unfolded
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            // Fields before `reachable` hold no comma but the quoted best move.
+            .filter(|f| f[reachable + f.len() - header.len()] == "true")
+            .map(|f| format!("{}\n", f[0]))
+            .collect();
+        assert!(every.lines().count() > 1000, "{game} {board}");
+        let answers = |table: &str| {
+            crate::common::stdout(&retro(&["query", table, "--batch", "--codes"], &every))
+        };
+        assert_eq!(answers(&f), answers(&u), "{game} {board}");
+        let info: serde_json::Value =
+            serde_json::from_str(&ok(&retro(&["info", &f, "--json"], ""))).unwrap();
+        assert_eq!(info["positions"], positions);
+        assert_eq!(info["entries"], entries.lines().count() as u64 - 1);
+        assert_eq!(info["symmetries"], symmetries);
+        assert_eq!(info["format_version"], 3);
+    }
+}
