@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import builtins
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import (
     TYPE_CHECKING,
@@ -92,11 +92,19 @@ class Layer:
     """One layer of a table (the positions with ``stones`` stones), or a slice of one, as
     NumPy arrays.
 
-    Row ``i`` is the position of rank ``start + i``: ``rank`` is ``start, start + 1, ...``
-    and ``Table.position(stones, rank)`` gives its text. The columns are those of
-    ``retro export`` (``value``; ``result`` and ``remoteness`` for games that end in a
+    Row ``i`` is the entry of rank ``start + i``: ``rank`` is ``start, start + 1, ...``
+    and ``Table.position(stones, rank)`` gives its position's text. The columns are those
+    of ``retro export`` (``value``; ``result`` and ``remoteness`` for games that end in a
     win, a loss, a tie or a draw; ``position``, ``to_move`` and ``best_move`` when asked
-    for), in the same order and with the same contents.
+    for), in the same order and with the same contents, then ``rank`` and ``orbit_size``.
+
+    A table that folds symmetric positions (Teeko and Quixo by default) stores one entry
+    per orbit of the board's symmetries: a row is an orbit, its ``position`` the orbit's
+    canonical position, and ``orbit_size`` how many positions share its entry (all of
+    them have its value). Weigh by it to count positions: ``layer.orbit_size.sum()`` is
+    the number of positions the layer answers for, and
+    ``layer.orbit_size[layer.result == "win"].sum()`` the wins among them. In a table
+    that does not fold, every row is one position and ``orbit_size`` is all ones.
     """
 
     #: Stones on the board: the layer's number.
@@ -118,17 +126,29 @@ class Layer:
     best_move: Optional[np.ndarray] = None
     #: The rank of the first row: 0 for a whole layer.
     start: int = 0
+    #: The orbit sizes read from a folded table; None where every row is one position.
+    _orbits: Optional[np.ndarray] = field(default=None, repr=False)
 
     @cached_property
     def rank(self) -> np.ndarray:
         """Each position's rank in its layer (uint64), made when first asked for."""
         return np.arange(self.start, self.start + len(self.value), dtype=np.uint64)
 
+    @cached_property
+    def orbit_size(self) -> np.ndarray:
+        """How many positions share each row's entry (int64): the size of its orbit under
+        the board's symmetries in a table that folds them, 1 in one that does not (made
+        when first asked for)."""
+        if self._orbits is not None:
+            return self._orbits
+        return np.ones(len(self.value), dtype=np.int64)
+
     def __len__(self) -> int:
         return len(self.value)
 
     def columns(self) -> Dict[str, np.ndarray]:
-        """The columns present, in ``retro export``'s order, then ``rank``."""
+        """The columns present, in ``retro export``'s order, then ``rank`` and
+        ``orbit_size``."""
         n = len(self.value)
         cols: Dict[str, Any] = {}
         if self.position is not None:
@@ -143,6 +163,7 @@ class Layer:
             cols["result"] = self.result
             cols["remoteness"] = self.remoteness
         cols["rank"] = self.rank
+        cols["orbit_size"] = self.orbit_size
         return cols
 
 
@@ -160,6 +181,8 @@ def _layer_from_raw(k: int, start: int, raw: Dict[str, Any]) -> Layer:
     if "to_move" in raw:
         fields["to_move"] = _words(_SIDES, raw.pop("to_move"))
         fields["best_move"] = _objects(raw["best_move"])
+    if "orbit_size" in raw:
+        fields["_orbits"] = np.frombuffer(raw["orbit_size"], dtype="<i8")
     return Layer(**fields)
 
 
@@ -205,9 +228,10 @@ def _objects(items: List[Any]) -> np.ndarray:
 #: ``remoteness`` (int64); with ``positions``, each position's str object (about 50 bytes
 #: and its length), its pointer in a list and in the object array, and the Rust string it
 #: is made from (24 bytes and its length); with ``moves``, ``to_move`` ("U6", from one
-#: byte) and the best move's str, pointers and Rust string. Measured against peak RSS:
+#: byte) and the best move's str, pointers and Rust string; in a table that folds
+#: symmetric positions, ``orbit_size`` (int64). Measured against peak RSS:
 #: docs/python.md.
-_ROW_BYTES = {"value": 16, "outcome": 25, "text": 100, "moves": 160}
+_ROW_BYTES = {"value": 16, "outcome": 25, "text": 100, "moves": 160, "orbit": 8}
 
 
 def _available_memory() -> Optional[int]:
@@ -233,8 +257,15 @@ class Table:
     through a memory map, and each layer's checksum is checked on its first read (a
     damaged layer raises :class:`TableError`, never a wrong answer).
 
-    The attributes ``game``, ``board``, ``encoding``, ``positions``, ``root`` and
-    ``root_value`` are those of ``retro info --json``.
+    The attributes ``game``, ``board``, ``encoding``, ``positions``, ``entries``,
+    ``symmetries``, ``layer_sizes``, ``layer_positions``, ``root`` and ``root_value`` are
+    those of ``retro info --json``.
+
+    A table that folds symmetric positions (Teeko and Quixo by default; ``symmetries``
+    greater than 1) stores one entry per orbit of the board's symmetries: it answers for
+    ``positions`` positions with ``entries`` entries. Every position can be asked about
+    (``query``, ``query_many``, ``rank``); a layer's rows are its entries, each with its
+    orbit's canonical position and its ``orbit_size``.
     """
 
     def __init__(self, path: PathLike) -> None:
@@ -284,8 +315,21 @@ class Table:
 
     @property
     def positions(self) -> int:
-        """Positions in the table, over all layers."""
+        """Positions the table answers for, over all layers (``len(table)``)."""
         return self._header["positions"]
+
+    @property
+    def entries(self) -> int:
+        """Entries the table stores, over all layers: the rows of its layers. Equal to
+        :attr:`positions` unless the table folds symmetric positions, one entry per
+        orbit."""
+        return self._header.get("entries", self.positions)
+
+    @property
+    def symmetries(self) -> int:
+        """How many positions the board's symmetries fold onto one entry at most: 1 for a
+        table that stores every position."""
+        return self._header.get("symmetries", 1)
 
     @property
     def root(self) -> str:
@@ -331,8 +375,17 @@ class Table:
 
     @property
     def layer_sizes(self) -> List[int]:
-        """Positions per layer, layer 0 (the empty board) first."""
+        """Entries per layer, layer 0 (the empty board) first: the rows of
+        :meth:`layer`. The positions per layer where the table folds symmetric positions
+        are :attr:`layer_positions`."""
         return list(self._header["layer_sizes"])
+
+    @property
+    def layer_positions(self) -> List[int]:
+        """Positions each layer answers for, layer 0 first: :attr:`layer_sizes` unless
+        the table folds symmetric positions (then the sum of the layer's
+        ``orbit_size``)."""
+        return list(self._header.get("layer_positions", self._header["layer_sizes"]))
 
     def info(self, check: bool = True) -> Dict[str, Any]:
         """``retro info --json``'s object. With ``check`` (the default, as ``info``
@@ -417,10 +470,11 @@ class Table:
         moves: bool = False,
     ) -> Layer:
         """Layer ``k`` (the positions with ``k`` stones) as NumPy arrays, read in Rust
-        without going through text: ranks, values, and for a game that ends in a win, a
-        loss, a tie or a draw, results and remoteness. ``positions=True`` adds each
-        position's text; ``moves=True`` adds who moves and the first best move (as
-        ``retro export`` writes them; this reads every move's child).
+        without going through text: ranks, values, orbit sizes, and for a game that ends
+        in a win, a loss, a tie or a draw, results and remoteness. ``positions=True`` adds
+        each position's text; ``moves=True`` adds who moves and the first best move (as
+        ``retro export`` writes them; this reads every move's child). A row is an entry:
+        in a table that folds symmetric positions, an orbit (see :class:`Layer`).
 
         ``start`` and ``stop`` read the ranks ``start..stop`` only, as a slice does
         (``layer(k, 0, 1_000_000)``); :meth:`layer_chunks` walks a layer that way. A
@@ -433,8 +487,9 @@ class Table:
         need = rows * self._row_bytes(k, positions, moves)
         available = _available_memory()
         if available is not None and need > available:
+            rows_are = "entries" if self.symmetries > 1 else "positions"
             raise MemoryError(
-                f"{self.path}: layer {k} rows {start}..{stop} ({rows:,} positions) need about "
+                f"{self.path}: layer {k} rows {start}..{stop} ({rows:,} {rows_are}) need about "
                 f"{_human_bytes(need)} of memory as arrays, {_human_bytes(available)} is "
                 f"available: read it in slices (layer({k}, start, stop), or "
                 f"layer_chunks({k}))"
@@ -444,9 +499,10 @@ class Table:
     def layer_chunks(
         self, k: int, size: int = 1 << 20, *, positions: bool = False, moves: bool = False
     ) -> Iterator[Layer]:
-        """Layer ``k`` in slices of ``size`` positions (the last may be shorter), in
-        rank order: :meth:`layer` a slice at a time, for a layer too large to hold at
-        once. Each slice's ``rank`` says where it is."""
+        """Layer ``k`` in slices of ``size`` rows (the last may be shorter), in rank
+        order: :meth:`layer` a slice at a time, for a layer too large to hold at once.
+        Each slice's ``rank`` says where it is, and its ``orbit_size`` how many positions
+        each row stands for."""
         if size < 1:
             raise ValueError(f"size={size}: a slice holds at least one position")
         total = self._layer_size(k)
@@ -466,6 +522,8 @@ class Table:
         the caller gets and what is held on the way (see ``_ROW_BYTES``)."""
         outcomes = "root_result" in self._header
         row = _ROW_BYTES["value"] + (_ROW_BYTES["outcome"] if outcomes else 0)
+        if self.symmetries > 1:
+            row += _ROW_BYTES["orbit"]
         if positions:
             row += _ROW_BYTES["text"] + 2 * len(self.position(k, 0))
         if moves:
@@ -474,12 +532,14 @@ class Table:
 
     def position(self, stones: int, rank: int) -> str:
         """The position of rank ``rank`` in layer ``stones``, in the game's notation
-        (:class:`IndexError` past the layer's end)."""
+        (:class:`IndexError` past the layer's end); in a table that folds symmetric
+        positions, the canonical position of the orbit of that rank."""
         return self._raw.position(stones, rank)
 
     def rank(self, position: str) -> Tuple[int, int]:
         """A position's layer and rank: ``(stones, rank)``, the row of ``layer(stones)``
-        that holds it."""
+        that holds it (in a table that folds symmetric positions, its orbit's row, which
+        every position of the orbit shares)."""
         return self._raw.locate(position)
 
     def _columns(self, layer: Optional[int], positions: bool, moves: bool) -> Dict[str, np.ndarray]:
@@ -493,8 +553,10 @@ class Table:
         """The table's rows (or one layer's) as a pandas DataFrame: the columns of
         ``retro export`` (``position``, ``stones``, ``to_move``, ``value``,
         ``best_move``, and ``result``, ``remoteness`` where the game has them) in layer
-        and rank order, then ``rank``. ``positions=False`` / ``moves=False`` leave out
-        the text columns, which cost far more than the values. Needs pandas."""
+        and rank order, then ``rank`` and ``orbit_size`` (how many positions share the
+        row's entry: weigh counts by it in a table that folds symmetric positions).
+        ``positions=False`` / ``moves=False`` leave out the text columns, which cost far
+        more than the values. Needs pandas."""
         import pandas as pd
 
         return pd.DataFrame(self._columns(layer, positions, moves))
@@ -514,9 +576,10 @@ class Table:
         return self.positions
 
     def __repr__(self) -> str:
+        entries = f" in {self.entries} entries" if self.entries != self.positions else ""
         return (
             f"<retro.Table {self.path!r}: {self.game} {self.board}, "
-            f"{self.positions} positions, {self.encoding}, root {self.root}>"
+            f"{self.positions} positions{entries}, {self.encoding}, root {self.root}>"
         )
 
 
@@ -571,6 +634,7 @@ def build(
     fresh: bool = False,
     force: bool = False,
     progress: Optional[ProgressCallback] = None,
+    fold: bool = True,
 ) -> Dict[str, Any]:
     """Build the complete table of ``board`` into ``path``, as ``retro build`` does, and
     return the object ``retro build --json`` prints (``positions``, ``seconds``,
@@ -584,6 +648,11 @@ def build(
     ``cols`` say a twins board's size where its text cannot. ``encoding`` is ``"plain"``,
     ``"compact"`` or ``"moves"`` (with ``values_every=L``, as ``--moves L``).
     ``threads`` workers (default: all cores).
+
+    A game whose board has symmetries (Teeko, Quixo) folds them by default: the table
+    stores one entry per orbit of symmetric positions and answers for all of them
+    (the report's ``entries`` and ``positions``). ``fold=False`` stores every position,
+    as ``--no-fold`` does; a table of best moves always does.
 
     The build runs without the GIL. ``progress(done, total, layer)`` is called from the
     calling thread about ten times a second. Ctrl-C (``KeyboardInterrupt``), or an
@@ -607,6 +676,7 @@ def build(
             fresh=fresh,
             force=force,
             progress=progress,
+            fold=fold,
         )
     except BaseException as e:
         _note_partial(e, path, "call retro.build again")
@@ -622,10 +692,11 @@ def solve(
     cols: Optional[int] = None,
     progress: Optional[ProgressCallback] = None,
     codes: bool = False,
+    fold: bool = True,
 ) -> Union[int, Outcome]:
     """The empty board's value, as ``retro solve`` computes it (two layers in memory,
-    nothing written). ``board``, ``threads``, ``progress`` and Ctrl-C as in
-    :func:`build`.
+    nothing written). ``board``, ``threads``, ``progress``, ``fold`` and Ctrl-C as in
+    :func:`build`: folding changes the work, not the value.
 
     For a game of scores this is the table's root value (``build``'s ``root_value``):
     for twins the first player's final score, which ``retro solve`` prints with the
@@ -635,7 +706,14 @@ def solve(
     those with outcomes a code: ``build``'s ``root_code``)."""
     text, source = _board_text(board)
     code, outcome = _retro.solve(
-        game, text, source=source, rows=rows, cols=cols, threads=threads, progress=progress
+        game,
+        text,
+        source=source,
+        rows=rows,
+        cols=cols,
+        threads=threads,
+        progress=progress,
+        fold=fold,
     )
     if outcome is None or codes:
         return code

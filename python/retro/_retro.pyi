@@ -27,8 +27,9 @@ class RawTable:
         self, k: int, text: bool, moves: bool, start: int = 0, stop: Optional[int] = None
     ) -> Dict[str, Any]:
         """Rows ``start..stop`` of layer ``k``: ``value`` (int64 bytes), ``result`` (uint8
-        codes) and ``remoteness`` (int64 bytes) where the game has them, ``position`` (list
-        of str) with ``text``, ``to_move`` (uint8 codes) and ``best_move`` (list) with
+        codes) and ``remoteness`` (int64 bytes) where the game has them, ``orbit_size``
+        (int64 bytes) where the table folds symmetric positions, ``position`` (list of str)
+        with ``text``, ``to_move`` (uint8 codes) and ``best_move`` (list) with
         ``moves``."""
     def position(self, k: int, rank: int) -> str:
         """The position of rank ``rank`` in layer ``k``."""
@@ -52,8 +53,10 @@ def build(
     force: bool = False,
     progress: Optional[Callable[[int, int, Optional[int]], Any]] = None,
     stop_after_layer: Optional[int] = None,
+    fold: bool = True,
 ) -> Dict[str, Any]:
-    """Build a table from a board's text (``source`` names its file for messages)."""
+    """Build a table from a board's text (``source`` names its file for messages);
+    ``fold=False`` stores every position (``--no-fold``)."""
 
 def solve(
     game: str,
@@ -64,6 +67,7 @@ def solve(
     cols: Optional[int] = None,
     threads: Optional[int] = None,
     progress: Optional[Callable[[int, int, Optional[int]], Any]] = None,
+    fold: bool = True,
 ) -> Tuple[int, Optional[Tuple[str, int]]]:
     """The empty board's stored value, and its (result, remoteness) for a game that has
     outcomes."""

@@ -146,28 +146,43 @@ const MESSAGES_KEPT: usize = 8;
 /// the GIL: nothing else holds them yet). NumPy reads them in place (`numpy.frombuffer`),
 /// so each column is written once, where it stays. A length of 0 is a column not asked
 /// for.
-fn filled<'py>(
+fn filled<'py, const N: usize>(
     py: Python<'py>,
-    lens: [usize; 4],
-    fill: impl FnOnce([&mut [u8]; 4]) -> PyResult<()>,
-) -> PyResult<[Bound<'py, PyByteArray>; 4]> {
-    let (mut b, mut c, mut d) = (None, None, None);
-    let a = PyByteArray::new_with(py, lens[0], |a| {
-        b = Some(PyByteArray::new_with(py, lens[1], |b| {
-            c = Some(PyByteArray::new_with(py, lens[2], |c| {
-                d = Some(PyByteArray::new_with(py, lens[3], |d| fill([a, b, c, d]))?);
-                Ok(())
-            })?);
-            Ok(())
-        })?);
-        Ok(())
+    lens: [usize; N],
+    fill: impl FnOnce([&mut [u8]; N]) -> PyResult<()>,
+) -> PyResult<[Bound<'py, PyByteArray>; N]> {
+    let internal = || PyRuntimeError::new_err("internal error: a column was not allocated");
+    let mut fill = Some(fill);
+    let mut made = Vec::with_capacity(N);
+    nested(py, &lens, Vec::with_capacity(N), &mut made, &mut |bufs| {
+        let bufs: [&mut [u8]; N] = bufs.try_into().map_err(|_| internal())?;
+        fill.take().ok_or_else(internal)?(bufs)
     })?;
-    match (b, c, d) {
-        (Some(b), Some(c), Some(d)) => Ok([a, b, c, d]),
-        _ => Err(PyRuntimeError::new_err(
-            "internal error: a column was not allocated",
-        )),
-    }
+    // The innermost array is made first.
+    made.reverse();
+    made.try_into().map_err(|_| internal())
+}
+
+/// `filled`'s arrays, one inside the writing of the other (`PyByteArray::new_with` lends
+/// its bytes only while it runs): `bufs` holds the outer ones' bytes, `made` gets the
+/// arrays, innermost first.
+fn nested<'py>(
+    py: Python<'py>,
+    lens: &[usize],
+    bufs: Vec<&mut [u8]>,
+    made: &mut Vec<Bound<'py, PyByteArray>>,
+    fill: &mut dyn FnMut(Vec<&mut [u8]>) -> PyResult<()>,
+) -> PyResult<()> {
+    let Some((&len, rest)) = lens.split_first() else {
+        return fill(bufs);
+    };
+    let array = PyByteArray::new_with(py, len, |bytes| {
+        let mut bufs: Vec<&mut [u8]> = bufs;
+        bufs.push(bytes);
+        nested(py, rest, bufs, made, fill)
+    })?;
+    made.push(array);
+    Ok(())
 }
 
 /// `buf` cut into `chunks` pieces of `CHUNK` rows of `width` bytes; an empty buffer (a
@@ -208,14 +223,16 @@ const NO_RESULT: u8 = 4;
 
 /// Where one chunk of rows goes: per row its value (8 bytes, little-endian i64), result
 /// code (1 byte) and remoteness (8 bytes), who moves (1 byte: 0 first, 1 second, 2 none)
-/// for a layer, whether it is masked (1 byte) for `query_many`. Empty slices are columns
-/// not asked for.
+/// and how many positions share the row's entry (8 bytes, little-endian i64) for a layer,
+/// whether it is masked (1 byte) for `query_many`. Empty slices are columns not asked
+/// for.
 #[derive(Default)]
 struct Columns<'a> {
     values: &'a mut [u8],
     results: &'a mut [u8],
     remoteness: &'a mut [u8],
     to_move: &'a mut [u8],
+    orbit_size: &'a mut [u8],
     mask: &'a mut [u8],
 }
 
@@ -312,7 +329,8 @@ trait Probe: Send + Sync {
         bad: &mut BadLines<'_>,
     ) -> retro::Result<()>;
     /// Rows `start..` of layer `k` into `out` (as many as it has room for), as
-    /// `retro export` writes them; the positions' text and first best moves when asked for.
+    /// `retro export` writes them; the positions' text and first best moves when asked for,
+    /// and each row's orbit size where `out` has room for it.
     fn layer_rows(
         &self,
         table: &retro::Table,
@@ -322,8 +340,10 @@ trait Probe: Send + Sync {
         text: bool,
         moves: bool,
     ) -> retro::Result<LayerText>;
-    /// The number of positions of layer `k` (an error past the last layer).
+    /// The number of entries of layer `k` (an error past the last layer).
     fn layer_size(&self, k: usize) -> retro::Result<u64>;
+    /// Whether the game folds symmetric positions onto one entry (`Gameplay::symmetries`).
+    fn folded(&self) -> bool;
     /// The position of rank `rank` in layer `k`, in the game's notation.
     fn position(&self, k: usize, rank: u64) -> retro::Result<String>;
     /// A position's layer and rank.
@@ -455,11 +475,17 @@ impl<G: Registered> Probe for Game<G> {
             }
         }
         let mut texts = LayerText::default();
-        if text || moves {
+        let orbits = !out.orbit_size.is_empty();
+        if text || moves || orbits {
             let mut pos = game.unrank(k, start);
             for (i, &value) in values.iter().enumerate() {
                 if i > 0 {
                     game.advance(&mut pos);
+                }
+                if orbits {
+                    // At most the group's order: an i64 holds it.
+                    let size = game.orbit_size(&pos) as i64;
+                    out.orbit_size[i * 8..i * 8 + 8].copy_from_slice(&size.to_le_bytes());
                 }
                 if text {
                     texts.positions.push(game.format_position(&pos));
@@ -487,6 +513,10 @@ impl<G: Registered> Probe for Game<G> {
             )));
         }
         Ok(self.0.layer_size(k))
+    }
+
+    fn folded(&self) -> bool {
+        self.0.symmetries() > 1
     }
 
     fn position(&self, k: usize, rank: u64) -> retro::Result<String> {
@@ -558,9 +588,7 @@ impl RawTable {
 
     /// `info --json`'s object; `check` verifies the value checksum first (reads the file).
     fn info<'py>(&self, py: Python<'py>, check: bool) -> PyResult<Bound<'py, PyAny>> {
-        let info = self.answer(py, || {
-            retro::info_json::<Builtin>(&self.table, check)
-        })?;
+        let info = self.answer(py, || retro::info_json::<Builtin>(&self.table, check))?;
         to_py(py, &info)
     }
 
@@ -672,7 +700,8 @@ impl RawTable {
 
     /// Rows `start..stop` of layer `k`: a dict of little-endian columns (`value` i64;
     /// `result` u8 codes and `remoteness` i64 where the game has them; `to_move` u8 codes
-    /// with `moves`) and lists (`position` with `text`, `best_move` with `moves`).
+    /// with `moves`; `orbit_size` i64 where the table folds symmetric positions) and lists
+    /// (`position` with `text`, `best_move` with `moves`).
     #[pyo3(signature = (k, text, moves, start=0, stop=None))]
     fn layer<'py>(
         &self,
@@ -692,6 +721,7 @@ impl RawTable {
         }
         let rows = stop - start;
         let outcomes = self.game.has_outcomes();
+        let folded = self.game.folded();
         let count = column_bytes(rows, 1).map_err(py_err)?;
         let lens = [
             column_bytes(rows, 8).map_err(py_err)?,
@@ -702,42 +732,55 @@ impl RawTable {
                 0
             },
             if moves { count } else { 0 },
+            if folded {
+                column_bytes(rows, 8).map_err(py_err)?
+            } else {
+                0
+            },
         ];
         let mut texts: Vec<LayerText> = Vec::new();
-        let [values, results, remoteness, to_move] = filled(py, lens, |[v, r, m, t]| {
-            let chunks = count.div_ceil(CHUNK);
-            let outs: Vec<Columns<'_>> = pieces(v, 8, chunks)
-                .into_iter()
-                .zip(pieces(r, 1, chunks))
-                .zip(pieces(m, 8, chunks))
-                .zip(pieces(t, 1, chunks))
-                .map(|(((values, results), remoteness), to_move)| Columns {
-                    values,
-                    results,
-                    remoteness,
-                    to_move,
-                    ..Columns::default()
-                })
-                .collect();
-            texts = self.answer(py, || {
-                parallel(|| {
-                    outs.into_par_iter()
-                        .enumerate()
-                        .map(|(c, out)| {
-                            let first = start + (c * CHUNK) as u64;
-                            self.game
-                                .layer_rows(&self.table, k, first, out, text, moves)
-                        })
-                        .collect::<retro::Result<Vec<_>>>()
-                })?
+        let [values, results, remoteness, to_move, orbit_size] =
+            filled(py, lens, |[v, r, m, t, o]| {
+                let chunks = count.div_ceil(CHUNK);
+                let outs: Vec<Columns<'_>> = pieces(v, 8, chunks)
+                    .into_iter()
+                    .zip(pieces(r, 1, chunks))
+                    .zip(pieces(m, 8, chunks))
+                    .zip(pieces(t, 1, chunks))
+                    .zip(pieces(o, 8, chunks))
+                    .map(
+                        |((((values, results), remoteness), to_move), orbit_size)| Columns {
+                            values,
+                            results,
+                            remoteness,
+                            to_move,
+                            orbit_size,
+                            ..Columns::default()
+                        },
+                    )
+                    .collect();
+                texts = self.answer(py, || {
+                    parallel(|| {
+                        outs.into_par_iter()
+                            .enumerate()
+                            .map(|(c, out)| {
+                                let first = start + (c * CHUNK) as u64;
+                                self.game
+                                    .layer_rows(&self.table, k, first, out, text, moves)
+                            })
+                            .collect::<retro::Result<Vec<_>>>()
+                    })?
+                })?;
+                Ok(())
             })?;
-            Ok(())
-        })?;
         let out = PyDict::new(py);
         out.set_item("value", values)?;
         if outcomes {
             out.set_item("result", results)?;
             out.set_item("remoteness", remoteness)?;
+        }
+        if folded {
+            out.set_item("orbit_size", orbit_size)?;
         }
         if text {
             let positions: Vec<String> = texts
@@ -924,20 +967,24 @@ fn watched<T: Send>(
     }
 }
 
-/// The board of `game` in `text` (`source` names where it came from, for messages).
+/// The board of `game` in `text` (`source` names where it came from, for messages); its
+/// game folds symmetric positions as it does by default, or with `fold` false stores
+/// every position (`--no-fold`).
 fn parse_board(
     game: &str,
     text: &str,
     source: Option<&str>,
     rows: Option<usize>,
     cols: Option<usize>,
+    fold: bool,
 ) -> PyResult<retro::AnyBoard> {
-    Builtin::parse_sized(game, text, rows, cols)
+    let board = Builtin::parse_sized(game, text, rows, cols)
         .map_err(|e| match source {
             Some(s) => e.context(s),
             None => e,
         })
-        .map_err(py_err)
+        .map_err(py_err)?;
+    Ok(if fold { board } else { board.unfolded() })
 }
 
 /// The rest of a build, on the board's game: the checks `retro build` makes before it
@@ -974,7 +1021,7 @@ impl Visitor for Build<'_> {
 #[pyfunction]
 #[pyo3(signature = (game, board, path, *, source=None, rows=None, cols=None, threads=None,
                     encoding="plain", values_every=None, fresh=false, force=false,
-                    progress=None, stop_after_layer=None))]
+                    progress=None, stop_after_layer=None, fold=true))]
 #[allow(clippy::too_many_arguments)]
 fn build<'py>(
     py: Python<'py>,
@@ -991,8 +1038,13 @@ fn build<'py>(
     force: bool,
     progress: Option<Bound<'py, PyAny>>,
     stop_after_layer: Option<usize>,
+    fold: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let board = parse_board(game, board, source, rows, cols)?;
+    // A stored best move is an index into the moves of the position itself, not of its
+    // orbit's canonical position: tables of best moves keep every position, as
+    // `retro build --moves` does.
+    let fold = fold && values_every.is_none();
+    let board = parse_board(game, board, source, rows, cols, fold)?;
     let (compact, moves) = match (encoding, values_every) {
         ("plain", None) => (false, None),
         ("compact", None) => (true, None),
@@ -1055,7 +1107,8 @@ impl Visitor for Solve<'_> {
 }
 
 #[pyfunction]
-#[pyo3(signature = (game, board, *, source=None, rows=None, cols=None, threads=None, progress=None))]
+#[pyo3(signature = (game, board, *, source=None, rows=None, cols=None, threads=None, progress=None,
+                    fold=true))]
 #[allow(clippy::too_many_arguments)]
 fn solve<'py>(
     py: Python<'py>,
@@ -1066,8 +1119,9 @@ fn solve<'py>(
     cols: Option<usize>,
     threads: Option<usize>,
     progress: Option<Bound<'py, PyAny>>,
+    fold: bool,
 ) -> PyResult<Solved> {
-    let board = parse_board(game, board, source, rows, cols)?;
+    let board = parse_board(game, board, source, rows, cols, fold)?;
     watched(py, threads, progress, |watch| {
         Builtin::visit(&board, Solve { watch })
     })

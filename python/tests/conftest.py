@@ -63,7 +63,8 @@ def cli() -> Cli:
     return Cli(_find_cli())
 
 
-#: name -> (build arguments after `retro build`): every game, every encoding.
+#: name -> (build arguments after `retro build`): every game, every encoding, Teeko and
+#: Quixo folded (their default) and unfolded.
 TABLES: Dict[str, List[str]] = {
     "young-sample": ["young", str(REPO / "tables/young-sample.txt")],
     "twins-sample1": ["twins", str(REPO / "tables/twins-sample1.txt")],
@@ -75,6 +76,15 @@ TABLES: Dict[str, List[str]] = {
     "connect-4x4k3": ["connect", "4x4k3"],
     "teeko-3x3s2": ["teeko", "3x3s2"],
     "quixo-3x3": ["quixo", "3x3"],
+    "teeko-3x3s2-unfolded": ["teeko", "3x3s2", "--no-fold"],
+    "quixo-3x3-unfolded": ["quixo", "3x3", "--no-fold"],
+}
+
+#: The folded tables, each with the unfolded table of the same board (which lists every
+#: position in its layers).
+UNFOLDED: Dict[str, str] = {
+    "teeko-3x3s2": "teeko-3x3s2-unfolded",
+    "quixo-3x3": "quixo-3x3-unfolded",
 }
 
 #: The tables small enough to compare on every position.
@@ -113,11 +123,18 @@ def export_rows(cli: Cli, tables: Dict[str, Path], tmp_path_factory: pytest.Temp
 
 
 def all_positions(table_path: Path) -> List[str]:
-    """Every position a table holds, in layer and rank order."""
+    """The position of every entry of a table, in layer and rank order: every position of
+    a table that does not fold symmetric positions, one per orbit of one that does."""
     import retro
 
     t = retro.open(table_path)
     return [p for k in range(len(t.layer_sizes)) for p in t.layer(k, positions=True).position]
+
+
+def every_position(tables: Dict[str, Path], name: str) -> List[str]:
+    """Every position table `name` answers for, in the order its unfolded table lists
+    them."""
+    return all_positions(tables[UNFOLDED.get(name, name)])
 
 
 @pytest.fixture

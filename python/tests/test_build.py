@@ -33,6 +33,8 @@ def cli_build(cli, tmp_path: Path, name: str, *args: str) -> Path:
         ("connect", "4x4k3", {}, []),
         ("quixo", "3x3", {}, []),
         ("teeko", "3x3s2", {"encoding": "compact"}, ["--compact"]),
+        ("quixo", "3x3", {"fold": False}, ["--no-fold"]),
+        ("teeko", "3x3s2", {"fold": False, "encoding": "compact"}, ["--no-fold", "--compact"]),
     ],
 )
 def test_build_writes_the_command_lines_table(cli, tmp_path, game, board, kwargs, flags):
@@ -51,8 +53,13 @@ def test_build_writes_the_command_lines_table(cli, tmp_path, game, board, kwargs
     else:
         assert set(report) == set(want)
         assert report["root_value"] == want["root_value"]
-    for key in ("game", "board", "positions", "file_bytes", "value_bytes", "resumed_below"):
+    for key in ("game", "board", "positions", "entries", "symmetries", "file_bytes", "value_bytes",
+                "resumed_below"):
         assert report[key] == want[key], key
+    # Teeko and Quixo fold by default, one entry per orbit; fold=False keeps every position.
+    folds = game in ("teeko", "quixo") and kwargs.get("fold", True)
+    assert (report["symmetries"] > 1) == folds
+    assert (report["entries"] < report["positions"]) == folds
     assert report["table"] == str(path)
     assert not Path(str(path) + ".partial").exists()
 
@@ -82,6 +89,8 @@ def test_solve_equals_the_command_line(cli, tables):
         assert isinstance(solved, retro.Outcome)
         assert solved == (t.root_result, t.root_remoteness)
         assert retro.solve(game, board, codes=True) == t.root_code
+        # Folding changes the work, not the value.
+        assert retro.solve(game, board, fold=False) == solved
     assert retro.solve("mnk", "3x3k3") == ("tie", 9)
 
 

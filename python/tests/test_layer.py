@@ -1,4 +1,5 @@
-"""Layers as NumPy arrays, and tables as DataFrames, equal `retro export`'s rows."""
+"""Layers as NumPy arrays, and tables as DataFrames, equal `retro export`'s rows; a folded
+table's orbit sizes weigh its rows into the unfolded table's counts."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ def column(rows, name):
 def test_layer_arrays_equal_export_rows(tables, export_rows, name):
     t = retro.open(tables[name])
     rows = export_rows(name)
-    assert len(rows) == t.positions
+    # One row per entry: per orbit of symmetric positions in a folded table.
+    assert len(rows) == t.entries
     start = 0
     for k, size in enumerate(t.layer_sizes):
         part = rows[start:start + size]
@@ -33,8 +35,14 @@ def test_layer_arrays_equal_export_rows(tables, export_rows, name):
         assert plain.rank.tolist() == list(range(size))
         assert plain.value.tolist() == column(part, "value")
         assert plain.position is None and plain.best_move is None
+        # The positions the rows stand for: one each unless the table folds.
+        assert plain.orbit_size.dtype == np.int64 and (plain.orbit_size >= 1).all()
+        assert plain.orbit_size.sum() == t.layer_positions[k]
+        if t.symmetries == 1:
+            assert (plain.orbit_size == 1).all()
         full = t.layer(k, positions=True, moves=True)
         assert full.value.tolist() == plain.value.tolist()
+        assert full.orbit_size.tolist() == plain.orbit_size.tolist()
         assert full.position.tolist() == column(part, "position")
         assert full.to_move.tolist() == column(part, "to_move")
         assert full.best_move.tolist() == column(part, "best_move")
@@ -46,21 +54,25 @@ def test_layer_arrays_equal_export_rows(tables, export_rows, name):
     assert start == len(rows)
 
 
-@pytest.mark.parametrize("name", ["young-sample", "twins-sample1-moves", "ttt", "connect-4x4k3", "quixo-3x3"])
+@pytest.mark.parametrize("name", ["young-sample", "twins-sample1-moves", "ttt", "connect-4x4k3", "quixo-3x3",
+                                  "teeko-3x3s2-unfolded"])
 def test_dataframes_equal_export_rows(tables, export_rows, name):
     pd = pytest.importorskip("pandas")
     pl = pytest.importorskip("polars")
     t = retro.open(tables[name])
     rows = export_rows(name)
     df = t.to_pandas()
-    # Export's columns, in its order (a later export may add columns of its own), then rank.
+    # Export's columns, in its order (a later export may add columns of its own), then
+    # rank and orbit_size.
     shared = [c for c in rows[0] if c in df.columns]
-    assert list(df.columns) == shared + ["rank"]
+    assert list(df.columns) == shared + ["rank", "orbit_size"]
     assert {"position", "stones", "to_move", "value", "best_move"} <= set(shared)
     for c in shared:
         got = [None if (isinstance(v, float) and np.isnan(v)) else v for v in df[c].tolist()]
         assert got == column(rows, c), c
     assert df["rank"].tolist() == [r for n in t.layer_sizes for r in range(n)]
+    assert df["orbit_size"].sum() == t.positions
+    assert df.groupby("stones")["orbit_size"].sum().tolist() == t.layer_positions
     polars = t.to_polars()
     assert polars.columns == list(df.columns)
     for c in shared:
@@ -71,6 +83,7 @@ def test_dataframes_equal_export_rows(tables, export_rows, name):
     assert "position" not in one.columns and "best_move" not in one.columns
     assert one["value"].tolist() == t.layer(k).value.tolist()
     assert set(one["stones"]) == {k}
+    assert one["orbit_size"].tolist() == t.layer(k).orbit_size.tolist()
     assert isinstance(df, pd.DataFrame) and isinstance(polars, pl.DataFrame)
 
 
@@ -80,12 +93,17 @@ def test_layer_out_of_range(tables):
         t.layer(len(t.layer_sizes))
 
 
-@pytest.mark.parametrize("name", ["connect-4x4k3", "connect-4x4k3-compact", "quixo-3x3"])
+@pytest.mark.parametrize("name", ["connect-4x4k3", "connect-4x4k3-compact", "quixo-3x3-unfolded", "teeko-4x4s3"])
 def test_slices_and_chunks_equal_the_whole_layer(cli, tables, tmp_path, name):
     if name.endswith("-compact"):
         # Blocks of 4096 values: slices that start and end inside them.
         path = tmp_path / "t.retro"
         cli.run("build", "connect", "4x4k3", "--compact", "-o", str(path), "--quiet")
+    elif name == "teeko-4x4s3":
+        # Folded, with a layer of more than one chunk: its orbit sizes sliced too.
+        path = tmp_path / "t.retro"
+        cli.run("build", "teeko", "4x4s3", "-o", str(path), "--quiet")
+        assert retro.open(path).symmetries > 1
     else:
         path = tables[name]
     t = retro.open(path)
@@ -127,7 +145,9 @@ def test_a_layer_larger_than_memory_is_refused_before_it_is_read(tables, monkeyp
     with pytest.raises(MemoryError) as e:
         t.layer(k)
     message = str(e.value)
-    assert f"layer {k}" in message and f"{size:,} positions" in message
+    # Rows are entries: one per orbit of symmetric positions in this folded table.
+    assert t.symmetries > 1
+    assert f"layer {k}" in message and f"{size:,} entries" in message
     assert "available" in message and "layer_chunks" in message
     # Text costs more: a slice that fits as numbers may not with its positions' text.
     part = t.layer(k, 0, size // 20)

@@ -10,14 +10,15 @@ import numpy as np
 import pytest
 
 import retro
-from conftest import SMALL, all_positions
+from conftest import SMALL, every_position
 
 
 @pytest.mark.parametrize("name", SMALL)
 def test_query_equals_query_json_on_every_position(cli, tables, name):
     path = tables[name]
     t = retro.open(path)
-    positions = all_positions(path)
+    # A folded table (teeko, quixo) answers for every position of its orbits.
+    positions = every_position(tables, name)
     assert len(positions) == t.positions
     expected = cli.batch_json(path, positions)
     assert len(expected) == len(positions)
@@ -54,7 +55,7 @@ def test_query_with_pv_equals_the_command(cli, tables, name):
     t = retro.open(path)
     rng = random.Random(7)
     # A single query through the command itself (not --batch), with and without --pv.
-    for position in ["empty"] + rng.sample(all_positions(path)[:2000], 5):
+    for position in ["empty"] + rng.sample(every_position(tables, name)[:2000], 5):
         done = cli.run("query", str(path), position, "--json", "--pv", check=False)
         if done.returncode != 0:
             with pytest.raises(ValueError) as e:
@@ -71,7 +72,7 @@ def test_query_with_pv_equals_the_command(cli, tables, name):
 def test_query_many_equals_query_batch(cli, tables, name):
     path = tables[name]
     t = retro.open(path)
-    positions = all_positions(path)
+    positions = every_position(tables, name)
     # Some lines that are not positions, among the others.
     positions[1:1] = ["nonsense", "", "x" * 100]
     # --codes: the entries as stored, for every game (games with outcomes print words
@@ -133,7 +134,8 @@ def test_query_many_refuses_what_is_not_a_list_of_positions(tables):
     assert t.query_many([]).tolist() == []
 
 
-@pytest.mark.parametrize("name", ["young-sample", "twins-sample1-moves", "ttt", "young-10x10-compact", "quixo-3x3", "teeko-3x3s2"])
+@pytest.mark.parametrize("name", ["young-sample", "twins-sample1-moves", "ttt", "young-10x10-compact", "quixo-3x3",
+                                  "teeko-3x3s2", "teeko-3x3s2-unfolded"])
 def test_attributes_and_info_equal_info_json(cli, tables, name):
     path = tables[name]
     t = retro.open(path)
@@ -142,8 +144,12 @@ def test_attributes_and_info_equal_info_json(cli, tables, name):
     unchecked = t.info(check=False)
     assert "checksum_ok" not in unchecked
     assert unchecked == {k: v for k, v in want.items() if k != "checksum_ok"}
-    for key in ("game", "board", "encoding", "positions", "root", "layer_sizes"):
-        assert getattr(t, key) == want[key]
+    for key in ("game", "board", "encoding", "positions", "entries", "symmetries", "root",
+                "layer_sizes", "layer_positions"):
+        assert getattr(t, key) == want[key], key
+    # A folded table's layers are its entries; they answer for its positions.
+    assert sum(t.layer_sizes) == t.entries and sum(t.layer_positions) == t.positions
+    assert (t.entries < t.positions) == (t.symmetries > 1)
     assert t.root_code == want.get("root_code", want.get("root_value"))
     if "root_result" in want:
         # A game with outcomes: its root is a result and a remoteness; the stored code is

@@ -1,0 +1,97 @@
+"""Tables that fold symmetric positions (Teeko and Quixo by default: one entry per orbit of
+the board's symmetries) against unfolded tables of the same boards: every position answers
+the same, and the orbit sizes weigh each layer's entries into its positions and counts."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Dict, Tuple
+
+import numpy as np
+import pytest
+
+import retro
+from conftest import UNFOLDED, all_positions
+
+#: Boards built here besides the session's tables: (game, board).
+BUILT = {"teeko-4x4s3": ("teeko", "4x4s3")}
+
+
+@pytest.fixture(scope="module")
+def pairs(cli, tables, tmp_path_factory) -> Dict[str, Tuple[Path, Path]]:
+    """name -> (folded table, unfolded table of the same board)."""
+    out = tmp_path_factory.mktemp("fold")
+    found = {name: (tables[name], tables[unfolded]) for name, unfolded in UNFOLDED.items()}
+    for name, (game, board) in BUILT.items():
+        folded, unfolded = out / f"{name}.retro", out / f"{name}-unfolded.retro"
+        cli.run("build", game, board, "-o", str(folded), "--quiet")
+        cli.run("build", game, board, "--no-fold", "-o", str(unfolded), "--quiet")
+        found[name] = (folded, unfolded)
+    return found
+
+
+NAMES = sorted(UNFOLDED) + sorted(BUILT)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_position_answers_as_in_the_unfolded_table(pairs, name):
+    folded_path, unfolded_path = pairs[name]
+    folded, unfolded = retro.open(folded_path), retro.open(unfolded_path)
+    assert folded.symmetries > 1 and unfolded.symmetries == 1
+    assert folded.entries < folded.positions == unfolded.positions == unfolded.entries
+    positions = all_positions(unfolded_path)
+    assert len(positions) == unfolded.positions
+    # Positions play cannot reach (Quixo's) are refused by both alike.
+    codes = folded.query_many(positions, codes=True, errors="mask")
+    want_codes = unfolded.query_many(positions, codes=True, errors="mask")
+    assert codes.mask.tolist() == want_codes.mask.tolist()
+    assert codes.compressed().tolist() == want_codes.compressed().tolist()
+    assert codes.count() > 0
+    got, want = folded.query_many(positions, errors="mask"), unfolded.query_many(positions, errors="mask")
+    assert got.mask.tolist() == want.mask.tolist()
+    assert got.result.compressed().tolist() == want.result.compressed().tolist()
+    assert got.remoteness.compressed().tolist() == want.remoteness.compressed().tolist()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_orbit_sizes_weigh_a_folded_layer_into_the_unfolded_one(pairs, name):
+    folded_path, unfolded_path = pairs[name]
+    folded, unfolded = retro.open(folded_path), retro.open(unfolded_path)
+    assert folded.layer_positions == unfolded.layer_sizes == unfolded.layer_positions
+    for k, size in enumerate(folded.layer_sizes):
+        f = folded.layer(k, positions=True)
+        u = unfolded.layer(k, positions=True)
+        assert len(f) == size and f.orbit_size.dtype == np.int64
+        assert f.orbit_size.sum() == len(u) == folded.layer_positions[k]
+        assert (u.orbit_size == 1).all()
+        # Each row's orbit size is how many of the layer's positions share its rank, its
+        # own position among them.
+        ranks = [folded.rank(p) for p in u.position]
+        assert {stones for stones, _ in ranks} == {k}
+        shared = np.bincount([r for _, r in ranks], minlength=size)
+        assert shared.tolist() == f.orbit_size.tolist()
+        assert [folded.rank(p) for p in f.position] == [(k, r) for r in range(size)]
+        # Counts weighed by orbit size are the unfolded layer's counts.
+        weighed: Counter = Counter()
+        for result, remoteness, n in zip(f.result, f.remoteness, f.orbit_size):
+            weighed[result, remoteness] += int(n)
+        assert weighed == Counter(zip(u.result, u.remoteness))
+
+
+def test_build_and_solve_fold_unless_told_not_to(tmp_path):
+    totals = []
+
+    def progress(done, total, layer):
+        totals.append(total)
+
+    folded = retro.build("teeko", "3x3s2", tmp_path / "f.retro", progress=progress)
+    assert totals[-1] == folded["entries"] < folded["positions"]
+    unfolded = retro.build("teeko", "3x3s2", tmp_path / "u.retro", fold=False, progress=progress)
+    assert totals[-1] == unfolded["entries"] == unfolded["positions"] == folded["positions"]
+    assert (folded["symmetries"], unfolded["symmetries"]) == (retro.open(tmp_path / "f.retro").symmetries, 1)
+    # solve sweeps one entry per orbit unless fold=False, to the same value.
+    solved = retro.solve("quixo", "3x3", progress=progress)
+    folded_total = totals[-1]
+    assert retro.solve("quixo", "3x3", fold=False, progress=progress) == solved
+    assert folded_total < totals[-1]
