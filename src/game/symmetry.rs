@@ -153,6 +153,22 @@ impl GridSymmetries {
     }
 }
 
+/// `Layer::entry`: the orbit's set is its own image under a symmetry other than the identity.
+const SPECIAL: u64 = 1 << 55;
+/// `Layer::entry`: the bits of the first rank or the list's index.
+const LOW: u64 = SPECIAL - 1;
+
+/// Set bits of every byte (the default x86-64 target has no popcount instruction).
+static POP8: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        table[i] = (i as u32).count_ones() as u8;
+        i += 1;
+    }
+    table
+};
+
 /// The most occupied sets a layer's orbit table may cover (`Orbits`): 2^28 sets take about
 /// 1.3 GiB of tables. A board past it does not fold (its layers are far beyond any table
 /// anyway).
@@ -178,11 +194,12 @@ pub struct Orbits {
 #[derive(Debug)]
 struct Layer {
     k: usize,
-    /// By the colex rank of an occupied set: its orbit.
-    orbit_of: Vec<u32>,
-    /// By the colex rank of an occupied set: the symmetries (bit g) that carry it onto its
-    /// orbit's canonical set.
-    how: Vec<u8>,
+    /// By the colex rank of an occupied set, in one word so that ranking a position reads
+    /// one entry of the table (the tables outgrow the caches): the symmetries (bit g) that
+    /// carry it onto its orbit's canonical set in the top byte, then `SPECIAL` where the
+    /// orbit's set is its own image under another symmetry, and in the low bits the orbit's
+    /// first rank (or, where `SPECIAL`, its index in `lists` and `special_offset`).
+    entry: Vec<u64>,
     /// Each orbit's canonical (least) set.
     canon: Vec<u64>,
     /// Each orbit's first rank; one past the layer's last at the end.
@@ -192,6 +209,8 @@ struct Layer {
     special: Vec<u32>,
     /// The canonical colour patterns of such orbits, each list sorted.
     lists: Vec<Box<[u64]>>,
+    /// The first rank of each such orbit, by its index in `lists`.
+    special_offset: Vec<u64>,
     /// Colour patterns' ranks among those of h bits, where k <= 16 (`Exactly`): a lookup.
     pattern_rank: Vec<u32>,
 }
@@ -231,7 +250,10 @@ impl Orbits {
                 }
             }
         }
-        let sizes = (0..xs.len()).map(|k| burnside(&sym, k, xs[k])).collect();
+        let sizes: Vec<u64> = (0..xs.len()).map(|k| burnside(&sym, k, xs[k])).collect();
+        if sizes.iter().any(|&n| n >= LOW) {
+            return Err(Error::too_large("a layer has too many orbits to fold"));
+        }
         let layers = (0..xs.len()).map(|_| OnceLock::new()).collect();
         Ok(Orbits {
             sym,
@@ -272,7 +294,7 @@ impl Orbits {
         for c in 0..self.sym.chunks {
             let bits = (set >> (8 * c) & 255) as usize;
             rank += self.chunk_rank[(c * stride + t) * 256 + bits];
-            t += bits.count_ones() as usize;
+            t += POP8[bits] as usize;
         }
         rank
     }
@@ -407,14 +429,30 @@ impl Orbits {
             at, self.sizes[k],
             "layer {k}: orbits against Burnside's count"
         );
+        let special_offset: Vec<u64> = (0..canon.len())
+            .filter(|&o| special[o] != u32::MAX)
+            .map(|o| offset[o])
+            .collect();
+        let entry = orbit_of
+            .iter()
+            .zip(&how)
+            .map(|(&o, &h)| {
+                let o = o as usize;
+                let low = match special[o] {
+                    u32::MAX => offset[o],
+                    at => SPECIAL | at as u64,
+                };
+                u64::from(h) << 56 | low
+            })
+            .collect();
         Layer {
             k,
-            orbit_of,
-            how,
+            entry,
             canon,
             offset,
             special,
             lists,
+            special_offset,
             pattern_rank,
         }
     }
@@ -424,29 +462,25 @@ impl Orbits {
     #[inline]
     pub fn rank(&self, k: usize, set: u64, x: u64) -> u64 {
         let layer = self.layer(k);
-        let r = self.set_rank(set) as usize;
-        let o = layer.orbit_of[r] as usize;
-        let how = layer.how[r];
-        let canon = layer.canon[o];
-        let base = layer.offset[o];
-        match layer.special[o] {
-            u32::MAX => {
-                let g = how.trailing_zeros() as usize;
-                let p = compress(self.sym.map(g, x), canon);
-                base + self.rank_pattern(layer, p)
-            }
-            at => {
-                let mut rest = how;
-                let mut least = u64::MAX;
-                while rest != 0 {
-                    let g = rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    least = least.min(compress(self.sym.map(g, x), canon));
-                }
-                let list = &layer.lists[at as usize];
-                base + list.binary_search(&least).unwrap_or_else(|i| i) as u64
-            }
+        let e = layer.entry[self.set_rank(set) as usize];
+        let how = (e >> 56) as u8;
+        let g = how.trailing_zeros() as usize;
+        // The canonical set is the set's image: no second table read.
+        let canon = self.sym.map(g, set);
+        if e & SPECIAL == 0 {
+            let p = compress(self.sym.map(g, x), canon);
+            return (e & LOW) + self.rank_pattern(layer, p);
         }
+        let at = (e & LOW) as usize;
+        let mut rest = how;
+        let mut least = u64::MAX;
+        while rest != 0 {
+            let g = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            least = least.min(compress(self.sym.map(g, x), canon));
+        }
+        let list = &layer.lists[at];
+        layer.special_offset[at] + list.binary_search(&least).unwrap_or_else(|i| i) as u64
     }
 
     /// The canonical position of rank `rank` in layer k, as (occupied cells, x's cells), and
