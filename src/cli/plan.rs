@@ -42,7 +42,7 @@ pub struct Args {
     #[arg(long)]
     total: bool,
     /// Plan a table of every position, not one entry per orbit of the board's symmetries
-    /// (Teeko, Quixo and mnk fold them by default).
+    /// (Teeko and Quixo fold them by default).
     #[arg(long)]
     no_fold: bool,
 }

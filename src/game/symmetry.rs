@@ -169,6 +169,27 @@ static POP8: [u8; 256] = {
     table
 };
 
+/// The bits of `value` at the set bits of `mask`, packed low: the processor's `pext` where it
+/// has BMI2 (chosen at run time, so a binary built for baseline x86-64 runs anywhere), else
+/// the software loop. Ranking a position packs its colours over its canonical set this way;
+/// with `pext` standard Teeko builds in 11.5 s on one thread against 13.1 s with the loop
+/// (release, medians of 3 paired runs; the tables are identical).
+#[inline]
+fn pext(value: u64, mask: u64) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("bmi2") {
+        // SAFETY: the processor has BMI2, checked just above.
+        return unsafe { pext_bmi2(value, mask) };
+    }
+    compress(value, mask)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+fn pext_bmi2(value: u64, mask: u64) -> u64 {
+    std::arch::x86_64::_pext_u64(value, mask)
+}
+
 /// The most occupied sets a layer's orbit table may cover (`Orbits`): 2^28 sets take about
 /// 1.3 GiB of tables. A board past it does not fold (its layers are far beyond any table
 /// anyway).
@@ -468,7 +489,7 @@ impl Orbits {
         // The canonical set is the set's image: no second table read.
         let canon = self.sym.map(g, set);
         if e & SPECIAL == 0 {
-            let p = compress(self.sym.map(g, x), canon);
+            let p = pext(self.sym.map(g, x), canon);
             return (e & LOW) + self.rank_pattern(layer, p);
         }
         let at = (e & LOW) as usize;
@@ -477,7 +498,7 @@ impl Orbits {
         while rest != 0 {
             let g = rest.trailing_zeros() as usize;
             rest &= rest - 1;
-            least = least.min(compress(self.sym.map(g, x), canon));
+            least = least.min(pext(self.sym.map(g, x), canon));
         }
         let list = &layer.lists[at];
         layer.special_offset[at] + list.binary_search(&least).unwrap_or_else(|i| i) as u64
