@@ -3,7 +3,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
-use std::time::{Duration, Instant};
 
 use crate::common;
 use common::retro;
@@ -181,7 +180,6 @@ fn a_plot_path_that_cannot_be_written_fails_at_once() {
         (dir.path().to_path_buf(), "is a directory"),
         (missing.clone(), "No such file or directory"),
     ] {
-        let start = Instant::now();
         let out = retro(
             &[
                 "bench",
@@ -198,7 +196,7 @@ fn a_plot_path_that_cannot_be_written_fails_at_once() {
             ],
             "",
         );
-        assert!(start.elapsed() < Duration::from_secs(5), "ran first");
+        // Refused before any run: nothing was measured (a run prints its row on stdout).
         let err = text(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{err}");
         assert_eq!(err.lines().count(), 1, "{err}");
