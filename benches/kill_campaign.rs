@@ -53,6 +53,14 @@ fn env_or(name: &str, default: u64) -> u64 {
 fn run(args: &[&str]) -> Duration {
     let start = Instant::now();
     let out = retro().args(args).output().expect("run retro");
+    if !out.status.success() {
+        // A refused rerun: keep what it refused, to be read.
+        if let Some(at) = args.iter().position(|&a| a == "-o") {
+            let partial = format!("{}.partial", args[at + 1]);
+            let mut kept = 0;
+            keep(Path::new(&partial), "refused partial", &mut kept);
+        }
+    }
     assert!(
         out.status.success(),
         "retro {}: {}",
