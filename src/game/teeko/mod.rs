@@ -505,6 +505,28 @@ impl Teeko {
         false
     }
 
+    /// Every slide that could have led here, undone: for each of the last mover's stones
+    /// (`theirs`) and each empty neighbour it could have come from, `f(at, from, before)` with
+    /// its cell now, the cell it left and the mover's stones before the slide; slides from a
+    /// position where the mover already had a pattern (play had ended) are left out.
+    #[inline]
+    fn each_slide_back(&self, theirs: u64, empty: u64, mut f: impl FnMut(u64, u64, u64)) {
+        let mut stones = theirs;
+        while stones != 0 {
+            let at = stones & stones.wrapping_neg();
+            stones &= stones - 1;
+            let mut from = self.neighbours[at.trailing_zeros() as usize] & empty;
+            while from != 0 {
+                let cell = from & from.wrapping_neg();
+                from &= from - 1;
+                let before = theirs & !at | cell;
+                if !self.has_pattern(before) {
+                    f(at, cell, before);
+                }
+            }
+        }
+    }
+
     /// The centre cell, where the board has one.
     fn centre(&self) -> Option<usize> {
         let (r, c) = (self.board.rows, self.board.cols);
@@ -762,27 +784,15 @@ impl Game for Teeko {
             // Each parent orbit once, however many of its slides lead to this orbit.
             let mut ranks = [0u64; 8 * 18];
             let mut n = 0;
-            let mut stones = theirs;
-            while stones != 0 {
-                let at = stones & stones.wrapping_neg();
-                stones &= stones - 1;
-                let mut from = self.neighbours[at.trailing_zeros() as usize] & empty;
-                while from != 0 {
-                    let cell = from & from.wrapping_neg();
-                    from &= from - 1;
-                    let moved = theirs & !at | cell;
-                    if self.has_pattern(moved) {
-                        continue;
-                    }
-                    let (x, o) = if last == 0 {
-                        (moved, other)
-                    } else {
-                        (other, moved)
-                    };
-                    ranks[n] = self.rank_of(pos.k, x, o, last);
-                    n += 1;
-                }
-            }
+            self.each_slide_back(theirs, empty, |_, _, moved| {
+                let (x, o) = if last == 0 {
+                    (moved, other)
+                } else {
+                    (other, moved)
+                };
+                ranks[n] = self.rank_of(pos.k, x, o, last);
+                n += 1;
+            });
             Self::each_distinct(&mut ranks[..n], f);
             return;
         }
@@ -795,37 +805,14 @@ impl Game for Teeko {
                 let below = pos.x & (cell - 1);
                 cell.trailing_zeros() - Self::pop(below)
             };
-            let mut stones = theirs;
-            while stones != 0 {
-                let at = stones & stones.wrapping_neg();
-                stones &= stones - 1;
+            self.each_slide_back(theirs, empty, |at, cell, _| {
                 let without = pos.o_packed & !(1u64 << packed_index(at));
-                let mut from = self.neighbours[at.trailing_zeros() as usize] & empty;
-                while from != 0 {
-                    let cell = from & from.wrapping_neg();
-                    from &= from - 1;
-                    if self.has_pattern(pos.o & !at | cell) {
-                        continue;
-                    }
-                    f(base + self.mask_rank(without | 1u64 << packed_index(cell)));
-                }
-            }
+                f(base + self.mask_rank(without | 1u64 << packed_index(cell)));
+            });
             return;
         }
-        let mut stones = theirs;
-        while stones != 0 {
-            let at = stones & stones.wrapping_neg();
-            stones &= stones - 1;
-            let mut from = self.neighbours[at.trailing_zeros() as usize] & empty;
-            while from != 0 {
-                let cell = from & from.wrapping_neg();
-                from &= from - 1;
-                let x = pos.x & !at | cell;
-                if self.has_pattern(x) {
-                    continue;
-                }
-                f(half + self.board_rank(pos.k, x, pos.o));
-            }
-        }
+        self.each_slide_back(theirs, empty, |_, _, x| {
+            f(half + self.board_rank(pos.k, x, pos.o))
+        });
     }
 }
