@@ -76,6 +76,8 @@ fn best_columns(notation: MoveNotation, outcomes: bool) -> Vec<&'static str> {
         MoveNotation::FromTo => {
             names.extend(["best_from_row", "best_from_col", "best_row", "best_col"])
         }
+        // Written by the game: `best_move` is the move.
+        MoveNotation::Named => {}
     }
     names
 }
@@ -89,6 +91,7 @@ pub fn move_numbers(notation: MoveNotation, best: Option<BestMove>) -> Vec<Optio
     match notation {
         MoveNotation::Cell => vec![to_row, to_col],
         MoveNotation::Column => vec![to_col],
+        MoveNotation::Named => Vec::new(),
         MoveNotation::FromTo => {
             let from = best.and_then(|b| b.from);
             vec![

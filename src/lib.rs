@@ -108,10 +108,10 @@
 //!         let sign = if (a + b) % 2 == 0 { 1 } else { -1 };
 //!         let mut moves = Vec::new();
 //!         if a < self.n {
-//!             moves.push(Move { from: None, row: 0, col: a, reward: sign * (a as i64 + 1), child: (a + 1, b) });
+//!             moves.push(Move { from: None, row: 0, col: a, take: None, reward: sign * (a as i64 + 1), child: (a + 1, b) });
 //!         }
 //!         if b < self.n {
-//!             moves.push(Move { from: None, row: 1, col: b, reward: sign * (b as i64 + 1), child: (a, b + 1) });
+//!             moves.push(Move { from: None, row: 1, col: b, take: None, reward: sign * (b as i64 + 1), child: (a, b + 1) });
 //!         }
 //!         moves
 //!     }

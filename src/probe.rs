@@ -61,7 +61,8 @@ pub fn from_to_text(
 ) -> String {
     let (r, c) = (row + 1, col + 1);
     match (notation, style) {
-        (MoveNotation::FromTo, _) => match from {
+        // A named move is written by its game (`describe_move`); from its cells otherwise.
+        (MoveNotation::FromTo | MoveNotation::Named, _) => match from {
             Some((fr, fc)) => format!("{},{}-{r},{c}", fr + 1, fc + 1),
             None => format!("{r},{c}"),
         },
@@ -74,6 +75,9 @@ pub fn from_to_text(
 
 /// `move_text` for a move of `game`.
 pub fn describe_move<G: Gameplay>(game: &G, style: MoveStyle, mv: &Move<G::Position>) -> String {
+    if let Some(name) = game.name_move(mv) {
+        return name;
+    }
     from_to_text(game.move_notation(), style, mv.from, mv.row, mv.col)
 }
 
@@ -246,7 +250,9 @@ pub fn to_json<G: Registered>(game: &G, a: &Answer<G::Position>) -> serde_json::
             let mv = &a.moves[i].0;
             match game.move_notation() {
                 // A move between cells is named as it is written: `3,3-2,2`.
-                MoveNotation::FromTo => json!(describe_move(game, MoveStyle::Field, mv)),
+                MoveNotation::FromTo | MoveNotation::Named => {
+                    json!(describe_move(game, MoveStyle::Field, mv))
+                }
                 // A move that picks a column is named by it, as `play` reads it.
                 MoveNotation::Column => json!(mv.col + 1),
                 MoveNotation::Cell => json!([mv.row + 1, mv.col + 1]),

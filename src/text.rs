@@ -128,7 +128,7 @@ pub fn answer<G: Gameplay>(game: &G, a: &Answer<G::Position>) -> String {
     if !a.moves.is_empty() {
         let head = match game.move_notation() {
             MoveNotation::Cell => "cell",
-            MoveNotation::Column | MoveNotation::FromTo => "move",
+            MoveNotation::Column | MoveNotation::FromTo | MoveNotation::Named => "move",
         };
         let what = if outcomes { "result" } else { "value" };
         out.push_str(&format!(

@@ -62,6 +62,7 @@ pub struct Args {
 /// How moves are typed, by `MoveNotation`.
 const CELL_MOVES: &str = "moves: `row,col`, 1-based (row 1 is the top row, column 1 the leftmost), e.g. `1,2`; `1 2` and `(1,2)` are read too";
 const FROM_TO_MOVES: &str = "moves: `row,col` puts a stone on that cell; `row,col-row,col` takes one from the first cell to the second (a Teeko slide; a Quixo push: the cube taken and the end it goes back in at), 1-based, row 1 the top, e.g. `3,3-2,2`";
+const NAMED_MOVES: &str = "moves: as the game's players write them and the move list shows them; morris: `d2` places a stone, `d2-d3` slides (or flies) one, and `xa4` after either removes the stone on a4";
 const COLUMN_MOVES: &str = "moves: a column number, 1-based from the left, e.g. `3` (or `column 3`); the stone drops to the lowest empty cell";
 
 const COMMANDS: &str = "\
@@ -271,7 +272,7 @@ fn judged<G: Registered>(game: &G, a: &Answer<G::Position>, chosen: usize) -> St
 fn joint(notation: MoveNotation) -> &'static str {
     match notation {
         MoveNotation::Column => ", ",
-        MoveNotation::Cell | MoveNotation::FromTo => " ",
+        MoveNotation::Cell | MoveNotation::FromTo | MoveNotation::Named => " ",
     }
 }
 
@@ -360,6 +361,7 @@ fn ask<G: Registered>(
         MoveNotation::Cell => ("row,col", CELL_MOVES),
         MoveNotation::Column => ("column", COLUMN_MOVES),
         MoveNotation::FromTo => ("row,col or row,col-row,col", FROM_TO_MOVES),
+        MoveNotation::Named => ("a move as the list writes it", NAMED_MOVES),
     };
     loop {
         write!(out, "your move ({typed}, or help): ").map_err(io)?;
@@ -404,6 +406,12 @@ fn ask<G: Registered>(
             }
             "quit" | "exit" => return Ok(Action::Quit),
             _ => {}
+        }
+        if notation == MoveNotation::Named {
+            let typed = line.trim();
+            if let Some(i) = (0..a.moves.len()).find(|&i| cell(i).eq_ignore_ascii_case(typed)) {
+                return Ok(Action::Move(i));
+            }
         }
         let numbers = move_numbers(line);
         let what = match (notation, numbers.as_deref()) {

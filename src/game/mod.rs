@@ -16,6 +16,7 @@
 mod connect;
 mod lines;
 mod mnk;
+mod morris;
 pub mod moving;
 mod quixo;
 mod registry;
@@ -29,6 +30,7 @@ mod young;
 use crate::error::{Error, Result};
 pub use connect::{Connect, ConnectBoard, ConnectPosition};
 pub use mnk::{Mnk, MnkBoard};
+pub use morris::{Morris, MorrisBoard, MorrisPosition};
 pub use quixo::{Quixo, QuixoBoard};
 pub use registry::{AnyBoard, Board, Builtin, Notation, Registered, Registry, Visitor};
 pub use teeko::{Teeko, TeekoBoard, TeekoPosition};
@@ -102,6 +104,9 @@ pub enum MoveNotation {
     /// first cell to the second (a Teeko slide; a Quixo push: the cube taken, and the end
     /// it goes back in at). Written the same way everywhere.
     FromTo,
+    /// Written by the game itself (`Gameplay::name_move`), as its players write moves
+    /// (morris: `d2`, `d2-d3`, `d2-d3xa4`), and read back by matching those names.
+    Named,
 }
 
 /// One legal move of a position, for humans (query, play); the sweep uses
@@ -116,6 +121,9 @@ pub struct Move<P> {
     pub row: usize,
     /// 0-based column of the cell.
     pub col: usize,
+    /// The stone the move takes off the board (0-based row, col): morris, where a closed
+    /// mill removes one of the opponent's; None elsewhere.
+    pub take: Option<(usize, usize)>,
     /// What the move adds to the value (young: +a or -b; twins: 0).
     pub reward: i64,
     /// The position after the move.
@@ -332,6 +340,11 @@ pub trait Gameplay: Game {
     /// How moves are written (`MoveNotation::Cell` unless a move only picks a column).
     fn move_notation(&self) -> MoveNotation {
         MoveNotation::Cell
+    }
+    /// A move as the game's players write it, for a game whose moves are `Named`; None
+    /// (the default) for the others, which are written from their cells.
+    fn name_move(&self, _mv: &Move<Self::Position>) -> Option<String> {
+        None
     }
     /// Parse a position in the game's notation (`docs/games.md`): any position the
     /// ranking counts, whether or not play can reach it (so every rank's position reads

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::{Connect, Gameplay, Mnk, Quixo, Teeko, Twins, Young};
+use super::{Connect, Gameplay, Mnk, Morris, Quixo, Teeko, Twins, Young};
 use crate::error::{Error, Result};
 use crate::random::SplitMix;
 
@@ -405,7 +405,7 @@ pub trait Registry: 'static {
 }
 
 /// The games `retro` itself has, in the order `retro help games` lists them.
-pub type Builtin = (Young, Twins, Mnk, Connect, Teeko, Quixo);
+pub type Builtin = (Young, Twins, Mnk, Connect, Teeko, Quixo, Morris);
 
 fn unknown<R: Registry + ?Sized>(name: &str) -> Error {
     Error::input(format!(

@@ -153,8 +153,12 @@ impl GridSymmetries {
     }
 }
 
+/// The most symmetries folded: a table word keeps one bit per symmetry.
+pub const MAX_SYMMETRIES: usize = 16;
+/// `Layer::entry`: where the symmetries to the canonical set start (the top 16 bits).
+const HOW_SHIFT: u32 = 48;
 /// `Layer::entry`: the orbit's set is its own image under a symmetry other than the identity.
-const SPECIAL: u64 = 1 << 55;
+const SPECIAL: u64 = 1 << 47;
 /// `Layer::entry`: the bits of the first rank or the list's index.
 const LOW: u64 = SPECIAL - 1;
 
@@ -203,7 +207,8 @@ pub struct Orbits {
     sym: GridSymmetries,
     binom: Binomial,
     cells: usize,
-    xs: Vec<Option<usize>>,
+    /// Per layer: its occupied cells, and how many of them are x's (None: any number).
+    specs: Vec<(usize, Option<usize>)>,
     sizes: Vec<u64>,
     /// Colex ranks by 8-cell chunk, as `quixo` keeps them: entry `(c * (cells + 1) + t) * 256
     /// + bits` is what chunk c's set bits add when t set bits lie below it.
@@ -214,10 +219,11 @@ pub struct Orbits {
 /// One layer's orbit tables.
 #[derive(Debug)]
 struct Layer {
-    k: usize,
+    /// x's among them (None: any number).
+    xs: Option<usize>,
     /// By the colex rank of an occupied set, in one word so that ranking a position reads
     /// one entry of the table (the tables outgrow the caches): the symmetries (bit g) that
-    /// carry it onto its orbit's canonical set in the top byte, then `SPECIAL` where the
+    /// carry it onto its orbit's canonical set in the top 16 bits, then `SPECIAL` where the
     /// orbit's set is its own image under another symmetry, and in the low bits the orbit's
     /// first rank (or, where `SPECIAL`, its index in `lists` and `special_offset`).
     entry: Vec<u64>,
@@ -241,15 +247,26 @@ impl Orbits {
     /// occupied cells of which `xs[k]` are x's. Fails where a layer has more sets than
     /// `MAX_SETS` or the symmetries are more than 8.
     pub fn new(sym: GridSymmetries, xs: Vec<Option<usize>>) -> Result<Orbits> {
+        let specs = xs.into_iter().enumerate().collect();
+        Orbits::with_layers(sym, specs)
+    }
+
+    /// The orbits of positions under `sym` in layers of any shape: layer i has `specs[i].0`
+    /// occupied cells, `specs[i].1` of them x's (None: any number). A game whose layers are
+    /// not numbered by their stones (morris: by the stones of each side) ranks them here.
+    /// Fails where a layer has more sets than `MAX_SETS` or the symmetries are more than 16.
+    pub fn with_layers(sym: GridSymmetries, specs: Vec<(usize, Option<usize>)>) -> Result<Orbits> {
         let cells = sym.cells;
-        if sym.len() > 8 {
-            return Err(Error::other("at most 8 symmetries of a grid are folded"));
+        if sym.len() > MAX_SYMMETRIES {
+            return Err(Error::other(format!(
+                "at most {MAX_SYMMETRIES} symmetries of a board are folded"
+            )));
         }
         let binom = Binomial::new(cells)?;
-        for k in 0..xs.len() {
+        for &(k, _) in &specs {
             if k > cells || binom.get(cells, k) > MAX_SETS {
                 return Err(Error::too_large(format!(
-                    "layer {k} of {cells} cells has too many occupied sets to fold"
+                    "a layer of {k} stones on {cells} cells has too many occupied sets to fold"
                 )));
             }
         }
@@ -271,16 +288,16 @@ impl Orbits {
                 }
             }
         }
-        let sizes: Vec<u64> = (0..xs.len()).map(|k| burnside(&sym, k, xs[k])).collect();
+        let sizes: Vec<u64> = specs.iter().map(|&(k, h)| burnside(&sym, k, h)).collect();
         if sizes.iter().any(|&n| n >= LOW) {
             return Err(Error::too_large("a layer has too many orbits to fold"));
         }
-        let layers = (0..xs.len()).map(|_| OnceLock::new()).collect();
+        let layers = specs.iter().map(|_| OnceLock::new()).collect();
         Ok(Orbits {
             sym,
             binom,
             cells,
-            xs,
+            specs,
             sizes,
             chunk_rank,
             layers,
@@ -290,6 +307,11 @@ impl Orbits {
     /// The symmetries folded.
     pub fn symmetries(&self) -> &GridSymmetries {
         &self.sym
+    }
+
+    /// The occupied cells of layer i's positions.
+    pub fn occupied(&self, i: usize) -> usize {
+        self.specs[i].0
     }
 
     /// Orbits in layer k.
@@ -321,8 +343,8 @@ impl Orbits {
     }
 
     /// The number of colour patterns of a set of k cells.
-    fn patterns(&self, k: usize) -> u64 {
-        match self.xs[k] {
+    fn patterns(&self, (k, xs): (usize, Option<usize>)) -> u64 {
+        match xs {
             None => 1u64 << k,
             Some(h) => self.binom.get(k, h),
         }
@@ -331,7 +353,7 @@ impl Orbits {
     /// A pattern's rank among all patterns of the layer (all of them, or those of h bits).
     #[inline]
     fn rank_pattern(&self, layer: &Layer, p: u64) -> u64 {
-        match self.xs[layer.k] {
+        match layer.xs {
             None => p,
             Some(_) if !layer.pattern_rank.is_empty() => layer.pattern_rank[p as usize] as u64,
             Some(_) => {
@@ -346,44 +368,45 @@ impl Orbits {
         }
     }
 
-    fn unrank_pattern(&self, k: usize, rank: u64) -> u64 {
-        match self.xs[k] {
+    fn unrank_pattern(&self, xs: Option<usize>, rank: u64) -> u64 {
+        match xs {
             None => rank,
             Some(h) => colex_unrank_mask(&self.binom, rank, h),
         }
     }
 
     /// The first pattern, and the one after `p` (in rank order).
-    fn first_pattern(&self, k: usize) -> u64 {
-        match self.xs[k] {
+    fn first_pattern(xs: Option<usize>) -> u64 {
+        match xs {
             None => 0,
             Some(h) => (1u64 << h) - 1,
         }
     }
 
-    fn next_pattern(&self, k: usize, p: u64) -> u64 {
-        match self.xs[k] {
+    fn next_pattern(xs: Option<usize>, p: u64) -> u64 {
+        match xs {
             None => p + 1,
             Some(0) => p,
             Some(_) => colex_next_mask(p),
         }
     }
 
-    fn build(&self, k: usize) -> Layer {
+    fn build(&self, i: usize) -> Layer {
+        let (k, xs) = self.specs[i];
         let sets = self.binom.get(self.cells, k) as usize;
         let g_count = self.sym.len();
         let mut orbit_of = vec![0u32; sets];
-        let mut how = vec![0u8; sets];
+        let mut how = vec![0u16; sets];
         let mut canon = Vec::new();
         let mut set = (1u64 << k) - 1;
         for r in 0..sets {
             let mut least = set;
-            let mut images = [0u64; 8];
+            let mut images = [0u64; MAX_SYMMETRIES];
             for (g, image) in images.iter_mut().enumerate().take(g_count) {
                 *image = self.sym.map(g, set);
                 least = least.min(*image);
             }
-            let mut bits = 0u8;
+            let mut bits = 0u16;
             for (g, &image) in images.iter().enumerate().take(g_count) {
                 if image == least {
                     bits |= 1 << g;
@@ -401,7 +424,7 @@ impl Orbits {
                 set = colex_next_mask(set);
             }
         }
-        let pattern_rank = match self.xs[k] {
+        let pattern_rank = match xs {
             Some(h) if k <= 16 => {
                 let mut table = vec![0u32; 1 << k];
                 let mut p = (1u64 << h) - 1;
@@ -419,7 +442,7 @@ impl Orbits {
         let mut special = vec![u32::MAX; canon.len()];
         let mut lists = Vec::new();
         let mut at = 0u64;
-        let full = self.patterns(k);
+        let full = self.patterns((k, xs));
         for (o, &set) in canon.iter().enumerate() {
             offset.push(at);
             // The symmetries that map the set to itself.
@@ -429,7 +452,7 @@ impl Orbits {
                 continue;
             }
             let mut list = Vec::new();
-            let mut p = self.first_pattern(k);
+            let mut p = Self::first_pattern(xs);
             for _ in 0..full {
                 let x = spread(p, set);
                 let least = (1..g_count)
@@ -439,7 +462,7 @@ impl Orbits {
                 if least == p {
                     list.push(p);
                 }
-                p = self.next_pattern(k, p);
+                p = Self::next_pattern(xs, p);
             }
             at += list.len() as u64;
             special[o] = lists.len() as u32;
@@ -447,8 +470,8 @@ impl Orbits {
         }
         offset.push(at);
         debug_assert_eq!(
-            at, self.sizes[k],
-            "layer {k}: orbits against Burnside's count"
+            at, self.sizes[i],
+            "layer {i}: orbits against Burnside's count"
         );
         let special_offset: Vec<u64> = (0..canon.len())
             .filter(|&o| special[o] != u32::MAX)
@@ -463,11 +486,11 @@ impl Orbits {
                     u32::MAX => offset[o],
                     at => SPECIAL | at as u64,
                 };
-                u64::from(h) << 56 | low
+                u64::from(h) << HOW_SHIFT | low
             })
             .collect();
         Layer {
-            k,
+            xs,
             entry,
             canon,
             offset,
@@ -484,7 +507,7 @@ impl Orbits {
     pub fn rank(&self, k: usize, set: u64, x: u64) -> u64 {
         let layer = self.layer(k);
         let e = layer.entry[self.set_rank(set) as usize];
-        let how = (e >> 56) as u8;
+        let how = (e >> HOW_SHIFT) as u16;
         let g = how.trailing_zeros() as usize;
         // The canonical set is the set's image: no second table read.
         let canon = self.sym.map(g, set);
@@ -513,7 +536,7 @@ impl Orbits {
         let local = rank - layer.offset[o];
         let set = layer.canon[o];
         let p = match layer.special[o] {
-            u32::MAX => self.unrank_pattern(k, local),
+            u32::MAX => self.unrank_pattern(layer.xs, local),
             at => layer.lists[at as usize][local as usize],
         };
         let cursor = Cursor {
@@ -539,8 +562,8 @@ impl Orbits {
         };
         let set = layer.canon[o.min(layer.canon.len() - 1)];
         cursor.pattern = match layer.special.get(o).copied().unwrap_or(u32::MAX) {
-            u32::MAX if cursor.local == 0 => self.first_pattern(k),
-            u32::MAX => self.next_pattern(k, cursor.pattern),
+            u32::MAX if cursor.local == 0 => Self::first_pattern(layer.xs),
+            u32::MAX => Self::next_pattern(layer.xs, cursor.pattern),
             at => layer.lists[at as usize][cursor.local as usize],
         };
         (set, spread(cursor.pattern, set))

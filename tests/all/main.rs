@@ -24,6 +24,7 @@ mod golden;
 mod hostile;
 mod input;
 mod mnk;
+mod morris;
 mod moves;
 mod moving;
 mod nothing_lost;

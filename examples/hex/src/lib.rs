@@ -262,6 +262,7 @@ impl Game for Hex {
                     row: c / self.board.cols,
                     col: c % self.board.cols,
                     reward: 0,
+                    take: None,
                     child: self.ranking.position_from_marks(&child),
                 }
             })

@@ -440,6 +440,7 @@ impl Game for Connect {
                 row: h - 1 - height,
                 col,
                 reward: 0,
+                take: None,
                 child,
             });
         }

@@ -226,6 +226,7 @@ impl Game for Mnk {
                     row: c / self.board.cols,
                     col: c % self.board.cols,
                     reward: 0,
+                    take: None,
                     child: self.ranking.position_from_marks(&child),
                 }
             })

@@ -306,6 +306,7 @@ impl Game for Quixo {
                     row: to / self.n,
                     col: to % self.n,
                     reward: 0,
+                    take: None,
                     child: self.position(m, x, 1 - pos.side),
                 });
             }

@@ -567,6 +567,7 @@ impl Game for Teeko {
                 row,
                 col,
                 reward: 0,
+                take: None,
                 child: self.position(x, o, 1 - pos.side),
             });
         });

@@ -233,6 +233,7 @@ impl Game for Twins {
                     row: c / self.board.cols,
                     col: c % self.board.cols,
                     reward: 0,
+                    take: None,
                     child: self.position_from_marks(&child),
                 }
             })

@@ -862,6 +862,7 @@ impl Game for Young {
                     row: i,
                     col: r,
                     reward: w,
+                    take: None,
                     child: self.position_from_rows(rows),
                 });
             }

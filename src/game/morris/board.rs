@@ -1,0 +1,291 @@
+//! The Morris boards: the variant and its options as input (`nine`, `six stones=3`,
+//! `nine stones=4 no-flying`), and the two boards' points, lines and symmetries.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::game::Board;
+use crate::random::SplitMix;
+
+/// What the input must look like, for error messages.
+const FORM: &str = "expected a variant, `five`, `six`, `nine` or `twelve` (nothing: nine), then any of `stones=N`, `flying`, `no-flying`, `diagonals`, e.g. `six stones=3`";
+
+/// A Morris variant with its options.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MorrisBoard {
+    /// The variant named: `five`, `six`, `nine` or `twelve`.
+    pub variant: String,
+    /// Points on the board: 16 (five, six) or 24 (nine, twelve).
+    pub points: usize,
+    /// Stones each player has.
+    pub stones: usize,
+    /// A player with 3 stones on the board and none in hand may move one to any empty point.
+    pub flying: bool,
+    /// The four diagonals of the 24-point board are lines too (twelve).
+    pub diagonals: bool,
+}
+
+impl MorrisBoard {
+    /// A variant with its own defaults.
+    pub fn variant(name: &str) -> Option<MorrisBoard> {
+        let (points, stones, flying, diagonals) = match name {
+            "five" => (16, 5, false, false),
+            "six" => (16, 6, false, false),
+            "nine" => (24, 9, true, false),
+            "twelve" => (24, 12, true, true),
+            _ => return None,
+        };
+        Some(MorrisBoard {
+            variant: name.to_string(),
+            points,
+            stones,
+            flying,
+            diagonals,
+        })
+    }
+
+    /// The board, refused unless the stones fit: 3 or more each (fewer have lost before
+    /// the first move), and both players' together no more than the points.
+    pub fn checked(self) -> Result<MorrisBoard> {
+        let defaults = MorrisBoard::variant(&self.variant).ok_or_else(|| {
+            Error::input(format!(
+                "unknown morris variant {}; {FORM}",
+                crate::error::excerpt(&self.variant)
+            ))
+        })?;
+        if self.points != defaults.points {
+            return Err(Error::input(format!(
+                "morris {}: the board has {} points",
+                self.variant, defaults.points
+            )));
+        }
+        if self.stones < 3 || 2 * self.stones > self.points {
+            return Err(Error::input(format!(
+                "morris {} with {} stones each: a player has 3 to {} stones on {} points",
+                self.variant,
+                self.stones,
+                self.points / 2,
+                self.points
+            )));
+        }
+        if self.diagonals && self.points != 24 {
+            return Err(Error::input(format!(
+                "morris {}: diagonals are lines of the 24-point board only",
+                self.variant
+            )));
+        }
+        Ok(self)
+    }
+}
+
+impl Board for MorrisBoard {
+    fn parse(text: &str) -> Result<Self> {
+        let bad = |why: String| {
+            Error::input(format!(
+                "bad morris board {}: {why}; {FORM}",
+                crate::error::excerpt(text.trim())
+            ))
+        };
+        let lower = text.trim().to_ascii_lowercase();
+        let mut words = lower.split_whitespace().peekable();
+        let mut board = match words.peek() {
+            Some(&w) if MorrisBoard::variant(w).is_some() => {
+                words.next();
+                MorrisBoard::variant(w)
+            }
+            _ => MorrisBoard::variant("nine"),
+        }
+        .ok_or_else(|| bad("no variant".into()))?;
+        for word in words {
+            match word {
+                "flying" => board.flying = true,
+                "no-flying" | "noflying" => board.flying = false,
+                "diagonals" => board.diagonals = true,
+                w if w.starts_with("stones=") => {
+                    board.stones = w["stones=".len()..]
+                        .parse::<usize>()
+                        .map_err(|_| bad(format!("{w} is not stones=N with a number N")))?;
+                }
+                w if MorrisBoard::variant(w).is_some() => {
+                    return Err(bad(format!("two variants ({} and {w})", board.variant)));
+                }
+                w => return Err(bad(format!("unknown word {}", crate::error::excerpt(w)))),
+            }
+        }
+        board.checked()
+    }
+
+    /// Morris boards are fixed: there is nothing to draw at random.
+    fn random(_rows: usize, _cols: usize, _rng: &mut SplitMix, _max: u64) -> Result<Self> {
+        Err(Error::input(
+            "morris boards are fixed variants (five, six, nine, twelve): name one instead",
+        ))
+    }
+
+    fn to_input(&self) -> String {
+        format!("{}\n", self.options().join(" "))
+    }
+
+    /// The grid the points lie on: 7 x 7 (24 points) or 5 x 5 (16).
+    fn dims(&self) -> (usize, usize) {
+        if self.points == 24 { (7, 7) } else { (5, 5) }
+    }
+
+    fn label(&self) -> String {
+        self.options().join("-")
+    }
+
+    fn size_words(&self) -> String {
+        let mut out = format!(
+            "{} men's morris: {} points, {} stones each",
+            self.variant, self.points, self.stones
+        );
+        out.push_str(if self.flying {
+            ", flying at 3 stones"
+        } else {
+            ", no flying"
+        });
+        if self.diagonals {
+            out.push_str(", diagonals");
+        }
+        out
+    }
+}
+
+impl MorrisBoard {
+    /// The variant, then each option that differs from its defaults.
+    fn options(&self) -> Vec<String> {
+        let mut out = vec![self.variant.clone()];
+        if let Some(d) = MorrisBoard::variant(&self.variant) {
+            if self.stones != d.stones {
+                out.push(format!("stones={}", self.stones));
+            }
+            if self.flying != d.flying {
+                out.push(if self.flying { "flying" } else { "no-flying" }.into());
+            }
+            if self.diagonals && !d.diagonals {
+                out.push("diagonals".into());
+            }
+        }
+        out
+    }
+}
+
+/// The points of the 24-point board in reading order (top row first, left to right): the
+/// order of a position's text and of the bits of a mask.
+const POINTS_24: &str = "a7 d7 g7 b6 d6 f6 c5 d5 e5 a4 b4 c4 e4 f4 g4 c3 d3 e3 b2 d2 f2 a1 d1 g1";
+/// Its mills: the sides of the three squares and the four cross lines.
+const MILLS_24: &[&str] = &[
+    "a7 d7 g7", "b6 d6 f6", "c5 d5 e5", "a4 b4 c4", "e4 f4 g4", "c3 d3 e3", "b2 d2 f2", "a1 d1 g1",
+    "a7 a4 a1", "b6 b4 b2", "c5 c4 c3", "d7 d6 d5", "d3 d2 d1", "e5 e4 e3", "f6 f4 f2", "g7 g4 g1",
+];
+/// The diagonals (twelve men's morris): lines and mills too.
+const DIAGONALS_24: &[&str] = &["a1 b2 c3", "g1 f2 e3", "g7 f6 e5", "a7 b6 c5"];
+/// The points of the 16-point board in reading order.
+const POINTS_16: &str = "a5 c5 e5 b4 c4 d4 a3 b3 d3 e3 b2 c2 d2 a1 c1 e1";
+/// Its mills: the sides of the two squares.
+const MILLS_16: &[&str] = &[
+    "a5 c5 e5", "b4 c4 d4", "b2 c2 d2", "a1 c1 e1", "a5 a3 a1", "b4 b3 b2", "d4 d3 d2", "e5 e3 e1",
+];
+/// Its cross links: adjacent points that make no mill.
+const LINKS_16: &[&str] = &["a3 b3", "d3 e3", "c1 c2", "c4 c5"];
+
+/// A board's points, what touches what, its mills and its symmetries.
+#[derive(Debug, Clone)]
+pub struct Geometry {
+    /// Point names in reading order (`a7`).
+    pub names: Vec<String>,
+    /// Each point's grid cell (0-based row from the top, column), as the explorer and the
+    /// move lists place it.
+    pub cells: Vec<(usize, usize)>,
+    /// Each point's neighbours, as a mask.
+    pub adjacent: Vec<u32>,
+    /// Every mill, as a mask.
+    pub mills: Vec<u32>,
+    /// Each point's mills (two, or three with the diagonals).
+    pub mills_at: Vec<Vec<u32>>,
+    /// The 16 symmetries as the image of each point, the identity first: the square's 8,
+    /// each with and without exchanging the inner and outer squares.
+    pub symmetries: Vec<Vec<u8>>,
+}
+
+impl Geometry {
+    /// The geometry of a board.
+    pub fn of(board: &MorrisBoard) -> Geometry {
+        let (points, mut lines, links, size): (&str, Vec<&str>, &[&str], usize) =
+            if board.points == 24 {
+                (POINTS_24, MILLS_24.to_vec(), &[], 7)
+            } else {
+                (POINTS_16, MILLS_16.to_vec(), LINKS_16, 5)
+            };
+        if board.diagonals {
+            lines.extend_from_slice(DIAGONALS_24);
+        }
+        let names: Vec<String> = points.split(' ').map(String::from).collect();
+        let cell_of = |name: &str| -> (usize, usize) {
+            let b = name.as_bytes();
+            let col = (b[0] - b'a') as usize;
+            let row = size - (b[1] - b'0') as usize;
+            (row, col)
+        };
+        let cells: Vec<(usize, usize)> = names.iter().map(|n| cell_of(n)).collect();
+        let index = |name: &str| names.iter().position(|n| n == name).unwrap_or(0);
+        let mask = |line: &str| line.split(' ').fold(0u32, |m, p| m | 1 << index(p));
+        let mills: Vec<u32> = lines.iter().map(|l| mask(l)).collect();
+        let mut adjacent = vec![0u32; names.len()];
+        for line in lines.iter().chain(links) {
+            let at: Vec<usize> = line.split(' ').map(index).collect();
+            for pair in at.windows(2) {
+                adjacent[pair[0]] |= 1 << pair[1];
+                adjacent[pair[1]] |= 1 << pair[0];
+            }
+        }
+        let mills_at = (0..names.len())
+            .map(|p| mills.iter().copied().filter(|m| m >> p & 1 == 1).collect())
+            .collect();
+        // Symmetries act on a point's offset from the centre: a direction (each coordinate
+        // -1, 0 or 1) times its square's distance (1 inner .. `rings` outer).
+        let (centre, rings) = ((size / 2) as isize, (size / 2) as isize);
+        let dihedral: [fn(isize, isize) -> (isize, isize); 8] = [
+            |r, c| (r, c),
+            |r, c| (r, -c),
+            |r, c| (-r, c),
+            |r, c| (-r, -c),
+            |r, c| (c, r),
+            |r, c| (-c, -r),
+            |r, c| (c, -r),
+            |r, c| (-c, r),
+        ];
+        let mut symmetries = Vec::new();
+        for swap in [false, true] {
+            for f in dihedral {
+                let image: Vec<u8> = cells
+                    .iter()
+                    .map(|&(r, c)| {
+                        let (dr, dc) = (r as isize - centre, c as isize - centre);
+                        let d = dr.abs().max(dc.abs());
+                        let (ur, uc) = f(dr / d, dc / d);
+                        let d = if swap { rings + 1 - d } else { d };
+                        let cell = ((centre + ur * d) as usize, (centre + uc * d) as usize);
+                        cells.iter().position(|&x| x == cell).unwrap_or(0) as u8
+                    })
+                    .collect();
+                symmetries.push(image);
+            }
+        }
+        Geometry {
+            names,
+            cells,
+            adjacent,
+            mills,
+            mills_at,
+            symmetries,
+        }
+    }
+
+    /// The point named `name` (`d2`, either case).
+    pub fn point(&self, name: &str) -> Option<usize> {
+        let name = name.to_ascii_lowercase();
+        self.names.iter().position(|n| *n == name)
+    }
+}

@@ -1,0 +1,252 @@
+//! What people see of Morris: positions as `query` reads and prints them (the points in
+//! reading order, both hands, the side to move), moves as players write them (`d2`,
+//! `d2-d3`, `d2-d3xa4`), the board drawn, and its name and board (`Registered`).
+
+use super::*;
+use crate::game::{Board, Gameplay, MoveNotation, Registered};
+
+impl Morris {
+    fn form(&self) -> String {
+        format!(
+            "expected the {} points in reading order (top row first) as x, o or '.', '/' between rows allowed, then x's stones in hand, o's, and the side to move: `{}`, or `start`",
+            self.n,
+            self.format_position(&self.start())
+        )
+    }
+
+    /// The position before the first move.
+    fn start(&self) -> MorrisPosition {
+        let s = self.stones as u8;
+        self.child(0, 0, [s, s], 0)
+    }
+
+    /// The name of a point given by its grid cell.
+    fn name_of(&self, cell: (usize, usize)) -> &str {
+        let g = &self.geometry;
+        g.cells
+            .iter()
+            .position(|&c| c == cell)
+            .map_or("?", |i| g.names[i].as_str())
+    }
+
+    /// Lengths of the diagram's rows, top first (the `/`s of a position's text).
+    fn row_lengths(&self) -> Vec<usize> {
+        let mut out: Vec<usize> = Vec::new();
+        let mut last = usize::MAX;
+        for &(r, _) in &self.geometry.cells {
+            if r == last {
+                if let Some(n) = out.last_mut() {
+                    *n += 1;
+                }
+            } else {
+                out.push(1);
+                last = r;
+            }
+        }
+        out
+    }
+}
+
+impl Gameplay for Morris {
+    fn move_notation(&self) -> MoveNotation {
+        MoveNotation::Named
+    }
+
+    fn name_move(&self, mv: &Move<MorrisPosition>) -> Option<String> {
+        let mut out = String::new();
+        if let Some(from) = mv.from {
+            out.push_str(self.name_of(from));
+            out.push('-');
+        }
+        out.push_str(self.name_of((mv.row, mv.col)));
+        if let Some(take) = mv.take {
+            out.push('x');
+            out.push_str(self.name_of(take));
+        }
+        Some(out)
+    }
+
+    fn parse_position(&self, text: &str) -> Result<MorrisPosition> {
+        let bad = |why: String| {
+            Error::input(format!(
+                "bad morris position {}: {why}; {}",
+                crate::error::excerpt(text),
+                self.form()
+            ))
+        };
+        let trimmed = text.trim();
+        if trimmed.eq_ignore_ascii_case("start") {
+            return Ok(self.start());
+        }
+        let words: Vec<&str> = trimmed.split_whitespace().collect();
+        if words.len() < 4 {
+            return Err(bad(
+                "expected the points, two hands and the side to move".into()
+            ));
+        }
+        let (points, rest) = words.split_at(words.len() - 3);
+        let (mut x, mut o, mut count) = (0u32, 0u32, 0usize);
+        for ch in points.concat().chars().filter(|&c| c != '/') {
+            if count == self.n {
+                return Err(bad(format!("more than {} points", self.n)));
+            }
+            match ch.to_ascii_lowercase() {
+                'x' => x |= 1 << count,
+                'o' => o |= 1 << count,
+                '.' => {}
+                other => {
+                    return Err(bad(format!(
+                        "point {} holds {other:?}; points are 'x', 'o' or '.'",
+                        self.geometry.names[count]
+                    )));
+                }
+            }
+            count += 1;
+        }
+        if count != self.n {
+            return Err(bad(format!("{count} points, expected {}", self.n)));
+        }
+        let hand = |t: &str, who: &str| {
+            t.parse::<u8>().map_err(|_| {
+                bad(format!(
+                    "{who}'s stones in hand are a number, not {}",
+                    crate::error::excerpt(t)
+                ))
+            })
+        };
+        let hands = [hand(rest[0], "x")?, hand(rest[1], "o")?];
+        let side = match rest[2].to_ascii_lowercase().as_str() {
+            "x" => 0,
+            "o" => 1,
+            other => {
+                return Err(bad(format!(
+                    "the side to move is x or o, not {}",
+                    crate::error::excerpt(other)
+                )));
+            }
+        };
+        if let Some(why) = self.why_not(x, o, hands, side) {
+            return Err(self.refuse(text, &format!("this position cannot arise: {why}")));
+        }
+        Ok(self.child(x, o, hands, side))
+    }
+
+    fn format_position(&self, pos: &MorrisPosition) -> String {
+        let mut out = String::new();
+        let mut at = 0;
+        for (i, len) in self.row_lengths().into_iter().enumerate() {
+            if i > 0 {
+                out.push('/');
+            }
+            for p in at..at + len {
+                out.push(if pos.x >> p & 1 == 1 {
+                    'x'
+                } else if pos.o >> p & 1 == 1 {
+                    'o'
+                } else {
+                    '.'
+                });
+            }
+            at += len;
+        }
+        let side = if pos.side == 0 { 'x' } else { 'o' };
+        format!("{out} {} {} {side}", pos.hands[0], pos.hands[1])
+    }
+
+    /// The board as the rules draw it, points labelled by rank (left) and file (below),
+    /// then the hands.
+    fn draw(&self, pos: &MorrisPosition) -> String {
+        let size = self.board.dims().0;
+        let (h, w) = (2 * size - 1, 4 * (size - 1) + 1);
+        let mut canvas = vec![vec![' '; w]; h];
+        let g = &self.geometry;
+        for (p, &(r, c)) in g.cells.iter().enumerate() {
+            for q in bits(g.adjacent[p]).filter(|&q| q > p) {
+                let (r2, c2) = g.cells[q];
+                if r == r2 {
+                    for col in 4 * c.min(c2) + 1..4 * c.max(c2) {
+                        canvas[2 * r][col] = '-';
+                    }
+                } else if c == c2 {
+                    for row in 2 * r.min(r2) + 1..2 * r.max(r2) {
+                        canvas[row][4 * c] = '|';
+                    }
+                } else {
+                    // A diagonal between neighbouring cells.
+                    let (top, bottom) = if r < r2 {
+                        ((r, c), (r2, c2))
+                    } else {
+                        ((r2, c2), (r, c))
+                    };
+                    let mark = if bottom.1 > top.1 { '\\' } else { '/' };
+                    canvas[2 * top.0 + 1][2 * (top.1 + bottom.1)] = mark;
+                }
+            }
+        }
+        for (p, &(r, c)) in g.cells.iter().enumerate() {
+            canvas[2 * r][4 * c] = if pos.x >> p & 1 == 1 {
+                'x'
+            } else if pos.o >> p & 1 == 1 {
+                'o'
+            } else {
+                '.'
+            };
+        }
+        let mut out = String::new();
+        for (i, row) in canvas.iter().enumerate() {
+            let label = if i % 2 == 0 {
+                (size - i / 2).to_string()
+            } else {
+                " ".into()
+            };
+            let line: String = row.iter().collect();
+            out.push_str(&format!("{label} {}\n", line.trim_end()));
+        }
+        let files: Vec<String> = (0..size)
+            .map(|c| ((b'a' + c as u8) as char).to_string())
+            .collect();
+        out.push_str(&format!("  {}\n", files.join("   ")));
+        out.push_str(&format!(
+            "in hand: x {}, o {}; {} to move\n",
+            pos.hands[0],
+            pos.hands[1],
+            if pos.side == 0 { "x" } else { "o" }
+        ));
+        out
+    }
+
+    fn first_to_move(&self, pos: &MorrisPosition) -> bool {
+        pos.side == 0
+    }
+}
+
+impl Registered for Morris {
+    const NAME: &'static str = "morris";
+    type Board = MorrisBoard;
+
+    fn new(board: MorrisBoard) -> Result<Self> {
+        Morris::new(board)
+    }
+
+    fn unfolded(board: MorrisBoard) -> Result<Self> {
+        Morris::unfolded(board)
+    }
+
+    fn board(&self) -> &MorrisBoard {
+        &self.board
+    }
+
+    fn rules() -> &'static str {
+        "The Morris family (mills): five, six (16 points), nine and twelve (24 points; twelve adds the diagonals) men's morris, S stones each (5, 6, 9, 12), x first. While a player has stones in hand a move places one on an empty point; then a move slides a stone along a line to the next point, or, with flying (nine, twelve), flies it anywhere when the player has 3 left. A stone that closes a mill (three of the mover's in a line) removes one of the opponent's stones not in a mill (any, if all are). A player with fewer than 3 stones, or no legal move, has lost. Options after the variant: `stones=N`, `flying`, `no-flying`, `diagonals`. Positions: the points in reading order (top row first, as x, o or .; '/' between rows allowed), then x's stones in hand, o's, and the side to move: `........................ 9 9 x`, or `start`. Moves: `d2` (a placement), `d2-d3` (a slide or a flight), with `xa4` after a move that removes the stone on a4. Values: for the side to move, win or loss in r plies, or a draw."
+    }
+
+    fn notation() -> crate::game::Notation {
+        crate::game::Notation {
+            summary: "Five, Six, Nine and Twelve Men's Morris: place, then slide (or fly); three in a line removes a stone",
+            board: "a variant, `five`, `six`, `nine` (nothing: nine) or `twelve`, then options: `six stones=3`, `nine stones=4 no-flying`",
+            position: "the points in reading order as x, o, . ('/' between rows allowed), then both hands and the side to move: `........................ 9 9 x`, or `start`",
+            moves: "`d2` places, `d2-d3` slides or flies, `xa4` after it removes the stone on a4: `d2-d3xa4`",
+            marks: Some(('x', 'o')),
+        }
+    }
+}

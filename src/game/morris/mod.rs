@@ -1,0 +1,817 @@
+//! The Morris family (mills): Five, Six, Nine and Twelve Men's Morris. Each player places
+//! its stones on the points of a board of concentric squares, then slides them along the
+//! lines (flying anywhere, where the variant allows it, with 3 left); a stone that closes a
+//! mill (three in a line of the mover's) removes an opponent's stone. A player left with
+//! fewer than 3 stones, or with no legal move, has lost. `board.rs` has the boards.
+//!
+//! The stones go down as well as up, so the layers are not the stones on the board:
+//!
+//! - **Placement**: by the placements made p (0..2S; x moves when p is even, and the hands
+//!   follow from p) and the stones of each side on the board. Every move places a stone, so
+//!   moves lead from placement p to p + 1: one pass each.
+//! - **Movement** (both hands empty): by the two sides' stone counts {a, b}, whoever has
+//!   which. A slide keeps the layer (the other side then moves with the same stones), a
+//!   capture leads to a layer of one stone fewer: solved to a fixpoint, after the emptier
+//!   layers it captures into.
+//! - **Lost**: one entry for every position whose side to move has fewer than 3 stones (a
+//!   capture's child when it leaves the opponent 2): lost, with nothing to store per board.
+//!
+//! The layers are numbered placement first (by p), then movement by falling stone count,
+//! then the lost one, so that every move leads to a higher-numbered layer or stays in its own.
+//!
+//! A layer is ranked by orbits of (occupied points, whose they are) under the board's 16
+//! symmetries (`symmetry::Orbits`). Movement positions are ranked from the side to move:
+//! the rules are the same for both sides once the hands are empty, so a position with o to
+//! move is the one with the colours exchanged and x to move (`Morris::unfolded` keeps every
+//! position apart, for tests and `--no-fold`).
+
+mod board;
+mod gameplay;
+
+pub use board::{Geometry, MorrisBoard};
+
+use crate::error::{Error, Result};
+use crate::game::symmetry::{Cursor, GridSymmetries, Orbits};
+use crate::game::{Edge, Game, LayerKind, Move, Values, Wdl};
+use crate::rank::Binomial;
+
+/// A Morris position: both sides' stones, their hands and who moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MorrisPosition {
+    /// x's points, as a mask (bit i: the i-th point in reading order).
+    pub x: u32,
+    /// o's points.
+    pub o: u32,
+    /// Stones in hand: x's, o's.
+    pub hands: [u8; 2],
+    /// 0 when x moves, 1 when o moves.
+    pub side: u8,
+    /// The layer.
+    layer: u32,
+    /// Which part of the layer a walk is in, and where in it (`Morris::advance`).
+    part: u8,
+    local: u64,
+    cursor: Cursor,
+}
+
+impl MorrisPosition {
+    /// The side to move's stones and the other side's.
+    fn sides(&self) -> (u32, u32) {
+        if self.side == 0 {
+            (self.x, self.o)
+        } else {
+            (self.o, self.x)
+        }
+    }
+}
+
+/// What a layer holds.
+#[derive(Debug, Clone)]
+enum Shape {
+    /// Placements made, x's and o's stones on the board.
+    Placement { p: usize, bx: usize, bo: usize },
+    /// Both hands empty; the sides have `a` and `b` stones (a >= b), whoever has which.
+    Movement { a: usize, b: usize },
+    /// The side to move has fewer than 3 stones.
+    Lost,
+}
+
+/// A run of a layer's ranks ranked by one orbit table: placement layers have one part;
+/// a movement layer one per count of the mover's stones (folded) or per count of x's and
+/// side to move (unfolded).
+#[derive(Debug, Clone, Copy)]
+struct Part {
+    /// The orbit table's layer (`Orbits::with_layers`).
+    spec: usize,
+    /// The part's first rank in the layer.
+    offset: u64,
+    /// Its ranks.
+    size: u64,
+    /// Movement: the stones of the side to move (folded) or of x (unfolded).
+    count: usize,
+    /// Movement, unfolded: the side to move.
+    side: u8,
+}
+
+/// One layer: its shape, its parts and the layers its moves lead to.
+#[derive(Debug, Clone)]
+struct Layer {
+    shape: Shape,
+    parts: Vec<Part>,
+    children: Vec<usize>,
+}
+
+/// A Morris variant, with its layers and their orbit tables built once.
+pub struct Morris {
+    board: MorrisBoard,
+    geometry: Geometry,
+    /// Points.
+    n: usize,
+    /// Stones each.
+    stones: usize,
+    /// Every point, as a mask.
+    all: u32,
+    /// Whether the board's symmetries and the colours are folded.
+    fold: bool,
+    orbits: Orbits,
+    layers: Vec<Layer>,
+    /// Placement layer of (p, bx, bo) at `(p * (S + 1) + bx) * (S + 1) + bo`, movement layer
+    /// of {a, b} at `a * (S + 1) + b` (a >= b); `u32::MAX` where none.
+    placement_index: Vec<u32>,
+    movement_index: Vec<u32>,
+    binom: Binomial,
+}
+
+/// x has placed ceil(p / 2) stones after p placements, o floor(p / 2).
+fn placed(p: usize) -> (usize, usize) {
+    (p.div_ceil(2), p / 2)
+}
+
+impl Morris {
+    /// The variant with its positions folded by the board's 16 symmetries (and, once the
+    /// hands are empty, by exchanging the colours): one table entry per orbit.
+    pub fn new(board: MorrisBoard) -> Result<Morris> {
+        Morris::build(board, true)
+    }
+
+    /// The variant with every position its own table entry.
+    pub fn unfolded(board: MorrisBoard) -> Result<Morris> {
+        Morris::build(board, false)
+    }
+
+    fn build(board: MorrisBoard, fold: bool) -> Result<Morris> {
+        let board = board.checked()?;
+        let geometry = Geometry::of(&board);
+        let (n, s) = (board.points, board.stones);
+        let width = s + 1;
+        let mut layers = Vec::new();
+        let mut placement_index = vec![u32::MAX; 2 * s * width * width];
+        let mut movement_index = vec![u32::MAX; width * width];
+        for p in 0..2 * s {
+            let (px, po) = placed(p);
+            let (hx, ho) = (s - px, s - po);
+            for bx in 0..=px {
+                for bo in 0..=po {
+                    // A side loses at most one stone per mill the other closed, and closes
+                    // its first mill with its third stone.
+                    let lost_x = px - bx <= po.saturating_sub(2);
+                    let lost_o = po - bo <= px.saturating_sub(2);
+                    if lost_x && lost_o && bx + hx >= 3 && bo + ho >= 3 && bx + bo <= n {
+                        placement_index[(p * width + bx) * width + bo] = layers.len() as u32;
+                        layers.push(Layer {
+                            shape: Shape::Placement { p, bx, bo },
+                            parts: Vec::new(),
+                            children: Vec::new(),
+                        });
+                    }
+                }
+            }
+        }
+        for total in (6..=2 * s).rev() {
+            for a in (total.div_ceil(2)..=s.min(total - 3)).rev() {
+                let b = total - a;
+                movement_index[a * width + b] = layers.len() as u32;
+                layers.push(Layer {
+                    shape: Shape::Movement { a, b },
+                    parts: Vec::new(),
+                    children: Vec::new(),
+                });
+            }
+        }
+        layers.push(Layer {
+            shape: Shape::Lost,
+            parts: Vec::new(),
+            children: Vec::new(),
+        });
+        // The orbit tables: one per (occupied points, stones of the side ranked).
+        let mut specs: Vec<(usize, Option<usize>)> = Vec::new();
+        let mut spec = |k: usize, h: usize| match specs.iter().position(|&s| s == (k, Some(h))) {
+            Some(i) => i,
+            None => {
+                specs.push((k, Some(h)));
+                specs.len() - 1
+            }
+        };
+        let mut parts_of = Vec::with_capacity(layers.len());
+        for layer in &layers {
+            let parts: Vec<(usize, usize, u8)> = match layer.shape {
+                Shape::Placement { bx, bo, .. } => vec![(spec(bx + bo, bx), 0, 0)],
+                Shape::Movement { a, b } => {
+                    let counts: &[usize] = if a == b { &[a] } else { &[a, b] };
+                    let sides: &[u8] = if fold { &[0] } else { &[0, 1] };
+                    let mut out = Vec::new();
+                    for &side in sides {
+                        for &c in counts {
+                            out.push((spec(a + b, c), c, side));
+                        }
+                    }
+                    out
+                }
+                Shape::Lost => Vec::new(),
+            };
+            parts_of.push(parts);
+        }
+        let images = if fold {
+            geometry.symmetries.clone()
+        } else {
+            vec![geometry.symmetries[0].clone()]
+        };
+        let orbits = Orbits::with_layers(GridSymmetries::from_images(n, images), specs)?;
+        for (layer, parts) in layers.iter_mut().zip(parts_of) {
+            let mut offset = 0;
+            for (spec, count, side) in parts {
+                let size = orbits.layer_size(spec);
+                layer.parts.push(Part {
+                    spec,
+                    offset,
+                    size,
+                    count,
+                    side,
+                });
+                offset += size;
+            }
+        }
+        let mut game = Morris {
+            geometry,
+            n,
+            stones: s,
+            all: ((1u64 << n) - 1) as u32,
+            fold,
+            orbits,
+            layers,
+            placement_index,
+            movement_index,
+            binom: Binomial::new(n)?,
+            board,
+        };
+        let lost = game.layers.len() - 1;
+        for k in 0..game.layers.len() {
+            let mut children: Vec<usize> = match game.layers[k].shape {
+                Shape::Placement { p, bx, bo } if p + 1 < 2 * s => {
+                    let (x, o) = if p % 2 == 0 {
+                        ([bx + 1, bx + 1], [bo, bo.saturating_sub(1)])
+                    } else {
+                        ([bx, bx.saturating_sub(1)], [bo + 1, bo + 1])
+                    };
+                    (0..2)
+                        .filter_map(|i| game.placement_layer(p + 1, x[i], o[i]))
+                        .collect()
+                }
+                Shape::Placement { bx, bo, .. } => [bx, bx.saturating_sub(1)]
+                    .into_iter()
+                    .map(|x| game.movement_layer(x, bo + 1).unwrap_or(lost))
+                    .collect(),
+                Shape::Movement { a, b } => [(a, b - 1), (b, a - 1)]
+                    .into_iter()
+                    .map(|(m, n)| game.movement_layer(m, n).unwrap_or(lost))
+                    .collect(),
+                Shape::Lost => Vec::new(),
+            };
+            if matches!(game.layers[k].shape, Shape::Placement { .. }) {
+                children.push(lost);
+            }
+            children.sort_unstable();
+            children.dedup();
+            children.retain(|&j| j != k);
+            game.layers[k].children = children;
+        }
+        Ok(game)
+    }
+
+    /// The placement layer of (p, bx, bo), if there is one.
+    fn placement_layer(&self, p: usize, bx: usize, bo: usize) -> Option<usize> {
+        let w = self.stones + 1;
+        if p >= 2 * self.stones || bx > self.stones || bo > self.stones {
+            return None;
+        }
+        let at = self.placement_index[(p * w + bx) * w + bo];
+        (at != u32::MAX).then_some(at as usize)
+    }
+
+    /// The movement layer where the sides have `a` and `b` stones, if there is one.
+    fn movement_layer(&self, a: usize, b: usize) -> Option<usize> {
+        let (a, b) = (a.max(b), a.min(b));
+        if a > self.stones || b < 3 {
+            return None;
+        }
+        let at = self.movement_index[a * (self.stones + 1) + b];
+        (at != u32::MAX).then_some(at as usize)
+    }
+
+    fn lost_layer(&self) -> usize {
+        self.layers.len() - 1
+    }
+
+    /// The layer of a position, or why none counts it.
+    fn locate(
+        &self,
+        x: u32,
+        o: u32,
+        hands: [u8; 2],
+        side: u8,
+    ) -> std::result::Result<usize, String> {
+        let s = self.stones;
+        let (bx, bo) = (x.count_ones() as usize, o.count_ones() as usize);
+        let (hx, ho) = (hands[0] as usize, hands[1] as usize);
+        let name = |side: u8| if side == 0 { "x" } else { "o" };
+        if x & o != 0 {
+            return Err("a point holds two stones".into());
+        }
+        if bx + hx > s || bo + ho > s {
+            return Err(format!(
+                "{} has more than {s} stones on the board and in hand",
+                if bx + hx > s { "x" } else { "o" }
+            ));
+        }
+        let totals = [bx + hx, bo + ho];
+        if totals[side as usize] < 3 {
+            return Ok(self.lost_layer());
+        }
+        if totals[1 - side as usize] < 3 {
+            return Err(format!(
+                "{} has fewer than 3 stones, so the game ended before {} could move",
+                name(1 - side),
+                name(side)
+            ));
+        }
+        if hx == 0 && ho == 0 {
+            return self
+                .movement_layer(bx, bo)
+                .ok_or_else(|| "no layer holds these stones".into());
+        }
+        // x places first: with x to move both hands hold the same, with o to move x's one
+        // fewer.
+        let (px, po) = (s - hx, s - ho);
+        let p = px + po;
+        if !(px == po && side == 0 || px == po + 1 && side == 1) {
+            return Err(format!(
+                "with {hx} stones in x's hand and {ho} in o's it is {}'s turn: x places first",
+                if px == po {
+                    "x"
+                } else if px == po + 1 {
+                    "o"
+                } else {
+                    "nobody"
+                }
+            ));
+        }
+        self.placement_layer(p, bx, bo).ok_or_else(|| {
+            format!(
+                "after {px} placements of x's and {po} of o's, x cannot have {bx} stones on the board and o {bo}: a side loses a stone only to a mill of the other's"
+            )
+        })
+    }
+
+    /// The mills of `mine` that the stone on `point` closes.
+    #[inline]
+    fn closes_mill(&self, mine: u32, point: usize) -> bool {
+        self.geometry.mills_at[point]
+            .iter()
+            .any(|&m| m & !mine == 0)
+    }
+
+    /// The stones of `theirs` a closed mill may remove: those in no mill of theirs, or any
+    /// where all are.
+    #[inline]
+    fn removable(&self, theirs: u32) -> u32 {
+        let mut in_mills = 0;
+        for &m in &self.geometry.mills {
+            if m & !theirs == 0 {
+                in_mills |= m;
+            }
+        }
+        let free = theirs & !in_mills;
+        if free != 0 { free } else { theirs }
+    }
+
+    /// Where the side to move may put a stone taken from `from` (None: from its hand).
+    #[inline]
+    fn targets(&self, pos: &MorrisPosition, mine: u32, from: Option<usize>) -> u32 {
+        let empty = self.all & !(pos.x | pos.o);
+        match from {
+            None => empty,
+            Some(_) if self.board.flying && mine.count_ones() == 3 => empty,
+            Some(f) => self.geometry.adjacent[f] & empty,
+        }
+    }
+
+    /// Calls `f(from, to, take, child)` for every move, in the order people see them: by
+    /// the stone moved (from the hand first), the point it goes to, the stone removed.
+    fn each_move(
+        &self,
+        pos: &MorrisPosition,
+        mut f: impl FnMut(Option<usize>, usize, Option<usize>, MorrisPosition),
+    ) {
+        let side = pos.side as usize;
+        let (mine, theirs) = pos.sides();
+        let in_hand = pos.hands[side] > 0;
+        let mut hands = pos.hands;
+        if in_hand {
+            hands[side] -= 1;
+        }
+        let froms: Vec<Option<usize>> = if in_hand {
+            vec![None]
+        } else {
+            bits(mine).map(Some).collect()
+        };
+        for from in froms {
+            let lifted = match from {
+                Some(s) => mine & !(1 << s),
+                None => mine,
+            };
+            for to in bits(self.targets(pos, mine, from)) {
+                let moved = lifted | 1 << to;
+                let make = |theirs: u32| {
+                    let (x, o) = if side == 0 {
+                        (moved, theirs)
+                    } else {
+                        (theirs, moved)
+                    };
+                    self.child(x, o, hands, 1 - pos.side)
+                };
+                if self.closes_mill(moved, to) && theirs != 0 {
+                    for take in bits(self.removable(theirs)) {
+                        f(from, to, Some(take), make(theirs & !(1 << take)));
+                    }
+                } else {
+                    f(from, to, None, make(theirs));
+                }
+            }
+        }
+    }
+
+    /// A move's child: its layer follows from the move, so it is always counted.
+    fn child(&self, x: u32, o: u32, hands: [u8; 2], side: u8) -> MorrisPosition {
+        let layer = self.locate(x, o, hands, side).unwrap_or(self.lost_layer());
+        MorrisPosition {
+            x,
+            o,
+            hands,
+            side,
+            layer: layer as u32,
+            part: 0,
+            local: 0,
+            cursor: Cursor::default(),
+        }
+    }
+
+    /// The part of a layer a position is ranked in, and the two masks ranked (occupied
+    /// points, the ranked side's stones).
+    fn part_of(&self, pos: &MorrisPosition) -> (Part, u32, u32) {
+        let layer = &self.layers[pos.layer as usize];
+        let occupied = pos.x | pos.o;
+        match layer.shape {
+            Shape::Placement { .. } => (layer.parts[0], occupied, pos.x),
+            Shape::Movement { .. } if self.fold => {
+                let mine = pos.sides().0;
+                let count = mine.count_ones() as usize;
+                let part = layer.parts.iter().find(|p| p.count == count);
+                (part.copied().unwrap_or(layer.parts[0]), occupied, mine)
+            }
+            Shape::Movement { .. } => {
+                let count = pos.x.count_ones() as usize;
+                let part = layer
+                    .parts
+                    .iter()
+                    .find(|p| p.count == count && p.side == pos.side);
+                (part.copied().unwrap_or(layer.parts[0]), occupied, pos.x)
+            }
+            Shape::Lost => (
+                Part {
+                    spec: 0,
+                    offset: 0,
+                    size: 1,
+                    count: 0,
+                    side: 0,
+                },
+                0,
+                0,
+            ),
+        }
+    }
+
+    /// The position at `local` of part `part` of layer k, with a cursor there.
+    fn unrank_part(&self, k: usize, part: usize, local: u64) -> MorrisPosition {
+        let layer = &self.layers[k];
+        let p = layer.parts[part];
+        let (set, ranked, cursor) = self.orbits.unrank(p.spec, local);
+        let (set, ranked) = (set as u32, ranked as u32);
+        let (x, o, hands, side) = match layer.shape {
+            Shape::Placement { p, .. } => {
+                let (px, po) = placed(p);
+                let hands = [(self.stones - px) as u8, (self.stones - po) as u8];
+                (ranked, set & !ranked, hands, (p % 2) as u8)
+            }
+            // Folded: the ranked stones are the side to move's, written as x to move.
+            _ => (
+                ranked,
+                set & !ranked,
+                [0, 0],
+                if self.fold { 0 } else { p.side },
+            ),
+        };
+        MorrisPosition {
+            x,
+            o,
+            hands,
+            side,
+            layer: k as u32,
+            part: part as u8,
+            local,
+            cursor,
+        }
+    }
+
+    /// Rank a child position in its layer.
+    #[inline]
+    fn rank_child(&self, pos: &MorrisPosition) -> Edge {
+        Edge {
+            layer: pos.layer as usize,
+            rank: self.rank(pos),
+            reward: 0,
+        }
+    }
+}
+
+/// The set bits of a mask, lowest first.
+fn bits(mask: u32) -> impl Iterator<Item = usize> {
+    let mut rest = mask;
+    std::iter::from_fn(move || {
+        (rest != 0).then(|| {
+            let b = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            b
+        })
+    })
+}
+
+impl Game for Morris {
+    type Position = MorrisPosition;
+
+    fn last_layer(&self) -> usize {
+        self.layers.len() - 1
+    }
+
+    fn layer_size(&self, k: usize) -> u64 {
+        match self.layers[k].shape {
+            Shape::Lost => 1,
+            _ => self.layers[k].parts.iter().map(|p| p.size).sum(),
+        }
+    }
+
+    fn layer_kind(&self, k: usize) -> LayerKind {
+        match self.layers[k].shape {
+            Shape::Movement { .. } => LayerKind::Fixpoint,
+            _ => LayerKind::Pass,
+        }
+    }
+
+    fn child_layers(&self, k: usize) -> Vec<usize> {
+        self.layers[k].children.clone()
+    }
+
+    fn values(&self) -> Values {
+        Values::SideToMove
+    }
+
+    fn prepare_layer(&self, k: usize) {
+        for p in &self.layers[k].parts {
+            self.orbits.prepare(p.spec);
+        }
+    }
+
+    fn unrank(&self, k: usize, rank: u64) -> MorrisPosition {
+        let layer = &self.layers[k];
+        if let Shape::Lost = layer.shape {
+            return MorrisPosition {
+                x: 0,
+                o: 0,
+                hands: [0, 0],
+                side: 0,
+                layer: k as u32,
+                part: 0,
+                local: 0,
+                cursor: Cursor::default(),
+            };
+        }
+        let part = layer
+            .parts
+            .iter()
+            .rposition(|p| p.offset <= rank)
+            .unwrap_or(0);
+        self.unrank_part(k, part, rank - layer.parts[part].offset)
+    }
+
+    fn rank(&self, pos: &MorrisPosition) -> u64 {
+        let (part, set, ranked) = self.part_of(pos);
+        if let Shape::Lost = self.layers[pos.layer as usize].shape {
+            return 0;
+        }
+        let k = set.count_ones() as usize;
+        debug_assert_eq!(self.orbits_k(part.spec), k);
+        part.offset
+            + self
+                .orbits
+                .rank(part.spec, u64::from(set), u64::from(ranked))
+    }
+
+    fn layer_of(&self, pos: &MorrisPosition) -> usize {
+        pos.layer as usize
+    }
+
+    fn advance(&self, pos: &mut MorrisPosition) {
+        let k = pos.layer as usize;
+        let layer = &self.layers[k];
+        let part = layer.parts[pos.part as usize];
+        if pos.local + 1 == part.size {
+            *pos = self.unrank_part(k, pos.part as usize + 1, 0);
+            return;
+        }
+        let (set, ranked) = self.orbits.advance(part.spec, &mut pos.cursor);
+        let (set, ranked) = (set as u32, ranked as u32);
+        pos.local += 1;
+        pos.x = ranked;
+        pos.o = set & !ranked;
+    }
+
+    /// The side to move has fewer than 3 stones (lost), or stones in hand and nowhere to put
+    /// them (a draw by full board; no variant offered here fills the board before the hands
+    /// are empty).
+    fn ended(&self, pos: &MorrisPosition) -> Option<i64> {
+        if let Shape::Lost = self.layers[pos.layer as usize].shape {
+            return Some(Wdl::Loss(0).encode().into());
+        }
+        if pos.hands[pos.side as usize] > 0 && (pos.x | pos.o) == self.all {
+            return Some(Wdl::Draw.encode().into());
+        }
+        None
+    }
+
+    fn for_each_child(&self, pos: &MorrisPosition, mut f: impl FnMut(Edge)) {
+        let k = pos.layer as usize;
+        let mut within: Vec<u64> = Vec::new();
+        self.each_move(pos, |_, _, _, child| {
+            let edge = self.rank_child(&child);
+            if edge.layer == k {
+                within.push(edge.rank);
+            } else {
+                f(edge);
+            }
+        });
+        within.sort_unstable();
+        within.dedup();
+        for rank in within {
+            f(Edge {
+                layer: k,
+                rank,
+                reward: 0,
+            });
+        }
+    }
+
+    fn for_each_parent_within(&self, pos: &MorrisPosition, mut f: impl FnMut(u64)) {
+        if !matches!(
+            self.layers[pos.layer as usize].shape,
+            Shape::Movement { .. }
+        ) {
+            return;
+        }
+        // The side that moved last slid (or flew) one stone to a point where it closes no
+        // mill (a mill would have removed a stone, and left the layer): undo that move.
+        let (mine, theirs) = pos.sides();
+        let empty = self.all & !(mine | theirs);
+        let flies = self.board.flying && theirs.count_ones() == 3;
+        let mut parents = Vec::new();
+        for to in bits(theirs) {
+            if self.closes_mill(theirs, to) {
+                continue;
+            }
+            let sources = if flies {
+                empty
+            } else {
+                self.geometry.adjacent[to] & empty
+            };
+            for from in bits(sources) {
+                let before = theirs & !(1 << to) | 1 << from;
+                let (x, o) = if pos.side == 0 {
+                    (mine, before)
+                } else {
+                    (before, mine)
+                };
+                let parent = MorrisPosition {
+                    x,
+                    o,
+                    hands: [0, 0],
+                    side: 1 - pos.side,
+                    layer: pos.layer,
+                    part: 0,
+                    local: 0,
+                    cursor: Cursor::default(),
+                };
+                parents.push(self.rank(&parent));
+            }
+        }
+        parents.sort_unstable();
+        parents.dedup();
+        for q in parents {
+            f(q);
+        }
+    }
+
+    fn symmetries(&self) -> usize {
+        match self.fold {
+            true => 2 * self.geometry.symmetries.len(),
+            false => 1,
+        }
+    }
+
+    fn layer_positions(&self, k: usize) -> u64 {
+        let cells =
+            |set: usize, ranked: usize| self.binom.get(self.n, set) * self.binom.get(set, ranked);
+        match self.layers[k].shape {
+            Shape::Placement { bx, bo, .. } => cells(bx + bo, bx),
+            Shape::Movement { a, b } if a == b => 2 * cells(a + b, a),
+            Shape::Movement { a, b } => 4 * cells(a + b, a),
+            Shape::Lost => 1,
+        }
+    }
+
+    fn orbit_size(&self, pos: &MorrisPosition) -> u64 {
+        let (_, set, ranked) = self.part_of(pos);
+        match self.layers[pos.layer as usize].shape {
+            Shape::Placement { .. } => self.orbits.orbit_size(u64::from(set), u64::from(ranked)),
+            Shape::Movement { .. } if self.fold => {
+                2 * self.orbits.orbit_size(u64::from(set), u64::from(ranked))
+            }
+            _ => 1,
+        }
+    }
+
+    fn images(&self, pos: &MorrisPosition) -> Vec<MorrisPosition> {
+        let layer = &self.layers[pos.layer as usize];
+        let moving = matches!(layer.shape, Shape::Movement { .. });
+        if !self.fold || matches!(layer.shape, Shape::Lost) {
+            return vec![*pos];
+        }
+        let (set, x) = (u64::from(pos.x | pos.o), u64::from(pos.x));
+        let mut out = Vec::new();
+        for (s, y) in self.orbits.images(set, x) {
+            let (x, o) = (y as u32, (s & !y) as u32);
+            let mut image = *pos;
+            image.x = x;
+            image.o = o;
+            out.push(image);
+            if moving {
+                image.x = o;
+                image.o = x;
+                image.side = 1 - pos.side;
+                out.push(image);
+            }
+        }
+        out
+    }
+
+    fn moves(&self, pos: &MorrisPosition) -> Vec<Move<MorrisPosition>> {
+        let mut out = Vec::new();
+        if self.ended(pos).is_some() {
+            return out;
+        }
+        let cells = &self.geometry.cells;
+        self.each_move(pos, |from, to, take, child| {
+            out.push(Move {
+                from: from.map(|f| cells[f]),
+                row: cells[to].0,
+                col: cells[to].1,
+                take: take.map(|t| cells[t]),
+                reward: 0,
+                child,
+            });
+        });
+        out
+    }
+}
+
+impl Morris {
+    /// The occupied points of an orbit table's layer (checks in debug builds).
+    fn orbits_k(&self, spec: usize) -> usize {
+        self.orbits.occupied(spec)
+    }
+
+    /// The board's geometry.
+    pub fn geometry(&self) -> &Geometry {
+        &self.geometry
+    }
+
+    /// Why a position cannot be ranked, if it cannot.
+    pub(crate) fn why_not(&self, x: u32, o: u32, hands: [u8; 2], side: u8) -> Option<String> {
+        self.locate(x, o, hands, side).err()
+    }
+
+    /// The error for a position no layer counts.
+    pub(crate) fn refuse(&self, text: &str, why: &str) -> Error {
+        Error::input(format!(
+            "bad morris position {}: {why}",
+            crate::error::excerpt(text)
+        ))
+    }
+}
