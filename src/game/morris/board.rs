@@ -190,6 +190,9 @@ const MILLS_16: &[&str] = &[
 /// Its cross links: adjacent points that make no mill.
 const LINKS_16: &[&str] = &["a3 b3", "d3 e3", "c1 c2", "c4 c5"];
 
+/// One of the square's 8 symmetries, on a point's offset from the centre.
+type Turn = fn(isize, isize) -> (isize, isize);
+
 /// A board's points, what touches what, its mills and its symmetries.
 #[derive(Debug, Clone)]
 pub struct Geometry {
@@ -246,7 +249,7 @@ impl Geometry {
         // Symmetries act on a point's offset from the centre: a direction (each coordinate
         // -1, 0 or 1) times its square's distance (1 inner .. `rings` outer).
         let (centre, rings) = ((size / 2) as isize, (size / 2) as isize);
-        let dihedral: [fn(isize, isize) -> (isize, isize); 8] = [
+        let dihedral: [Turn; 8] = [
             |r, c| (r, c),
             |r, c| (r, -c),
             |r, c| (-r, c),

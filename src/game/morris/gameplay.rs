@@ -164,12 +164,10 @@ impl Gameplay for Morris {
             for q in bits(g.adjacent[p]).filter(|&q| q > p) {
                 let (r2, c2) = g.cells[q];
                 if r == r2 {
-                    for col in 4 * c.min(c2) + 1..4 * c.max(c2) {
-                        canvas[2 * r][col] = '-';
-                    }
+                    canvas[2 * r][4 * c.min(c2) + 1..4 * c.max(c2)].fill('-');
                 } else if c == c2 {
-                    for row in 2 * r.min(r2) + 1..2 * r.max(r2) {
-                        canvas[row][4 * c] = '|';
+                    for line in &mut canvas[2 * r.min(r2) + 1..2 * r.max(r2)] {
+                        line[4 * c] = '|';
                     }
                 } else {
                     // A diagonal between neighbouring cells.
