@@ -8,6 +8,8 @@
 
 use std::collections::HashMap;
 
+use rayon::prelude::*;
+
 use retro::game::{Game, Gameplay, Morris, MorrisBoard, Wdl};
 
 /// The 16-point board's points in reading order, its mills and its two-point links.
@@ -121,6 +123,7 @@ impl Rules {
         }
     }
 
+    /// Whether the stone on `point` is in a mill of `stones`.
     fn in_mill(&self, stones: u32, point: usize) -> bool {
         self.mills
             .iter()
@@ -145,101 +148,120 @@ impl Rules {
             after[s] -= 1;
             steps.extend(empty.iter().map(|&t| (None, t)));
         } else {
+            let flies = self.flying && mine.count_ones() == 3;
             for f in (0..n).filter(|&p| mine >> p & 1 == 1) {
                 for &t in &empty {
-                    let flies = self.flying && mine.count_ones() == 3;
                     if flies || self.neighbours[f].contains(&t) {
                         steps.push((Some(f), t));
                     }
                 }
             }
         }
+        // The opponent's stones a mill may take: those in no mill of theirs, or any.
+        let all: Vec<usize> = (0..n).filter(|&p| theirs >> p & 1 == 1).collect();
+        let free: Vec<usize> = all
+            .iter()
+            .copied()
+            .filter(|&p| !self.in_mill(theirs, p))
+            .collect();
+        let takes = if free.is_empty() { all } else { free };
         let mut out = Vec::new();
         for (from, to) in steps {
             let mut moved = mine | 1 << to;
             if let Some(f) = from {
                 moved &= !(1 << f);
             }
-            let mut theirs_after = vec![theirs];
-            if self.in_mill(moved, to) && theirs != 0 {
-                let all: Vec<usize> = (0..n).filter(|&p| theirs >> p & 1 == 1).collect();
-                let free: Vec<usize> = all
-                    .iter()
-                    .copied()
-                    .filter(|&p| !self.in_mill(theirs, p))
-                    .collect();
-                let pick = if free.is_empty() { all } else { free };
-                theirs_after = pick.iter().map(|&p| theirs & !(1 << p)).collect();
-            }
-            for t in theirs_after {
+            let child = |t: u32| {
                 let (nx, no) = if side == 0 { (moved, t) } else { (t, moved) };
-                out.push(key(nx, no, after, 1 - side));
+                key(nx, no, after, 1 - side)
+            };
+            if self.in_mill(moved, to) && theirs != 0 {
+                out.extend(takes.iter().map(|&p| child(theirs & !(1 << p))));
+            } else {
+                out.push(child(theirs));
             }
         }
         out
     }
 
-    /// Every position reachable from the start, with its children (indices).
-    fn graph(&self) -> (Vec<Key>, Vec<Vec<u32>>) {
+    /// Every position reachable from the start, in the order a breadth-first search meets
+    /// them, with their children (indices) as one list: position i's are
+    /// `children[first[i]..first[i + 1]]`.
+    fn graph(&self) -> (Vec<Key>, Vec<u32>, Vec<u32>) {
         let start = key(0, 0, [self.stones, self.stones], 0);
         let mut index: HashMap<Key, u32> = HashMap::from([(start, 0)]);
         let mut keys = vec![start];
-        let mut children = Vec::new();
+        let (mut children, mut first) = (Vec::new(), vec![0u32]);
         let mut i = 0;
         while i < keys.len() {
-            let kids: Vec<u32> = self
-                .children(keys[i])
-                .into_iter()
-                .map(|c| {
-                    *index.entry(c).or_insert_with(|| {
-                        keys.push(c);
-                        (keys.len() - 1) as u32
-                    })
-                })
-                .collect();
-            children.push(kids);
+            for c in self.children(keys[i]) {
+                let at = *index.entry(c).or_insert_with(|| {
+                    keys.push(c);
+                    (keys.len() - 1) as u32
+                });
+                children.push(at);
+            }
+            first.push(children.len() as u32);
             i += 1;
         }
-        (keys, children)
+        (keys, first, children)
     }
 
-    /// Every reachable position's value by a plain fixpoint: at level d, a position wins in d
-    /// (d odd) if a child loses in d - 1, loses in d (d even) if every child wins in less than
-    /// d and one in d - 1 (or it has no child: lost in 0); what is never decided draws.
+    /// Every reachable position's value by plain retrograde analysis over the explicit
+    /// graph, level by level: positions without a child are lost in 0; a position with a
+    /// child lost in d wins in d + 1 (the first such level is the fastest), one whose last
+    /// undecided child is won in d loses in d + 1 (the last is the slowest); what is never
+    /// decided draws.
     fn solve(&self) -> (Vec<Key>, Vec<Wdl>) {
-        let (keys, children) = self.graph();
-        let mut value: Vec<Option<Wdl>> = vec![None; keys.len()];
-        let mut open: Vec<usize> = (0..keys.len()).collect();
-        let (mut d, mut quiet) = (0u32, 0);
-        while quiet < 2 {
-            let mut decided = Vec::new();
-            for &i in &open {
-                let kids = &children[i];
-                let now = if d % 2 == 1 {
-                    kids.iter()
-                        .any(|&c| value[c as usize] == Some(Wdl::Loss(d - 1)))
-                } else {
-                    kids.iter()
-                        .all(|&c| matches!(value[c as usize], Some(Wdl::Win(r)) if r < d))
-                        && (kids.is_empty()
-                            || kids
-                                .iter()
-                                .any(|&c| d > 0 && value[c as usize] == Some(Wdl::Win(d - 1))))
-                };
-                if now {
-                    decided.push(i);
+        let (keys, first, children) = self.graph();
+        let n = keys.len();
+        let mut parents_first = vec![0u32; n + 1];
+        for &c in &children {
+            parents_first[c as usize + 1] += 1;
+        }
+        for i in 0..n {
+            parents_first[i + 1] += parents_first[i];
+        }
+        let mut fill = parents_first.clone();
+        let mut parents = vec![0u32; children.len()];
+        for i in 0..n {
+            for &c in &children[first[i] as usize..first[i + 1] as usize] {
+                parents[fill[c as usize] as usize] = i as u32;
+                fill[c as usize] += 1;
+            }
+        }
+        let mut open: Vec<u32> = (0..n).map(|i| first[i + 1] - first[i]).collect();
+        let mut value: Vec<Option<Wdl>> = vec![None; n];
+        let mut level: Vec<usize> = (0..n).filter(|&i| open[i] == 0).collect();
+        for &i in &level {
+            value[i] = Some(Wdl::Loss(0));
+        }
+        while !level.is_empty() {
+            let mut next = Vec::new();
+            for &c in &level {
+                let v = value[c].unwrap();
+                for &p in &parents[parents_first[c] as usize..parents_first[c + 1] as usize] {
+                    let p = p as usize;
+                    if value[p].is_some() {
+                        continue;
+                    }
+                    match v {
+                        Wdl::Loss(d) => {
+                            value[p] = Some(Wdl::Win(d + 1));
+                            next.push(p);
+                        }
+                        Wdl::Win(d) => {
+                            open[p] -= 1;
+                            if open[p] == 0 {
+                                value[p] = Some(Wdl::Loss(d + 1));
+                                next.push(p);
+                            }
+                        }
+                        Wdl::Draw => unreachable!(),
+                    }
                 }
             }
-            for &i in &decided {
-                value[i] = Some(if d % 2 == 1 {
-                    Wdl::Win(d)
-                } else {
-                    Wdl::Loss(d)
-                });
-            }
-            open.retain(|&i| value[i].is_none());
-            quiet = if decided.is_empty() { quiet + 1 } else { 0 };
-            d += 1;
+            level = next;
         }
         (
             keys,
@@ -275,38 +297,69 @@ fn solved(game: &Morris) -> Vec<Vec<i16>> {
     retro::solve::all_values::<Morris, i16>(game, retro::Driver::Parallel).unwrap()
 }
 
-/// The brute force and the library, folded and unfolded, agree on every reachable
-/// position; returns the reachable count and the start's value.
-fn check(variant: &str, points: usize, stones: u32, flying: bool) -> (usize, Wdl) {
+/// The brute force and the library agree on every reachable position (folded, and where
+/// `self_check`, unfolded too); returns the reachable count and the start's value. `self_check` also runs the
+/// library's own checks of the game over every rank (`testing::check_game`: ranking, runs,
+/// parents, parallel against serial), which take minutes past a million positions.
+fn check(
+    variant: &str,
+    points: usize,
+    stones: u32,
+    flying: bool,
+    self_check: bool,
+) -> (usize, Wdl) {
     let rules = Rules::new(points, stones, flying);
     let (keys, values) = rules.solve();
     let board: MorrisBoard = retro::game::Board::parse(variant).unwrap();
-    for game in [
-        Morris::new(board.clone()).unwrap(),
-        Morris::unfolded(board).unwrap(),
-    ] {
-        retro::testing::check_game(&game);
+    // The unfolded game on the boards checked in full; the folded one, the default, always.
+    let mut games = vec![Morris::new(board.clone()).unwrap()];
+    if self_check {
+        games.push(Morris::unfolded(board).unwrap());
+    }
+    for game in games {
+        if self_check {
+            retro::testing::check_game(&game);
+        }
         let layers = solved(&game);
-        for (&k, &want) in keys.iter().zip(&values) {
+        keys.par_iter().zip(&values).for_each(|(&k, &want)| {
             let text = rules.text(k);
             let pos = game
                 .parse_position(&text)
                 .unwrap_or_else(|e| panic!("{variant}: {text} refused: {e}"));
             let got = layers[game.layer_of(&pos)][game.rank(&pos) as usize];
             assert_eq!(Wdl::decode(got as i64), want, "{variant}: {text}");
-        }
+        });
     }
     (keys.len(), values[0])
 }
 
 #[test]
 fn six_with_three_stones_matches_the_brute_force_on_every_reachable_position() {
-    let (reachable, root) = check("six stones=3", 16, 3, false);
+    let (reachable, root) = check("six stones=3", 16, 3, false, true);
     assert_eq!(reachable, 368_513);
     assert_eq!(root, Wdl::Draw);
 }
 
 #[test]
 fn six_with_three_stones_and_flying_matches_the_brute_force() {
-    check("six stones=3 flying", 16, 3, true);
+    check("six stones=3 flying", 16, 3, true, true);
+}
+
+#[test]
+fn six_with_four_stones_matches_the_brute_force() {
+    let (reachable, root) = check("six stones=4", 16, 4, false, false);
+    assert_eq!(reachable, 4_111_151);
+    assert_eq!(root, Wdl::Draw);
+}
+
+#[test]
+fn nine_with_three_stones_matches_the_brute_force() {
+    let (reachable, root) = check("nine stones=3", 24, 3, true, false);
+    assert_eq!(reachable, 5_798_245);
+    assert_eq!(root, Wdl::Win(23));
+}
+
+#[test]
+fn six_with_four_stones_and_flying_matches_the_brute_force() {
+    check("six stones=4 flying", 16, 4, true, false);
 }
