@@ -34,6 +34,11 @@ pub struct Row<'a> {
     pub value: i64,
     /// The first best move, None where nobody moves.
     pub best: Option<BestMove>,
+    /// It as `query` writes it (`BestMove::text`).
+    pub best_text: Option<String>,
+    /// Stones each side has in hand (x's, o's), for a game where they are part of the
+    /// position (`Gameplay::hands`).
+    pub hands: Option<[u32; 2]>,
     /// For a game that ends in a win, a loss, a tie or a draw: the result for the side to
     /// move and its remoteness (`Gameplay::outcome`); None for a game of scores.
     pub outcome: Option<crate::game::Outcome>,
@@ -56,8 +61,17 @@ pub struct Row<'a> {
 /// `best_row`/`best_col`, `best_column` for a game whose moves are columns, and
 /// `best_from_row`/`best_from_col` for a stone taken from a cell. `orbit_size`, last, says
 /// how many positions each row stands for.
-pub fn columns_of(notation: MoveNotation, outcomes: bool, orbits: bool) -> Vec<&'static str> {
+pub fn columns_of(
+    notation: MoveNotation,
+    outcomes: bool,
+    orbits: bool,
+    hands: bool,
+) -> Vec<&'static str> {
     let mut names = best_columns(notation, outcomes);
+    if hands {
+        // The stones in hand beside the stones on the board.
+        names.splice(2..2, ["x_in_hand", "o_in_hand"]);
+    }
     if orbits {
         names.push("orbit_size");
     }
@@ -112,6 +126,24 @@ pub struct BestMove {
     pub from: Option<(usize, usize)>,
     /// Where it goes.
     pub to: (usize, usize),
+    /// The stone it takes off the board (morris), if any.
+    pub take: Option<(usize, usize)>,
+}
+
+impl BestMove {
+    /// The move as `query` writes it.
+    pub fn text<G: Gameplay>(self, game: &G) -> String {
+        game.name_move(self.from, self.to, self.take)
+            .unwrap_or_else(|| {
+                from_to_text(
+                    game.move_notation(),
+                    MoveStyle::Field,
+                    self.from,
+                    self.to.0,
+                    self.to.1,
+                )
+            })
+    }
 }
 
 /// Where rows go; `finish` returns the writer, so that a file can be synced before the
@@ -143,6 +175,9 @@ struct Chunk {
     sides: Vec<&'static str>,
     /// Whether play reaches each position.
     reachable: Vec<bool>,
+    /// Stones on the board, and in hand where the game has hands.
+    stones: Vec<usize>,
+    hands: Vec<Option<[u32; 2]>>,
     /// Each row's orbit size, where rows are entries of a folded table.
     orbits: Vec<Option<u64>>,
     /// Entries of the table the chunk covers (rows may be more: every image of each).
@@ -221,6 +256,8 @@ fn make_chunk<G: Gameplay>(
         best: Vec::with_capacity(count),
         sides: Vec::with_capacity(count),
         reachable: Vec::with_capacity(count),
+        stones: Vec::with_capacity(count),
+        hands: Vec::with_capacity(count),
         orbits: Vec::with_capacity(count),
         values: Vec::with_capacity(count),
     };
@@ -243,6 +280,8 @@ fn make_chunk<G: Gameplay>(
             chunk.best.push(best);
             chunk.sides.push(crate::probe::side_to_move(game, p));
             chunk.reachable.push(game.check_reachable(p).is_ok());
+            chunk.stones.push(game.stones(p));
+            chunk.hands.push(game.hands(p));
             chunk.orbits.push(orbit);
             chunk.values.push(value);
         }
@@ -264,7 +303,7 @@ fn write_chunks<G: Gameplay>(
             *shown = Some(c.k);
         }
         let mut from = 0;
-        for (((((&end, &value), &best), &to_move), &reachable), &orbit) in c
+        for (i, (((((&end, &value), &best), &to_move), &reachable), &orbit)) in c
             .ends
             .iter()
             .zip(&c.values)
@@ -272,10 +311,13 @@ fn write_chunks<G: Gameplay>(
             .zip(&c.sides)
             .zip(&c.reachable)
             .zip(&c.orbits)
+            .enumerate()
         {
             sink.push(&Row {
                 position: &c.text[from..end],
-                stones: c.k,
+                stones: c.stones[i],
+                best_text: best.map(|b| b.text(game)),
+                hands: c.hands[i],
                 // Nobody moves where play has ended before the board is full (a won
                 // game: no best move), as `retro query --json` says.
                 to_move: if best.is_some() { to_move } else { "none" },
@@ -319,6 +361,7 @@ pub fn best_move<G: Gameplay>(
             return Ok(Some(BestMove {
                 from: mv.from,
                 to: (mv.row, mv.col),
+                take: mv.take,
             }));
         }
     }
@@ -337,21 +380,22 @@ pub struct CsvSink<W: Write = File> {
     notation: MoveNotation,
     outcomes: bool,
     orbits: bool,
+    hands: bool,
 }
 
 impl<W: Write> CsvSink<W> {
     /// A sink writing to `file` (at `path`, for messages), moves in `notation`; `outcomes`
-    /// adds the result and remoteness columns.
-    /// A sink writing to `file` (at `path`, for messages), moves in `notation`; `outcomes`
-    /// adds the result and remoteness columns, `orbits` the `orbit_size` column last.
+    /// adds the result and remoteness columns, `orbits` the `orbit_size` column last,
+    /// `hands` the stones in hand.
     pub fn new(
         file: W,
         path: &Path,
         notation: MoveNotation,
         outcomes: bool,
         orbits: bool,
+        hands: bool,
     ) -> CsvSink<W> {
-        let mut head = columns_of(notation, outcomes, orbits).join(",");
+        let mut head = columns_of(notation, outcomes, orbits, hands).join(",");
         head.push('\n');
         CsvSink {
             out: BufWriter::with_capacity(1 << 20, file),
@@ -360,6 +404,7 @@ impl<W: Write> CsvSink<W> {
             notation,
             outcomes,
             orbits,
+            hands,
         }
     }
 }
@@ -381,13 +426,14 @@ impl<W: Write> RowSink for CsvSink<W> {
     fn push(&mut self, row: &Row<'_>) -> Result<()> {
         push_field(&mut self.line, row.position);
         // Writing to a String cannot fail.
-        let _ = write!(self.line, ",{},{},{},", row.stones, row.to_move, row.value);
-        if let Some(best) = row.best {
-            let (r, c) = best.to;
-            push_field(
-                &mut self.line,
-                &from_to_text(self.notation, MoveStyle::Field, best.from, r, c),
-            );
+        let _ = write!(self.line, ",{},", row.stones);
+        if self.hands {
+            let [x, o] = row.hands.unwrap_or([0, 0]);
+            let _ = write!(self.line, "{x},{o},");
+        }
+        let _ = write!(self.line, "{},{},", row.to_move, row.value);
+        if let Some(best) = &row.best_text {
+            push_field(&mut self.line, best);
         }
         if self.outcomes {
             match row.outcome {

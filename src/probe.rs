@@ -75,7 +75,7 @@ pub fn from_to_text(
 
 /// `move_text` for a move of `game`.
 pub fn describe_move<G: Gameplay>(game: &G, style: MoveStyle, mv: &Move<G::Position>) -> String {
-    if let Some(name) = game.name_move(mv) {
+    if let Some(name) = game.name_move(mv.from, (mv.row, mv.col), mv.take) {
         return name;
     }
     from_to_text(game.move_notation(), style, mv.from, mv.row, mv.col)
@@ -262,12 +262,15 @@ pub fn to_json<G: Registered>(game: &G, a: &Answer<G::Position>) -> serde_json::
     let mut out = json!({
         "game": G::NAME,
         "position": game.format_position(&a.position),
-        "stones": stones,
+        "stones": game.stones(&a.position),
         // Nobody moves where play has ended, full board or not.
         "to_move": if a.moves.is_empty() { "none" } else { side_to_move(game, &a.position) },
         "moves": moves,
         "best": best,
     });
+    if let Some([x, o]) = game.hands(&a.position) {
+        out["in_hand"] = json!({ "x": x, "o": o });
+    }
     if let Some(s) = game.final_scores(a.value) {
         out["first_score"] = json!(s.first);
         out["second_score"] = json!(s.second);

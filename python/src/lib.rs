@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use retro::error::{Error, Kind};
 use retro::game::{Builtin, Gameplay, Outcome, Registered, Registry, Visitor};
 use retro::job::{self, BuildOptions, Estimate};
-use retro::probe::{self, MoveStyle, Prober};
+use retro::probe::{self, Prober};
 use retro::{Driver, Progress};
 
 create_exception!(
@@ -384,15 +384,7 @@ fn first_best_move<G: Gameplay>(
     pos: &G::Position,
     value: i64,
 ) -> retro::Result<Option<String>> {
-    Ok(retro::best_move(game, table, pos, value)?.map(|b| {
-        probe::from_to_text(
-            game.move_notation(),
-            MoveStyle::Field,
-            b.from,
-            b.to.0,
-            b.to.1,
-        )
-    }))
+    Ok(retro::best_move(game, table, pos, value)?.map(|b| b.text(game)))
 }
 
 impl<G: Registered> Probe for Game<G> {

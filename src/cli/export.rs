@@ -292,6 +292,8 @@ impl Visitor for Export<'_> {
             crate::export::Rows::Entries
         };
         let orbits = game.symmetries() > 1 && !args.all;
+        // A game whose stones in hand are part of the position gets them as columns.
+        let hands = game.hands(&game.unrank(0, 0)).is_some();
         match format {
             #[cfg(feature = "parquet")]
             Format::Parquet => parquet_sink::ParquetSink::new(
@@ -302,6 +304,7 @@ impl Visitor for Export<'_> {
                 notation,
                 outcomes,
                 orbits,
+                hands,
             )
             .and_then(|sink| rows_with_bar(&game, table, layers, sink, args.quiet, shape)),
             _ => {
@@ -310,7 +313,7 @@ impl Visitor for Export<'_> {
                     &game,
                     table,
                     layers,
-                    CsvSink::new(out, partial, notation, outcomes, orbits),
+                    CsvSink::new(out, partial, notation, outcomes, orbits, hands),
                     args.quiet,
                     shape,
                 )
@@ -359,7 +362,6 @@ mod parquet_sink {
     use crate::error::{Error, Result};
     use crate::export::{CHUNK, Row, RowSink, columns_of, move_numbers};
     use crate::game::{AnyBoard, MoveNotation};
-    use crate::probe::{MoveStyle, from_to_text};
 
     /// The Parquet type of each of `export::columns_of`: every column is required but the move
     /// columns, null where nobody moves (or, for `best_from_*`, where a stone is put on the
@@ -373,7 +375,7 @@ mod parquet_sink {
                     "best_move" => "OPTIONAL BYTE_ARRAY",
                     "value" | "orbit_size" => "REQUIRED INT64",
                     "reachable" => "REQUIRED BOOLEAN",
-                    "stones" | "remoteness" => "REQUIRED INT32",
+                    "stones" | "remoteness" | "x_in_hand" | "o_in_hand" => "REQUIRED INT32",
                     _ => "OPTIONAL INT32",
                 };
                 let utf8 = if ty.ends_with("BYTE_ARRAY") {
@@ -395,10 +397,15 @@ mod parquet_sink {
         text: String,
         ends: Vec<usize>,
         stones: Vec<i32>,
+        /// Stones in hand, x's and o's (a game with hands).
+        hands: [Vec<i32>; 2],
         /// Index in `TO_MOVE`: a byte, not a 16-byte `&str`, per row.
         to_move: Vec<u8>,
         values: Vec<i64>,
-        best: Vec<Option<Best>>,
+        /// The best moves' text, one string and each row's end; `has_best` where one is.
+        best_text: String,
+        best_ends: Vec<usize>,
+        has_best: Vec<bool>,
         /// Index in `RESULTS`, and remoteness, for games that have them.
         results: Vec<u8>,
         remoteness: Vec<i32>,
@@ -410,9 +417,6 @@ mod parquet_sink {
     }
 
     const RESULTS: [&str; 4] = ["win", "loss", "tie", "draw"];
-
-    /// A best move's cells, small: where it is taken from (if anywhere), row, column.
-    type Best = (Option<(u16, u16)>, u16, u16);
 
     const TO_MOVE: [&str; 3] = ["first", "second", "none"];
 
@@ -434,10 +438,11 @@ mod parquet_sink {
             notation: MoveNotation,
             outcomes: bool,
             orbits: bool,
+            hands: bool,
         ) -> Result<ParquetSink<W>> {
             let fail =
                 |e: parquet::errors::ParquetError| Error::other(format!("{}: {e}", path.display()));
-            let names = columns_of(notation, outcomes, orbits);
+            let names = columns_of(notation, outcomes, orbits, hands);
             let schema = Arc::new(parse_message_type(&schema(&names)).map_err(fail)?);
             // Which board the values belong to, for whoever finds the file later.
             let metadata = vec![
@@ -466,7 +471,7 @@ mod parquet_sink {
 
         fn write_group(&mut self) -> Result<()> {
             let g = std::mem::take(&mut self.group);
-            let (path, notation) = (&self.path, self.notation);
+            let path = &self.path;
             let fail =
                 |e: parquet::errors::ParquetError| Error::other(format!("{}: {e}", path.display()));
             let mut rg = self.writer.next_row_group().map_err(fail)?;
@@ -492,6 +497,12 @@ mod parquet_sink {
                     ("stones", ColumnWriter::Int32ColumnWriter(w)) => {
                         w.write_batch(&g.stones, None, None).map(drop)
                     }
+                    ("x_in_hand", ColumnWriter::Int32ColumnWriter(w)) => {
+                        w.write_batch(&g.hands[0], None, None).map(drop)
+                    }
+                    ("o_in_hand", ColumnWriter::Int32ColumnWriter(w)) => {
+                        w.write_batch(&g.hands[1], None, None).map(drop)
+                    }
                     ("to_move", ColumnWriter::ByteArrayColumnWriter(w)) => {
                         names(w, &g.to_move, &TO_MOVE)
                     }
@@ -502,22 +513,18 @@ mod parquet_sink {
                         w.write_batch(&g.orbit, None, None).map(drop)
                     }
                     ("best_move", ColumnWriter::ByteArrayColumnWriter(w)) => {
-                        g.best.chunks(CHUNK).try_for_each(|chunk| {
-                            let levels: Vec<i16> =
-                                chunk.iter().map(|b| i16::from(b.is_some())).collect();
+                        let mut ends = g.best_ends.iter();
+                        let mut from = 0;
+                        g.has_best.chunks(CHUNK).try_for_each(|chunk| {
+                            let levels: Vec<i16> = chunk.iter().map(|&b| i16::from(b)).collect();
                             let batch: Vec<ByteArray> = chunk
                                 .iter()
-                                .flatten()
-                                .map(|&(from, r, c)| {
-                                    let from = from.map(|(r, c)| (r.into(), c.into()));
-                                    let text = from_to_text(
-                                        notation,
-                                        MoveStyle::Field,
-                                        from,
-                                        r.into(),
-                                        c.into(),
-                                    );
-                                    ByteArray::from(text.into_bytes())
+                                .filter(|&&b| b)
+                                .map(|_| {
+                                    let end = ends.next().copied().unwrap_or(from);
+                                    let bytes = g.best_text.as_bytes()[from..end].to_vec();
+                                    from = end;
+                                    ByteArray::from(bytes)
                                 })
                                 .collect();
                             w.write_batch(&batch, Some(&levels), None).map(drop)
@@ -588,12 +595,15 @@ mod parquet_sink {
             let to_move = TO_MOVE.iter().position(|&t| t == row.to_move);
             g.to_move.push(to_move.unwrap_or(0) as u8);
             g.values.push(row.value);
-            // No board has 65536 rows or columns (the layer counts would overflow first).
-            let small = |x: usize| u16::try_from(x).unwrap_or(u16::MAX);
-            g.best.push(row.best.map(|b| {
-                let from = b.from.map(|(r, c)| (small(r), small(c)));
-                (from, small(b.to.0), small(b.to.1))
-            }));
+            if let Some([x, o]) = row.hands {
+                g.hands[0].push(i32::try_from(x).unwrap_or(i32::MAX));
+                g.hands[1].push(i32::try_from(o).unwrap_or(i32::MAX));
+            }
+            g.has_best.push(row.best_text.is_some());
+            if let Some(text) = &row.best_text {
+                g.best_text.push_str(text);
+                g.best_ends.push(g.best_text.len());
+            }
             if let Some(o) = row.outcome {
                 let result = RESULTS.iter().position(|&r| r == o.result.as_str());
                 g.results.push(result.unwrap_or(0) as u8);

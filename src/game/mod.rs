@@ -341,9 +341,27 @@ pub trait Gameplay: Game {
     fn move_notation(&self) -> MoveNotation {
         MoveNotation::Cell
     }
-    /// A move as the game's players write it, for a game whose moves are `Named`; None
-    /// (the default) for the others, which are written from their cells.
-    fn name_move(&self, _mv: &Move<Self::Position>) -> Option<String> {
+    /// Stones on the board at `pos`: its layer, for a game whose layers count them (the
+    /// default); a game whose layers say more (morris: placements made, each side's stones)
+    /// counts them.
+    fn stones(&self, pos: &Self::Position) -> usize {
+        self.layer_of(pos)
+    }
+    /// Stones each side still has in hand (x's, o's), for a game where they are part of the
+    /// position (morris); None (the default) elsewhere. `query` shows them, `export` writes
+    /// them as columns.
+    fn hands(&self, _pos: &Self::Position) -> Option<[u32; 2]> {
+        None
+    }
+    /// A move as the game's players write it, from its cells (0-based row, col: where the
+    /// stone comes from, where it goes, the stone it takes), for a game whose moves are
+    /// `Named`; None (the default) for the others, which are written from their cells.
+    fn name_move(
+        &self,
+        _from: Option<(usize, usize)>,
+        _to: (usize, usize),
+        _take: Option<(usize, usize)>,
+    ) -> Option<String> {
         None
     }
     /// Parse a position in the game's notation (`docs/games.md`): any position the

@@ -52,14 +52,19 @@ impl Gameplay for Morris {
         MoveNotation::Named
     }
 
-    fn name_move(&self, mv: &Move<MorrisPosition>) -> Option<String> {
+    fn name_move(
+        &self,
+        from: Option<(usize, usize)>,
+        to: (usize, usize),
+        take: Option<(usize, usize)>,
+    ) -> Option<String> {
         let mut out = String::new();
-        if let Some(from) = mv.from {
+        if let Some(from) = from {
             out.push_str(self.name_of(from));
             out.push('-');
         }
-        out.push_str(self.name_of((mv.row, mv.col)));
-        if let Some(take) = mv.take {
+        out.push_str(self.name_of(to));
+        if let Some(take) = take {
             out.push('x');
             out.push_str(self.name_of(take));
         }
@@ -211,6 +216,14 @@ impl Gameplay for Morris {
             if pos.side == 0 { "x" } else { "o" }
         ));
         out
+    }
+
+    fn stones(&self, pos: &MorrisPosition) -> usize {
+        (pos.x | pos.o).count_ones() as usize
+    }
+
+    fn hands(&self, pos: &MorrisPosition) -> Option<[u32; 2]> {
+        Some([u32::from(pos.hands[0]), u32::from(pos.hands[1])])
     }
 
     fn first_to_move(&self, pos: &MorrisPosition) -> bool {

@@ -324,15 +324,16 @@ impl Morris {
             ));
         }
         let totals = [bx + hx, bo + ho];
-        if totals[side as usize] < 3 {
-            return Ok(self.lost_layer());
-        }
+        // The side that just moved had 3 or more, or play would have ended before its move.
         if totals[1 - side as usize] < 3 {
             return Err(format!(
                 "{} has fewer than 3 stones, so the game ended before {} could move",
                 name(1 - side),
                 name(side)
             ));
+        }
+        if totals[side as usize] < 3 {
+            return Ok(self.lost_layer());
         }
         if hx == 0 && ho == 0 {
             return self
