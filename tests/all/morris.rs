@@ -363,3 +363,65 @@ fn nine_with_three_stones_matches_the_brute_force() {
 fn six_with_four_stones_and_flying_matches_the_brute_force() {
     check("six stones=4 flying", 16, 4, true, false);
 }
+
+/// A table of six men's morris with 3 stones in every command: the start a draw, moves
+/// named as players write them (a removal after the move), the hands shown and exported,
+/// positions that cannot arise refused with the reason.
+#[test]
+fn morris_in_the_commands() {
+    use crate::common::{fails, ok, retro};
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("m.retro");
+    let table = table.to_str().unwrap();
+    ok(&retro(
+        &["build", "morris", "six stones=3", "-o", table],
+        "",
+    ));
+    let start = ok(&retro(&["query", table, "start"], ""));
+    assert!(start.contains("draw"), "{start}");
+    assert!(start.contains("in hand x 3, o 3"), "{start}");
+    // x closes a5-c5-e5 by placing on e5 and takes one of o's stones (none is in a mill).
+    let text = "xx./oo./..../.../... 1 1 x";
+    let answer = ok(&retro(&["query", table, text], ""));
+    for mv in ["e5xb4", "e5xc4", "a3"] {
+        assert!(answer.contains(mv), "{mv} in {answer}");
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(&retro(&["query", table, text, "--json"], ""))).unwrap();
+    assert_eq!(json["in_hand"], serde_json::json!({"x": 1, "o": 1}));
+    assert_eq!(json["stones"], 4);
+    assert_eq!(json["result"], "win");
+    assert_eq!(json["remoteness"], 1);
+    // The best move wins at once: it closes the mill and leaves o with 2 stones.
+    let best = json["best"][0].as_str().unwrap();
+    assert!(best.starts_with("e5x"), "{best}");
+    fails(
+        &retro(&["query", table, "xx./.../..../o../... 0 0 o"], ""),
+        2,
+        "x has fewer than 3 stones",
+    );
+    fails(
+        &retro(&["query", table, "xx./.../..../oo./... 1 1 o"], ""),
+        2,
+        "x places first",
+    );
+    let csv = dir.path().join("m.csv");
+    ok(&retro(&["export", table, "-o", csv.to_str().unwrap()], ""));
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "position,stones,x_in_hand,o_in_hand,to_move,value,best_move,result,remoteness,reachable,orbit_size"
+    );
+    let first: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(&first[..4], [".../.../..../.../... 3 3 x", "0", "3", "3"]);
+    // Every best move of a position with moves is a point's name: `a5`, `a5-a3`, `e5xb4`.
+    for line in csv.lines().skip(1) {
+        let best = line.split(',').nth(6).unwrap();
+        assert!(
+            best.is_empty() || best.as_bytes()[0].is_ascii_lowercase(),
+            "{line}"
+        );
+    }
+    ok(&retro(&["verify", table], ""));
+}
