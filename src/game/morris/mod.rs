@@ -122,6 +122,10 @@ pub struct Morris {
     binom: Binomial,
 }
 
+/// The most moves of one position that stay in its layer, and the most that lead into it:
+/// at most 12 stones sliding to at most 4 neighbours each, or 3 flying to at most 21 points.
+const MAX_WITHIN: usize = 64;
+
 /// x has placed ceil(p / 2) stones after p placements, o floor(p / 2).
 fn placed(p: usize) -> (usize, usize) {
     (p.div_ceil(2), p / 2)
@@ -410,32 +414,56 @@ impl Morris {
         if in_hand {
             hands[side] -= 1;
         }
-        let froms: Vec<Option<usize>> = if in_hand {
-            vec![None]
-        } else {
-            bits(mine).map(Some).collect()
-        };
-        for from in froms {
+        // Every move without a capture leads to one layer, every capture to another: find
+        // each once, from the first child that needs it, rather than per child.
+        let (mut plain, mut capture) = (None, None);
+        let mut removable = None;
+        let mut from_bits = if in_hand { 1 } else { mine };
+        while from_bits != 0 {
+            let from = (!in_hand).then(|| from_bits.trailing_zeros() as usize);
+            from_bits &= from_bits - 1;
             let lifted = match from {
                 Some(s) => mine & !(1 << s),
                 None => mine,
             };
-            for to in bits(self.targets(pos, mine, from)) {
+            let mut to_bits = self.targets(pos, mine, from);
+            while to_bits != 0 {
+                let to = to_bits.trailing_zeros() as usize;
+                to_bits &= to_bits - 1;
                 let moved = lifted | 1 << to;
-                let make = |theirs: u32| {
+                let make = |theirs: u32, layer: &mut Option<u32>| {
                     let (x, o) = if side == 0 {
                         (moved, theirs)
                     } else {
                         (theirs, moved)
                     };
-                    self.child(x, o, hands, 1 - pos.side)
+                    let k =
+                        *layer.get_or_insert_with(|| self.child(x, o, hands, 1 - pos.side).layer);
+                    MorrisPosition {
+                        x,
+                        o,
+                        hands,
+                        side: 1 - pos.side,
+                        layer: k,
+                        part: 0,
+                        local: 0,
+                        cursor: Cursor::default(),
+                    }
                 };
-                if self.closes_mill(moved, to) && theirs != 0 {
-                    for take in bits(self.removable(theirs)) {
-                        f(from, to, Some(take), make(theirs & !(1 << take)));
+                if theirs != 0 && self.closes_mill(moved, to) {
+                    let mut takes = *removable.get_or_insert_with(|| self.removable(theirs));
+                    while takes != 0 {
+                        let take = takes.trailing_zeros() as usize;
+                        takes &= takes - 1;
+                        f(
+                            from,
+                            to,
+                            Some(take),
+                            make(theirs & !(1 << take), &mut capture),
+                        );
                     }
                 } else {
-                    f(from, to, None, make(theirs));
+                    f(from, to, None, make(theirs, &mut plain));
                 }
             }
         }
@@ -584,9 +612,11 @@ impl Game for Morris {
     fn unrank(&self, k: usize, rank: u64) -> MorrisPosition {
         let layer = &self.layers[k];
         if let Shape::Lost = layer.shape {
+            // The entry's face: x to move with 2 stones (the last two points) against o's
+            // mill on the first three.
             return MorrisPosition {
-                x: 0,
-                o: 0,
+                x: 3 << (self.n - 2),
+                o: 7,
                 hands: [0, 0],
                 side: 0,
                 layer: k as u32,
@@ -650,23 +680,30 @@ impl Game for Morris {
 
     fn for_each_child(&self, pos: &MorrisPosition, mut f: impl FnMut(Edge)) {
         let k = pos.layer as usize;
-        let mut within: Vec<u64> = Vec::new();
+        // At most 12 stones with 4 neighbours each slide, or 3 fly to at most 21 points.
+        let mut within = [0u64; MAX_WITHIN];
+        let mut count = 0;
         self.each_move(pos, |_, _, _, child| {
             let edge = self.rank_child(&child);
             if edge.layer == k {
-                within.push(edge.rank);
+                within[count] = edge.rank;
+                count += 1;
             } else {
                 f(edge);
             }
         });
+        let within = &mut within[..count];
         within.sort_unstable();
-        within.dedup();
-        for rank in within {
-            f(Edge {
-                layer: k,
-                rank,
-                reward: 0,
-            });
+        let mut previous = None;
+        for &rank in within.iter() {
+            if previous != Some(rank) {
+                f(Edge {
+                    layer: k,
+                    rank,
+                    reward: 0,
+                });
+            }
+            previous = Some(rank);
         }
     }
 
@@ -682,7 +719,8 @@ impl Game for Morris {
         let (mine, theirs) = pos.sides();
         let empty = self.all & !(mine | theirs);
         let flies = self.board.flying && theirs.count_ones() == 3;
-        let mut parents = Vec::new();
+        let mut parents = [0u64; MAX_WITHIN];
+        let mut count = 0;
         for to in bits(theirs) {
             if self.closes_mill(theirs, to) {
                 continue;
@@ -709,13 +747,18 @@ impl Game for Morris {
                     local: 0,
                     cursor: Cursor::default(),
                 };
-                parents.push(self.rank(&parent));
+                parents[count] = self.rank(&parent);
+                count += 1;
             }
         }
+        let parents = &mut parents[..count];
         parents.sort_unstable();
-        parents.dedup();
-        for q in parents {
-            f(q);
+        let mut previous = None;
+        for &q in parents.iter() {
+            if previous != Some(q) {
+                f(q);
+            }
+            previous = Some(q);
         }
     }
 
