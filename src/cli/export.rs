@@ -302,9 +302,7 @@ impl Visitor for Export<'_> {
                 partial,
                 args.row_group,
                 notation,
-                outcomes,
-                orbits,
-                hands,
+                crate::export::columns_of(notation, outcomes, orbits, hands),
             )
             .and_then(|sink| rows_with_bar(&game, table, layers, sink, args.quiet, shape)),
             _ => {
@@ -360,7 +358,7 @@ mod parquet_sink {
     use parquet::schema::types::ColumnPath;
 
     use crate::error::{Error, Result};
-    use crate::export::{CHUNK, Row, RowSink, columns_of, move_numbers};
+    use crate::export::{CHUNK, Row, RowSink, move_numbers};
     use crate::game::{AnyBoard, MoveNotation};
 
     /// The Parquet type of each of `export::columns_of`: every column is required but the move
@@ -430,19 +428,17 @@ mod parquet_sink {
     }
 
     impl<W: Write + Send> ParquetSink<W> {
+        /// A sink writing `names` (`export::columns_of`) to `file`, moves in `notation`.
         pub fn new(
             file: W,
             board: &AnyBoard,
             path: &Path,
             group_rows: u64,
             notation: MoveNotation,
-            outcomes: bool,
-            orbits: bool,
-            hands: bool,
+            names: Vec<&'static str>,
         ) -> Result<ParquetSink<W>> {
             let fail =
                 |e: parquet::errors::ParquetError| Error::other(format!("{}: {e}", path.display()));
-            let names = columns_of(notation, outcomes, orbits, hands);
             let schema = Arc::new(parse_message_type(&schema(&names)).map_err(fail)?);
             // Which board the values belong to, for whoever finds the file later.
             let metadata = vec![
