@@ -135,12 +135,13 @@ fn play<G: Registered>(game: &G, table: &Table, args: &Args) -> Result<i32> {
         // from its new bytes: that is an error, as in `query` and `serve`.
         let a = table.unless_changed(answer_text(game, table, &text))?;
         let stones = game.layer_of(&a.position);
-        write!(
-            out,
-            "\n{}",
-            crate::text::labelled(&game.draw(&a.position), notation == MoveNotation::Cell)
-        )
-        .map_err(io)?;
+        let drawing = game.draw(&a.position);
+        // A game that names its moves labels its own drawing (morris: files and ranks).
+        let drawing = match notation {
+            MoveNotation::Named => drawing,
+            _ => crate::text::labelled(&drawing, notation == MoveNotation::Cell),
+        };
+        write!(out, "\n{drawing}").map_err(io)?;
         let action = if a.moves.is_empty() {
             let over = match game.outcome(a.value, stones) {
                 Some(_) => format!(
@@ -412,6 +413,14 @@ fn ask<G: Registered>(
             if let Some(i) = (0..a.moves.len()).find(|&i| cell(i).eq_ignore_ascii_case(typed)) {
                 return Ok(Action::Move(i));
             }
+            let legal: Vec<String> = (0..a.moves.len()).map(cell).collect();
+            writeln!(
+                out,
+                "illegal move {shown}; legal moves: {}",
+                legal.join(joint(notation))
+            )
+            .map_err(io)?;
+            continue;
         }
         let numbers = move_numbers(line);
         let what = match (notation, numbers.as_deref()) {

@@ -424,4 +424,12 @@ fn morris_in_the_commands() {
         );
     }
     ok(&retro(&["verify", table], ""));
+    // `play` reads moves as the list writes them and draws the board with its own labels.
+    let game = ok(&retro(&["play", table], "a5\nc5\nquit\n"));
+    assert!(game.contains("you play a5"), "{game}");
+    assert!(
+        game.contains("illegal move \"c5\"; legal moves: "),
+        "{game}"
+    );
+    assert!(game.contains("  a   b   c   d   e"), "{game}");
 }
