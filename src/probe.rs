@@ -323,11 +323,25 @@ fn add_column<G: Gameplay>(game: &G, out: &mut serde_json::Value, mv: &Move<G::P
 /// `from` (`[row, col]`, 1-based: where the stone or cube is taken) and `move` (the move
 /// as it is written, `3,3-2,2`) for a game whose moves go between cells.
 fn add_from<G: Gameplay>(game: &G, out: &mut serde_json::Value, mv: &Move<G::Position>) {
-    if game.move_notation() == MoveNotation::FromTo {
-        if let Some((r, c)) = mv.from {
-            out["from"] = json!([r + 1, c + 1]);
+    match game.move_notation() {
+        MoveNotation::FromTo => {
+            if let Some((r, c)) = mv.from {
+                out["from"] = json!([r + 1, c + 1]);
+            }
+            out["move"] = json!(describe_move(game, MoveStyle::Field, mv));
         }
-        out["move"] = json!(describe_move(game, MoveStyle::Field, mv));
+        // A named move: its name, and the cells it takes from and removes (1-based, on the
+        // grid the board is drawn on) beside `cell`.
+        MoveNotation::Named => {
+            if let Some((r, c)) = mv.from {
+                out["from"] = json!([r + 1, c + 1]);
+            }
+            if let Some((r, c)) = mv.take {
+                out["take"] = json!([r + 1, c + 1]);
+            }
+            out["move"] = json!(describe_move(game, MoveStyle::Field, mv));
+        }
+        _ => {}
     }
 }
 

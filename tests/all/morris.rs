@@ -392,6 +392,15 @@ fn morris_in_the_commands() {
     assert_eq!(json["stones"], 4);
     assert_eq!(json["result"], "win");
     assert_eq!(json["remoteness"], 1);
+    let capture = json["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["move"] == "e5xb4")
+        .unwrap_or_else(|| panic!("no e5xb4 in {json}"));
+    // e5 is row 1, column 5 of the 5 x 5 grid; b4 row 2, column 2.
+    assert_eq!(capture["cell"], serde_json::json!([1, 5]));
+    assert_eq!(capture["take"], serde_json::json!([2, 2]));
     // The best move wins at once: it closes the mill and leaves o with 2 stones.
     let best = json["best"][0].as_str().unwrap();
     assert!(best.starts_with("e5x"), "{best}");
