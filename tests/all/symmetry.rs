@@ -225,3 +225,39 @@ fn commands_on_a_folded_table_answer_as_on_an_unfolded_one() {
         assert_eq!(info["format_version"], 3);
     }
 }
+
+/// `plan` sizes the table `build` makes: for a folded game its entries, with the positions
+/// they answer for and a note that an MPI build stores every position; with `--no-fold`,
+/// the table of every position.
+#[test]
+fn plan_sizes_the_folded_table_and_says_what_an_mpi_build_stores() {
+    use crate::common::{ok, retro};
+    let board = MnkBoard {
+        rows: 4,
+        cols: 4,
+        k: 4,
+    };
+    let entries = Mnk::new(board.clone()).unwrap().total_positions();
+    let positions = Mnk::unfolded(board).unwrap().total_positions();
+    let plan = |extra: &[&str]| {
+        let mut args = vec!["plan", "mnk", "4x4k4", "--ranks", "2", "--total"];
+        args.extend_from_slice(extra);
+        ok(&retro(&args, "")).lines().next().unwrap().to_string()
+    };
+    let folded = plan(&[]);
+    assert!(
+        folded.contains(&format!(
+            "4x4k4, {entries} entries for {positions} positions"
+        )),
+        "{folded}"
+    );
+    assert!(
+        folded.contains("an MPI build stores every position"),
+        "{folded}"
+    );
+    let unfolded = plan(&["--no-fold"]);
+    assert!(
+        unfolded.starts_with(&format!("plan: mnk 4x4k4, {positions} positions,")),
+        "{unfolded}"
+    );
+}
