@@ -154,7 +154,14 @@ fn best_moves_every_game_and_eight_ranks_match_one_process() {
     let twins34 = board(d, "twins", "3x4");
     same_bytes_as(d, &["twins", &twins34], &[3], &[], moves);
     let mnk = board(d, "mnk", "4x4");
-    same_bytes_as(d, &["mnk", &mnk], &[2, 8], &[], &[&[], &["--moves", "2"]]);
+    // An MPI build stores every position: mnk folds by default.
+    same_bytes_as(
+        d,
+        &["mnk", &mnk],
+        &[2, 8],
+        &[],
+        &[&["--no-fold"], &["--moves", "2"]],
+    );
     let connect54 = board(d, "connect", "5x4");
     same_bytes_as(
         d,
@@ -294,4 +301,27 @@ fn games_whose_stones_move_are_refused_in_one_line() {
         assert!(lines[0].contains("games whose stones move"), "{stderr}");
         assert!(!out.exists());
     }
+}
+
+/// A table that folds symmetric positions (mnk's by default) is not built under mpirun:
+/// `build` refuses it in one line (rank 0's) that says to add `--no-fold`, and writes
+/// nothing; `solve`, which writes no table, sweeps the folded layers and answers as one
+/// process does.
+#[test]
+fn folded_builds_are_refused_in_one_line_and_folded_solves_answer() {
+    if !have_mpirun() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("m.retro");
+    let args = ["-q", "-o", out.to_str().expect("utf-8"), "mnk", "4x4k3"];
+    let refused = mpirun(3, "build", &args, &[]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    assert!(lines[0].contains("add --no-fold"), "{stderr}");
+    assert!(!out.exists());
+    let one = ok(single(&["solve", "mnk", "4x4k3"]));
+    assert_eq!(ok(mpirun(3, "solve", &["mnk", "4x4k3"], &[])), one);
 }

@@ -98,7 +98,7 @@ class Layer:
     win, a loss, a tie or a draw; ``position``, ``to_move`` and ``best_move`` when asked
     for), in the same order and with the same contents, then ``rank`` and ``orbit_size``.
 
-    A table that folds symmetric positions (Teeko and Quixo by default) stores one entry
+    A table that folds symmetric positions (mnk, Teeko and Quixo by default) stores one entry
     per orbit of the board's symmetries: a row is an orbit, its ``position`` the orbit's
     canonical position, and ``orbit_size`` how many positions share its entry (all of
     them have its value). Weigh by it to count positions: ``layer.orbit_size.sum()`` is
@@ -261,7 +261,7 @@ class Table:
     ``symmetries``, ``layer_sizes``, ``layer_positions``, ``root`` and ``root_value`` are
     those of ``retro info --json``.
 
-    A table that folds symmetric positions (Teeko and Quixo by default; ``symmetries``
+    A table that folds symmetric positions (mnk, Teeko and Quixo by default; ``symmetries``
     greater than 1) stores one entry per orbit of the board's symmetries: it answers for
     ``positions`` positions with ``entries`` entries. Every position can be asked about
     (``query``, ``query_many``, ``rank``); a layer's rows are its entries, each with its
@@ -649,7 +649,7 @@ def build(
     ``"compact"`` or ``"moves"`` (with ``values_every=L``, as ``--moves L``).
     ``threads`` workers (default: all cores).
 
-    A game whose board has symmetries (Teeko, Quixo) folds them by default: the table
+    A game whose board has symmetries (mnk, Teeko, Quixo) folds them by default: the table
     stores one entry per orbit of symmetric positions and answers for all of them
     (the report's ``entries`` and ``positions``). ``fold=False`` stores every position,
     as ``--no-fold`` does; a table of best moves always does.

@@ -63,8 +63,8 @@ def cli() -> Cli:
     return Cli(_find_cli())
 
 
-#: name -> (build arguments after `retro build`): every game, every encoding, Teeko and
-#: Quixo folded (their default) and unfolded.
+#: name -> (build arguments after `retro build`): every game, every encoding, mnk, Teeko
+#: and Quixo folded (their default) and unfolded.
 TABLES: Dict[str, List[str]] = {
     "young-sample": ["young", str(REPO / "tables/young-sample.txt")],
     "twins-sample1": ["twins", str(REPO / "tables/twins-sample1.txt")],
@@ -73,6 +73,7 @@ TABLES: Dict[str, List[str]] = {
     "young-10x10-compact": ["young", str(REPO / "tables/young-10x10.txt"), "--compact"],
     "twins-sample1-moves": ["twins", str(REPO / "tables/twins-sample1.txt"), "--moves", "2"],
     "ttt": ["mnk", "3x3k3"],
+    "ttt-unfolded": ["mnk", "3x3k3", "--no-fold"],
     "connect-4x4k3": ["connect", "4x4k3"],
     "teeko-3x3s2": ["teeko", "3x3s2"],
     "quixo-3x3": ["quixo", "3x3"],
@@ -83,6 +84,7 @@ TABLES: Dict[str, List[str]] = {
 #: The folded tables, each with the unfolded table of the same board (which lists every
 #: position in its layers).
 UNFOLDED: Dict[str, str] = {
+    "ttt": "ttt-unfolded",
     "teeko-3x3s2": "teeko-3x3s2-unfolded",
     "quixo-3x3": "quixo-3x3-unfolded",
 }

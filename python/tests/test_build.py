@@ -30,6 +30,7 @@ def cli_build(cli, tmp_path: Path, name: str, *args: str) -> Path:
         ("young", str(REPO / "tables" / "young-10x10.txt"), {"encoding": "compact"}, ["--compact"]),
         ("twins", REPO / "tables" / "twins-sample1.txt", {"encoding": "moves", "values_every": 2}, ["--moves", "2"]),
         ("mnk", "3x3k3", {"threads": 1}, ["--threads", "1"]),
+        ("mnk", "3x4k3", {"fold": False}, ["--no-fold"]),
         ("connect", "4x4k3", {}, []),
         ("quixo", "3x3", {}, []),
         ("teeko", "3x3s2", {"encoding": "compact"}, ["--compact"]),
@@ -56,8 +57,9 @@ def test_build_writes_the_command_lines_table(cli, tmp_path, game, board, kwargs
     for key in ("game", "board", "positions", "entries", "symmetries", "file_bytes", "value_bytes",
                 "resumed_below"):
         assert report[key] == want[key], key
-    # Teeko and Quixo fold by default, one entry per orbit; fold=False keeps every position.
-    folds = game in ("teeko", "quixo") and kwargs.get("fold", True)
+    # mnk, Teeko and Quixo fold by default, one entry per orbit; fold=False keeps every
+    # position.
+    folds = game in ("mnk", "teeko", "quixo") and kwargs.get("fold", True)
     assert (report["symmetries"] > 1) == folds
     assert (report["entries"] < report["positions"]) == folds
     assert report["table"] == str(path)

@@ -1,4 +1,4 @@
-"""Tables that fold symmetric positions (Teeko and Quixo by default: one entry per orbit of
+"""Tables that fold symmetric positions (mnk, Teeko and Quixo by default: one entry per orbit of
 the board's symmetries) against unfolded tables of the same boards: every position answers
 the same, and the orbit sizes weigh each layer's entries into its positions and counts."""
 
@@ -15,7 +15,7 @@ import retro
 from conftest import UNFOLDED, all_positions
 
 #: Boards built here besides the session's tables: (game, board).
-BUILT = {"teeko-4x4s3": ("teeko", "4x4s3")}
+BUILT = {"teeko-4x4s3": ("teeko", "4x4s3"), "mnk-2x4k3": ("mnk", "2x4k3")}
 
 
 @pytest.fixture(scope="module")

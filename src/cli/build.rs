@@ -150,9 +150,11 @@ fn build<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32> {
             return Err(crate::distributed::refuse_moving(G::NAME));
         }
         if game.symmetries() > 1 {
-            return Err(crate::error::Error::input(format!(
-                "an MPI build stores every position: add --no-fold to build {} over MPI",
-                G::NAME
+            return Err(crate::distributed::refused(crate::error::Error::input(
+                format!(
+                    "an MPI build stores every position: add --no-fold to build {} over MPI",
+                    G::NAME
+                ),
             )));
         }
         if let Some(report) = crate::distributed::build(game, &path, &options, args.quiet)? {

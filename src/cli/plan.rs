@@ -42,7 +42,7 @@ pub struct Args {
     #[arg(long)]
     total: bool,
     /// Plan a table of every position, not one entry per orbit of the board's symmetries
-    /// (Teeko and Quixo fold them by default).
+    /// (mnk, Teeko and Quixo fold them by default; an MPI build stores every position).
     #[arg(long)]
     no_fold: bool,
 }
@@ -111,16 +111,39 @@ impl Visitor for Plan<'_> {
             args.bytes_per_second,
         );
         // Layers with moves inside them are solved in one process; their figures are what a
-        // distributed solve of the same design would hold and take.
-        let on_paper = if crate::solve::beyond_sweep(&game) {
-            " (layers of moving stones on paper: MPI builds solve placement layers only)"
-        } else {
-            ""
+        // distributed solve of the same design would hold and take. A folded table is what
+        // one process builds; an MPI build refuses it.
+        let positions: u64 = (0..=game.last_layer())
+            .map(|k| game.layer_positions(k))
+            .sum();
+        let entries = match game.symmetries() > 1 {
+            true => format!(
+                "{} entries for {positions} positions",
+                game.total_positions()
+            ),
+            false => format!("{positions} positions"),
+        };
+        let mut notes = Vec::new();
+        if crate::solve::beyond_sweep(&game) {
+            notes.push(
+                "layers of moving stones on paper: MPI builds solve placement layers only"
+                    .to_string(),
+            );
+        }
+        if game.symmetries() > 1 {
+            notes.push(format!(
+                "one entry per orbit of {} symmetries: an MPI build stores every position, as --no-fold plans",
+                game.symmetries()
+            ));
+        }
+        let on_paper = match notes.is_empty() {
+            true => String::new(),
+            false => format!(" ({})", notes.join("; ")),
         };
         super::outln!(
-            "plan{on_paper}: {} {board}, {} positions, {ranks} ranks x {threads} threads, {} values, {ns} ns per position per thread (+{fetched_ns} where its chunk needs fetched children), {} per second per rank",
+            "plan{on_paper}: {} {board}, {}, {ranks} ranks x {threads} threads, {} values, {ns} ns per position per thread (+{fetched_ns} where its chunk needs fetched children), {} per second per rank",
             args.game.as_str(),
-            game.total_positions(),
+            entries,
             vt.name(),
             human_bytes(args.bytes_per_second)
         )?;

@@ -41,13 +41,18 @@ pub fn under_mpi() -> bool {
 }
 
 /// The refusal of a game the placement sweep does not solve whole (`solve::beyond_sweep`): its layers are solved to
-/// a fixpoint in one process; the distributed sweep computes a layer in one pass. Rank 0
-/// says it, in one line; the other ranks, which the launcher numbers in the environment,
-/// exit with the same code without a word, before MPI is started.
+/// a fixpoint in one process; the distributed sweep computes a layer in one pass. Said as
+/// `refused` says it.
 pub fn refuse_moving(game: &str) -> Error {
-    let error = Error::input(format!(
+    refused(Error::input(format!(
         "{game}: MPI builds do not take games whose stones move yet (their layers are solved to a fixpoint in one process); run retro without mpirun"
-    ));
+    )))
+}
+
+/// A request every rank refuses before MPI is started: rank 0 says it, in one line; the
+/// other ranks, which the launcher numbers in the environment, exit with the same code
+/// without a word.
+pub fn refused(error: Error) -> Error {
     let rank = ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"]
         .iter()
         .find_map(|v| std::env::var(v).ok())

@@ -247,10 +247,27 @@ fn known_results() {
     assert_eq!(root(3, 3, 3), 0);
     assert_eq!(root(4, 4, 4), 0);
     assert_eq!(root(4, 4, 3), 12);
-    // The position counts of the dense index are twins's.
-    assert_eq!(mnk(3, 3, 3).total_positions(), 6_046);
-    assert_eq!(mnk(4, 4, 4).total_positions(), 10_165_779);
-    assert_eq!(mnk(4, 5, 4).total_positions(), 741_365_049);
+    // The position counts of the dense index are twins's; folded, the layers' entries
+    // answer for as many.
+    for (r, c, k, positions) in [
+        (3, 3, 3, 6_046),
+        (4, 4, 4, 10_165_779),
+        (4, 5, 4, 741_365_049),
+    ] {
+        let unfolded = Mnk::unfolded(MnkBoard {
+            rows: r,
+            cols: c,
+            k,
+        })
+        .unwrap();
+        assert_eq!(unfolded.total_positions(), positions);
+        let folded = mnk(r, c, k);
+        let answered: u64 = (0..=folded.last_layer())
+            .map(|k| folded.layer_positions(k))
+            .sum();
+        assert_eq!(answered, positions);
+        assert!(folded.total_positions() < positions);
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -267,6 +284,10 @@ fn every_game_check_holds_for_mnk_and_twins() {
         (3, 4, 4),
     ] {
         check_game(&mnk(rows, cols, k));
+    }
+    // Every position its own entry (`--no-fold`, tables of best moves).
+    for (rows, cols, k) in [(3, 3, 3), (2, 4, 3)] {
+        check_game(&Mnk::unfolded(MnkBoard { rows, cols, k }).unwrap());
     }
     // Twins ranks through the same module; its checks pass through the same door.
     for (rows, cols) in [(2, 3), (3, 3)] {
@@ -382,7 +403,7 @@ fn command_line_builds_queries_and_refuses() {
 /// The export marks exactly the boards play reaches (the brute force's search from the
 /// empty board), so counting over reachable rows is right: tic-tac-toe has 5,478
 /// reachable positions, 2,936 of them won for x. The integer move columns say the
-/// `best_move` text as numbers.
+/// `best_move` text as numbers. The tables fold; `--all` writes every position.
 #[test]
 fn export_marks_the_reachable_positions_and_gives_moves_as_numbers() {
     let dir = tempfile::tempdir().unwrap();
@@ -395,7 +416,15 @@ fn export_marks_the_reachable_positions_and_gives_moves_as_numbers() {
         ));
         let csv = dir.path().join(format!("{r}x{c}k{k}.csv"));
         ok(&retro(
-            &["export", table, "--csv", "-q", "-o", csv.to_str().unwrap()],
+            &[
+                "export",
+                table,
+                "--csv",
+                "--all",
+                "-q",
+                "-o",
+                csv.to_str().unwrap(),
+            ],
             "",
         ));
         let text = std::fs::read_to_string(&csv).unwrap();

@@ -293,7 +293,10 @@ fn moves_tables_and_mpi_plans_say_what_they_cannot_do() {
     ));
     // Folded: 16 symmetries, a little over 1/16 of the 1,694,577,218,886 positions
     // (Burnside's count; `game::symmetry`'s tests check it against the orbit tables).
-    assert!(plan.contains("105918450471 positions"), "{plan}");
+    assert!(
+        plan.contains("105918450471 entries for 1694577218886 positions"),
+        "{plan}"
+    );
     assert!(plan.contains("on paper"), "{plan}");
     // One plan for every game: each layer names its worker, and a layer outside the sweep
     // exchanges nothing the plan counts.

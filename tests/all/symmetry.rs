@@ -5,6 +5,7 @@
 
 use retro::game::Quixo;
 use retro::game::{Game, Values};
+use retro::game::{Mnk, MnkBoard};
 use retro::game::{Teeko, TeekoBoard};
 
 /// Every layer's values, solved in memory by the library.
@@ -99,6 +100,38 @@ fn folded_quixo_answers_every_position_as_unfolded_quixo() {
 }
 
 #[test]
+fn folded_mnk_answers_every_position_as_unfolded_mnk() {
+    // Squares (8 symmetries), rectangles both ways round (4), a single row (2).
+    for (rows, cols, k) in [
+        (3, 3, 3),
+        (3, 3, 2),
+        (2, 3, 2),
+        (3, 4, 3),
+        (4, 3, 3),
+        (1, 5, 3),
+        (4, 4, 3),
+    ] {
+        let board = MnkBoard { rows, cols, k };
+        let folded = Mnk::new(board.clone()).unwrap();
+        let unfolded = Mnk::unfolded(board).unwrap();
+        let symmetries = match (rows, cols) {
+            (1, _) | (_, 1) => 2,
+            _ if rows == cols => 8,
+            _ => 4,
+        };
+        assert_eq!(folded.symmetries(), symmetries, "{rows}x{cols}");
+        same_answers(&format!("mnk {rows}x{cols}k{k}"), &folded, &unfolded);
+    }
+    // A single cell has no symmetry but the identity: nothing to fold.
+    let cell = MnkBoard {
+        rows: 1,
+        cols: 1,
+        k: 1,
+    };
+    assert_eq!(Mnk::new(cell).unwrap().symmetries(), 1);
+}
+
+#[test]
 fn folding_keeps_the_value_model() {
     let game = Teeko::new(TeekoBoard::standard()).unwrap();
     assert_eq!(game.values(), Values::SideToMove);
@@ -108,14 +141,21 @@ fn folding_keeps_the_value_model() {
 /// The commands on a folded table: `export --all` writes exactly the rows an unfolded table's
 /// export writes (every position, its value, its best move in its own cells); the default
 /// export writes one row per entry whose `orbit_size`s add up to the positions; `query
-/// --batch` answers every position as the unfolded table does; `info` counts both.
+/// --batch` answers every position as the unfolded table does, and `query --pv` gives the
+/// same moves and line of play; `info` counts both.
 #[test]
 fn commands_on_a_folded_table_answer_as_on_an_unfolded_one() {
     use crate::common::{ok, retro};
     let dir = tempfile::tempdir().unwrap();
     let path = |name: &str| dir.path().join(name).display().to_string();
-    // A rectangle's 4 symmetries, a square's 8, each with the colours exchanged.
-    for (game, board, symmetries) in [("teeko", "3x4s2", 8), ("quixo", "3x3", 16)] {
+    // A rectangle's 4 symmetries, a square's 8, each with the colours exchanged (Teeko,
+    // Quixo) or not (mnk: x moves first).
+    for (game, board, symmetries) in [
+        ("teeko", "3x4s2", 8),
+        ("quixo", "3x3", 16),
+        ("mnk", "3x3k3", 8),
+        ("mnk", "3x4k3", 4),
+    ] {
         let (f, u) = (path("f.retro"), path("u.retro"));
         ok(&retro(&["build", game, board, "-q", "-o", &f], ""));
         ok(&retro(
@@ -149,7 +189,12 @@ fn commands_on_a_folded_table_answer_as_on_an_unfolded_one() {
             .sum();
         let positions = unfolded.lines().count() as u64 - 1;
         assert_eq!(covered, positions, "{game} {board}");
-        assert!((entries.lines().count() as u64 - 1) * 6 < positions);
+        // Nearly every orbit is as large as the group is.
+        let entries_count = entries.lines().count() as u64 - 1;
+        assert!(
+            entries_count * symmetries * 3 < positions * 4,
+            "{game} {board}"
+        );
         // Every position play reaches, as typed, through the folded table (the others are
         // refused, one error line each, as the unfolded table refuses them).
         let header: Vec<&str> = unfolded.lines().next().unwrap().split(',').collect();
@@ -167,11 +212,52 @@ fn commands_on_a_folded_table_answer_as_on_an_unfolded_one() {
             crate::common::stdout(&retro(&["query", table, "--batch", "--codes"], &every))
         };
         assert_eq!(answers(&f), answers(&u), "{game} {board}");
+        // Best moves and lines of play, in the cells of the position as typed.
+        for position in every.lines().step_by(every.lines().count() / 40 + 1) {
+            let pv = |table: &str| ok(&retro(&["query", table, position, "--json", "--pv"], ""));
+            assert_eq!(pv(&f), pv(&u), "{game} {board} {position}");
+        }
         let info: serde_json::Value =
             serde_json::from_str(&ok(&retro(&["info", &f, "--json"], ""))).unwrap();
         assert_eq!(info["positions"], positions);
-        assert_eq!(info["entries"], entries.lines().count() as u64 - 1);
+        assert_eq!(info["entries"], entries_count);
         assert_eq!(info["symmetries"], symmetries);
         assert_eq!(info["format_version"], 3);
     }
+}
+
+/// `plan` sizes the table `build` makes: for a folded game its entries, with the positions
+/// they answer for and a note that an MPI build stores every position; with `--no-fold`,
+/// the table of every position.
+#[test]
+fn plan_sizes_the_folded_table_and_says_what_an_mpi_build_stores() {
+    use crate::common::{ok, retro};
+    let board = MnkBoard {
+        rows: 4,
+        cols: 4,
+        k: 4,
+    };
+    let entries = Mnk::new(board.clone()).unwrap().total_positions();
+    let positions = Mnk::unfolded(board).unwrap().total_positions();
+    let plan = |extra: &[&str]| {
+        let mut args = vec!["plan", "mnk", "4x4k4", "--ranks", "2", "--total"];
+        args.extend_from_slice(extra);
+        ok(&retro(&args, "")).lines().next().unwrap().to_string()
+    };
+    let folded = plan(&[]);
+    assert!(
+        folded.contains(&format!(
+            "4x4k4, {entries} entries for {positions} positions"
+        )),
+        "{folded}"
+    );
+    assert!(
+        folded.contains("an MPI build stores every position"),
+        "{folded}"
+    );
+    let unfolded = plan(&["--no-fold"]);
+    assert!(
+        unfolded.starts_with(&format!("plan: mnk 4x4k4, {positions} positions,")),
+        "{unfolded}"
+    );
 }

@@ -16,13 +16,13 @@ impl Gameplay for Mnk {
         let (r, c) = (self.board.rows, self.board.cols);
         let trimmed = text.trim();
         if trimmed.eq_ignore_ascii_case("empty") {
-            return Ok(self.ranking.position_from_marks(&vec![0; self.cells]));
+            return Ok(self.position_of_marks(&vec![0; self.cells]));
         }
         if trimmed.is_empty() {
             return Err(bad("no position given".into()));
         }
         let marks = two_colour::parse_marks(trimmed, r, c, 'x', 'o').map_err(bad)?;
-        Ok(self.ranking.position_from_marks(&marks))
+        Ok(self.position_of_marks(&marks))
     }
 
     fn check_reachable(&self, pos: &MnkPosition) -> Result<()> {
@@ -45,11 +45,11 @@ impl Gameplay for Mnk {
     }
 
     fn format_position(&self, pos: &MnkPosition) -> String {
-        two_colour::format_marks(&self.ranking.marks(pos), self.board.cols, 'x', 'o')
+        two_colour::format_marks(&self.marks(pos), self.board.cols, 'x', 'o')
     }
 
     fn draw(&self, pos: &MnkPosition) -> String {
-        two_colour::draw_marks(&self.ranking.marks(pos), self.board.cols, 'x', 'o')
+        two_colour::draw_marks(&self.marks(pos), self.board.cols, 'x', 'o')
     }
 }
 
@@ -59,6 +59,10 @@ impl Registered for Mnk {
 
     fn new(board: MnkBoard) -> Result<Self> {
         Mnk::new(board)
+    }
+
+    fn unfolded(board: MnkBoard) -> Result<Self> {
+        Mnk::unfolded(board)
     }
 
     fn board(&self) -> &MnkBoard {

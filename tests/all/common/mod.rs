@@ -67,13 +67,18 @@ pub fn feed(mut command: Command, stdin: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("run retro");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    child.wait_with_output().expect("wait for retro")
+    // Written from a thread of its own: a long input whose answers fill the output pipe
+    // would otherwise block both sides.
+    let mut input = child.stdin.take().expect("stdin");
+    let stdin = stdin.to_owned();
+    let writer = std::thread::spawn(move || input.write_all(stdin.as_bytes()));
+    let output = child.wait_with_output().expect("wait for retro");
+    // A command that exits without reading all of its input closes the pipe first.
+    match writer.join().expect("the writer") {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => panic!("write stdin: {e}"),
+        _ => {}
+    }
+    output
 }
 
 /// A board of one of retro's own games from its input text.
