@@ -73,10 +73,7 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
         ),
         ("value type", h.value_type.name().to_string()),
         ("encoding", encoding.clone()),
-        (
-            "layers",
-            format!("{} (0..={} stones)", h.layers.len(), h.layers.len() - 1),
-        ),
+        ("layers", h.game.layer_words(h.layers.len())),
         ("positions", positions.to_string()),
         (
             "layer sizes",

@@ -54,6 +54,11 @@ pub trait Board:
         let (r, c) = self.dims();
         format!("{r} x {c}")
     }
+    /// What the `layers` layers of a table of this board are, for `info`: `7 (0..=6
+    /// stones)` where layer k holds the positions with k stones on the board (the default).
+    fn layer_words(&self, layers: usize) -> String {
+        format!("{layers} (0..={} stones)", layers.saturating_sub(1))
+    }
 }
 
 /// A game with a name and a board: what it takes to write its tables and to get every
@@ -131,6 +136,7 @@ trait ErasedBoard: Send + Sync + fmt::Debug {
     fn label(&self) -> String;
     fn label_names_it(&self) -> bool;
     fn size_words(&self) -> String;
+    fn layer_words(&self, layers: usize) -> String;
     fn to_bytes(&self) -> Vec<u8>;
     fn to_json(&self) -> serde_json::Value;
 }
@@ -153,6 +159,9 @@ impl<B: Board> ErasedBoard for B {
     }
     fn size_words(&self) -> String {
         Board::size_words(self)
+    }
+    fn layer_words(&self, layers: usize) -> String {
+        Board::layer_words(self, layers)
     }
     fn to_bytes(&self) -> Vec<u8> {
         // A board is plain data (sizes and weights): serialising it cannot fail.
@@ -237,6 +246,11 @@ impl AnyBoard {
     /// The board's size in words (`2 x 3`, `7 x 6 (width x height), 4 in a row`).
     pub fn size_words(&self) -> String {
         self.board.size_words()
+    }
+
+    /// What a table's `layers` layers are, in words (`Board::layer_words`).
+    pub fn layer_words(&self, layers: usize) -> String {
+        self.board.layer_words(layers)
     }
 
     /// The board's fields as JSON (young's `a` and `b`, mnk's `rows`, `cols`, `k`, ...).

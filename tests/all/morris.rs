@@ -433,6 +433,11 @@ fn morris_in_the_commands() {
         );
     }
     ok(&retro(&["verify", table], ""));
+    let info = ok(&retro(&["info", table], ""));
+    assert!(
+        info.contains("placement by placements made") && !info.contains("stones)"),
+        "{info}"
+    );
     // `play` reads moves as the list writes them and draws the board with its own labels.
     let game = ok(&retro(&["play", table], "a5\nc5\nquit\n"));
     assert!(game.contains("you play a5"), "{game}");

@@ -135,6 +135,12 @@ impl Board for MorrisBoard {
         self.options().join("-")
     }
 
+    fn layer_words(&self, layers: usize) -> String {
+        format!(
+            "{layers}: placement by placements made and each side's stones on the board, movement by both sides' stones, and the lost entry"
+        )
+    }
+
     fn size_words(&self) -> String {
         let mut out = format!(
             "{} men's morris: {} points, {} stones each",
