@@ -192,6 +192,8 @@ fn every_game_passes_the_conformance_checks() {
         // Stones each: 4, or fewer on a small board.
         ("teeko", &[(2, 2), (2, 3), (3, 3), (3, 4)]),
         ("quixo", &[(2, 2), (3, 3)]),
+        // The smallest variant of the 16-point board (a 5 x 5 grid): six stones=3.
+        ("morris", &[(5, 5)]),
     ];
     for name in retro::Builtin::names() {
         let (_, sizes) = boards

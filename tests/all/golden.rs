@@ -254,7 +254,8 @@ fn a_table_of_a_game_this_binary_does_not_have_is_refused_naming_it() {
         assert_eq!(
             stderr.trim_end(),
             format!(
-                "error: {table}: a table of the game \"hexes\", which this retro does not have (it has young, twins, mnk, connect, teeko, quixo)"
+                "error: {table}: a table of the game \"hexes\", which this retro does not have (it has {})",
+                <retro::Builtin as retro::Registry>::names().join(", ")
             ),
             "{args:?}"
         );

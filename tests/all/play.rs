@@ -544,9 +544,14 @@ fn the_marks_are_the_ones_positions_show() {
         fn visit<G: retro::Registered>(self, game: G) -> retro::Result<String> {
             let start = game.unrank(0, 0);
             let child = &game.moves(&start)[0].child;
-            // The side to move, which a moving game's position ends with, is not a stone.
+            // The side to move, which a moving game's position ends with (after `:`, or
+            // after the hands, past a space), is not a stone.
             let text = game.format_position(child);
-            Ok(text.split(':').next().unwrap_or_default().to_string())
+            Ok(text
+                .split([':', ' '])
+                .next()
+                .unwrap_or_default()
+                .to_string())
         }
     }
     for (name, notation) in retro::Builtin::notations() {

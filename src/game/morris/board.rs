@@ -115,11 +115,19 @@ impl Board for MorrisBoard {
         board.checked()
     }
 
-    /// Morris boards are fixed: there is nothing to draw at random.
-    fn random(_rows: usize, _cols: usize, _rng: &mut SplitMix, _max: u64) -> Result<Self> {
-        Err(Error::input(
-            "morris boards are fixed variants (five, six, nine, twelve): name one instead",
-        ))
+    /// Morris boards are fixed variants, with nothing to draw at random: the smallest on
+    /// the 16-point board (`six stones=3`), or on the 24-point board (`nine stones=3`) where
+    /// the size asked for holds its 7 x 7 grid.
+    fn random(rows: usize, cols: usize, _rng: &mut SplitMix, _max: u64) -> Result<Self> {
+        let name = if rows >= 7 && cols >= 7 {
+            "nine"
+        } else {
+            "six"
+        };
+        let mut board = MorrisBoard::variant(name)
+            .ok_or_else(|| Error::other("the variants name their boards"))?;
+        board.stones = 3;
+        board.checked()
     }
 
     fn to_input(&self) -> String {
