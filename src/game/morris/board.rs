@@ -306,3 +306,52 @@ impl Geometry {
         self.names.iter().position(|n| *n == name)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every board's 16 symmetries are distinct permutations of its points that map lines to
+    /// lines and neighbours to neighbours; every point has its name's grid cell.
+    #[test]
+    fn the_symmetries_keep_the_lines() {
+        for text in ["six", "nine", "twelve"] {
+            let board = MorrisBoard::parse(text).unwrap();
+            let g = Geometry::of(&board);
+            assert_eq!(g.symmetries.len(), 16);
+            let mut seen = std::collections::HashSet::new();
+            for image in &g.symmetries {
+                assert!(seen.insert(image.clone()), "{text}: a symmetry twice");
+                let mut sorted = image.clone();
+                sorted.sort_unstable();
+                assert_eq!(
+                    sorted,
+                    (0..board.points as u8).collect::<Vec<_>>(),
+                    "{text}"
+                );
+                let map = |mask: u32| {
+                    (0..board.points)
+                        .filter(|&p| mask >> p & 1 == 1)
+                        .fold(0u32, |m, p| m | 1 << image[p])
+                };
+                for &mill in &g.mills {
+                    assert!(g.mills.contains(&map(mill)), "{text}");
+                }
+                for p in 0..board.points {
+                    assert_eq!(map(g.adjacent[p]), g.adjacent[image[p] as usize], "{text}");
+                }
+            }
+            for (p, name) in g.names.iter().enumerate() {
+                assert_eq!(g.point(name), Some(p));
+            }
+            let mills = g.mills.len();
+            assert_eq!(
+                mills,
+                [8, 16, 20][["six", "nine", "twelve"]
+                    .iter()
+                    .position(|t| *t == text)
+                    .unwrap()]
+            );
+        }
+    }
+}
