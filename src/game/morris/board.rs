@@ -337,8 +337,8 @@ mod tests {
                 for &mill in &g.mills {
                     assert!(g.mills.contains(&map(mill)), "{text}");
                 }
-                for p in 0..board.points {
-                    assert_eq!(map(g.adjacent[p]), g.adjacent[image[p] as usize], "{text}");
+                for (p, &to) in image.iter().enumerate() {
+                    assert_eq!(map(g.adjacent[p]), g.adjacent[to as usize], "{text}");
                 }
             }
             for (p, name) in g.names.iter().enumerate() {
