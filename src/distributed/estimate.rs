@@ -60,9 +60,10 @@ pub struct LayerPlan {
 ///   (8.71 s - 300.5 M x 14.8 ns) / (0.409 x 300.5 M).
 /// - connect 6x4: 4.83 s over 159.6 M positions on one rank; on 2 ranks rank 0 computed
 ///   79.8 M positions in 6.39 s, 43.6% of its chunks twice.
-/// - teeko and quixo, solved in one process (their plan is on paper): the single-process
-///   solve on one thread (standard Teeko: 64.4 s for 172,401,726 positions; quixo 4x4: 71.3 s
-///   for 86,093,442).
+/// - teeko, quixo and morris, solved in one process (their plan is on paper), per table
+///   entry (an orbit, where they fold): the single-process solve on one thread, folded
+///   (standard Teeko: 11.2 s for 12,097,029 entries; quixo 4x4: 5.2 s for 5,398,083; morris
+///   `nine stones=5`: 52.3 s of CPU on two threads for 86,623,857 entries).
 /// - every other game (twins, mnk, and games from other crates): `retro gen twins 4x5 --seed
 ///   7`, 14.12 s over 741.4 M positions on one rank; on 2 ranks rank 0 planned 29.56 s and
 ///   computed 30.21 s over 370.7 M positions, 78.9% of its chunks needing fetched children:
@@ -71,8 +72,9 @@ pub fn costs(game: &str) -> (f64, f64) {
     match game {
         "young" => (14.8, 34.7),
         "connect" => (30.3, 114.2),
-        "teeko" => (374.0, 0.0),
-        "quixo" => (828.0, 0.0),
+        "teeko" => (926.0, 0.0),
+        "quixo" => (963.0, 0.0),
+        "morris" => (604.0, 0.0),
         _ => (19.0, 180.0),
     }
 }
