@@ -1,7 +1,23 @@
 //! What Teeko and Quixo share as people see them: a grid with the side to move after it
-//! (`x./.o:x`). Their values are the side-to-move model's (`values::Wdl`).
+//! (`x./.o:x`). Their values are the side-to-move model's (`values::Wdl`). Also what the
+//! games whose stones move share in their solvers' hooks (`each_distinct`).
 
 use crate::error::{Error, Result};
+
+/// Distinct ranks among `ranks`, each passed to `f` once, in rank order; returns how many.
+/// A position's children or parents within its layer are reported once each, though two
+/// moves may reach one position (Quixo's pushes) or one orbit (a folded layer).
+pub(crate) fn each_distinct(ranks: &mut [u64], mut f: impl FnMut(u64)) -> usize {
+    ranks.sort_unstable();
+    let mut n = 0;
+    for i in 0..ranks.len() {
+        if i == 0 || ranks[i] != ranks[i - 1] {
+            f(ranks[i]);
+            n += 1;
+        }
+    }
+    n
+}
 
 /// A grid position read from text: cells (0 empty, 1 x, 2 o; row-major from the top) and
 /// the side to move if the text names one (`:x` / `:o`; 0 x, 1 o).

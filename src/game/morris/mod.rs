@@ -31,6 +31,7 @@ mod gameplay;
 pub use board::{Geometry, MorrisBoard};
 
 use crate::error::{Error, Result};
+use crate::game::moving::each_distinct;
 use crate::game::symmetry::{Cursor, GridSymmetries, Orbits};
 use crate::game::{Edge, Game, LayerKind, Move, Values, Wdl};
 use crate::rank::Binomial;
@@ -692,22 +693,16 @@ impl Game for Morris {
                 f(edge);
             }
         });
-        let within = &mut within[..count];
-        within.sort_unstable();
-        let mut previous = None;
-        for &rank in within.iter() {
-            if previous != Some(rank) {
-                f(Edge {
-                    layer: k,
-                    rank,
-                    reward: 0,
-                });
-            }
-            previous = Some(rank);
-        }
+        each_distinct(&mut within[..count], |rank| {
+            f(Edge {
+                layer: k,
+                rank,
+                reward: 0,
+            })
+        });
     }
 
-    fn for_each_parent_within(&self, pos: &MorrisPosition, mut f: impl FnMut(u64)) {
+    fn for_each_parent_within(&self, pos: &MorrisPosition, f: impl FnMut(u64)) {
         if !matches!(
             self.layers[pos.layer as usize].shape,
             Shape::Movement { .. }
@@ -751,15 +746,7 @@ impl Game for Morris {
                 count += 1;
             }
         }
-        let parents = &mut parents[..count];
-        parents.sort_unstable();
-        let mut previous = None;
-        for &q in parents.iter() {
-            if previous != Some(q) {
-                f(q);
-            }
-            previous = Some(q);
-        }
+        each_distinct(&mut parents[..count], f);
     }
 
     fn symmetries(&self) -> usize {

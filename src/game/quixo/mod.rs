@@ -462,19 +462,13 @@ impl Game for Quixo {
             }
         }
         // Different pushes can make the same board: each child within the layer once.
-        let within = &mut within[..count];
-        within.sort_unstable();
-        let mut previous = None;
-        for &rank in within.iter() {
-            if previous != Some(rank) {
-                f(Edge {
-                    layer: k,
-                    rank,
-                    reward: 0,
-                });
-            }
-            previous = Some(rank);
-        }
+        crate::game::moving::each_distinct(&mut within[..count], |rank| {
+            f(Edge {
+                layer: k,
+                rank,
+                reward: 0,
+            })
+        });
     }
 
     /// Pushes of blank cubes only.
@@ -515,7 +509,7 @@ impl Game for Quixo {
             .count()
     }
 
-    fn for_each_parent_within(&self, pos: &QuixoPosition, mut f: impl FnMut(u64)) {
+    fn for_each_parent_within(&self, pos: &QuixoPosition, f: impl FnMut(u64)) {
         // The side that moved last took one of its own cubes from the ring at `from` and
         // pushed it in at `to`, where it now shows its mark: undo that push.
         let last = 1 - pos.side;
@@ -547,14 +541,6 @@ impl Game for Quixo {
                 }
             }
         }
-        let parents = &mut parents[..count];
-        parents.sort_unstable();
-        let mut previous = None;
-        for &q in parents.iter() {
-            if previous != Some(q) {
-                f(q);
-            }
-            previous = Some(q);
-        }
+        crate::game::moving::each_distinct(&mut parents[..count], f);
     }
 }

@@ -415,20 +415,6 @@ impl Teeko {
         }
     }
 
-    /// Distinct ranks among `ranks`, each passed to `f` once (children and parents of a
-    /// folded layer: two moves may reach one orbit).
-    fn each_distinct(ranks: &mut [u64], mut f: impl FnMut(u64)) -> usize {
-        ranks.sort_unstable();
-        let mut n = 0;
-        for i in 0..ranks.len() {
-            if i == 0 || ranks[i] != ranks[i - 1] {
-                f(ranks[i]);
-                n += 1;
-            }
-        }
-        n
-    }
-
     /// The ranks of the positions the mover's slides make (folded: one per slide; a slide
     /// is at most 8 directions from each of S stones).
     fn slide_ranks(&self, pos: &TeekoPosition, out: &mut [u64; 8 * 18]) -> usize {
@@ -664,7 +650,7 @@ impl Game for Teeko {
             // Two slides may reach one orbit: each once.
             let mut ranks = [0u64; 8 * 18];
             let n = self.slide_ranks(pos, &mut ranks);
-            Self::each_distinct(&mut ranks[..n], |rank| {
+            crate::game::moving::each_distinct(&mut ranks[..n], |rank| {
                 f(Edge {
                     layer: pos.k,
                     rank,
@@ -704,7 +690,7 @@ impl Game for Teeko {
         if self.orbits.is_some() {
             let mut ranks = [0u64; 8 * 18];
             let n = self.slide_ranks(pos, &mut ranks);
-            return Self::each_distinct(&mut ranks[..n], |_| {});
+            return crate::game::moving::each_distinct(&mut ranks[..n], |_| {});
         }
         let empty = self.all() & !pos.occupied();
         let mut stones = if pos.side == 0 { pos.x } else { pos.o };
@@ -794,7 +780,7 @@ impl Game for Teeko {
                 ranks[n] = self.rank_of(pos.k, x, o, last);
                 n += 1;
             });
-            Self::each_distinct(&mut ranks[..n], f);
+            crate::game::moving::each_distinct(&mut ranks[..n], f);
             return;
         }
         let half = last as u64 * self.boards(pos.k);
