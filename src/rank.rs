@@ -161,6 +161,18 @@ pub fn squeeze_out(value: u64, holes: u64) -> u64 {
     out
 }
 
+/// Set bits of every byte, for colex ranks by 8-cell chunk (Quixo, `symmetry::Orbits`): the
+/// default x86-64 target has no popcount instruction.
+pub(crate) static POP8: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        table[i] = (i as u32).count_ones() as u8;
+        i += 1;
+    }
+    table
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;

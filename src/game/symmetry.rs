@@ -33,7 +33,7 @@ use std::sync::OnceLock;
 
 use crate::error::{Error, Result};
 use crate::game::two_colour::spread;
-use crate::rank::{Binomial, colex_next_mask, colex_unrank_mask, compress};
+use crate::rank::{Binomial, POP8, colex_next_mask, colex_unrank_mask, compress};
 
 /// Which symmetries of a grid a game folds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -161,17 +161,6 @@ const HOW_SHIFT: u32 = 48;
 const SPECIAL: u64 = 1 << 47;
 /// `Layer::entry`: the bits of the first rank or the list's index.
 const LOW: u64 = SPECIAL - 1;
-
-/// Set bits of every byte (the default x86-64 target has no popcount instruction).
-static POP8: [u8; 256] = {
-    let mut table = [0u8; 256];
-    let mut i = 0;
-    while i < 256 {
-        table[i] = (i as u32).count_ones() as u8;
-        i += 1;
-    }
-    table
-};
 
 /// The bits of `value` at the set bits of `mask`, packed low: the processor's `pext` where it
 /// has BMI2 (chosen at run time, so a binary built for baseline x86-64 runs anywhere), else

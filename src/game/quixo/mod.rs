@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::game::symmetry::{Cursor, GridGroup, GridSymmetries, Orbits};
 use crate::game::two_colour::spread;
 use crate::game::{Edge, Game, LayerKind, Move, Values, Wdl};
-use crate::rank::{Binomial, colex_next_mask, colex_unrank_mask, compress, squeeze_out};
+use crate::rank::{Binomial, POP8, colex_next_mask, colex_unrank_mask, compress, squeeze_out};
 
 /// A Quixo position: the marked cubes, x's among them, and who moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,17 +64,6 @@ pub struct Quixo {
     /// exchanged and x to move: a layer holds one entry per orbit of 16.
     orbits: Option<Orbits>,
 }
-
-/// Set bits of every byte: the default x86-64 target has no popcount instruction.
-static POP8: [u8; 256] = {
-    let mut table = [0u8; 256];
-    let mut i = 0;
-    while i < 256 {
-        table[i] = (i as u32).count_ones() as u8;
-        i += 1;
-    }
-    table
-};
 
 impl Quixo {
     /// Quixo on an N x N board (2 <= N <= 5), its positions folded by the square's
