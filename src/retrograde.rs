@@ -22,9 +22,10 @@
 //!   start.
 //! - Positions never resolved are draws.
 //!
-//! Memory during a layer's solve: the word (4 bytes a position) and the candidate lists,
-//! besides the finished layers it reads; the layer's values are made from the words at the
-//! end.
+//! Memory during a layer's solve: the word (4 bytes a position) and two bitmaps (the
+//! candidates of the next level, the positions decided at this one), besides the finished
+//! layers it reads; the layer's values are made from the words at the end, block by block,
+//! each block of words freed once written.
 //!
 //! Values are for the side to move (`Wdl`): 0 a draw, r + 1 a win in r plies, -(r + 1) a
 //! loss in r plies (a position where play has ended is a loss in 0, or a win in 0 where the
@@ -180,19 +181,21 @@ pub fn solve_layer<G: Game, V: Value>(
     // One word per position (`Word`): its counter and pending word while it is open, its
     // value once decided. The levels that hold a pending word from the start are marked,
     // and only those are scanned whole.
-    let words: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(0)).collect();
+    let words = Words::new(n);
     let seeded: Vec<AtomicBool> = (0..=MAX_REMOTENESS as usize + 1)
         .map(|_| AtomicBool::new(false))
         .collect();
     let last = AtomicU64::new(0);
-    words.par_chunks(CHUNK).enumerate().for_each(|(c, chunk)| {
+    (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
         if progress.stopped() {
             return;
         }
-        let mut pos = game.unrank(k, (c * CHUNK) as u64);
+        let range = c * CHUNK..n.min((c + 1) * CHUNK);
+        let len = range.len();
+        let mut pos = game.unrank(k, range.start as u64);
         let mut top = 0u32;
-        for (i, word) in chunk.iter().enumerate() {
-            if i > 0 {
+        for at in range {
+            if at > c * CHUNK {
                 game.advance(&mut pos);
             }
             let mut seen = Outside::new();
@@ -215,7 +218,9 @@ pub fn solve_layer<G: Game, V: Value>(
                 far.store(true, Relaxed);
                 continue;
             }
-            word.store(Word::open(seen.pending(), within as u8), Relaxed);
+            words
+                .get(at)
+                .store(Word::open(seen.pending(), within as u8), Relaxed);
             // A win waits for its level; a loss for its floor once nothing within the
             // layer is left (else the last child to win brings it).
             match (seen.win, seen.draw) {
@@ -226,7 +231,7 @@ pub fn solve_layer<G: Game, V: Value>(
             top = top.max(seen.level());
         }
         last.fetch_max(top as u64, Relaxed);
-        progress.advance(chunk.len() as u64);
+        progress.advance(len as u64);
     });
     check_stopped(progress)?;
     if far.load(Relaxed) {
@@ -240,8 +245,12 @@ pub fn solve_layer<G: Game, V: Value>(
         );
     }
 
-    // Positions that may resolve at the next level: offered a win, or out of children.
-    let mut next: Vec<u64> = Vec::new();
+    // The positions that may resolve at the next level (offered a win, or out of children),
+    // and those decided at this level: bitmaps, a bit per position, with a flag per chunk
+    // that has any bit set, so that a level costs what it finds, and the memory is bounded
+    // whatever a level decides (a list of them could outgrow the layer's words).
+    let next = Marks::new(n);
+    let now = Marks::new(n);
     let mut d: u32 = 0;
     // Asked to stop (`Progress::stopped`): each pass below skips its remaining chunks, and
     // the solve ends with the interrupted error right after the pass, since a pass cut
@@ -252,126 +261,233 @@ pub fn solve_layer<G: Game, V: Value>(
         }
         // Decide first, then tell the parents: a decision at level d reads only what
         // levels before d wrote, whatever the order the threads take the candidates in.
-        let decide = |at: usize| -> Option<(u64, bool)> {
-            let w = words[at].load(Relaxed);
+        let decide = |at: usize| -> bool {
+            let word = words.get(at);
+            let w = word.load(Relaxed);
             if Word::decided(w) {
-                return None;
+                return false;
             }
             let (p, count) = (Word::pending(w), Word::count(w));
             let win = p == d as u16;
             let loss = p >= FLOOR && p != NEVER && (p & !FLOOR) as u32 <= d && count == 0;
             if !win && !loss {
-                return None;
+                return false;
             }
             let value = if win { Wdl::Win(d) } else { Wdl::Loss(d) }.encode();
-            // A position listed twice is decided once.
-            words[at]
-                .compare_exchange(w, Word::value(value), Relaxed, Relaxed)
-                .ok()
-                .map(|_| (at as u64, win))
+            word.store(Word::value(value), Relaxed);
+            true
         };
-        let mut decided: Vec<(u64, bool)> = next
-            .par_chunks(CHUNK)
-            .flat_map_iter(|chunk| {
-                if progress.stopped() {
-                    return Vec::new();
-                }
-                chunk
-                    .iter()
-                    .filter_map(|&at| decide(at as usize))
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        if seeded[d as usize].load(Relaxed) {
-            // A level some positions were pending for from the start: scan the layer.
-            let more: Vec<(u64, bool)> = (0..n.div_ceil(CHUNK))
-                .into_par_iter()
-                .flat_map_iter(|c| {
-                    if progress.stopped() {
-                        return Vec::new();
+        // A level some positions were pending for from the start: scan the layer.
+        let whole = seeded[d as usize].load(Relaxed);
+        (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+            if progress.stopped() || !(whole || next.chunk_marked(c)) {
+                return;
+            }
+            let range = c * CHUNK..n.min((c + 1) * CHUNK);
+            let mut any = false;
+            if whole {
+                for at in range {
+                    if decide(at) {
+                        now.mark_own(at);
+                        any = true;
                     }
-                    (c * CHUNK..n.min((c + 1) * CHUNK))
-                        .filter_map(decide)
-                        .collect::<Vec<_>>()
-                })
-                .collect();
-            decided.extend(more);
-        }
+                }
+            } else {
+                next.take_chunk(c, |at| {
+                    if decide(at) {
+                        now.mark_own(at);
+                        any = true;
+                    }
+                });
+            }
+            next.clear_chunk(c);
+            if any {
+                now.flag_chunk(c);
+            }
+        });
         check_stopped(progress)?;
         // A win takes a counter from each parent; the last child to win leaves a parent that
         // loses, at the next level or at its floor (a slower win outside the layer). A loss
         // offers each parent a win at the next level. A decided parent is left alone.
-        let found: Vec<u64> = decided
-            .par_chunks(CHUNK)
-            .flat_map_iter(|chunk| {
-                let mut out = Vec::new();
-                if progress.stopped() {
-                    return out;
-                }
-                for &(at, win) in chunk {
-                    let pos = game.unrank(k, at);
-                    if win {
-                        game.for_each_parent_within(&pos, |q| {
-                            let word = &words[q as usize];
-                            let taken = word.fetch_update(Relaxed, Relaxed, |w| {
-                                (!Word::decided(w)).then(|| w - 1)
-                            });
-                            if let Ok(w) = taken
-                                && Word::count(w) == 1
-                            {
-                                let p = Word::pending(w);
-                                match p & !FLOOR {
-                                    f if p >= FLOOR && p != NEVER && f as u32 > d + 1 => {
-                                        seeded[f as usize].store(true, Relaxed)
-                                    }
-                                    _ => out.push(q),
+        (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+            if progress.stopped() || !now.chunk_marked(c) {
+                return;
+            }
+            now.take_chunk(c, |at| {
+                let win = Word::final_value(words.get(at).load(Relaxed)) > 0;
+                let pos = game.unrank(k, at as u64);
+                if win {
+                    game.for_each_parent_within(&pos, |q| {
+                        let word = words.get(q as usize);
+                        let taken = word
+                            .fetch_update(Relaxed, Relaxed, |w| (!Word::decided(w)).then(|| w - 1));
+                        if let Ok(w) = taken
+                            && Word::count(w) == 1
+                        {
+                            let p = Word::pending(w);
+                            match p & !FLOOR {
+                                f if p >= FLOOR && p != NEVER && f as u32 > d + 1 => {
+                                    seeded[f as usize].store(true, Relaxed)
                                 }
+                                _ => next.mark(q as usize),
                             }
+                        }
+                    });
+                } else {
+                    let offer = (d + 1) as u16;
+                    game.for_each_parent_within(&pos, |q| {
+                        let word = words.get(q as usize);
+                        let offered = word.fetch_update(Relaxed, Relaxed, |w| {
+                            (!Word::decided(w) && Word::pending(w) > offer)
+                                .then(|| Word::with_pending(w, offer))
                         });
-                    } else {
-                        let offer = (d + 1) as u16;
-                        game.for_each_parent_within(&pos, |q| {
-                            let word = &words[q as usize];
-                            let offered = word.fetch_update(Relaxed, Relaxed, |w| {
-                                (!Word::decided(w) && Word::pending(w) > offer)
-                                    .then(|| Word::with_pending(w, offer))
-                            });
-                            if offered.is_ok() {
-                                out.push(q);
-                            }
-                        });
-                    }
+                        if offered.is_ok() {
+                            next.mark(q as usize);
+                        }
+                    });
                 }
-                out
-            })
-            .collect();
+            });
+            now.clear_chunk(c);
+        });
+        // A parent pass cut short may leave no candidates, which must not read as the end.
+        check_stopped(progress)?;
+        let more = next.any();
         if trace {
             eprintln!(
-                "layer {k}: level {d}: {} candidates next, at {:.2} s",
-                found.len(),
+                "layer {k}: level {d} told, at {:.2} s",
                 started.elapsed().as_secs_f64()
             );
         }
-        // A parent pass cut short may leave `found` empty, which must not read as the end.
-        check_stopped(progress)?;
-        next = found;
         // Pass d + 1 resolves only what pass d resolved leads to (`next`), and the levels
         // pending from the start, none of which is past `last`.
-        if next.is_empty() && d >= last {
+        if !more && d >= last {
             break;
         }
         d += 1;
     }
-    drop(next);
-    // Positions never decided are draws.
-    out.par_chunks_mut(CHUNK)
-        .zip(words.par_chunks(CHUNK))
-        .for_each(|(out, words)| {
-            for (v, w) in out.iter_mut().zip(words) {
-                *v = V::from_i64(Word::final_value(w.load(Relaxed)).into());
-            }
-        });
+    drop((next, now));
+    // Positions never decided are draws. The words go block by block as their values are
+    // written, so the layer's solve never holds both whole.
+    words.into_values(out);
     Ok(())
+}
+
+/// The layer's words, in blocks that are freed one by one as the values are written.
+struct Words {
+    blocks: Vec<Box<[AtomicU32]>>,
+}
+
+impl Words {
+    /// Positions per block (64 MiB of words).
+    const SHIFT: u32 = 24;
+    const BLOCK: usize = 1 << Self::SHIFT;
+
+    fn new(n: usize) -> Words {
+        let blocks = (0..n.div_ceil(Self::BLOCK))
+            .map(|b| {
+                let len = Self::BLOCK.min(n - b * Self::BLOCK);
+                (0..len)
+                    .into_par_iter()
+                    .map(|_| AtomicU32::new(0))
+                    .collect::<Vec<_>>()
+                    .into_boxed_slice()
+            })
+            .collect();
+        Words { blocks }
+    }
+
+    #[inline]
+    fn get(&self, at: usize) -> &AtomicU32 {
+        &self.blocks[at >> Self::SHIFT][at & (Self::BLOCK - 1)]
+    }
+
+    /// Each position's value into `out`, freeing each block once written.
+    fn into_values<V: Value>(self, out: &mut [V]) {
+        for (block, out) in self.blocks.into_iter().zip(out.chunks_mut(Self::BLOCK)) {
+            out.par_chunks_mut(CHUNK)
+                .zip(block.par_chunks(CHUNK))
+                .for_each(|(out, words)| {
+                    for (v, w) in out.iter_mut().zip(words) {
+                        *v = V::from_i64(Word::final_value(w.load(Relaxed)).into());
+                    }
+                });
+        }
+    }
+}
+
+/// A set of positions of the layer: a bit each, and a flag per chunk of `CHUNK` positions
+/// that may have a bit set.
+struct Marks {
+    bits: Vec<AtomicU64>,
+    chunks: Vec<AtomicBool>,
+}
+
+impl Marks {
+    fn new(n: usize) -> Marks {
+        Marks {
+            bits: (0..n.div_ceil(64))
+                .into_par_iter()
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+            chunks: (0..n.div_ceil(CHUNK))
+                .map(|_| AtomicBool::new(false))
+                .collect(),
+        }
+    }
+
+    /// Mark a position from any thread.
+    #[inline]
+    fn mark(&self, at: usize) {
+        let bit = 1u64 << (at % 64);
+        let word = &self.bits[at / 64];
+        if word.load(Relaxed) & bit == 0 {
+            word.fetch_or(bit, Relaxed);
+        }
+        let flag = &self.chunks[at / CHUNK];
+        if !flag.load(Relaxed) {
+            flag.store(true, Relaxed);
+        }
+    }
+
+    /// Mark a position of a chunk the calling thread alone writes (no flag: `flag_chunk`).
+    #[inline]
+    fn mark_own(&self, at: usize) {
+        let word = &self.bits[at / 64];
+        word.store(word.load(Relaxed) | 1u64 << (at % 64), Relaxed);
+    }
+
+    fn flag_chunk(&self, c: usize) {
+        self.chunks[c].store(true, Relaxed);
+    }
+
+    fn chunk_marked(&self, c: usize) -> bool {
+        self.chunks[c].load(Relaxed)
+    }
+
+    /// Calls `f` with each marked position of chunk c.
+    fn take_chunk(&self, c: usize, mut f: impl FnMut(usize)) {
+        let words = c * CHUNK / 64..self.bits.len().min((c + 1) * CHUNK / 64);
+        for w in words {
+            let mut rest = self.bits[w].load(Relaxed);
+            while rest != 0 {
+                f(w * 64 + rest.trailing_zeros() as usize);
+                rest &= rest - 1;
+            }
+        }
+    }
+
+    /// Unmark chunk c.
+    fn clear_chunk(&self, c: usize) {
+        let words = c * CHUNK / 64..self.bits.len().min((c + 1) * CHUNK / 64);
+        for w in &self.bits[words] {
+            w.store(0, Relaxed);
+        }
+        self.chunks[c].store(false, Relaxed);
+    }
+
+    fn any(&self) -> bool {
+        self.chunks.par_iter().any(|f| f.load(Relaxed))
+    }
 }
 
 /// A position's word while its layer is solved: open, its count of children within the

@@ -131,9 +131,12 @@ impl<'a, V: Value> Finished<'a, V> {
     }
 }
 
-/// Bytes a layer's solve holds per position besides its values: the fixpoint's word (4
-/// bytes) and its candidate lists (counted as 2 more).
-pub(crate) const FIXPOINT_EXTRA_BYTES: u128 = 6;
+/// Bytes a fixpoint's solve of `own` positions holds for itself with values `width` bytes
+/// wide: its words (4 bytes a position) and two bitmaps (a bit each), and its values only
+/// as far as one block of words not yet freed (`retrograde`).
+pub(crate) fn fixpoint_bytes(own: u128, width: u128) -> u128 {
+    own * 4 + own.div_ceil(4) + own.min(1 << 24) * width
+}
 
 /// Bytes the driver holds at its peak with values `width` bytes wide: at each layer, its own
 /// values (plus the fixpoint's working memory) and every finished layer still to be read
@@ -146,16 +149,16 @@ pub(crate) fn peak_bytes<G: Game>(game: &G, width: usize) -> u128 {
     (0..=last)
         .map(|k| {
             let own = game.layer_size(k) as u128;
-            let extra = match worker(game, k) {
-                Worker::Fixpoint => own * FIXPOINT_EXTRA_BYTES,
-                _ => 0,
+            let own_bytes = match worker(game, k) {
+                Worker::Fixpoint => fixpoint_bytes(own, width),
+                _ => own * width,
             };
             // Layers above k that some layer at or below k reads.
             let held: u128 = (k + 1..=last)
                 .filter(|&j| lowest[j].is_some_and(|r| r <= k))
                 .map(|j| game.layer_size(j) as u128)
                 .sum();
-            (own + held) * width + extra
+            held * width + own_bytes
         })
         .max()
         .unwrap_or(0)
@@ -235,22 +238,23 @@ pub(crate) fn solve_layers<G: Game, V: Value>(
                 .map_err(|_| Error::too_large(format!("layer {k} does not fit in memory")))
         })
         .collect::<Result<_>>()?;
-    // Finished layers still to be read, each in a buffer of the largest layer's size, so
-    // that a freed buffer is reused whole (as the sweep always did with its two).
-    let max_layer = sizes.iter().copied().max().unwrap_or(1);
+    // Finished layers still to be read. A freed buffer is kept to be reused by the next
+    // layer it holds (the sweep's two alternate, and fresh memory costs page faults), but
+    // never beside a fresh one: where none fits, the spares go first, so the driver holds no
+    // more than `peak_bytes` says. A fixpoint's layer always starts fresh: its values fill
+    // as its words are freed (`retrograde`), so its untouched pages cost nothing until then.
     let mut held: Vec<Option<Vec<V>>> = (0..=last).map(|_| None).collect();
     let mut spare: Vec<Vec<V>> = Vec::new();
     let top = match from {
         From::Start => last + 1,
         From::Below { layer, held: read } => {
             progress.advance(sizes[layer..].iter().map(|&n| n as u64).sum());
-            for (j, mut values) in read {
+            for (j, values) in read {
                 if j < layer || j > last || values.len() != sizes[j] {
                     return Err(Error::other(format!(
                         "layer {j} read back does not match the game's layer"
                     )));
                 }
-                values.resize(max_layer, V::default());
                 held[j] = Some(values);
             }
             if let Some(&j) = held_below(game, layer).iter().find(|&&j| held[j].is_none()) {
@@ -265,7 +269,28 @@ pub(crate) fn solve_layers<G: Game, V: Value>(
         let size = sizes[k];
         progress.layer(k, size as u64);
         game.prepare_layer(k);
-        let mut buffer = spare.pop().unwrap_or_else(|| vec![V::default(); max_layer]);
+        let fits = match worker(game, k) {
+            Worker::Fixpoint => None,
+            _ => spare
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| b.capacity() >= size)
+                .min_by_key(|(_, b)| b.capacity())
+                .map(|(i, _)| i),
+        };
+        let mut buffer = match fits {
+            Some(i) => {
+                let mut b = spare.swap_remove(i);
+                spare.clear();
+                b.truncate(size);
+                b.resize(size, V::default());
+                b
+            }
+            None => {
+                spare.clear();
+                vec![V::default(); size]
+            }
+        };
         {
             let out = &mut buffer[..size];
             let finished = Finished::new(

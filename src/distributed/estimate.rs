@@ -5,7 +5,7 @@
 use rayon::prelude::*;
 
 use crate::game::Game;
-use crate::solve::{FIXPOINT_EXTRA_BYTES, Worker};
+use crate::solve::{Worker, fixpoint_bytes};
 use crate::table::blocks;
 
 use super::plan::{self, GRAIN, Marker};
@@ -148,18 +148,17 @@ pub fn plan<G: Game>(
             // A layer of a game whose stones move: each rank holds its share of the layer's
             // values (and of the fixpoint's words and candidates) and of every layer its
             // moves lead to; the exchange of decisions between ranks is not counted.
-            let extra = if worker == Worker::Fixpoint {
-                FIXPOINT_EXTRA_BYTES as u64
-            } else {
-                0
-            };
             let read: u64 = game
                 .child_layers(k)
                 .into_iter()
                 .filter(|&c| c != k && c <= cells)
                 .map(|c| game.layer_size(c).div_ceil(ranks as u64))
                 .sum();
-            layer.peak_bytes = per_rank * (width + extra) + read * width;
+            let own = match worker {
+                Worker::Fixpoint => fixpoint_bytes(per_rank.into(), width.into()) as u64,
+                _ => per_rank * width,
+            };
+            layer.peak_bytes = own + read * width;
             layer.sampled = false;
             layer.seconds = per_rank as f64 * ns_per_position * 1e-9 / threads as f64;
             layers.push(layer);
