@@ -59,6 +59,12 @@ pub trait Board:
     fn layer_words(&self, layers: usize) -> String {
         format!("{layers} (0..={} stones)", layers.saturating_sub(1))
     }
+    /// A board as an earlier retro wrote it in a table's header, for a board type that has
+    /// gained a field since (its bincode bytes are then shorter): the board and the bytes
+    /// read. None (the default): every table holds the board as it is.
+    fn decode_earlier(_bytes: &[u8]) -> Option<(Self, usize)> {
+        None
+    }
 }
 
 /// A game with a name and a board: what it takes to write its tables and to get every
@@ -475,6 +481,7 @@ impl<G: Registered> Registry for G {
     fn try_decode(game: &str, bytes: &[u8]) -> Option<Result<(AnyBoard, usize)>> {
         (game == G::NAME).then(|| {
             bincode::serde::decode_from_slice::<G::Board, _>(bytes, board_config())
+                .or_else(|e| G::Board::decode_earlier(bytes).ok_or(e))
                 .map(|(board, used)| (AnyBoard::new::<G>(board), used))
                 .map_err(|e| {
                     Error::corrupt(format!("header: the {game} board does not decode ({e})"))

@@ -469,3 +469,75 @@ fn twelve_with_three_stones_matches_the_brute_force() {
     // With the diagonals x wins in 9 plies (without them, in 23: nine stones=3).
     assert_eq!(root, Wdl::Win(9));
 }
+
+/// The moving phase alone (`moving`: both hands empty, Gasser's databases) holds the same
+/// values as the whole game's movement layers, position by position, and refuses positions
+/// with stones in hand and the start.
+#[test]
+fn the_moving_phase_alone_matches_the_whole_game() {
+    for variant in ["six stones=4", "nine stones=3", "six stones=3 flying"] {
+        let whole: MorrisBoard = retro::game::Board::parse(variant).unwrap();
+        let moving: MorrisBoard = retro::game::Board::parse(&format!("{variant} moving")).unwrap();
+        assert!(moving.moving && !whole.moving);
+        let (whole, moving) = (Morris::new(whole).unwrap(), Morris::new(moving).unwrap());
+        let (all, part) = (solved(&whole), solved(&moving));
+        let mut compared = 0usize;
+        for (k, values) in part.iter().enumerate() {
+            (0..values.len() as u64).into_par_iter().for_each(|r| {
+                let pos = moving.unrank(k, r);
+                let text = moving.format_position(&pos);
+                let there = whole.parse_position(&text).unwrap();
+                let want = all[whole.layer_of(&there)][whole.rank(&there) as usize];
+                assert_eq!(values[r as usize], want, "{variant} moving: {text}");
+            });
+            compared += values.len();
+        }
+        // Every movement entry of the whole game is in the moving table (and the lost one).
+        let movement: usize = (0..=whole.last_layer())
+            .filter(|&k| {
+                let pos = whole.unrank(k, 0);
+                whole.hands(&pos) == Some([0, 0])
+            })
+            .map(|k| whole.layer_size(k) as usize)
+            .sum();
+        assert_eq!(compared, movement, "{variant}");
+        let start = moving.parse_position("start").unwrap_err().to_string();
+        assert!(start.contains("no start"), "{start}");
+        let text = whole.format_position(&whole.parse_position("start").unwrap());
+        let placing = moving.parse_position(&text).unwrap_err().to_string();
+        assert!(placing.contains("moving phase only"), "{placing}");
+    }
+}
+
+/// A table written before the board had the `moving` option (its header's board is one
+/// field shorter) opens, verifies and answers as a table built now, position by position.
+#[test]
+fn a_table_from_before_the_moving_option_opens_and_answers() {
+    use crate::common::{ok, retro};
+    let old = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/morris-six-stones3-before-moving.retro"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let new = dir.path().join("n.retro");
+    let new = new.to_str().unwrap();
+    ok(&retro(
+        &["build", "morris", "six stones=3", "-o", new, "-q"],
+        "",
+    ));
+    let info = ok(&retro(&["info", old], ""));
+    assert!(
+        info.contains("six men's morris: 16 points, 3 stones each"),
+        "{info}"
+    );
+    ok(&retro(&["verify", old, "-q"], ""));
+    let export = |table: &str| {
+        let out = dir.path().join("e.csv");
+        let out = out.to_str().unwrap();
+        ok(&retro(&["export", table, "--csv", "-o", out, "-q"], ""));
+        std::fs::read_to_string(out).unwrap()
+    };
+    let (before, now) = (export(old), export(new));
+    assert_eq!(before.lines().count(), 13_767);
+    assert_eq!(before, now);
+}

@@ -8,7 +8,7 @@ use crate::game::Board;
 use crate::random::SplitMix;
 
 /// What the input must look like, for error messages.
-const FORM: &str = "expected a variant, `five`, `six`, `nine` or `twelve` (nothing: nine), then any of `stones=N`, `flying`, `no-flying`, `diagonals`, e.g. `six stones=3`";
+const FORM: &str = "expected a variant, `five`, `six`, `nine` or `twelve` (nothing: nine), then any of `stones=N`, `flying`, `no-flying`, `diagonals`, `moving`, e.g. `six stones=3`";
 
 /// A Morris variant with its options.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -23,6 +23,19 @@ pub struct MorrisBoard {
     pub flying: bool,
     /// The four diagonals of the 24-point board are lines too (twelve).
     pub diagonals: bool,
+    /// The moving phase only: the positions with both hands empty (Gasser's databases of
+    /// Nine Men's Morris), not the placements before them.
+    pub moving: bool,
+}
+
+/// A board as retro wrote it into tables before `moving` was an option.
+#[derive(Deserialize)]
+struct BoardBeforeMoving {
+    variant: String,
+    points: usize,
+    stones: usize,
+    flying: bool,
+    diagonals: bool,
 }
 
 impl MorrisBoard {
@@ -41,6 +54,7 @@ impl MorrisBoard {
             stones,
             flying,
             diagonals,
+            moving: false,
         })
     }
 
@@ -101,6 +115,7 @@ impl Board for MorrisBoard {
                 "flying" => board.flying = true,
                 "no-flying" | "noflying" => board.flying = false,
                 "diagonals" => board.diagonals = true,
+                "moving" => board.moving = true,
                 w if w.starts_with("stones=") => {
                     board.stones = w["stones=".len()..]
                         .parse::<usize>()
@@ -143,7 +158,28 @@ impl Board for MorrisBoard {
         self.options().join("-")
     }
 
+    fn decode_earlier(bytes: &[u8]) -> Option<(Self, usize)> {
+        let config = bincode::config::standard()
+            .with_little_endian()
+            .with_fixed_int_encoding()
+            .with_limit::<{ 1 << 20 }>();
+        let (b, used): (BoardBeforeMoving, usize) =
+            bincode::serde::decode_from_slice(bytes, config).ok()?;
+        let board = MorrisBoard {
+            variant: b.variant,
+            points: b.points,
+            stones: b.stones,
+            flying: b.flying,
+            diagonals: b.diagonals,
+            moving: false,
+        };
+        Some((board, used))
+    }
+
     fn layer_words(&self, layers: usize) -> String {
+        if self.moving {
+            return format!("{layers}: movement by both sides' stones, and the lost entry");
+        }
         format!(
             "{layers}: placement by placements made and each side's stones on the board, movement by both sides' stones, and the lost entry"
         )
@@ -162,6 +198,9 @@ impl Board for MorrisBoard {
         if self.diagonals {
             out.push_str(", diagonals");
         }
+        if self.moving {
+            out.push_str(", the moving phase only (both hands empty)");
+        }
         out
     }
 }
@@ -179,6 +218,9 @@ impl MorrisBoard {
             }
             if self.diagonals && !d.diagonals {
                 out.push("diagonals".into());
+            }
+            if self.moving {
+                out.push("moving".into());
             }
         }
         out

@@ -8,10 +8,24 @@ use crate::game::{Board, Gameplay, MoveNotation, Registered};
 impl Morris {
     fn form(&self) -> String {
         format!(
-            "expected the {} points in reading order (top row first) as x, o or '.', '/' between rows allowed, then x's stones in hand, o's, and the side to move: `{}`, or `start`",
+            "expected the {} points in reading order (top row first) as x, o or '.', '/' between rows allowed, then x's stones in hand, o's, and the side to move: `{}`{}",
             self.n,
-            self.format_position(&self.start())
+            self.format_position(&self.example()),
+            if self.board.moving {
+                ""
+            } else {
+                ", or `start`"
+            }
         )
+    }
+
+    /// A position to show in messages: the start, or in the moving phase alone the first
+    /// position of its first layer.
+    fn example(&self) -> MorrisPosition {
+        match self.board.moving {
+            true => self.unrank(0, 0),
+            false => self.start(),
+        }
     }
 
     /// The position before the first move.
@@ -52,6 +66,19 @@ impl Gameplay for Morris {
         MoveNotation::Named
     }
 
+    /// The start's value; the moving phase alone has no start, so its table's first
+    /// position stands in, named.
+    fn contest_answer(&self, root: i64) -> String {
+        let words = self.values().describe_root(root);
+        match self.board.moving {
+            true => format!(
+                "{words} (the moving phase alone has no start: this is its first position, {})",
+                self.format_position(&self.unrank(0, 0))
+            ),
+            false => words,
+        }
+    }
+
     fn name_move(
         &self,
         from: Option<(usize, usize)>,
@@ -81,6 +108,12 @@ impl Gameplay for Morris {
         };
         let trimmed = text.trim();
         if trimmed.eq_ignore_ascii_case("start") {
+            if self.board.moving {
+                return Err(bad(
+                    "the moving phase alone has no start: give a position with both hands empty"
+                        .into(),
+                ));
+            }
             return Ok(self.start());
         }
         let words: Vec<&str> = trimmed.split_whitespace().collect();

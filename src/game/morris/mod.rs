@@ -152,7 +152,9 @@ impl Morris {
         let mut layers = Vec::new();
         let mut placement_index = vec![u32::MAX; 2 * s * width * width];
         let mut movement_index = vec![u32::MAX; width * width];
-        for p in 0..2 * s {
+        // The moving phase alone (`moving`) has no placement layers.
+        let placements = if board.moving { 0 } else { 2 * s };
+        for p in 0..placements {
             let (px, po) = placed(p);
             let (hx, ho) = (s - px, s - po);
             for bx in 0..=px {
@@ -344,6 +346,11 @@ impl Morris {
             return self
                 .movement_layer(bx, bo)
                 .ok_or_else(|| "no layer holds these stones".into());
+        }
+        if self.board.moving {
+            return Err(
+                "this table holds the moving phase only: both hands must be empty (0 0)".into(),
+            );
         }
         // x places first: with x to move both hands hold the same, with o to move x's one
         // fewer.
