@@ -327,30 +327,64 @@ fn build_layers<G: Registered, V: Value>(
     Ok(report)
 }
 
-/// Write a finished table of values for the side to move again in `i8` if every value fits:
-/// read every layer back, and keep them as `i8` only if all fit. A stop is honoured while
-/// the layers are read (they are all on disk, and a resumed build narrows them), not once
-/// they are being rewritten: a stop there would drop the `i16` layers not yet written
-/// again, and the rewrite takes a second where the solve took a minute (standard Teeko).
+/// Write a finished table of values for the side to move again in `i8` if every value fits.
+/// A stop is honoured while the layers are checked (they are all on disk, and a resumed
+/// build narrows them), not once they are being rewritten: a stop there would drop the
+/// `i16` layers not yet written again, and the rewrite takes seconds where the solve took
+/// minutes.
+///
+/// The layers are read in ranges, never whole as `i64`s: a plain table is rewritten in
+/// place, each layer read whole as `i8`s and written where the one before it ended, which
+/// is never past where its own `i16`s began (so the rewrite holds one layer's `i8`s, and the
+/// disk no second copy). A compact table, whose blocks may not shrink, is read whole first.
 fn narrow_to_i8(writer: &mut TableWriter, layers: usize, progress: &dyn Progress) -> Result<()> {
-    let mut narrow: Vec<Vec<i8>> = Vec::with_capacity(layers);
+    const RANGE: usize = 1 << 22;
+    let old = writer.current()?;
+    let narrow_layer = |k: usize| -> Result<Option<Vec<i8>>> {
+        let size = old.header.layers[k].positions;
+        let mut out = Vec::with_capacity(size as usize);
+        for start in (0..size).step_by(RANGE) {
+            let part = old.read_range(k, start, RANGE.min((size - start) as usize))?;
+            for v in part {
+                match i8::try_from(v) {
+                    Ok(v) => out.push(v),
+                    Err(_) => return Ok(None),
+                }
+            }
+        }
+        Ok(Some(out))
+    };
+    // Do all fit? Checked in ranges, a layer at a time.
     for k in 0..layers {
         progress::check_stopped(progress)?;
-        let values = writer.read_back::<i64>(k)?;
-        match values
-            .iter()
-            .map(|&v| i8::try_from(v))
-            .collect::<std::result::Result<Vec<i8>, _>>()
-        {
-            Ok(v) => narrow.push(v),
-            Err(_) => return Ok(()),
+        let size = old.header.layers[k].positions;
+        for start in (0..size).step_by(RANGE) {
+            let part = old.read_range(k, start, RANGE.min((size - start) as usize))?;
+            if part.iter().any(|&v| i8::try_from(v).is_err()) {
+                return Ok(());
+            }
         }
     }
-    writer.restart_as(crate::value::ValueType::I8)?;
-    for k in (0..layers).rev() {
-        writer.write_layer(k, &narrow[k])?;
+    // Layers in the order the file holds them (the build writes the last first).
+    let mut order: Vec<usize> = (0..layers).collect();
+    order.sort_by_key(|&k| old.header.layers[k].offset);
+    if writer.encoding() != crate::table::Encoding::Plain {
+        let mut narrow = Vec::with_capacity(layers);
+        for k in 0..layers {
+            narrow.push(narrow_layer(k)?.unwrap_or_default());
+        }
+        writer.restart_as(crate::value::ValueType::I8)?;
+        for &k in &order {
+            writer.write_layer(k, &narrow[k])?;
+        }
+        return Ok(());
     }
-    Ok(())
+    writer.restart_over_as(crate::value::ValueType::I8)?;
+    for &k in &order {
+        let values = narrow_layer(k)?.unwrap_or_default();
+        writer.write_layer(k, &values)?;
+    }
+    writer.cut()
 }
 
 /// Seal the table under its name and say what the build did.

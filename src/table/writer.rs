@@ -145,6 +145,43 @@ impl TableWriter {
         self
     }
 
+    /// The partial file as a table, as its header lists it now (its finished layers).
+    pub fn current(&self) -> Result<Table> {
+        (self.open_partial)(&self.partial.path)
+    }
+
+    /// The header's encoding.
+    pub fn encoding(&self) -> Encoding {
+        self.header.encoding
+    }
+
+    /// Start the layers again with values of another type, writing over the bytes of those
+    /// listed now from the start of the values on (`restart_as` without cutting the file):
+    /// for a rewrite that reads each layer before writing it, no further on than it began.
+    /// `cut` ends the file where the last layer written ends.
+    pub fn restart_over_as(&mut self, value_type: ValueType) -> Result<()> {
+        self.header.value_type = value_type;
+        for entry in &mut self.header.layers {
+            *entry = LayerEntry {
+                positions: entry.positions,
+                ..LayerEntry::default()
+            };
+        }
+        self.write_header()?;
+        self.sync()?;
+        crash_point();
+        self.end = header::values_start(self.header_len as u64);
+        Ok(())
+    }
+
+    /// End the file where the last layer written ends.
+    pub fn cut(&mut self) -> Result<()> {
+        self.partial
+            .file
+            .set_len(self.end)
+            .map_err(|e| io_error(&self.partial.path, e))
+    }
+
     /// The values of finished layer `k`, read back from the partial file to resume from.
     pub fn read_back<V: Value>(&self, k: usize) -> Result<Vec<V>> {
         let table = (self.open_partial)(&self.partial.path)?;
