@@ -121,9 +121,28 @@ impl GridSymmetries {
     /// The image of a cell mask under symmetry `g`.
     #[inline]
     pub fn map(&self, g: usize, mask: u64) -> u64 {
-        let table = &self.tables[g * self.chunks * 256..(g + 1) * self.chunks * 256];
+        // The common sizes with their loops unrolled: ranking a child maps two masks, and
+        // morris ranks some ten children a position.
+        match self.chunks {
+            2 => self.map_chunks::<2>(g, mask),
+            3 => self.map_chunks::<3>(g, mask),
+            4 => self.map_chunks::<4>(g, mask),
+            n => {
+                let table = &self.tables[g * n * 256..(g + 1) * n * 256];
+                let mut out = 0;
+                for c in 0..n {
+                    out |= table[c * 256 + (mask >> (8 * c) & 255) as usize];
+                }
+                out
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn map_chunks<const N: usize>(&self, g: usize, mask: u64) -> u64 {
+        let table = &self.tables[g * N * 256..(g + 1) * N * 256];
         let mut out = 0;
-        for c in 0..self.chunks {
+        for c in 0..N {
             out |= table[c * 256 + (mask >> (8 * c) & 255) as usize];
         }
         out
@@ -321,9 +340,28 @@ impl Orbits {
     /// The colex rank of a set of cells.
     #[inline]
     fn set_rank(&self, set: u64) -> u64 {
+        match self.sym.chunks {
+            2 => self.set_rank_chunks::<2>(set),
+            3 => self.set_rank_chunks::<3>(set),
+            4 => self.set_rank_chunks::<4>(set),
+            n => {
+                let (mut rank, mut t) = (0, 0);
+                let stride = self.cells + 1;
+                for c in 0..n {
+                    let bits = (set >> (8 * c) & 255) as usize;
+                    rank += self.chunk_rank[(c * stride + t) * 256 + bits];
+                    t += POP8[bits] as usize;
+                }
+                rank
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn set_rank_chunks<const N: usize>(&self, set: u64) -> u64 {
         let (mut rank, mut t) = (0, 0);
         let stride = self.cells + 1;
-        for c in 0..self.sym.chunks {
+        for c in 0..N {
             let bits = (set >> (8 * c) & 255) as usize;
             rank += self.chunk_rank[(c * stride + t) * 256 + bits];
             t += POP8[bits] as usize;
@@ -345,15 +383,8 @@ impl Orbits {
         match layer.xs {
             None => p,
             Some(_) if !layer.pattern_rank.is_empty() => layer.pattern_rank[p as usize] as u64,
-            Some(_) => {
-                let (mut rank, mut rest, mut j) = (0, p, 1);
-                while rest != 0 {
-                    rank += self.binom.get(rest.trailing_zeros() as usize, j);
-                    rest &= rest - 1;
-                    j += 1;
-                }
-                rank
-            }
+            // A pattern's colex rank is its rank as a set of cells (its bits below k).
+            Some(_) => self.set_rank(p),
         }
     }
 

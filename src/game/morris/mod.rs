@@ -709,6 +709,38 @@ impl Game for Morris {
         });
     }
 
+    /// In a movement layer the moves that remove a stone are the ones that leave it: only
+    /// they are ranked.
+    fn for_each_child_outside(&self, pos: &MorrisPosition, mut f: impl FnMut(Edge)) {
+        match self.layers[pos.layer as usize].shape {
+            Shape::Movement { .. } => self.each_move(pos, |_, _, take, child| {
+                if take.is_some() {
+                    f(self.rank_child(&child));
+                }
+            }),
+            _ => self.for_each_child(pos, f),
+        }
+    }
+
+    /// The moves that remove no stone, told apart by rank (distinct orbits).
+    fn children_within(&self, pos: &MorrisPosition) -> usize {
+        if !matches!(
+            self.layers[pos.layer as usize].shape,
+            Shape::Movement { .. }
+        ) {
+            return 0;
+        }
+        let mut within = [0u64; MAX_WITHIN];
+        let mut count = 0;
+        self.each_move(pos, |_, _, take, child| {
+            if take.is_none() {
+                within[count] = self.rank(&child);
+                count += 1;
+            }
+        });
+        each_distinct(&mut within[..count], |_| {})
+    }
+
     fn for_each_parent_within(&self, pos: &MorrisPosition, f: impl FnMut(u64)) {
         if !matches!(
             self.layers[pos.layer as usize].shape,
