@@ -119,7 +119,7 @@ impl GridSymmetries {
     }
 
     /// The image of a cell mask under symmetry `g`.
-    #[inline]
+    #[inline(always)]
     pub fn map(&self, g: usize, mask: u64) -> u64 {
         // The common sizes with their loops unrolled: ranking a child maps two masks, and
         // morris ranks some ten children a position.
@@ -338,7 +338,7 @@ impl Orbits {
     }
 
     /// The colex rank of a set of cells.
-    #[inline]
+    #[inline(always)]
     fn set_rank(&self, set: u64) -> u64 {
         match self.sym.chunks {
             2 => self.set_rank_chunks::<2>(set),
