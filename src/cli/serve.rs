@@ -101,6 +101,11 @@ impl Served {
         // twins' pair weights, mnk's K), whatever the game: the board as the table header
         // stores it.
         summary["spec"] = board.to_json();
+        // A board of points and lines (morris) is drawn from them.
+        if let Some((points, links)) = board.points() {
+            summary["points"] = json!(points);
+            summary["links"] = json!(links);
+        }
         Ok(Served {
             name,
             game,

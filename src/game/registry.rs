@@ -59,6 +59,13 @@ pub trait Board:
     fn layer_words(&self, layers: usize) -> String {
         format!("{layers} (0..={} stones)", layers.saturating_sub(1))
     }
+    /// For a board of points joined by lines rather than a grid of cells (morris): each
+    /// point's cell on the grid (1-based row from the top, column) in the order a
+    /// position's text lists them, and the lines between neighbouring points as pairs of
+    /// indices into that list. The explorer draws them. None (the default): a grid.
+    fn points(&self) -> Option<(Vec<[usize; 2]>, Vec<[usize; 2]>)> {
+        None
+    }
     /// A board as an earlier retro wrote it in a table's header, for a board type that has
     /// gained a field since (its bincode bytes are then shorter): the board and the bytes
     /// read. None (the default): every table holds the board as it is.
@@ -143,6 +150,7 @@ trait ErasedBoard: Send + Sync + fmt::Debug {
     fn label_names_it(&self) -> bool;
     fn size_words(&self) -> String;
     fn layer_words(&self, layers: usize) -> String;
+    fn points(&self) -> Option<(Vec<[usize; 2]>, Vec<[usize; 2]>)>;
     fn to_bytes(&self) -> Vec<u8>;
     fn to_json(&self) -> serde_json::Value;
 }
@@ -168,6 +176,9 @@ impl<B: Board> ErasedBoard for B {
     }
     fn layer_words(&self, layers: usize) -> String {
         Board::layer_words(self, layers)
+    }
+    fn points(&self) -> Option<(Vec<[usize; 2]>, Vec<[usize; 2]>)> {
+        Board::points(self)
     }
     fn to_bytes(&self) -> Vec<u8> {
         // A board is plain data (sizes and weights): serialising it cannot fail.
@@ -257,6 +268,12 @@ impl AnyBoard {
     /// What a table's `layers` layers are, in words (`Board::layer_words`).
     pub fn layer_words(&self, layers: usize) -> String {
         self.board.layer_words(layers)
+    }
+
+    /// Its points and the lines between them, for a board that is not a grid
+    /// (`Board::points`).
+    pub fn points(&self) -> Option<(Vec<[usize; 2]>, Vec<[usize; 2]>)> {
+        self.board.points()
     }
 
     /// The board's fields as JSON (young's `a` and `b`, mnk's `rows`, `cols`, `k`, ...).

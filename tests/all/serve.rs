@@ -769,7 +769,21 @@ mod browser {
             return;
         }
         let dir = tempfile::tempdir().unwrap();
-        let tables = sample_tables(dir.path());
+        let mut tables = sample_tables(dir.path());
+        let morris = dir.path().join("morris-six3.retro");
+        let built = crate::common::retro(
+            &[
+                "build",
+                "morris",
+                "six stones=3",
+                "-o",
+                morris.to_str().unwrap(),
+                "-q",
+            ],
+            "",
+        );
+        assert!(built.status.success(), "{built:?}");
+        tables.push(morris);
         let server = Server::start(&tables, &["--quiet"]);
         let (_driver, port) = start_driver();
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -836,6 +850,50 @@ mod browser {
         wait_url(c, &server.url("/twins-sample1?position=oxx/ooo/xox")).await;
         wait_text(c, "to-move", "game over: the board is full").await;
         wait_text(c, "value", "first finishes with 10 of 95").await;
+
+        // Morris: the board's points and lines; a placement that closes a mill is two
+        // clicks (where the stone goes, then the stone it removes), a slide that closes one
+        // three (the stone, where it goes, the stone removed).
+        c.goto(&server.url("/morris-six3?position=xx./o.o/..../.../...%201%201%20x"))
+            .await
+            .unwrap();
+        wait_text(c, "to-move", "first to move (x); in hand x 1, o 1").await;
+        let points = c.find_all(Locator::Css("circle.point")).await.unwrap();
+        assert_eq!(points.len(), 16);
+        let links = c.find_all(Locator::Css("line.link")).await.unwrap();
+        assert_eq!(links.len(), 20);
+        screenshot(c, "explorer-morris.png").await;
+        click(c, "circle[data-point='e5']").await;
+        wait_text(
+            c,
+            "to-move",
+            "first to move (x); in hand x 1, o 1: to e5, click the stone it removes",
+        )
+        .await;
+        click(c, "circle[data-point='b4']").await;
+        wait_url(
+            c,
+            &server.url("/morris-six3?position=xxx/..o/..../.../...%200%201%20o"),
+        )
+        .await;
+        c.goto(&server.url("/morris-six3?position=x.x/.x./..o./.../oo.%200%200%20x"))
+            .await
+            .unwrap();
+        wait_text(c, "to-move", "first to move (x); in hand x 0, o 0").await;
+        click(c, "circle[data-point='c4']").await;
+        wait_text(
+            c,
+            "to-move",
+            "first to move (x); in hand x 0, o 0: from c4, click where it goes",
+        )
+        .await;
+        click(c, "circle[data-point='c5']").await;
+        click(c, "circle[data-point='d3']").await;
+        wait_url(
+            c,
+            &server.url("/morris-six3?position=xxx/.../..../.../oo.%200%200%20o"),
+        )
+        .await;
 
         // An unknown position shows the server's message.
         c.goto(&server.url("/twins-sample1?position=zz"))

@@ -158,6 +158,20 @@ impl Board for MorrisBoard {
         self.options().join("-")
     }
 
+    fn points(&self) -> Option<(Vec<[usize; 2]>, Vec<[usize; 2]>)> {
+        let g = Geometry::of(self);
+        let cells = g.cells.iter().map(|&(r, c)| [r + 1, c + 1]).collect();
+        let mut links = Vec::new();
+        for (i, &adjacent) in g.adjacent.iter().enumerate() {
+            for j in i + 1..g.adjacent.len() {
+                if adjacent >> j & 1 == 1 {
+                    links.push([i, j]);
+                }
+            }
+        }
+        Some((cells, links))
+    }
+
     fn decode_earlier(bytes: &[u8]) -> Option<(Self, usize)> {
         let config = bincode::config::standard()
             .with_little_endian()

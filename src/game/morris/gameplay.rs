@@ -107,7 +107,7 @@ impl Gameplay for Morris {
             ))
         };
         let trimmed = text.trim();
-        if trimmed.eq_ignore_ascii_case("start") {
+        if trimmed.eq_ignore_ascii_case("start") || trimmed.eq_ignore_ascii_case("empty") {
             if self.board.moving {
                 return Err(bad(
                     "the moving phase alone has no start: give a position with both hands empty"

@@ -20,7 +20,7 @@ async function getJSON(url) {
 
 // Games whose stones move: values are for the side to move, r + 1 for a win in r plies,
 // -(r + 1) for a loss in r, 0 for a draw.
-const moving = (info) => info.game === "teeko" || info.game === "quixo";
+const moving = (info) => info.game === "teeko" || info.game === "quixo" || info.game === "morris";
 
 // An answer's stored value: `value` for games of scores; games with results send
 // `result`, `remoteness` and the stored `code` instead.
@@ -76,6 +76,7 @@ let info = null;      // the table's entry in /api/tables
 let current = null;   // the answer for the position shown
 let playing = false;  // the best line is being played out
 let selected = null;  // a move between cells: the cell clicked first ("r,c"), if any
+let target = null;    // morris: where the stone goes, when the move still removes one ("r,c")
 
 function positionInURL() {
   return new URLSearchParams(location.search).get("position") || "empty";
@@ -88,6 +89,7 @@ function shareable(position) {
 
 async function show(position) {
   selected = null;
+  target = null;
   try {
     current = await getJSON(`/api/${encodeURIComponent(tableName)}/${encodeURIComponent(position)}`);
     $("error").hidden = true;
@@ -200,7 +202,7 @@ function render() {
   $("to-move").textContent = a.to_move === "none"
     ? (a.stones === info.rows * info.cols && !a.winner ? `game over: the board is full${winner}` : `game over${winner}`)
     : `${a.to_move} to move` + (info.game === "twins" ? (first ? " (o)" : " (x)") : "")
-      + (moving(info) ? (first ? " (x)" : " (o)") + (selected ? `: from ${selected}, click where it goes` : "") : "");
+      + (moving(info) ? (first ? " (x)" : " (o)") + (info.points ? morrisStep(a) : selected ? `: from ${selected}, click where it goes` : "") : "");
   $("value").textContent = valueInWords(info, stored(a));
 
   const list = $("moves");
@@ -229,7 +231,7 @@ function render() {
 
   const svg = $("board");
   svg.replaceChildren();
-  ({ young: drawYoung, twins: drawTwins, mnk: drawGrid, connect: drawGrid }[info.game] || drawGrid)(svg, a, byCell);
+  ({ young: drawYoung, twins: drawTwins, mnk: drawGrid, connect: drawGrid, morris: drawMorris }[info.game] || drawGrid)(svg, a, byCell);
 }
 
 function legalCell(rect, cell, byCell) {
@@ -347,6 +349,88 @@ function drawGrid(svg, a, byCell) {
     title.textContent = `${moveName(hit.move)}: ${hit.outcome.words}`;
     column.append(title);
   }
+}
+
+// Morris: what the next click does, in words.
+function morrisStep(a) {
+  const hands = a.in_hand ? `; in hand x ${a.in_hand.x}, o ${a.in_hand.o}` : "";
+  if (target) return `${hands}: to ${pointName(target)}, click the stone it removes`;
+  if (selected) return `${hands}: from ${pointName(selected)}, click where it goes`;
+  return hands;
+}
+
+// A point's name (`d2`) from its cell ("r,c"): files a.. from the left, ranks from the
+// bottom, as morris writes its moves.
+function pointName(cell) {
+  const [r, c] = cell.split(",").map(Number);
+  const size = Math.max(...info.points.map((p) => p[0]));
+  return String.fromCharCode(96 + c) + (size + 1 - r);
+}
+
+// Morris: the board's points and lines; a move is one to three clicks: the stone to move
+// (unless it comes from the hand), where it goes, and the stone it removes if it closes a
+// mill. The points a click may choose are coloured by the best of the moves it leads to.
+function drawMorris(svg, a) {
+  const S = 56, R = 17, pad = 30;
+  const size = Math.max(...info.points.map((p) => p[0]));
+  const at = ([r, c]) => [pad + (c - 1) * S, pad + (r - 1) * S];
+  const key = (cell) => (cell ? cell.join(",") : null);
+  const first = a.to_move === "first";
+  const good = goodness(a.moves, first);
+  // The moves still open after the clicks made, and what the next click chooses in each.
+  const open = a.moves.map((m, i) => ({ m, i })).filter(({ m }) =>
+    (!selected || key(m.from) === selected) && (!target || key(m.cell) === target));
+  const next = ({ m }) => (!selected && m.from ? key(m.from) : !target ? key(m.cell) : key(m.take));
+  const hits = new Map();
+  for (const o of open) {
+    const cell = next(o);
+    const seen = hits.get(cell);
+    if (!seen || good[seen[0].i] < good[o.i]) hits.set(cell, [o, ...(seen || [])]);
+    else seen.push(o);
+  }
+  $("legend").textContent = a.moves.some((m) => m.take) ? "A move that closes a mill removes a stone: click the move, then the stone." : "";
+  const marks = a.position.trim().split(/\s+/).slice(0, -3).join("").replace(/\//g, "");
+  svg.setAttribute("width", (size - 1) * S + 2 * pad);
+  svg.setAttribute("height", (size - 1) * S + 2 * pad);
+  for (const [i, j] of info.links) {
+    const [x1, y1] = at(info.points[i]), [x2, y2] = at(info.points[j]);
+    el("line", { x1, y1, x2, y2, class: "link" }, svg);
+  }
+  for (let c = 1; c <= size; c++) {
+    text(String.fromCharCode(96 + c), { x: at([size, c])[0], y: at([size, c])[1] + 26, class: "weight" }, svg);
+    text(String(size + 1 - c), { x: at([c, 1])[0] - 22, y: at([c, 1])[1], class: "weight" }, svg);
+  }
+  info.points.forEach((p, n) => {
+    const [x, y] = at(p);
+    const cell = p.join(",");
+    const dot = el("circle", { cx: x, cy: y, r: R, class: "cell point" }, svg);
+    dot.dataset.point = pointName(cell);
+    const hit = hits.get(cell);
+    if (hit) {
+      const best = hit[0];
+      const o = outcome(best.m, first);
+      dot.classList.add("legal", o.cls);
+      dot.dataset.cell = cell;
+      dot.dataset.outcome = o.cls;
+      const title = document.createElementNS(SVG, "title");
+      title.textContent = `${hit.length === 1 ? moveName(best.m) : pointName(cell)}: best ${moveName(best.m)}, ${o.words}`;
+      dot.append(title);
+      dot.onclick = (e) => {
+        e.stopPropagation();
+        // One move left through this point: play it; else this click narrows them.
+        const moves = new Set(hit.map((h) => h.m));
+        if (moves.size === 1) { stop(); go(best.m.position, moveName(best.m)); return; }
+        if (!selected && best.m.from && !target && cell === key(best.m.from)) selected = cell;
+        else target = cell;
+        render();
+      };
+    }
+    if (cell === selected || cell === target) dot.classList.add("selected");
+    const m = marks[n];
+    if (m === "x" || m === "o") text(m, { x, y, class: `mark ${m}`, "pointer-events": "none" }, svg);
+  });
+  // A click beside the points takes the clicks back.
+  svg.onclick = selected || target ? () => { selected = null; target = null; render(); } : null;
 }
 
 function stop() {
