@@ -22,7 +22,7 @@ use crate::with_value_type;
 /// checking they fit in memory).
 pub fn solve<G: Game>(game: &G, driver: Driver, progress: &dyn Progress) -> Result<i64> {
     let vt = driver_::value_type(game);
-    driver_::check_memory(game, vt.width())?;
+    driver_::check_memory(game, vt.width(), false)?;
     with_value_type!(vt, V => driver_::solve::<G, V>(game, driver, progress))
 }
 
@@ -151,7 +151,9 @@ impl Estimate {
         let table_bytes = sizes.iter().enumerate().fold(values_start, |sum, (k, &n)| {
             sum.saturating_add(layer_bytes(k, n))
         });
-        let peak_memory = driver_::peak_bytes(game, vt.width()).min(u64::MAX as u128) as u64;
+        let spills = encoding == Encoding::Plain;
+        let peak_memory =
+            driver_::peak_bytes(game, vt.width(), spills).min(u64::MAX as u128) as u64;
         let dir = path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
@@ -164,9 +166,11 @@ impl Estimate {
         })
     }
 
-    /// Refuse a board whose solve does not fit in available memory.
-    pub fn check_memory<G: Game>(game: &G) -> Result<()> {
-        driver_::check_memory(game, driver_::value_type(game).width())
+    /// Refuse a board whose build does not fit in available memory (a plain table's
+    /// finished layers are read back from the file, so it holds less).
+    pub fn check_memory<G: Game>(game: &G, options: &BuildOptions) -> Result<()> {
+        let spills = options.encoding()? == Encoding::Plain;
+        driver_::check_memory(game, driver_::value_type(game).width(), spills)
     }
 
     /// Refuse a build the output file system has no room for (unless forced).
@@ -210,7 +214,7 @@ pub fn build<G: Registered>(
 ) -> Result<BuildReport> {
     check_encoding(game, options)?;
     let vt = driver_::value_type(game);
-    driver_::check_memory(game, vt.width())?;
+    driver_::check_memory(game, vt.width(), options.encoding()? == Encoding::Plain)?;
     with_value_type!(vt, V => build_layers::<G, V>(game, path, options, driver, progress))
 }
 
@@ -300,11 +304,36 @@ fn build_layers<G: Registered, V: Value>(
             }
             Ok(())
         };
-        driver_::solve_layers::<G, V>(game, driver, progress, from, Some(&mut write))?
+        driver_::solve_layers::<G, V>(game, driver, progress, from, Some(&mut write), None)?
     } else {
+        // Finished layers a later layer reads are mapped back from the partial file rather
+        // than held (a plain table of the values the solve computes in), each where the
+        // writer put it.
+        let spills = encoding == Encoding::Plain && writer.value_type() == V::TYPE;
+        let partial = writer.partial_file().to_path_buf();
+        let placed: std::sync::Mutex<Vec<Option<(u64, u64)>>> =
+            std::sync::Mutex::new(vec![None; sizes.len()]);
+        let map = |k: usize| -> Option<memmap2::Mmap> {
+            let (offset, bytes) = (*placed.lock().ok()?.get(k)?)?;
+            let file = std::fs::File::open(&partial).ok()?;
+            // SAFETY: the partial file is this build's own, locked against other builds
+            // (`crate::partial`); its finished layers are never written again while the
+            // solve runs (the rewrite to i8 comes after it, once every map is dropped).
+            unsafe {
+                memmap2::MmapOptions::new()
+                    .offset(offset)
+                    .len(usize::try_from(bytes).ok()?)
+                    .map(&file)
+            }
+            .ok()
+        };
         let mut write = |k: usize, values: &[V]| {
             if writer.value_type() == V::TYPE {
-                return writer.write_layer(k, values);
+                writer.write_layer(k, values)?;
+                if let Ok(mut placed) = placed.lock() {
+                    placed[k] = Some(writer.layer_place(k));
+                }
+                return Ok(());
             }
             // A resumed build of a table narrowed to i8.
             let narrow: Vec<i8> = values
@@ -314,7 +343,8 @@ fn build_layers<G: Registered, V: Value>(
                 .map_err(|_| too_wide(k))?;
             writer.write_layer(k, &narrow)
         };
-        driver_::solve_layers::<G, V>(game, driver, progress, from, Some(&mut write))?
+        let map: Option<driver_::MapLayer<'_>> = spills.then_some(&map);
+        driver_::solve_layers::<G, V>(game, driver, progress, from, Some(&mut write), map)?
     };
     if side_to_move && writer.value_type() != ValueType::I8 {
         narrow_to_i8(&mut writer, sizes.len(), progress)?;

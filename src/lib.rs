@@ -150,6 +150,7 @@ pub mod job;
 pub mod probe;
 pub mod rank;
 pub mod solve;
+pub mod stats;
 pub mod table;
 pub mod testing;
 pub mod value;

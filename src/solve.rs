@@ -141,8 +141,9 @@ pub(crate) fn fixpoint_bytes(own: u128, width: u128) -> u128 {
 /// Bytes the driver holds at its peak with values `width` bytes wide: at each layer, its own
 /// values (plus the fixpoint's working memory) and every finished layer still to be read
 /// (for a placement game: two adjacent layers; standard Teeko: 1.21 GB estimated, 1129 MiB
-/// = 1.18 GB measured).
-pub(crate) fn peak_bytes<G: Game>(game: &G, width: usize) -> u128 {
+/// = 1.18 GB measured). Where finished layers are read back from the table file (`spills`:
+/// `MapLayer`), only those the layer reads and the one being written are held.
+pub(crate) fn peak_bytes<G: Game>(game: &G, width: usize, spills: bool) -> u128 {
     let last = game.last_layer();
     let lowest = lowest_readers(game);
     let width = width as u128;
@@ -153,9 +154,12 @@ pub(crate) fn peak_bytes<G: Game>(game: &G, width: usize) -> u128 {
                 Worker::Fixpoint => fixpoint_bytes(own, width),
                 _ => own * width,
             };
-            // Layers above k that some layer at or below k reads.
+            // Layers above k that some layer at or below k reads; spilled, only those k
+            // reads.
+            let reads = game.child_layers(k);
             let held: u128 = (k + 1..=last)
                 .filter(|&j| lowest[j].is_some_and(|r| r <= k))
+                .filter(|&j| !spills || reads.contains(&j))
                 .map(|j| game.layer_size(j) as u128)
                 .sum();
             held * width + own_bytes
@@ -170,8 +174,8 @@ pub fn value_type<G: Game>(game: &G) -> ValueType {
 }
 
 /// Refuse a board whose solve does not fit in available memory (`peak_bytes`).
-pub(crate) fn check_memory<G: Game>(game: &G, width: usize) -> Result<()> {
-    let need = peak_bytes(game, width);
+pub(crate) fn check_memory<G: Game>(game: &G, width: usize, spills: bool) -> Result<()> {
+    let need = peak_bytes(game, width, spills);
     let max_layer = (0..=game.last_layer())
         .map(|k| game.layer_size(k))
         .max()
@@ -220,6 +224,48 @@ pub(crate) fn held_below<G: Game>(game: &G, layer: usize) -> Vec<usize> {
 /// Called with each finished layer, in order (the table writer).
 pub(crate) type OnLayer<'a, V> = &'a mut (dyn FnMut(usize, &[V]) -> Result<()> + Send);
 
+/// Maps a finished layer back from where `OnLayer` wrote it (the table file), as the raw
+/// little-endian values the solve computes in; None where it cannot (a compact table).
+pub(crate) type MapLayer<'a> = &'a (dyn Fn(usize) -> Option<memmap2::Mmap> + Sync);
+
+/// A finished layer the driver holds: in memory, or mapped from the table file.
+enum Held<V> {
+    Memory(Vec<V>),
+    Mapped(memmap2::Mmap, usize),
+}
+
+impl<V: Value> Held<V> {
+    /// A map of `n` values of V, if its bytes are exactly that and aligned for V, and V is
+    /// a primitive integer on a little-endian machine (so the bytes are the values).
+    fn mapped(map: memmap2::Mmap, n: usize) -> Option<Held<V>> {
+        use std::any::TypeId;
+        let int = [
+            TypeId::of::<i8>(),
+            TypeId::of::<i16>(),
+            TypeId::of::<i32>(),
+            TypeId::of::<i64>(),
+        ]
+        .contains(&TypeId::of::<V>());
+        let fits = map.len() == n * size_of::<V>()
+            && (map.as_ptr() as usize).is_multiple_of(align_of::<V>());
+        (int && fits && cfg!(target_endian = "little")).then_some(Held::Mapped(map, n))
+    }
+
+    fn values(&self) -> &[V] {
+        match self {
+            Held::Memory(v) => v,
+            // SAFETY: `mapped` admitted the map only as `n` aligned values of a primitive
+            // integer type in the machine's byte order, for which every bit pattern is a
+            // value; the slice borrows the map, which stays mapped while it lives. The
+            // table file is the build's own, locked partial file, which nothing writes
+            // while its finished layers are read.
+            Held::Mapped(map, n) => unsafe {
+                std::slice::from_raw_parts(map.as_ptr().cast::<V>(), *n)
+            },
+        }
+    }
+}
+
 /// Solve every layer not yet finished, from the last down to 0, handing each finished layer
 /// to `on_layer` (while the next one is computed); returns the empty board's value.
 pub(crate) fn solve_layers<G: Game, V: Value>(
@@ -228,6 +274,7 @@ pub(crate) fn solve_layers<G: Game, V: Value>(
     progress: &dyn Progress,
     from: From<V>,
     mut on_layer: Option<OnLayer<'_, V>>,
+    map_layer: Option<MapLayer<'_>>,
 ) -> Result<i64> {
     check_layers(game)?;
     let last = game.last_layer();
@@ -243,7 +290,7 @@ pub(crate) fn solve_layers<G: Game, V: Value>(
     // never beside a fresh one: where none fits, the spares go first, so the driver holds no
     // more than `peak_bytes` says. A fixpoint's layer always starts fresh: its values fill
     // as its words are freed (`retrograde`), so its untouched pages cost nothing until then.
-    let mut held: Vec<Option<Vec<V>>> = (0..=last).map(|_| None).collect();
+    let mut held: Vec<Option<Held<V>>> = (0..=last).map(|_| None).collect();
     let mut spare: Vec<Vec<V>> = Vec::new();
     let top = match from {
         From::Start => last + 1,
@@ -255,7 +302,7 @@ pub(crate) fn solve_layers<G: Game, V: Value>(
                         "layer {j} read back does not match the game's layer"
                     )));
                 }
-                held[j] = Some(values);
+                held[j] = Some(Held::Memory(values));
             }
             if let Some(&j) = held_below(game, layer).iter().find(|&&j| held[j].is_none()) {
                 return Err(Error::other(format!("layer {j} was not read back")));
@@ -269,6 +316,31 @@ pub(crate) fn solve_layers<G: Game, V: Value>(
         let size = sizes[k];
         progress.layer(k, size as u64);
         game.prepare_layer(k);
+        // Finished layers that this layer does not read, written already (all but the one
+        // handed on last), are read back from the file when a later layer needs them, and
+        // their memory goes: a game whose far layers read many (morris's last placements
+        // read every movement layer) holds only what each layer reads.
+        if let Some(map) = map_layer {
+            let reads = game.child_layers(k);
+            // The layer finished last, if this one does not read it, is written now rather
+            // than beside this layer's solve, so that its memory goes first.
+            if let (Some(j), Some(f)) = (unseen, on_layer.as_deref_mut())
+                && !reads.contains(&j)
+                && let Some(values) = &held[j]
+            {
+                f(j, &values.values()[..sizes[j]])?;
+                unseen = None;
+            }
+            let written = unseen.map_or(k + 1, |j| j + 1);
+            for j in written..=last {
+                if matches!(held[j], Some(Held::Memory(_)))
+                    && !reads.contains(&j)
+                    && let Some(mapped) = map(j).and_then(|m| Held::mapped(m, sizes[j]))
+                {
+                    held[j] = Some(mapped);
+                }
+            }
+        }
         let fits = match worker(game, k) {
             Worker::Fixpoint => None,
             _ => spare
@@ -297,7 +369,7 @@ pub(crate) fn solve_layers<G: Game, V: Value>(
                 last,
                 held.iter()
                     .enumerate()
-                    .filter_map(|(j, h)| h.as_deref().map(|v| (j, &v[..sizes[j]]))),
+                    .filter_map(|(j, h)| h.as_ref().map(|v| (j, &v.values()[..sizes[j]]))),
             );
             let compute = |out: &mut [V]| -> Result<()> {
                 match worker(game, k) {
@@ -333,21 +405,27 @@ pub(crate) fn solve_layers<G: Game, V: Value>(
         }
         // Asked to stop: the layer just computed may be partial, and is not handed on.
         check_stopped(progress)?;
-        held[k] = Some(buffer);
+        held[k] = Some(Held::Memory(buffer));
         unseen = Some(k);
         // Free what no layer below k reads (every layer but k has been handed on).
         for (j, slot) in held.iter_mut().enumerate().skip(k + 1) {
-            if slot.is_some() && lowest[j].is_none_or(|r| r >= k) {
-                spare.extend(slot.take());
+            if slot.is_some()
+                && lowest[j].is_none_or(|r| r >= k)
+                && let Some(Held::Memory(values)) = slot.take()
+            {
+                spare.push(values);
             }
         }
     }
     if let (Some(j), Some(f)) = (unseen, on_layer)
         && let Some(values) = &held[j]
     {
-        f(j, &values[..sizes[j]])?;
+        f(j, &values.values()[..sizes[j]])?;
     }
-    let root = held[0].as_ref().and_then(|v| v.first()).map(|v| v.to_i64());
+    let root = held[0]
+        .as_ref()
+        .and_then(|v| v.values().first().copied())
+        .map(|v| v.to_i64());
     root.ok_or_else(|| Error::other("the solve finished without layer 0"))
 }
 
@@ -359,12 +437,19 @@ pub fn solve_each<G: Game, V: Value>(
     progress: &dyn Progress,
     mut on_layer: impl FnMut(usize, &[V]) -> Result<()> + Send,
 ) -> Result<i64> {
-    solve_layers::<G, V>(game, driver, progress, From::Start, Some(&mut on_layer))
+    solve_layers::<G, V>(
+        game,
+        driver,
+        progress,
+        From::Start,
+        Some(&mut on_layer),
+        None,
+    )
 }
 
 /// The empty board's value, holding only the layers the solve needs at once.
 pub fn solve<G: Game, V: Value>(game: &G, driver: Driver, progress: &dyn Progress) -> Result<i64> {
-    solve_layers::<G, V>(game, driver, progress, From::Start, None)
+    solve_layers::<G, V>(game, driver, progress, From::Start, None, None)
 }
 
 /// Every layer's values, in memory (tests, small boards).

@@ -188,7 +188,7 @@ fn build<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32> {
         );
     }
     // Memory first: a board that cannot be swept at all is the more useful thing to hear.
-    Estimate::check_memory(game)?;
+    Estimate::check_memory(game, &options)?;
     estimate.check_disk(&path, &options)?;
     let total = game.total_positions();
     stop_on_interrupt(args.quiet);

@@ -13,6 +13,7 @@ mod play;
 mod query;
 mod serve;
 mod solve;
+mod stats;
 mod verify;
 
 use std::io::{IsTerminal, Read};
@@ -60,6 +61,8 @@ enum Command {
     Query(query::Args),
     /// Describe a table file and check its checksum.
     Info(info::Args),
+    /// Count each layer's wins, losses, ties and draws, and its longest win.
+    Stats(stats::Args),
     /// Play against the table's perfect player in the terminal.
     Play(play::Args),
     /// Re-derive every entry of a table from its children and check its checksum.
@@ -415,6 +418,7 @@ pub fn run<R: Registry>() -> Result<i32> {
         Command::Build(args) => build::run::<R>(args),
         Command::Query(args) => query::run::<R>(args),
         Command::Info(args) => info::run::<R>(args),
+        Command::Stats(args) => stats::run::<R>(args),
         Command::Gen(args) => generate::run::<R>(args),
         Command::Verify(args) => verify::run::<R>(args),
         Command::Play(args) => play::run::<R>(args),

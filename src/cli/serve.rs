@@ -102,9 +102,9 @@ impl Served {
         // stores it.
         summary["spec"] = board.to_json();
         // A board of points and lines (morris) is drawn from them.
-        if let Some((points, links)) = board.points() {
-            summary["points"] = json!(points);
-            summary["links"] = json!(links);
+        if let Some(points) = board.points() {
+            summary["points"] = json!(points.cells);
+            summary["links"] = json!(points.links);
         }
         Ok(Served {
             name,

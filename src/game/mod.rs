@@ -32,7 +32,7 @@ pub use connect::{Connect, ConnectBoard, ConnectPosition};
 pub use mnk::{Mnk, MnkBoard};
 pub use morris::{Morris, MorrisBoard, MorrisPosition};
 pub use quixo::{Quixo, QuixoBoard};
-pub use registry::{AnyBoard, Board, Builtin, Notation, Registered, Registry, Visitor};
+pub use registry::{AnyBoard, Board, Builtin, Notation, Points, Registered, Registry, Visitor};
 pub use teeko::{Teeko, TeekoBoard, TeekoPosition};
 pub use twins::{Twins, TwinsBoard};
 pub use values::{Values, Wdl, WinLoss};

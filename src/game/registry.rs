@@ -63,7 +63,7 @@ pub trait Board:
     /// point's cell on the grid (1-based row from the top, column) in the order a
     /// position's text lists them, and the lines between neighbouring points as pairs of
     /// indices into that list. The explorer draws them. None (the default): a grid.
-    fn points(&self) -> Option<(Vec<[usize; 2]>, Vec<[usize; 2]>)> {
+    fn points(&self) -> Option<Points> {
         None
     }
     /// A board as an earlier retro wrote it in a table's header, for a board type that has
@@ -72,6 +72,16 @@ pub trait Board:
     fn decode_earlier(_bytes: &[u8]) -> Option<(Self, usize)> {
         None
     }
+}
+
+/// A board of points joined by lines rather than a grid of cells (`Board::points`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Points {
+    /// Each point's grid cell (1-based row from the top, column), in the order a position's
+    /// text lists the points.
+    pub cells: Vec<[usize; 2]>,
+    /// The lines between neighbouring points, as pairs of indices into `cells`.
+    pub links: Vec<[usize; 2]>,
 }
 
 /// A game with a name and a board: what it takes to write its tables and to get every
@@ -150,7 +160,7 @@ trait ErasedBoard: Send + Sync + fmt::Debug {
     fn label_names_it(&self) -> bool;
     fn size_words(&self) -> String;
     fn layer_words(&self, layers: usize) -> String;
-    fn points(&self) -> Option<(Vec<[usize; 2]>, Vec<[usize; 2]>)>;
+    fn points(&self) -> Option<Points>;
     fn to_bytes(&self) -> Vec<u8>;
     fn to_json(&self) -> serde_json::Value;
 }
@@ -177,7 +187,7 @@ impl<B: Board> ErasedBoard for B {
     fn layer_words(&self, layers: usize) -> String {
         Board::layer_words(self, layers)
     }
-    fn points(&self) -> Option<(Vec<[usize; 2]>, Vec<[usize; 2]>)> {
+    fn points(&self) -> Option<Points> {
         Board::points(self)
     }
     fn to_bytes(&self) -> Vec<u8> {
@@ -272,7 +282,7 @@ impl AnyBoard {
 
     /// Its points and the lines between them, for a board that is not a grid
     /// (`Board::points`).
-    pub fn points(&self) -> Option<(Vec<[usize; 2]>, Vec<[usize; 2]>)> {
+    pub fn points(&self) -> Option<Points> {
         self.board.points()
     }
 

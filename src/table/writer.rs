@@ -150,6 +150,17 @@ impl TableWriter {
         (self.open_partial)(&self.partial.path)
     }
 
+    /// Where finished layer `k` lies in the partial file: its offset and bytes.
+    pub fn layer_place(&self, k: usize) -> (u64, u64) {
+        let entry = &self.header.layers[k];
+        (entry.offset, entry.bytes)
+    }
+
+    /// The partial file being written.
+    pub fn partial_file(&self) -> &Path {
+        &self.partial.path
+    }
+
     /// The header's encoding.
     pub fn encoding(&self) -> Encoding {
         self.header.encoding

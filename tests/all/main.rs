@@ -34,6 +34,7 @@ mod quixo;
 mod reader_regressions;
 mod readme;
 mod serve;
+mod stats;
 mod symmetry;
 mod teeko;
 mod verify;

@@ -125,7 +125,10 @@ fn errors_are_typed_and_keep_their_source() {
     assert!(bad.is_input() && bad.exit_code() == 2, "{bad:?}");
     // Young 24 x 24: two adjacent layers of about 2.5 TB.
     let huge: Young = retro::testing::random_game(24, 24, 1, 9).unwrap();
-    let err = retro::job::Estimate::check_memory(&huge).err().unwrap();
+    let options = retro::job::BuildOptions::default();
+    let err = retro::job::Estimate::check_memory(&huge, &options)
+        .err()
+        .unwrap();
     assert!(matches!(err, Error::TooLarge(_)), "{err:?}");
 }
 

@@ -158,7 +158,7 @@ impl Board for MorrisBoard {
         self.options().join("-")
     }
 
-    fn points(&self) -> Option<(Vec<[usize; 2]>, Vec<[usize; 2]>)> {
+    fn points(&self) -> Option<crate::game::Points> {
         let g = Geometry::of(self);
         let cells = g.cells.iter().map(|&(r, c)| [r + 1, c + 1]).collect();
         let mut links = Vec::new();
@@ -169,7 +169,7 @@ impl Board for MorrisBoard {
                 }
             }
         }
-        Some((cells, links))
+        Some(crate::game::Points { cells, links })
     }
 
     fn decode_earlier(bytes: &[u8]) -> Option<(Self, usize)> {

@@ -1,0 +1,122 @@
+//! `retro stats`: per layer, the entries, the positions they stand for, the wins, losses,
+//! ties and draws for the side to move and the longest loss and win in plies
+//! (`crate::stats`).
+
+use std::path::PathBuf;
+
+use super::{Threads, open_table, outln};
+use crate::error::Result;
+use crate::game::Registry;
+use crate::stats::LayerStats;
+
+#[derive(clap::Args)]
+#[command(after_help = "\
+Counts are of table entries: where a table folds symmetric positions, each orbit counts
+once (the positions column says how many positions they stand for). Games of scores
+(young, twins) show each layer's least and greatest value instead of results.
+
+Examples:
+  retro stats tables/young-sample.retro
+  retro stats quixo.retro --json")]
+pub struct Args {
+    /// Table file.
+    table: PathBuf,
+    /// Print one JSON object: `layers` (one object per layer) and `total`.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    threads: Threads,
+}
+
+pub fn run<R: Registry>(args: Args) -> Result<i32> {
+    args.threads.start()?;
+    let table = open_table::<R>(&args.table)?;
+    let layers = crate::stats::table_stats::<R>(&table)?;
+    let total = total(&layers);
+    if args.json {
+        let value = serde_json::json!({ "layers": layers, "total": total });
+        outln!("{value}")?;
+        return Ok(0);
+    }
+    let results = layers
+        .iter()
+        .any(|l| l.wins + l.losses + l.ties + l.draws > 0);
+    if results {
+        outln!(
+            "{:>5} {:>14} {:>16} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8}",
+            "layer",
+            "entries",
+            "positions",
+            "wins",
+            "losses",
+            "draws",
+            "ties",
+            "max loss",
+            "max win"
+        )?;
+    } else {
+        outln!(
+            "{:>5} {:>14} {:>16} {:>10} {:>10}",
+            "layer",
+            "entries",
+            "positions",
+            "least",
+            "greatest"
+        )?;
+    }
+    for l in layers.iter().chain(std::iter::once(&total)) {
+        let name = if std::ptr::eq(l, &total) {
+            "all".to_string()
+        } else {
+            l.layer.to_string()
+        };
+        let plies = |r: Option<usize>| r.map_or("-".to_string(), |r| r.to_string());
+        if results {
+            outln!(
+                "{:>5} {:>14} {:>16} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8}",
+                name,
+                l.entries,
+                l.positions,
+                l.wins,
+                l.losses,
+                l.draws,
+                l.ties,
+                plies(l.longest_loss),
+                plies(l.longest_win)
+            )?;
+        } else {
+            let v = |v: Option<i64>| v.map_or("-".to_string(), |v| v.to_string());
+            outln!(
+                "{:>5} {:>14} {:>16} {:>10} {:>10}",
+                name,
+                l.entries,
+                l.positions,
+                v(l.min_value),
+                v(l.max_value)
+            )?;
+        }
+    }
+    Ok(0)
+}
+
+/// The layers summed: counts added, extremes of extremes.
+fn total(layers: &[LayerStats]) -> LayerStats {
+    let mut t = LayerStats::default();
+    for l in layers {
+        t.entries += l.entries;
+        t.positions += l.positions;
+        t.wins += l.wins;
+        t.losses += l.losses;
+        t.ties += l.ties;
+        t.draws += l.draws;
+        t.longest_win = t.longest_win.max(l.longest_win);
+        t.longest_loss = t.longest_loss.max(l.longest_loss);
+        t.min_value = match (t.min_value, l.min_value) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        t.max_value = t.max_value.max(l.max_value);
+    }
+    t.layer = layers.len();
+    t
+}
