@@ -114,6 +114,35 @@ pub fn table_stats<R: Registry>(table: &Table) -> Result<Vec<LayerStats>> {
     R::visit(&table.header.game, Count(table))
 }
 
+/// `retro stats --json`'s object: `layers` (each layer's counts) and `total`.
+pub fn stats_json<R: Registry>(table: &Table) -> Result<serde_json::Value> {
+    let layers = table_stats::<R>(table)?;
+    let total = total(&layers);
+    Ok(serde_json::json!({ "layers": layers, "total": total }))
+}
+
+/// The layers summed: counts added, extremes of extremes; `layer` is the number of layers.
+pub fn total(layers: &[LayerStats]) -> LayerStats {
+    let mut t = LayerStats::default();
+    for l in layers {
+        t.entries += l.entries;
+        t.positions += l.positions;
+        t.wins += l.wins;
+        t.losses += l.losses;
+        t.ties += l.ties;
+        t.draws += l.draws;
+        t.longest_win = t.longest_win.max(l.longest_win);
+        t.longest_loss = t.longest_loss.max(l.longest_loss);
+        t.min_value = match (t.min_value, l.min_value) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        t.max_value = t.max_value.max(l.max_value);
+    }
+    t.layer = layers.len();
+    t
+}
+
 /// Values read per task.
 const RANGE: u64 = 1 << 20;
 

@@ -394,6 +394,14 @@ class Table:
         ``checksum_ok`` is left out."""
         return self._raw.info(check)
 
+    def stats(self) -> Dict[str, Any]:
+        """``retro stats --json``'s object: ``layers``, one dict per layer (``layer``,
+        ``entries``, ``positions``, ``wins``, ``losses``, ``draws``, ``ties``,
+        ``longest_win``, ``longest_loss``, ``min_value``, ``max_value``; None where there
+        is none), and ``total``. ``pandas.DataFrame(t.stats()["layers"])`` is a table of
+        them. Counts are of entries (each orbit once in a folded table)."""
+        return self._raw.stats()
+
     def query(self, position: str, *, pv: bool = False) -> Dict[str, Any]:
         """A position's answer: the object ``retro query TABLE POSITION --json`` prints
         (``game``, ``position``, ``stones``, ``to_move``, ``value``, ``moves``, ``best``,

@@ -584,6 +584,12 @@ impl RawTable {
         to_py(py, &info)
     }
 
+    /// `stats --json`'s object: each layer's counts and the totals.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let stats = self.answer(py, || retro::stats::stats_json::<Builtin>(&self.table))?;
+        to_py(py, &stats)
+    }
+
     fn query<'py>(&self, py: Python<'py>, position: &str, pv: bool) -> PyResult<Bound<'py, PyAny>> {
         let answer = self.answer(py, || self.game.query(&self.table, position, pv))?;
         to_py(py, &answer)

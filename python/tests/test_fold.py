@@ -95,3 +95,23 @@ def test_build_and_solve_fold_unless_told_not_to(tmp_path):
     folded_total = totals[-1]
     assert retro.solve("quixo", "3x3", fold=False, progress=progress) == solved
     assert folded_total < totals[-1]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_stats_are_the_command_lines_and_count_the_layers_rows(cli, pairs, name):
+    """``Table.stats()`` is ``retro stats --json``'s object, and its counts are the rows'
+    of each layer (``to_pandas``: one per entry, with its orbit's size)."""
+    import json
+
+    folded_path, _ = pairs[name]
+    t = retro.open(folded_path)
+    stats = t.stats()
+    assert stats == json.loads(cli.run("stats", str(folded_path), "--json").stdout)
+    for k, layer in enumerate(stats["layers"]):
+        rows = t.layer(k)
+        assert layer["entries"] == len(rows)
+        assert layer["positions"] == int(np.asarray(rows["orbit_size"]).sum())
+        if "result" in rows:
+            got = Counter(str(r) for r in rows["result"])
+            assert (layer["wins"], layer["losses"], layer["draws"], layer["ties"]) == (
+                got.get("win", 0), got.get("loss", 0), got.get("draw", 0), got.get("tie", 0))

@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use super::{Threads, open_table, outln};
 use crate::error::Result;
 use crate::game::Registry;
-use crate::stats::LayerStats;
 
 #[derive(clap::Args)]
 #[command(after_help = "\
@@ -32,7 +31,7 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     args.threads.start()?;
     let table = open_table::<R>(&args.table)?;
     let layers = crate::stats::table_stats::<R>(&table)?;
-    let total = total(&layers);
+    let total = crate::stats::total(&layers);
     if args.json {
         let value = serde_json::json!({ "layers": layers, "total": total });
         outln!("{value}")?;
@@ -97,26 +96,4 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
         }
     }
     Ok(0)
-}
-
-/// The layers summed: counts added, extremes of extremes.
-fn total(layers: &[LayerStats]) -> LayerStats {
-    let mut t = LayerStats::default();
-    for l in layers {
-        t.entries += l.entries;
-        t.positions += l.positions;
-        t.wins += l.wins;
-        t.losses += l.losses;
-        t.ties += l.ties;
-        t.draws += l.draws;
-        t.longest_win = t.longest_win.max(l.longest_win);
-        t.longest_loss = t.longest_loss.max(l.longest_loss);
-        t.min_value = match (t.min_value, l.min_value) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        t.max_value = t.max_value.max(l.max_value);
-    }
-    t.layer = layers.len();
-    t
 }
