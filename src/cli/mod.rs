@@ -3,6 +3,7 @@
 mod bench;
 mod build;
 mod completions;
+mod diff;
 mod export;
 mod generate;
 mod info;
@@ -63,6 +64,8 @@ enum Command {
     Info(info::Args),
     /// Count each layer's wins, losses, ties and draws, and its longest win.
     Stats(stats::Args),
+    /// Compare two tables of one board entry by entry.
+    Diff(diff::Args),
     /// Play against the table's perfect player in the terminal.
     Play(play::Args),
     /// Re-derive every entry of a table from its children and check its checksum.
@@ -419,6 +422,7 @@ pub fn run<R: Registry>() -> Result<i32> {
         Command::Query(args) => query::run::<R>(args),
         Command::Info(args) => info::run::<R>(args),
         Command::Stats(args) => stats::run::<R>(args),
+        Command::Diff(args) => diff::run::<R>(args),
         Command::Gen(args) => generate::run::<R>(args),
         Command::Verify(args) => verify::run::<R>(args),
         Command::Play(args) => play::run::<R>(args),
