@@ -280,7 +280,7 @@ pub fn solve_layer<G: Game, V: Value>(
         // A level some positions were pending for from the start: scan the layer.
         let whole = seeded[d as usize].load(Relaxed);
         (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
-            if progress.stopped() || !(whole || next.chunk_marked(c)) {
+            if !(whole || next.chunk_marked(c)) || progress.stopped() {
                 return;
             }
             let range = c * CHUNK..n.min((c + 1) * CHUNK);
@@ -310,7 +310,7 @@ pub fn solve_layer<G: Game, V: Value>(
         // loses, at the next level or at its floor (a slower win outside the layer). A loss
         // offers each parent a win at the next level. A decided parent is left alone.
         (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
-            if progress.stopped() || !now.chunk_marked(c) {
+            if !now.chunk_marked(c) || progress.stopped() {
                 return;
             }
             now.take_chunk(c, |at| {
@@ -354,7 +354,7 @@ pub fn solve_layer<G: Game, V: Value>(
         let more = next.any();
         if trace {
             eprintln!(
-                "layer {k}: level {d} told, at {:.2} s",
+                "layer {k}: level {d}: told, at {:.2} s",
                 started.elapsed().as_secs_f64()
             );
         }

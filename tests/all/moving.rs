@@ -761,9 +761,9 @@ fn a_build_stopped_mid_fixpoint_keeps_its_finished_layers() {
     ));
     let want = std::fs::read(&whole).unwrap();
     let t = d.join("t.retro");
-    // Check 150 falls in layer 5's levels (four of its 8064 positions' chunks and levels
-    // are checked per level; layers 9 to 6 took the checks before).
-    let out = build_stopped_at("quixo", "3x3", &t, 150);
+    // Check 165 falls in layer 5's levels (each level checks once per chunk of its 8064
+    // positions that has work, to decide and to tell; layers 9 to 6 took the checks before).
+    let out = build_stopped_at("quixo", "3x3", &t, 165);
     let err = common::text(&out.stderr);
     let (at, kept) = stopped_in(&out);
     let at = at.unwrap_or_else(|| panic!("{err}"));
@@ -774,7 +774,7 @@ fn a_build_stopped_mid_fixpoint_keeps_its_finished_layers() {
         "the stop came before layer {at}'s levels: {err}"
     );
     assert_eq!(
-        stop_and_resume("quixo", "3x3", &t, 150, &want),
+        stop_and_resume("quixo", "3x3", &t, 165, &want),
         (Some(at), kept)
     );
 }
@@ -829,18 +829,19 @@ fn teeko_builds_stopped_in_and_after_the_movement_layer_resume_byte_identical() 
     build("teeko", "4x4s4", &whole, &[]);
     let want = std::fs::read(&whole).unwrap();
     let t = d.join("t.retro");
-    // Layer 8 (1,801,800 positions) takes about 440 checks to count, then some per level;
-    // check 1000 is among its levels, 1200 past them.
-    let out = build_stopped_at("teeko", "4x4s4", &t, 1000);
+    // Layer 8 (1,801,800 positions) takes about 440 checks to count, then up to 880 per
+    // level (a check per chunk with work, to decide and to tell); check 2500 is among its
+    // levels, 8000 past them.
+    let out = build_stopped_at("teeko", "4x4s4", &t, 2500);
     let err = common::text(&out.stderr);
     assert_eq!(stopped_in(&out), (Some(8), None), "{err}");
     assert!(err.contains("layer 8: level 0:"), "{err}");
     assert!(err.contains("no layer was finished yet"), "{err}");
     assert_eq!(
-        stop_and_resume("teeko", "4x4s4", &t, 1000, &want),
+        stop_and_resume("teeko", "4x4s4", &t, 2500, &want),
         (Some(8), None)
     );
-    let (at, kept) = stop_and_resume("teeko", "4x4s4", &t, 1200, &want);
+    let (at, kept) = stop_and_resume("teeko", "4x4s4", &t, 8000, &want);
     let at = at.unwrap_or(usize::MAX);
     assert!(at < 8 && kept == Some((8, at + 1)), "{at} {kept:?}");
 }
