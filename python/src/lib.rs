@@ -998,7 +998,7 @@ impl Visitor for Build<'_> {
     fn visit<G: Registered>(self, game: G) -> retro::Result<serde_json::Value> {
         job::check_encoding(&game, self.options)?;
         let estimate = Estimate::of(&game, self.path, self.options)?;
-        Estimate::check_memory(&game)?;
+        Estimate::check_memory(&game, self.options)?;
         estimate.check_disk(self.path, self.options)?;
         self.watch.total.store(game.total_positions(), Relaxed);
         let report = job::build(&game, self.path, self.options, Driver::Parallel, self.watch)?;

@@ -110,8 +110,8 @@ def test_stats_are_the_command_lines_and_count_the_layers_rows(cli, pairs, name)
     for k, layer in enumerate(stats["layers"]):
         rows = t.layer(k)
         assert layer["entries"] == len(rows)
-        assert layer["positions"] == int(np.asarray(rows["orbit_size"]).sum())
-        if "result" in rows:
-            got = Counter(str(r) for r in rows["result"])
+        assert layer["positions"] == int(np.asarray(rows.orbit_size).sum())
+        if getattr(rows, "result", None) is not None:
+            got = Counter(str(r) for r in rows.result)
             assert (layer["wins"], layer["losses"], layer["draws"], layer["ties"]) == (
                 got.get("win", 0), got.get("loss", 0), got.get("draw", 0), got.get("tie", 0))
