@@ -127,22 +127,21 @@ impl GridSymmetries {
             2 => self.map_chunks::<2>(g, mask),
             3 => self.map_chunks::<3>(g, mask),
             4 => self.map_chunks::<4>(g, mask),
-            n => {
-                let table = &self.tables[g * n * 256..(g + 1) * n * 256];
-                let mut out = 0;
-                for c in 0..n {
-                    out |= table[c * 256 + (mask >> (8 * c) & 255) as usize];
-                }
-                out
-            }
+            n => self.map_over(g, mask, n),
         }
     }
 
     #[inline(always)]
     fn map_chunks<const N: usize>(&self, g: usize, mask: u64) -> u64 {
-        let table = &self.tables[g * N * 256..(g + 1) * N * 256];
+        self.map_over(g, mask, N)
+    }
+
+    /// The image over `chunks` bytes (a constant where inlined: the loop unrolls).
+    #[inline(always)]
+    fn map_over(&self, g: usize, mask: u64, chunks: usize) -> u64 {
+        let table = &self.tables[g * chunks * 256..(g + 1) * chunks * 256];
         let mut out = 0;
-        for c in 0..N {
+        for c in 0..chunks {
             out |= table[c * 256 + (mask >> (8 * c) & 255) as usize];
         }
         out
@@ -344,24 +343,21 @@ impl Orbits {
             2 => self.set_rank_chunks::<2>(set),
             3 => self.set_rank_chunks::<3>(set),
             4 => self.set_rank_chunks::<4>(set),
-            n => {
-                let (mut rank, mut t) = (0, 0);
-                let stride = self.cells + 1;
-                for c in 0..n {
-                    let bits = (set >> (8 * c) & 255) as usize;
-                    rank += self.chunk_rank[(c * stride + t) * 256 + bits];
-                    t += POP8[bits] as usize;
-                }
-                rank
-            }
+            n => self.set_rank_over(set, n),
         }
     }
 
     #[inline(always)]
     fn set_rank_chunks<const N: usize>(&self, set: u64) -> u64 {
+        self.set_rank_over(set, N)
+    }
+
+    /// The set rank over `chunks` bytes (a constant where inlined: the loop unrolls).
+    #[inline(always)]
+    fn set_rank_over(&self, set: u64, chunks: usize) -> u64 {
         let (mut rank, mut t) = (0, 0);
         let stride = self.cells + 1;
-        for c in 0..N {
+        for c in 0..chunks {
             let bits = (set >> (8 * c) & 255) as usize;
             rank += self.chunk_rank[(c * stride + t) * 256 + bits];
             t += POP8[bits] as usize;

@@ -333,21 +333,8 @@ impl TableWriter {
     /// narrows its values once it knows the largest): every layer is dropped, and the
     /// header that lists none reaches the disk before their bytes are cut off.
     pub fn restart_as(&mut self, value_type: ValueType) -> Result<()> {
-        self.header.value_type = value_type;
-        for entry in &mut self.header.layers {
-            *entry = LayerEntry {
-                positions: entry.positions,
-                ..LayerEntry::default()
-            };
-        }
-        self.write_header()?;
-        self.sync()?;
-        crash_point();
-        self.end = header::values_start(self.header_len as u64);
-        self.partial
-            .file
-            .set_len(self.end)
-            .map_err(|e| io_error(&self.partial.path, e))
+        self.restart_over_as(value_type)?;
+        self.cut()
     }
 
     /// The header's value type.
