@@ -142,7 +142,8 @@ pub(crate) fn fixpoint_bytes(own: u128, width: u128) -> u128 {
 /// values (plus the fixpoint's working memory) and every finished layer still to be read
 /// (for a placement game: two adjacent layers; standard Teeko: 1.21 GB estimated, 1129 MiB
 /// = 1.18 GB measured). Where finished layers are read back from the table file (`spills`:
-/// `MapLayer`), only those the layer reads and the one being written are held.
+/// `MapLayer`), only those the layer reads are held: the one finished last is written
+/// before the layer starts where the layer does not read it.
 pub(crate) fn peak_bytes<G: Game>(game: &G, width: usize, spills: bool) -> u128 {
     let last = game.last_layer();
     let lowest = lowest_readers(game);
