@@ -32,7 +32,7 @@
 //! other side completed the mover's line). The workers compute in `i16` words and write the
 //! table's value type.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
@@ -100,15 +100,6 @@ impl Outside {
             (Some(r), _) => r as u16,
             (None, true) => NEVER,
             (None, false) => FLOOR | self.floor as u16,
-        }
-    }
-
-    /// The level this word may resolve at (for the solve's last level).
-    fn level(&self) -> u32 {
-        match (self.win, self.draw) {
-            (Some(r), _) => r,
-            (None, true) => 0,
-            (None, false) => self.floor,
         }
     }
 }
@@ -179,13 +170,11 @@ pub fn solve_layer<G: Game, V: Value>(
     let started = std::time::Instant::now();
     let trace = std::env::var_os("RETRO_TRACE").is_some();
     // One word per position (`Word`): its counter and pending word while it is open, its
-    // value once decided. The levels that hold a pending word from the start are marked,
-    // and only those are scanned whole.
+    // value once decided. Each block of positions keeps the least level at which one of
+    // them may be decided by what it holds from the start (`Ready`), so that a level looks
+    // only at the blocks with something to decide.
     let words = Words::new(n);
-    let seeded: Vec<AtomicBool> = (0..=MAX_REMOTENESS as usize + 1)
-        .map(|_| AtomicBool::new(false))
-        .collect();
-    let last = AtomicU64::new(0);
+    let ready = Ready::new(n);
     (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
         if progress.stopped() {
             return;
@@ -193,7 +182,7 @@ pub fn solve_layer<G: Game, V: Value>(
         let range = c * CHUNK..n.min((c + 1) * CHUNK);
         let len = range.len();
         let mut pos = game.unrank(k, range.start as u64);
-        let mut top = 0u32;
+        let mut least = [NONE; CHUNK / BLOCK];
         for at in range {
             if at > c * CHUNK {
                 game.advance(&mut pos);
@@ -218,26 +207,18 @@ pub fn solve_layer<G: Game, V: Value>(
                 far.store(true, Relaxed);
                 continue;
             }
-            words
-                .get(at)
-                .store(Word::open(seen.pending(), within as u8), Relaxed);
-            // A win waits for its level; a loss for its floor once nothing within the
-            // layer is left (else the last child to win brings it).
-            match (seen.win, seen.draw) {
-                (Some(r), _) => seeded[r as usize].store(true, Relaxed),
-                (None, false) if within == 0 => seeded[seen.floor as usize].store(true, Relaxed),
-                _ => {}
-            }
-            top = top.max(seen.level());
+            let word = Word::open(seen.pending(), within as u8);
+            words.get(at).store(word, Relaxed);
+            let b = (at - c * CHUNK) / BLOCK;
+            least[b] = least[b].min(Word::ready(word));
         }
-        last.fetch_max(top as u64, Relaxed);
+        ready.set_chunk(c, &least);
         progress.advance(len as u64);
     });
     check_stopped(progress)?;
     if far.load(Relaxed) {
         return Err(too_far(k));
     }
-    let last = last.load(Relaxed) as u32;
     if trace {
         eprintln!(
             "layer {k}: counted in {:.2} s",
@@ -251,7 +232,11 @@ pub fn solve_layer<G: Game, V: Value>(
     // whatever a level decides (a list of them could outgrow the layer's words).
     let next = Marks::new(n);
     let now = Marks::new(n);
-    let mut d: u32 = 0;
+    let Some(mut d) = ready.least() else {
+        // Nothing can be decided: every position draws.
+        words.into_values(out);
+        return Ok(());
+    };
     // Asked to stop (`Progress::stopped`): each pass below skips its remaining chunks, and
     // the solve ends with the interrupted error right after the pass, since a pass cut
     // short leaves the words half told.
@@ -277,30 +262,46 @@ pub fn solve_layer<G: Game, V: Value>(
             word.store(Word::value(value), Relaxed);
             true
         };
-        // A level some positions were pending for from the start: scan the layer.
-        let whole = seeded[d as usize].load(Relaxed);
+        // The candidates the last level made, and the blocks ready at this level from what
+        // they held (each scanned, and its least ready level worked out again).
         (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
-            if !(whole || next.chunk_marked(c)) || progress.stopped() {
+            let scan = ready.chunk(c) == d as u16;
+            if !(scan || next.chunk_marked(c)) || progress.stopped() {
                 return;
             }
-            let range = c * CHUNK..n.min((c + 1) * CHUNK);
             let mut any = false;
-            if whole {
-                for at in range {
-                    if decide(at) {
-                        now.mark_own(at);
-                        any = true;
+            if scan {
+                let mut least = [NONE; CHUNK / BLOCK];
+                for (b, least) in least.iter_mut().enumerate() {
+                    let start = c * CHUNK + b * BLOCK;
+                    if start >= n {
+                        break;
+                    }
+                    *least = ready.block(c, b);
+                    if *least != d as u16 {
+                        continue;
+                    }
+                    *least = NONE;
+                    for at in start..n.min(start + BLOCK) {
+                        if decide(at) {
+                            now.mark_own(at);
+                            any = true;
+                        } else {
+                            *least = (*least).min(Word::ready(words.get(at).load(Relaxed)));
+                        }
                     }
                 }
-            } else {
+                ready.set_chunk(c, &least);
+            }
+            if next.chunk_marked(c) {
                 next.take_chunk(c, |at| {
                     if decide(at) {
                         now.mark_own(at);
                         any = true;
                     }
                 });
+                next.clear_chunk(c);
             }
-            next.clear_chunk(c);
             if any {
                 now.flag_chunk(c);
             }
@@ -327,7 +328,7 @@ pub fn solve_layer<G: Game, V: Value>(
                             let p = Word::pending(w);
                             match p & !FLOOR {
                                 f if p >= FLOOR && p != NEVER && f as u32 > d + 1 => {
-                                    seeded[f as usize].store(true, Relaxed)
+                                    ready.lower(q as usize, f)
                                 }
                                 _ => next.mark(q as usize),
                             }
@@ -358,18 +359,83 @@ pub fn solve_layer<G: Game, V: Value>(
                 started.elapsed().as_secs_f64()
             );
         }
-        // Pass d + 1 resolves only what pass d resolved leads to (`next`), and the levels
-        // pending from the start, none of which is past `last`.
-        if !more && d >= last {
-            break;
-        }
-        d += 1;
+        // Pass d + 1 resolves what pass d resolved leads to (`next`); with none, the next
+        // level with anything to decide is the least a block is ready at.
+        d = if more {
+            d + 1
+        } else {
+            match ready.least() {
+                // Never below d + 1 (a block's level is past the levels it was scanned at).
+                Some(l) => l.max(d + 1),
+                None => break,
+            }
+        };
     }
     drop((next, now));
     // Positions never decided are draws. The words go block by block as their values are
     // written, so the layer's solve never holds both whole.
     words.into_values(out);
     Ok(())
+}
+
+/// Positions per block of `Ready`.
+const BLOCK: usize = 64;
+/// No level: nothing in the block is ready by itself.
+const NONE: u16 = u16::MAX;
+
+/// Per block of `BLOCK` positions, the least level at which a position of the block may be
+/// decided by what its word holds rather than because a child was decided the level
+/// before (a win pending from a child outside the layer, a floor with no child left within),
+/// and per chunk the least over its blocks: a level scans only the blocks ready at it. The
+/// levels are exact where a block was last scanned and lower bounds elsewhere, never past a
+/// position's own level, so nothing is missed; 2 bytes per 64 positions.
+struct Ready {
+    blocks: Vec<AtomicU16>,
+    chunks: Vec<AtomicU16>,
+}
+
+impl Ready {
+    fn new(n: usize) -> Ready {
+        let blocks = n.div_ceil(BLOCK);
+        Ready {
+            blocks: (0..blocks).map(|_| AtomicU16::new(NONE)).collect(),
+            chunks: (0..n.div_ceil(CHUNK))
+                .map(|_| AtomicU16::new(NONE))
+                .collect(),
+        }
+    }
+
+    fn chunk(&self, c: usize) -> u16 {
+        self.chunks[c].load(Relaxed)
+    }
+
+    fn block(&self, c: usize, b: usize) -> u16 {
+        self.blocks[c * (CHUNK / BLOCK) + b].load(Relaxed)
+    }
+
+    /// Chunk c's blocks' levels, from the one thread that owns the chunk in this pass.
+    fn set_chunk(&self, c: usize, least: &[u16; CHUNK / BLOCK]) {
+        let first = c * (CHUNK / BLOCK);
+        for (b, &l) in least.iter().enumerate() {
+            if let Some(block) = self.blocks.get(first + b) {
+                block.store(l, Relaxed);
+            }
+        }
+        let chunk = least.iter().copied().min().unwrap_or(NONE);
+        self.chunks[c].store(chunk, Relaxed);
+    }
+
+    /// Position `at` may be decided at level `level` (from any thread).
+    fn lower(&self, at: usize, level: u16) {
+        self.blocks[at / BLOCK].fetch_min(level, Relaxed);
+        self.chunks[at / CHUNK].fetch_min(level, Relaxed);
+    }
+
+    /// The least level any block is ready at.
+    fn least(&self) -> Option<u32> {
+        let l = self.chunks.par_iter().map(|c| c.load(Relaxed)).min();
+        l.filter(|&l| l != NONE).map(u32::from)
+    }
 }
 
 /// The layer's words, in blocks that are freed one by one as the values are written.
@@ -515,6 +581,20 @@ impl Word {
     }
     fn value(value: i16) -> u32 {
         Self::DECIDED | value as u16 as u32
+    }
+    /// The level at which an open word may be decided by what it holds: its pending win, or
+    /// its floor once no child within the layer is left; `NONE` for a decided word.
+    fn ready(w: u32) -> u16 {
+        let p = Self::pending(w);
+        if Self::decided(w) || p == NEVER {
+            NONE
+        } else if p < FLOOR {
+            p
+        } else if Self::count(w) == 0 {
+            p & !FLOOR
+        } else {
+            NONE
+        }
     }
     fn final_value(w: u32) -> i16 {
         if Self::decided(w) { w as u16 as i16 } else { 0 }
