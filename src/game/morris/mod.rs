@@ -730,18 +730,26 @@ impl Game for Morris {
         ) {
             return 0;
         }
-        let mut within = [0u64; MAX_WITHIN];
+        // Counted without ranking: two such children are one orbit only where a symmetry
+        // leaves the stones that did not move where they are and maps one moved set onto
+        // the other (`classes`).
+        let (mine, theirs) = pos.sides();
+        let mut moved = [0u32; MAX_WITHIN];
         let mut count = 0;
-        self.each_move(pos, |_, _, take, child| {
-            if take.is_none() {
-                within[count] = self.rank(&child);
-                count += 1;
+        for from in bits(mine) {
+            let lifted = mine & !(1 << from);
+            for to in bits(self.targets(pos, mine, Some(from))) {
+                let after = lifted | 1 << to;
+                if theirs == 0 || !self.closes_mill(after, to) {
+                    moved[count] = after;
+                    count += 1;
+                }
             }
-        });
-        each_distinct(&mut within[..count], |_| {})
+        }
+        self.classes(theirs, &mut moved[..count])
     }
 
-    fn for_each_parent_within(&self, pos: &MorrisPosition, f: impl FnMut(u64)) {
+    fn for_each_parent_within(&self, pos: &MorrisPosition, mut f: impl FnMut(u64)) {
         if !matches!(
             self.layers[pos.layer as usize].shape,
             Shape::Movement { .. }
@@ -753,7 +761,7 @@ impl Game for Morris {
         let (mine, theirs) = pos.sides();
         let empty = self.all & !(mine | theirs);
         let flies = self.board.flying && theirs.count_ones() == 3;
-        let mut parents = [0u64; MAX_WITHIN];
+        let mut parents = [0u32; MAX_WITHIN];
         let mut count = 0;
         for to in bits(theirs) {
             if self.closes_mill(theirs, to) {
@@ -765,27 +773,30 @@ impl Game for Morris {
                 self.geometry.adjacent[to] & empty
             };
             for from in bits(sources) {
-                let before = theirs & !(1 << to) | 1 << from;
-                let (x, o) = if pos.side == 0 {
-                    (mine, before)
-                } else {
-                    (before, mine)
-                };
-                let parent = MorrisPosition {
-                    x,
-                    o,
-                    hands: [0, 0],
-                    side: 1 - pos.side,
-                    layer: pos.layer,
-                    part: 0,
-                    local: 0,
-                    cursor: Cursor::default(),
-                };
-                parents[count] = self.rank(&parent);
+                parents[count] = theirs & !(1 << to) | 1 << from;
                 count += 1;
             }
         }
-        each_distinct(&mut parents[..count], f);
+        // One rank per orbit of parents (`classes`), each distinct without sorting ranks.
+        let distinct = self.classes(mine, &mut parents[..count]);
+        for &before in &parents[..distinct] {
+            let (x, o) = if pos.side == 0 {
+                (mine, before)
+            } else {
+                (before, mine)
+            };
+            let parent = MorrisPosition {
+                x,
+                o,
+                hands: [0, 0],
+                side: 1 - pos.side,
+                layer: pos.layer,
+                part: 0,
+                local: 0,
+                cursor: Cursor::default(),
+            };
+            f(self.rank(&parent));
+        }
     }
 
     fn symmetries(&self) -> usize {
@@ -862,6 +873,48 @@ impl Game for Morris {
 }
 
 impl Morris {
+    /// The positions where the stones `fixed` stay and one side's stones are each of
+    /// `sets` fall into orbits of the board's symmetries (where folded): two are one orbit
+    /// only where a symmetry leaves `fixed` where it is and maps one set onto the other. The
+    /// first `n` entries become one set of each orbit, and `n` is returned. Where no symmetry
+    /// but the identity leaves `fixed` in place (most positions), every set is its own orbit
+    /// and nothing is ranked or sorted.
+    #[inline]
+    fn classes(&self, fixed: u32, sets: &mut [u32]) -> usize {
+        if !self.fold || sets.len() < 2 {
+            return sets.len();
+        }
+        let sym = self.orbits.symmetries();
+        let mut stabiliser = 0u32;
+        for g in 1..sym.len() {
+            if sym.map(g, u64::from(fixed)) == u64::from(fixed) {
+                stabiliser |= 1 << g;
+            }
+        }
+        if stabiliser == 0 {
+            return sets.len();
+        }
+        for set in sets.iter_mut() {
+            let mut rest = stabiliser;
+            let mut least = *set;
+            while rest != 0 {
+                let g = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                least = least.min(sym.map(g, u64::from(*set)) as u32);
+            }
+            *set = least;
+        }
+        sets.sort_unstable();
+        let mut n = 0;
+        for i in 0..sets.len() {
+            if i == 0 || sets[i] != sets[n - 1] {
+                sets[n] = sets[i];
+                n += 1;
+            }
+        }
+        n
+    }
+
     /// The occupied points of an orbit table's layer (checks in debug builds).
     fn orbits_k(&self, spec: usize) -> usize {
         self.orbits.occupied(spec)
