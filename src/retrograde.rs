@@ -46,6 +46,23 @@ use crate::value::Value;
 /// Positions per parallel task.
 const CHUNK: usize = 4096;
 
+/// Positions counted at once in a batch (their children's values fetched ahead).
+const COUNT_BATCH: usize = 32;
+
+/// How a position of a batch starts its layer's solve.
+#[derive(Clone, Copy)]
+enum Start {
+    /// Play has ended in a win for the side to move.
+    Won,
+    /// Play has ended in a loss for the side to move.
+    Lost,
+    /// Play goes on.
+    Open,
+}
+
+/// Parents told at once in a batch (their words fetched ahead of the updates).
+const TELL_BATCH: usize = 256;
+
 /// Pending words: a win at level 1..0x8000, else a floor (`FLOOR | f`), else `NEVER`.
 const FLOOR: u16 = 0x8000;
 const NEVER: u16 = 0xffff;
@@ -183,34 +200,61 @@ pub fn solve_layer<G: Game, V: Value>(
         let len = range.len();
         let mut pos = game.unrank(k, range.start as u64);
         let mut least = [NONE; CHUNK / BLOCK];
-        for at in range {
-            if at > c * CHUNK {
-                game.advance(&mut pos);
-            }
-            let mut seen = Outside::new();
-            let mut within = 0usize;
-            match game.ended(&pos).map(Wdl::decode) {
-                // Won already: a win pending at level 0.
-                Some(Wdl::Win(_)) => seen.win = Some(0),
-                // Lost (or a draw, which no game ends in): no children, floor 0.
-                Some(_) => {}
-                None => {
-                    game.for_each_child_outside(&pos, |e| seen.child(child_value(finished, e)));
-                    within = game.children_within(&pos);
-                    seen.any |= within > 0;
+        // A batch of positions at a time: their children outside the layer are gathered
+        // and their values fetched ahead (they are scattered over large finished layers),
+        // then each position's are folded.
+        let mut edges: Vec<Edge> = Vec::with_capacity(COUNT_BATCH * 8);
+        let mut batch = [(Start::Open, 0usize, 0usize); COUNT_BATCH];
+        let mut first = range.start;
+        while first < range.end {
+            let size = COUNT_BATCH.min(range.end - first);
+            edges.clear();
+            for (i, slot) in batch[..size].iter_mut().enumerate() {
+                if first + i > c * CHUNK {
+                    game.advance(&mut pos);
                 }
+                *slot = match game.ended(&pos).map(Wdl::decode) {
+                    Some(Wdl::Win(_)) => (Start::Won, 0, edges.len()),
+                    Some(_) => (Start::Lost, 0, edges.len()),
+                    None => {
+                        game.for_each_child_outside(&pos, |e| {
+                            finished.prefetch(e.layer, e.rank);
+                            edges.push(e);
+                        });
+                        (Start::Open, game.children_within(&pos), edges.len())
+                    }
+                };
             }
-            if within > u8::MAX as usize
-                || seen.win.is_some_and(|r| r > MAX_REMOTENESS)
-                || seen.floor > MAX_REMOTENESS
-            {
-                far.store(true, Relaxed);
-                continue;
+            let mut from = 0;
+            for (i, &(start, within, to)) in batch[..size].iter().enumerate() {
+                let at = first + i;
+                let mut seen = Outside::new();
+                match start {
+                    // Won already: a win pending at level 0.
+                    Start::Won => seen.win = Some(0),
+                    // Lost (or a draw, which no game ends in): no children, floor 0.
+                    Start::Lost => {}
+                    Start::Open => {
+                        for &e in &edges[from..to] {
+                            seen.child(child_value(finished, e));
+                        }
+                        seen.any |= within > 0;
+                    }
+                }
+                from = to;
+                if within > u8::MAX as usize
+                    || seen.win.is_some_and(|r| r > MAX_REMOTENESS)
+                    || seen.floor > MAX_REMOTENESS
+                {
+                    far.store(true, Relaxed);
+                    continue;
+                }
+                let word = Word::open(seen.pending(), within as u8);
+                words.get(at).store(word, Relaxed);
+                let b = (at - c * CHUNK) / BLOCK;
+                least[b] = least[b].min(Word::ready(word));
             }
-            let word = Word::open(seen.pending(), within as u8);
-            words.get(at).store(word, Relaxed);
-            let b = (at - c * CHUNK) / BLOCK;
-            least[b] = least[b].min(Word::ready(word));
+            first += size;
         }
         ready.set_chunk(c, &least);
         progress.advance(len as u64);
@@ -237,6 +281,7 @@ pub fn solve_layer<G: Game, V: Value>(
         words.into_values(out);
         return Ok(());
     };
+    let (mut t_decide, mut t_tell, mut scans) = (0f64, 0f64, 0u32);
     // Asked to stop (`Progress::stopped`): each pass below skips its remaining chunks, and
     // the solve ends with the interrupted error right after the pass, since a pass cut
     // short leaves the words half told.
@@ -262,6 +307,8 @@ pub fn solve_layer<G: Game, V: Value>(
             word.store(Word::value(value), Relaxed);
             true
         };
+        let t0 = std::time::Instant::now();
+        scans += 1;
         // The candidates the last level made, and the blocks ready at this level from what
         // they held (each scanned, and its least ready level worked out again).
         (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
@@ -307,6 +354,8 @@ pub fn solve_layer<G: Game, V: Value>(
             }
         });
         check_stopped(progress)?;
+        t_decide += t0.elapsed().as_secs_f64();
+        let t0 = std::time::Instant::now();
         // A win takes a counter from each parent; the last child to win leaves a parent that
         // loses, at the next level or at its floor (a slower win outside the layer). A loss
         // offers each parent a win at the next level. A decided parent is left alone.
@@ -314,12 +363,16 @@ pub fn solve_layer<G: Game, V: Value>(
             if !now.chunk_marked(c) || progress.stopped() {
                 return;
             }
-            now.take_chunk(c, |at| {
-                let win = Word::final_value(words.get(at).load(Relaxed)) > 0;
-                let pos = game.unrank(k, at as u64);
-                if win {
-                    game.for_each_parent_within(&pos, |q| {
-                        let word = words.get(q as usize);
+            // The parents' words are scattered over the layer: they are gathered a batch at
+            // a time and fetched ahead of the updates, so that the cache misses overlap.
+            let mut batch: Vec<(u64, bool)> = Vec::with_capacity(TELL_BATCH + 64);
+            let tell = |batch: &mut Vec<(u64, bool)>| {
+                for &(q, _) in batch.iter() {
+                    words.prefetch(q as usize);
+                }
+                for &(q, win) in batch.iter() {
+                    let word = words.get(q as usize);
+                    if win {
                         let taken = word
                             .fetch_update(Relaxed, Relaxed, |w| (!Word::decided(w)).then(|| w - 1));
                         if let Ok(w) = taken
@@ -333,11 +386,8 @@ pub fn solve_layer<G: Game, V: Value>(
                                 _ => next.mark(q as usize),
                             }
                         }
-                    });
-                } else {
-                    let offer = (d + 1) as u16;
-                    game.for_each_parent_within(&pos, |q| {
-                        let word = words.get(q as usize);
+                    } else {
+                        let offer = (d + 1) as u16;
                         let offered = word.fetch_update(Relaxed, Relaxed, |w| {
                             (!Word::decided(w) && Word::pending(w) > offer)
                                 .then(|| Word::with_pending(w, offer))
@@ -345,14 +395,25 @@ pub fn solve_layer<G: Game, V: Value>(
                         if offered.is_ok() {
                             next.mark(q as usize);
                         }
-                    });
+                    }
+                }
+                batch.clear();
+            };
+            now.take_chunk(c, |at| {
+                let win = Word::final_value(words.get(at).load(Relaxed)) > 0;
+                let pos = game.unrank(k, at as u64);
+                game.for_each_parent_within(&pos, |q| batch.push((q, win)));
+                if batch.len() >= TELL_BATCH {
+                    tell(&mut batch);
                 }
             });
+            tell(&mut batch);
             now.clear_chunk(c);
         });
         // A parent pass cut short may leave no candidates, which must not read as the end.
         check_stopped(progress)?;
         let more = next.any();
+        t_tell += t0.elapsed().as_secs_f64();
         if trace {
             eprintln!(
                 "layer {k}: level {d}: told, at {:.2} s",
@@ -370,6 +431,9 @@ pub fn solve_layer<G: Game, V: Value>(
                 None => break,
             }
         };
+    }
+    if trace {
+        eprintln!("layer {k}: decide {t_decide:.2} s tell {t_tell:.2} s levels {scans}");
     }
     drop((next, now));
     // Positions never decided are draws. The words go block by block as their values are
@@ -465,6 +529,12 @@ impl Words {
     #[inline]
     fn get(&self, at: usize) -> &AtomicU32 {
         &self.blocks[at >> Self::SHIFT][at & (Self::BLOCK - 1)]
+    }
+
+    /// Ask for position `at`'s word ahead of its use.
+    #[inline]
+    fn prefetch(&self, at: usize) {
+        crate::memory::prefetch(self.get(at));
     }
 
     /// Each position's value into `out`, freeing each block once written.

@@ -124,6 +124,14 @@ impl<'a, V: Value> Finished<'a, V> {
         self.layers.get(k).copied().unwrap_or(&[])
     }
 
+    /// Ask for the value of position `rank` of layer `k` ahead of its use.
+    #[inline]
+    pub fn prefetch(&self, k: usize, rank: u64) {
+        if let Some(v) = self.layer(k).get(rank as usize) {
+            crate::memory::prefetch(v);
+        }
+    }
+
     /// The value of position `rank` of layer `k`, None where it is not held.
     #[inline]
     pub fn get(&self, k: usize, rank: u64) -> Option<V> {

@@ -713,11 +713,35 @@ impl Game for Morris {
     /// they are ranked.
     fn for_each_child_outside(&self, pos: &MorrisPosition, mut f: impl FnMut(Edge)) {
         match self.layers[pos.layer as usize].shape {
-            Shape::Movement { .. } => self.each_move(pos, |_, _, take, child| {
-                if take.is_some() {
-                    f(self.rank_child(&child));
-                }
-            }),
+            Shape::Movement { .. } => {
+                let theirs = pos.sides().1;
+                let mut removable = None;
+                let mut layer = None;
+                self.each_capture(pos, |after| {
+                    let takes = *removable.get_or_insert_with(|| self.removable(theirs));
+                    for take in bits(takes) {
+                        let left = theirs & !(1 << take);
+                        let (x, o) = if pos.side == 0 {
+                            (after, left)
+                        } else {
+                            (left, after)
+                        };
+                        let hands = [0, 0];
+                        let k = *layer
+                            .get_or_insert_with(|| self.child(x, o, hands, 1 - pos.side).layer);
+                        f(self.rank_child(&MorrisPosition {
+                            x,
+                            o,
+                            hands,
+                            side: 1 - pos.side,
+                            layer: k,
+                            part: 0,
+                            local: 0,
+                            cursor: Cursor::default(),
+                        }));
+                    }
+                });
+            }
             _ => self.for_each_child(pos, f),
         }
     }
@@ -732,8 +756,21 @@ impl Game for Morris {
         }
         // Counted without ranking: two such children are one orbit only where a symmetry
         // leaves the stones that did not move where they are and maps one moved set onto
-        // the other (`classes`).
+        // the other (`classes`). Where none does, the count is the moves less the captures.
         let (mine, theirs) = pos.sides();
+        if self.stabiliser(theirs) == 0 {
+            let empty = self.all & !(mine | theirs);
+            let moves = if self.board.flying && mine.count_ones() == 3 {
+                3 * empty.count_ones()
+            } else {
+                bits(mine)
+                    .map(|f| (self.geometry.adjacent[f] & empty).count_ones())
+                    .sum()
+            };
+            let mut captures = 0;
+            self.each_capture(pos, |_| captures += 1);
+            return moves as usize - captures;
+        }
         let mut moved = [0u32; MAX_WITHIN];
         let mut count = 0;
         for from in bits(mine) {
@@ -779,7 +816,8 @@ impl Game for Morris {
         }
         // One rank per orbit of parents (`classes`), each distinct without sorting ranks.
         let distinct = self.classes(mine, &mut parents[..count]);
-        for &before in &parents[..distinct] {
+        let mut ranks = [0u64; MAX_WITHIN];
+        for (i, &before) in parents[..distinct].iter().enumerate() {
             let (x, o) = if pos.side == 0 {
                 (mine, before)
             } else {
@@ -795,7 +833,12 @@ impl Game for Morris {
                 local: 0,
                 cursor: Cursor::default(),
             };
-            f(self.rank(&parent));
+            ranks[i] = self.rank(&parent);
+        }
+        let ranks = &mut ranks[..distinct];
+        ranks.sort_unstable();
+        for &r in ranks.iter() {
+            f(r);
         }
     }
 
@@ -881,19 +924,14 @@ impl Morris {
     /// and nothing is ranked or sorted.
     #[inline]
     fn classes(&self, fixed: u32, sets: &mut [u32]) -> usize {
-        if !self.fold || sets.len() < 2 {
+        if sets.len() < 2 {
             return sets.len();
         }
-        let sym = self.orbits.symmetries();
-        let mut stabiliser = 0u32;
-        for g in 1..sym.len() {
-            if sym.map(g, u64::from(fixed)) == u64::from(fixed) {
-                stabiliser |= 1 << g;
-            }
-        }
+        let stabiliser = self.stabiliser(fixed);
         if stabiliser == 0 {
             return sets.len();
         }
+        let sym = self.orbits.symmetries();
         for set in sets.iter_mut() {
             let mut rest = stabiliser;
             let mut least = *set;
@@ -913,6 +951,56 @@ impl Morris {
             }
         }
         n
+    }
+
+    /// The symmetries other than the identity that leave `stones` where they are, a bit
+    /// each; none where the symmetries are not folded.
+    #[inline]
+    fn stabiliser(&self, stones: u32) -> u32 {
+        if !self.fold {
+            return 0;
+        }
+        let sym = self.orbits.symmetries();
+        let mut stabiliser = 0u32;
+        for g in 1..sym.len() {
+            if sym.map(g, u64::from(stones)) == u64::from(stones) {
+                stabiliser |= 1 << g;
+            }
+        }
+        stabiliser
+    }
+
+    /// Calls `f(after)` for every move of a movement position that closes a mill (before
+    /// the stone it removes is chosen), with the mover's stones after it. Only the empty
+    /// points that would complete a mill are looked at, not every move.
+    #[inline]
+    fn each_capture(&self, pos: &MorrisPosition, mut f: impl FnMut(u32)) {
+        let (mine, theirs) = pos.sides();
+        if theirs == 0 {
+            return;
+        }
+        let empty = self.all & !(mine | theirs);
+        let mut closing = 0;
+        for &m in &self.geometry.mills {
+            let missing = m & !mine;
+            if missing.count_ones() == 1 {
+                closing |= missing & empty;
+            }
+        }
+        let flies = self.board.flying && mine.count_ones() == 3;
+        for to in bits(closing) {
+            let from = if flies {
+                mine
+            } else {
+                self.geometry.adjacent[to] & mine
+            };
+            for from in bits(from) {
+                let after = mine & !(1 << from) | 1 << to;
+                if self.closes_mill(after, to) {
+                    f(after);
+                }
+            }
+        }
     }
 
     /// The occupied points of an orbit table's layer (checks in debug builds).
