@@ -97,6 +97,10 @@ pub struct BuildOptions {
     pub stop_after: Option<usize>,
     /// Test hook: pretend the output file system has this many free bytes.
     pub assume_free: Option<u64>,
+    /// Test hook: store values for the side to move as halved codes
+    /// (`ValueType::Halved`) wherever they have them, even where `i8` holds them, so that
+    /// small boards exercise the encoding large ones need.
+    pub halve: bool,
 }
 
 impl BuildOptions {
@@ -245,11 +249,15 @@ fn build_layers<G: Registered, V: Value>(
         .collect();
     let encoding = options.encoding()?;
     let side_to_move = game.values().for_side_to_move();
-    // A partial file already narrowed to i8 goes on in i8.
+    // A partial file already narrowed to one byte goes on in its type.
     let partial = partial_path(path);
     let stored_type = match crate::table::Table::open_partial::<G>(&partial) {
-        Ok(t) if side_to_move && !options.fresh && t.header.value_type == ValueType::I8 => {
-            ValueType::I8
+        Ok(t)
+            if side_to_move
+                && !options.fresh
+                && matches!(t.header.value_type, ValueType::I8 | ValueType::Halved) =>
+        {
+            t.header.value_type
         }
         _ => V::TYPE,
     };
@@ -278,7 +286,7 @@ fn build_layers<G: Registered, V: Value>(
     };
     let too_wide = |k: usize| {
         Error::other(format!(
-            "layer {k}: a value does not fit the i8 table it resumes"
+            "layer {k}: a value does not fit the one-byte table it resumes"
         ))
     };
     let root_value = if let Encoding::Moves { .. } = encoding {
@@ -335,19 +343,20 @@ fn build_layers<G: Registered, V: Value>(
                 }
                 return Ok(());
             }
-            // A resumed build of a table narrowed to i8.
+            // A resumed build of a table narrowed to one byte.
+            let stored = writer.value_type();
             let narrow: Vec<i8> = values
                 .iter()
-                .map(|v| i8::try_from(v.to_i64()))
-                .collect::<std::result::Result<_, _>>()
-                .map_err(|_| too_wide(k))?;
+                .map(|v| one_byte(stored, v.to_i64()))
+                .collect::<Option<_>>()
+                .ok_or_else(|| too_wide(k))?;
             writer.write_layer(k, &narrow)
         };
         let map: Option<driver_::MapLayer<'_>> = spills.then_some(&map);
         driver_::solve_layers::<G, V>(game, driver, progress, from, Some(&mut write), map)?
     };
-    if side_to_move && writer.value_type() != ValueType::I8 {
-        narrow_to_i8(&mut writer, sizes.len(), progress)?;
+    if side_to_move && writer.value_type().width() > 1 {
+        narrow_to_i8(&mut writer, sizes.len(), options.halve, progress)?;
     }
     let mut report = finish(writer, start, &sizes, root_value, resumed_below)?;
     report.positions = (0..=game.last_layer())
@@ -357,7 +366,18 @@ fn build_layers<G: Registered, V: Value>(
     Ok(report)
 }
 
-/// Write a finished table of values for the side to move again in `i8` if every value fits.
+/// A value's byte in a table of one-byte type `stored` (`I8` or `Halved`), if it has one.
+fn one_byte(stored: crate::value::ValueType, value: i64) -> Option<i8> {
+    match stored {
+        crate::value::ValueType::Halved => crate::value::ValueType::halved(value),
+        _ => i8::try_from(value).ok(),
+    }
+}
+
+/// Write a finished table of values for the side to move again in one byte a value if every
+/// value fits: as `i8` where each does, else as halved codes (`ValueType::Halved`) where
+/// each has one (wins in odd plies and losses in even, up to 254: Nine Men's Morris's moving
+/// phase reaches 204).
 /// A stop is honoured while the layers are checked (they are all on disk, and a resumed
 /// build narrows them), not once they are being rewritten: a stop there would drop the
 /// `i16` layers not yet written again, and the rewrite takes seconds where the solve took
@@ -367,51 +387,63 @@ fn build_layers<G: Registered, V: Value>(
 /// place, each layer read whole as `i8`s and written where the one before it ended, which
 /// is never past where its own `i16`s began (so the rewrite holds one layer's `i8`s, and the
 /// disk no second copy). A compact table, whose blocks may not shrink, is read whole first.
-fn narrow_to_i8(writer: &mut TableWriter, layers: usize, progress: &dyn Progress) -> Result<()> {
+fn narrow_to_i8(
+    writer: &mut TableWriter,
+    layers: usize,
+    halve: bool,
+    progress: &dyn Progress,
+) -> Result<()> {
+    use crate::value::ValueType;
     const RANGE: usize = 1 << 22;
     let old = writer.current()?;
-    let narrow_layer = |k: usize| -> Result<Option<Vec<i8>>> {
-        let size = old.header.layers[k].positions;
-        let mut out = Vec::with_capacity(size as usize);
-        for start in (0..size).step_by(RANGE) {
-            let part = old.read_range(k, start, RANGE.min((size - start) as usize))?;
-            for v in part {
-                match i8::try_from(v) {
-                    Ok(v) => out.push(v),
-                    Err(_) => return Ok(None),
-                }
-            }
-        }
-        Ok(Some(out))
-    };
-    // Do all fit? Checked in ranges, a layer at a time.
+    // Do all fit a byte, as i8s or as halved codes? Checked in ranges, a layer at a time.
+    let (mut plain, mut halved) = (true, true);
     for k in 0..layers {
         progress::check_stopped(progress)?;
         let size = old.header.layers[k].positions;
         for start in (0..size).step_by(RANGE) {
             let part = old.read_range(k, start, RANGE.min((size - start) as usize))?;
-            if part.iter().any(|&v| i8::try_from(v).is_err()) {
+            plain &= part.iter().all(|&v| i8::try_from(v).is_ok());
+            halved &= part.iter().all(|&v| ValueType::halved(v).is_some());
+            if !plain && !halved {
                 return Ok(());
             }
         }
     }
+    let stored = if plain && !(halve && halved) {
+        ValueType::I8
+    } else {
+        ValueType::Halved
+    };
+    let narrow_layer = |k: usize| -> Result<Vec<i8>> {
+        let size = old.header.layers[k].positions;
+        let mut out = Vec::with_capacity(size as usize);
+        for start in (0..size).step_by(RANGE) {
+            let part = old.read_range(k, start, RANGE.min((size - start) as usize))?;
+            for v in part {
+                // Every value was checked above.
+                out.push(one_byte(stored, v).unwrap_or_default());
+            }
+        }
+        Ok(out)
+    };
     // Layers in the order the file holds them (the build writes the last first).
     let mut order: Vec<usize> = (0..layers).collect();
     order.sort_by_key(|&k| old.header.layers[k].offset);
     if writer.encoding() != crate::table::Encoding::Plain {
         let mut narrow = Vec::with_capacity(layers);
         for k in 0..layers {
-            narrow.push(narrow_layer(k)?.unwrap_or_default());
+            narrow.push(narrow_layer(k)?);
         }
-        writer.restart_as(crate::value::ValueType::I8)?;
+        writer.restart_as(stored)?;
         for &k in &order {
             writer.write_layer(k, &narrow[k])?;
         }
         return Ok(());
     }
-    writer.restart_over_as(crate::value::ValueType::I8)?;
+    writer.restart_over_as(stored)?;
     for &k in &order {
-        let values = narrow_layer(k)?.unwrap_or_default();
+        let values = narrow_layer(k)?;
         writer.write_layer(k, &values)?;
     }
     writer.cut()

@@ -13,6 +13,15 @@ pub enum ValueType {
     I32,
     /// 64-bit values.
     I64,
+    /// 8-bit codes of values for the side to move (`Values::SideToMove`) whose wins are all
+    /// in an odd number of plies and losses in an even number (as where every move passes
+    /// the turn and a finished game is lost by the side to move): a win in r plies (value
+    /// r + 1, even) is stored as (r + 1) / 2, a loss in r (value -(r + 1), odd) as
+    /// -(r + 2) / 2, a draw as 0; so code c is value 2c for c > 0, 2c + 1 for c < 0. It
+    /// holds wins in up to 253 plies and losses in up to 254 in one byte, where `I8` holds
+    /// 126 and 127. Added after the four integer types: a retro that predates it fails to
+    /// decode the header rather than misread the table.
+    Halved,
 }
 
 impl ValueType {
@@ -33,7 +42,7 @@ impl ValueType {
     /// Bytes per value.
     pub fn width(self) -> usize {
         match self {
-            ValueType::I8 => 1,
+            ValueType::I8 | ValueType::Halved => 1,
             ValueType::I16 => 2,
             ValueType::I32 => 4,
             ValueType::I64 => 8,
@@ -47,6 +56,45 @@ impl ValueType {
             ValueType::I16 => "i16",
             ValueType::I32 => "i32",
             ValueType::I64 => "i64",
+            ValueType::Halved => "i8-halved",
+        }
+    }
+
+    /// The value a stored integer stands for: itself, or for `Halved` its code decoded.
+    #[inline]
+    pub fn value_of(self, stored: i64) -> i64 {
+        match self {
+            ValueType::Halved if stored > 0 => 2 * stored,
+            ValueType::Halved if stored < 0 => 2 * stored + 1,
+            _ => stored,
+        }
+    }
+
+    /// The `Halved` code of a value, if it has one (a win stored as an even value, a loss
+    /// as an odd one, within a byte).
+    pub fn halved(value: i64) -> Option<i8> {
+        let code = match value {
+            0 => 0,
+            v if v > 0 && v % 2 == 0 => v / 2,
+            v if v < 0 && v % 2 != 0 => (v - 1) / 2,
+            _ => return None,
+        };
+        i8::try_from(code).ok()
+    }
+
+    /// The Rust integer type values of this type are written as (`Halved`: `i8` codes).
+    pub fn stored_as(self) -> ValueType {
+        match self {
+            ValueType::Halved => ValueType::I8,
+            t => t,
+        }
+    }
+
+    /// The type a solver holds this type's values in once decoded (`Halved`: `i16`).
+    pub fn held_as(self) -> ValueType {
+        match self {
+            ValueType::Halved => ValueType::I16,
+            t => t,
         }
     }
 
@@ -122,7 +170,8 @@ macro_rules! with_value_type {
                 type $V = i8;
                 $body
             }
-            $crate::value::ValueType::I16 => {
+            // Decoded values of halved codes reach 255: held as i16.
+            $crate::value::ValueType::I16 | $crate::value::ValueType::Halved => {
                 type $V = i16;
                 $body
             }
@@ -141,6 +190,29 @@ macro_rules! with_value_type {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn halved_codes_stand_for_wins_in_odd_plies_and_losses_in_even() {
+        for code in i8::MIN..=i8::MAX {
+            let value = ValueType::Halved.value_of(code.into());
+            assert_eq!(ValueType::halved(value), Some(code), "code {code}");
+            // r + 1 for a win in r (odd r), -(r + 1) for a loss in r (even r).
+            match value {
+                v if v > 0 => assert_eq!((v - 1) % 2, 1),
+                v if v < 0 => assert_eq!((-v - 1) % 2, 0),
+                _ => assert_eq!(code, 0),
+            }
+        }
+        // Nine Men's Morris's longest win and loss: 203 and 204 plies.
+        assert_eq!(ValueType::halved(204), Some(102));
+        assert_eq!(ValueType::halved(-205), Some(-103));
+        // A win in an even number of plies, a loss in an odd one, or past a byte: none.
+        for value in [1, -2, 3 + 253, 256, -257] {
+            assert_eq!(ValueType::halved(value), None, "{value}");
+        }
+        assert_eq!(ValueType::Halved.width(), 1);
+        assert_eq!(ValueType::I8.value_of(-5), -5);
+    }
 
     #[test]
     fn narrowest_type() {

@@ -68,6 +68,10 @@ pub struct Args {
     /// Test hook: pretend the output file system has this many free bytes.
     #[arg(long, hide = true, value_name = "BYTES")]
     assume_free_bytes: Option<u64>,
+    /// Test hook: store values for the side to move as halved codes wherever they have
+    /// them, as a table whose remoteness passes 127 plies is stored.
+    #[arg(long, hide = true)]
+    halve_values: bool,
 }
 
 /// tables/<input file stem>.retro, or for stdin tables/<game>-<board>.retro (the board's
@@ -139,6 +143,7 @@ fn build<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32> {
         force: args.force,
         stop_after: args.stop_after_layer,
         assume_free: args.assume_free_bytes,
+        halve: args.halve_values,
     };
     // MPI: every rank builds its slices of the one table (see `distributed`).
     let encoding = options.encoding()?;

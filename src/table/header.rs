@@ -96,7 +96,7 @@ impl Encoding {
 pub struct Header {
     /// The board the table was built for.
     pub game: AnyBoard,
-    /// The integer type of the stored values.
+    /// The integer type of the stored values (or `Halved`: one-byte codes of them).
     pub value_type: ValueType,
     /// Plain, compact or best moves.
     pub encoding: Encoding,

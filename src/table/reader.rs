@@ -19,6 +19,7 @@ use super::mapped::GuardedMap;
 use super::moves::{self, Follow, Next};
 use crate::error::{Error, Result, io_error};
 use crate::game::{Builtin, Registered, Registry, Visitor};
+use crate::value::ValueType;
 
 /// Positioned reads of a table's bytes, as shakmaty-syzygy's `RandomAccessFile`: files,
 /// memory maps and plain bytes in memory (tests, the fuzzer) all serve a [`Table`].
@@ -504,8 +505,9 @@ impl Table {
         loop {
             let stored = self.stored(k, index)?;
             if self.stores_values(k) {
+                let value = self.header.value_type.value_of(stored);
                 // Wrapping: damaged moves may add up to anything, but must not panic.
-                return Ok(sum.wrapping_add(stored));
+                return Ok(sum.wrapping_add(value));
             }
             match self.best_child(k, index, stored)? {
                 Next::Child(child, reward) => {
@@ -574,8 +576,8 @@ impl Table {
         self.read_stored(k, start, count)
     }
 
-    /// Entries `start..start + count` of layer `k` as stored: values, or on a layer of
-    /// best moves their indices.
+    /// Entries `start..start + count` of layer `k` as stored: values (halved codes
+    /// decoded), or on a layer of best moves their indices.
     pub fn read_stored(&self, k: usize, start: u64, count: usize) -> Result<Vec<i64>> {
         let mut out = Vec::with_capacity(count);
         if count == 0 {
@@ -606,6 +608,11 @@ impl Table {
                     let hi = end.min(first + n as u64) - first;
                     out.extend_from_slice(&block_values[lo as usize..hi as usize]);
                 }
+            }
+        }
+        if vt == ValueType::Halved && self.stores_values(k) {
+            for v in &mut out {
+                *v = vt.value_of(*v);
             }
         }
         Ok(out)

@@ -286,7 +286,7 @@ impl TableWriter {
     pub fn write_layer<V: Value>(&mut self, k: usize, values: &[V]) -> Result<()> {
         let cells = self.header.layers.len() - 1;
         if values.len() as u64 != self.header.layers[k].positions
-            || V::TYPE != self.header.value_type
+            || V::TYPE != self.header.value_type.stored_as()
             || !self.header.encoding.stores_values(k, cells)
         {
             return Err(Error::other(format!(
