@@ -18,14 +18,18 @@
 //!   offers each a win at d + 1 (each an atomic compare-and-swap on the parent's word, which
 //!   leaves a decided parent alone). Deciding reads only what earlier levels wrote, so each
 //!   phase is one parallel pass without a lock. Only the candidates the last level made are
-//!   looked at, and the whole layer only at levels some position was pending for from the
-//!   start.
+//!   looked at, and the blocks of 64 positions holding a position ready at this level by
+//!   what it held from the start (`Ready`: a win pending from a child outside the layer, a
+//!   floor reached with no child left within); a level with neither is skipped.
+//! - Where they are scattered over large layers, the values of children outside the layer
+//!   and the words of the parents told are fetched a batch at a time ahead of their use, so
+//!   that the cache misses overlap.
 //! - Positions never resolved are draws.
 //!
-//! Memory during a layer's solve: the word (4 bytes a position) and two bitmaps (the
-//! candidates of the next level, the positions decided at this one), besides the finished
-//! layers it reads; the layer's values are made from the words at the end, block by block,
-//! each block of words freed once written.
+//! Memory during a layer's solve: the word (4 bytes a position), two bitmaps (the
+//! candidates of the next level, the positions decided at this one) and 2 bytes per 64
+//! positions for `Ready`, besides the finished layers it reads; the layer's values are made
+//! from the words at the end, block by block, each block of words freed once written.
 //!
 //! Values are for the side to move (`Wdl`): 0 a draw, r + 1 a win in r plies, -(r + 1) a
 //! loss in r plies (a position where play has ended is a loss in 0, or a win in 0 where the
@@ -152,27 +156,48 @@ pub fn solve_layer<G: Game, V: Value>(
                 return;
             }
             let mut pos = game.unrank(k, (c * CHUNK) as u64);
-            for (i, v) in out.iter_mut().enumerate() {
-                if i > 0 {
-                    game.advance(&mut pos);
+            // A batch of positions at a time, their children's values fetched ahead, as
+            // the fixpoint counts (below).
+            let mut edges: Vec<Edge> = Vec::with_capacity(COUNT_BATCH * 16);
+            let mut ends = [None; COUNT_BATCH];
+            let mut bounds = [0usize; COUNT_BATCH];
+            for (b, out) in out.chunks_mut(COUNT_BATCH).enumerate() {
+                edges.clear();
+                for i in 0..out.len() {
+                    if b > 0 || i > 0 {
+                        game.advance(&mut pos);
+                    }
+                    ends[i] = game.ended(&pos);
+                    if ends[i].is_none() {
+                        game.for_each_child(&pos, |e| {
+                            if e.layer == k {
+                                // A game that says its layer has no moves inside has none.
+                                far.store(true, Relaxed);
+                            } else {
+                                finished.prefetch(e.layer, e.rank);
+                                edges.push(e);
+                            }
+                        });
+                    }
+                    bounds[i] = edges.len();
                 }
-                if let Some(end) = game.ended(&pos) {
-                    *v = V::from_i64(end);
-                    continue;
-                }
-                let mut seen = Outside::new();
-                game.for_each_child(&pos, |e| {
-                    if e.layer == k {
-                        // A game that says its layer has no moves inside has none.
-                        far.store(true, Relaxed);
-                    } else {
+                let mut from = 0;
+                for (i, v) in out.iter_mut().enumerate() {
+                    let to = bounds[i];
+                    if let Some(end) = ends[i] {
+                        *v = V::from_i64(end);
+                        continue;
+                    }
+                    let mut seen = Outside::new();
+                    for &e in &edges[from..to] {
                         seen.child(child_value(finished, e));
                     }
-                });
-                if seen.win.is_some_and(|r| r > MAX_REMOTENESS) || seen.floor > MAX_REMOTENESS {
-                    far.store(true, Relaxed);
+                    from = to;
+                    if seen.win.is_some_and(|r| r > MAX_REMOTENESS) || seen.floor > MAX_REMOTENESS {
+                        far.store(true, Relaxed);
+                    }
+                    *v = V::from_i64(seen.value().into());
                 }
-                *v = V::from_i64(seen.value().into());
             }
             progress.advance(out.len() as u64);
         });

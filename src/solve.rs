@@ -140,10 +140,11 @@ impl<'a, V: Value> Finished<'a, V> {
 }
 
 /// Bytes a fixpoint's solve of `own` positions holds for itself with values `width` bytes
-/// wide: its words (4 bytes a position) and two bitmaps (a bit each), and its values only
-/// as far as one block of words not yet freed (`retrograde`).
+/// wide: its words (4 bytes a position), two bitmaps (a bit each) and the blocks' ready
+/// levels (2 bytes per 64), and its values only as far as one block of words not yet freed
+/// (`retrograde`).
 pub(crate) fn fixpoint_bytes(own: u128, width: u128) -> u128 {
-    own * 4 + own.div_ceil(4) + own.min(1 << 24) * width
+    own * 4 + own.div_ceil(4) + own.div_ceil(32) + own.min(1 << 24) * width
 }
 
 /// Bytes the driver holds at its peak with values `width` bytes wide: at each layer, its own
