@@ -476,8 +476,9 @@ const NONE: u16 = u16::MAX;
 /// decided by what its word holds rather than because a child was decided the level
 /// before (a win pending from a child outside the layer, a floor with no child left within),
 /// and per chunk the least over its blocks: a level scans only the blocks ready at it. The
-/// levels are exact where a block was last scanned and lower bounds elsewhere, never past a
-/// position's own level, so nothing is missed; 2 bytes per 64 positions.
+/// levels are lower bounds (exact after a scan, until a position of the block is decided as
+/// a candidate), never past a position's own level, so nothing is missed; 2 bytes per 64
+/// positions.
 struct Ready {
     blocks: Vec<AtomicU16>,
     chunks: Vec<AtomicU16>,
