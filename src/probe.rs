@@ -186,23 +186,72 @@ pub struct Step<P> {
     pub scores: Scores,
 }
 
+/// A principal variation: the moves of best play, and where it stopped because it came
+/// back to a position it had been at.
+pub struct Line<P> {
+    /// Each move with the position after it.
+    pub steps: Vec<Step<P>>,
+    /// Where the line came back, if it did (a draw).
+    pub repeats: Option<Repeat>,
+}
+
+/// The position after ply `ply` of a line is the one after ply `earlier`, 0 for the line's
+/// start, or an image of it under the board's symmetries (one table entry): best play goes
+/// round, a draw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Repeat {
+    /// The ply whose position repeats.
+    pub ply: usize,
+    /// The earlier ply it repeats (0: the start).
+    pub earlier: usize,
+    /// It is a symmetric image of the earlier position rather than the same.
+    pub image: bool,
+}
+
+impl Repeat {
+    /// "the position after ply 23 repeats ply 15: a draw" (", up to symmetry" for an image).
+    pub fn describe(&self) -> String {
+        let earlier = match self.earlier {
+            0 => "the start".to_string(),
+            e => format!("ply {e}"),
+        };
+        let image = if self.image { " up to symmetry" } else { "" };
+        format!(
+            "the position after ply {} repeats {earlier}{image}: a draw",
+            self.ply
+        )
+    }
+}
+
 /// Follow the first best move until play ends, or, in a game whose positions repeat (a
-/// draw), until the line comes back to a position it has been at: the cycle is then
-/// shown once.
+/// draw), until the line comes back to a position it has been at (`Line::repeats`): the
+/// cycle is then shown once.
 pub fn principal_variation<G: Gameplay>(
     game: &G,
     table: &Table,
     start: &G::Position,
-) -> Result<Vec<Step<G::Position>>> {
-    let mut steps = Vec::new();
+) -> Result<Line<G::Position>> {
+    let mut steps: Vec<Step<G::Position>> = Vec::new();
     let mut position = start.clone();
     let mut scores = start_scores(game, start);
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = std::collections::HashMap::new();
+    let mut repeats = None;
     loop {
         // Where moves stay inside layers, best play may come back to a position: a draw.
-        if !seen.insert((game.layer_of(&position), game.rank(&position))) {
+        let key = (game.layer_of(&position), game.rank(&position));
+        if let Some(&earlier) = seen.get(&key) {
+            let before = match earlier {
+                0 => start,
+                e => &steps[e - 1].mv.child,
+            };
+            repeats = Some(Repeat {
+                ply: steps.len(),
+                earlier,
+                image: game.format_position(before) != game.format_position(&position),
+            });
             break;
         }
+        seen.insert(key, steps.len());
         let a = answer(game, table, position)?;
         let Some(best) = a.first_best() else {
             break;
@@ -216,7 +265,7 @@ pub fn principal_variation<G: Gameplay>(
             scores,
         });
     }
-    Ok(steps)
+    Ok(Line { steps, repeats })
 }
 
 /// The JSON object of `query --json` (and of each `--batch --json` line and `serve`'s
@@ -345,10 +394,15 @@ fn add_from<G: Gameplay>(game: &G, out: &mut serde_json::Value, mv: &Move<G::Pos
     }
 }
 
-/// A principal variation as JSON: one object per move (with `column` as in `to_json`).
-pub fn pv_json<G: Gameplay>(game: &G, pv: &[Step<G::Position>]) -> serde_json::Value {
-    pv.iter()
-        .map(|s| {
+/// A principal variation as JSON: one object per move (with `column` as in `to_json`); a
+/// line that came back to a position has, on its last move, `repeats` (the earlier ply, 0
+/// for the start) and `note` ("the position after ply 6 repeats ply 2: a draw").
+pub fn pv_json<G: Gameplay>(game: &G, line: &Line<G::Position>) -> serde_json::Value {
+    let last = line.steps.len().saturating_sub(1);
+    line.steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
             let mut step = json!({
                 "player": if s.first_to_move { "first" } else { "second" },
                 "cell": [s.mv.row + 1, s.mv.col + 1],
@@ -361,6 +415,11 @@ pub fn pv_json<G: Gameplay>(game: &G, pv: &[Step<G::Position>]) -> serde_json::V
             }
             add_column(game, &mut step, &s.mv);
             add_from(game, &mut step, &s.mv);
+            // The line's last step, where it came back to a position: which ply it repeats.
+            if let Some(r) = line.repeats.filter(|_| i == last) {
+                step["repeats"] = json!(r.earlier);
+                step["note"] = json!(r.describe());
+            }
             step
         })
         .collect()

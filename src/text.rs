@@ -2,7 +2,7 @@
 //! the command line prints.
 
 use crate::game::{Gameplay, MoveNotation};
-use crate::probe::{self, Answer, MoveStyle, Step, describe_move};
+use crate::probe::{self, Answer, Line, MoveStyle, describe_move};
 
 /// The board under column numbers and, where moves name cells (`rows`), beside row
 /// numbers; a game whose moves are columns needs only the column numbers. `Game::draw`
@@ -38,10 +38,11 @@ pub fn labelled(drawing: &str, rows_numbered: bool) -> String {
 /// position (and the running scores of a game of scores), then the result.
 pub fn principal_variation<G: Gameplay>(
     game: &G,
-    pv: &[Step<G::Position>],
+    line: &Line<G::Position>,
     value: i64,
     start: &G::Position,
 ) -> String {
+    let pv = &line.steps;
     let stones = game.layer_of(start);
     let mut out = String::from("principal variation\n");
     // Moves and positions in columns as wide as the widest of the line: a long line
@@ -62,6 +63,9 @@ pub fn principal_variation<G: Gameplay>(
         for (i, (s, (mv, pos))) in pv.iter().zip(moves.iter().zip(&positions)).enumerate() {
             let who = if s.first_to_move { "first" } else { "second" };
             out.push_str(&format!("  {:>nw$}. {who:<6} {mv:<mw$}  -> {pos}\n", i + 1));
+        }
+        if let Some(r) = line.repeats {
+            out.push_str(&format!("  {}\n", r.describe()));
         }
         out.push_str(&format!(
             "  result {}\n",

@@ -399,8 +399,8 @@ impl<G: Registered> Probe for Game<G> {
 
     fn pv(&self, table: &retro::Table, text: &str) -> retro::Result<serde_json::Value> {
         let answer = probe::answer_text(&self.0, table, text)?;
-        let steps = probe::principal_variation(&self.0, table, &answer.position)?;
-        Ok(probe::pv_json(&self.0, &steps))
+        let line = probe::principal_variation(&self.0, table, &answer.position)?;
+        Ok(probe::pv_json(&self.0, &line))
     }
 
     fn answer_lines(

@@ -172,3 +172,17 @@ def test_position_and_rank_round_trip(tables):
         t.position(0, 1)
     with pytest.raises(IndexError, match="out of range"):
         t.position(len(t.layer_sizes), 0)
+
+
+def test_a_drawn_line_that_goes_round_says_where(cli, tmp_path):
+    # Morris's start is a draw whose best line comes back to a position it has been at.
+    path = tmp_path / "m.retro"
+    retro.build("morris", "six stones=3", path)
+    t = retro.open(path)
+    line = t.pv("start")
+    last = line[-1]
+    assert last["note"] == f"the position after ply {len(line)} repeats ply {last['repeats']} up to symmetry: a draw"
+    assert 0 < last["repeats"] < len(line)
+    assert all("note" not in step for step in line[:-1])
+    want = json.loads(cli.run("query", str(path), "start", "--json", "--pv").stdout)
+    assert line == want["pv"]

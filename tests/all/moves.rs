@@ -106,6 +106,7 @@ fn compare<G: Registered>(
     let root = game.unrank(0, 0);
     let pv = |t: &Table| -> retro::error::Result<Vec<(usize, usize)>> {
         Ok(probe::principal_variation(game, t, &root)?
+            .steps
             .iter()
             .map(|s| (s.mv.row, s.mv.col))
             .collect())

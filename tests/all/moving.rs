@@ -204,10 +204,34 @@ fn teeko_positions_moves_and_refusals() {
         pv[..pv.len() - 1].contains(last) || *last == drawn,
         "the line ends where it comes back: {pv:?}"
     );
+    // Its last step says which ply it repeats (0: the start), and so does the text.
+    let end = a["pv"].as_array().unwrap().last().unwrap().clone();
+    let earlier = end["repeats"].as_u64().expect("the last step names the ply") as usize;
+    let repeated = match earlier {
+        0 => drawn.as_str(),
+        e => pv[e - 1],
+    };
+    assert_eq!(repeated, *last, "{end}");
+    let note = format!(
+        "the position after ply {} repeats {}: a draw",
+        pv.len(),
+        match earlier {
+            0 => "the start".to_string(),
+            e => format!("ply {e}"),
+        }
+    );
+    assert_eq!(end["note"], note.as_str());
+    // A line that ends in a win names no repeat.
+    let won = json(&t43, "x.x./o.o./..../x.o.:x");
+    assert!(
+        won["pv"].as_array().unwrap().iter().all(|s| s.get("note").is_none()),
+        "{won}"
+    );
     let words = ok(&retro(
         &["query", t43.to_str().unwrap(), &drawn, "--pv"],
         "",
     ));
+    assert!(words.contains(&format!("  {note}\n")), "{words}");
     assert!(
         words.contains("draw: neither side can force a win"),
         "{words}"

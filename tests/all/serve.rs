@@ -895,6 +895,24 @@ mod browser {
         )
         .await;
 
+        // A drawn line goes round: played out, the page says where it came back.
+        c.goto(&server.url("/morris-six3?position=start"))
+            .await
+            .unwrap();
+        wait_text(c, "to-move", "first to move (x); in hand x 3, o 3").await;
+        let line = get_eventually(&server.addr, "/api/morris-six3/start");
+        let note = line["pv"].as_array().unwrap().last().unwrap()["note"]
+            .as_str()
+            .expect("the start's best line goes round")
+            .to_string();
+        click(c, "#play-pv").await;
+        let want = format!("The best line goes round: {note}.");
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while text(c, "line-note").await != want {
+            assert!(Instant::now() < deadline, "no note on the line: {want}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+
         // An unknown position shows the server's message.
         c.goto(&server.url("/twins-sample1?position=zz"))
             .await

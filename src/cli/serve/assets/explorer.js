@@ -90,6 +90,8 @@ function shareable(position) {
 async function show(position) {
   selected = null;
   target = null;
+  // A note on the best line stays only while that line is on the board.
+  if (!playing) $("line-note").hidden = true;
   try {
     current = await getJSON(`/api/${encodeURIComponent(tableName)}/${encodeURIComponent(position)}`);
     $("error").hidden = true;
@@ -438,17 +440,25 @@ function stop() {
   $("play-pv").textContent = "Play the best line";
 }
 
-// Follow the best move, one step every half second, until play ends or, in a drawn game
-// whose positions repeat, until the line comes back to a position it has shown.
+// Follow the best line the server gave, one step every half second, until play ends or,
+// in a drawn game whose positions repeat, until the line comes back to a position it has
+// been at: its last step then says which (`note`: "the position after ply 6 repeats ply 2:
+// a draw"), and so does the page.
 async function playBestLine() {
   if (playing) return stop();
   playing = true;
   $("play-pv").textContent = "Stop";
-  const seen = new Set([current && current.position]);
-  while (playing && current && current.pv.length > 0 && !seen.has(current.pv[0].position)) {
-    seen.add(current.pv[0].position);
-    await go(current.pv[0].position, current.pv[0].move || (current.pv[0].column ? `column ${current.pv[0].column}` : current.pv[0].cell.join(",")));
+  $("line-note").hidden = true;
+  const line = (current && current.pv) || [];
+  for (const step of line) {
+    if (!playing) break;
+    await go(step.position, step.move || (step.column ? `column ${step.column}` : step.cell.join(",")));
     await new Promise((r) => setTimeout(r, 500));
+  }
+  const last = line[line.length - 1];
+  if (playing && last && last.note) {
+    $("line-note").textContent = `The best line goes round: ${last.note}.`;
+    $("line-note").hidden = false;
   }
   stop();
 }
