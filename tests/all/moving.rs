@@ -206,7 +206,9 @@ fn teeko_positions_moves_and_refusals() {
     );
     // Its last step says which ply it repeats (0: the start), and so does the text.
     let end = a["pv"].as_array().unwrap().last().unwrap().clone();
-    let earlier = end["repeats"].as_u64().expect("the last step names the ply") as usize;
+    let earlier = end["repeats"]
+        .as_u64()
+        .expect("the last step names the ply") as usize;
     let repeated = match earlier {
         0 => drawn.as_str(),
         e => pv[e - 1],
@@ -224,7 +226,11 @@ fn teeko_positions_moves_and_refusals() {
     // A line that ends in a win names no repeat.
     let won = json(&t43, "x.x./o.o./..../x.o.:x");
     assert!(
-        won["pv"].as_array().unwrap().iter().all(|s| s.get("note").is_none()),
+        won["pv"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s.get("note").is_none()),
         "{won}"
     );
     let words = ok(&retro(
