@@ -445,18 +445,7 @@ impl Morris {
                     } else {
                         (theirs, moved)
                     };
-                    let k =
-                        *layer.get_or_insert_with(|| self.child(x, o, hands, 1 - pos.side).layer);
-                    MorrisPosition {
-                        x,
-                        o,
-                        hands,
-                        side: 1 - pos.side,
-                        layer: k,
-                        part: 0,
-                        local: 0,
-                        cursor: Cursor::default(),
-                    }
+                    self.child_of(pos, x, o, hands, layer)
                 };
                 if theirs != 0 && self.closes_mill(moved, to) {
                     let mut takes = *removable.get_or_insert_with(|| self.removable(theirs));
@@ -474,6 +463,32 @@ impl Morris {
                     f(from, to, None, make(theirs, &mut plain));
                 }
             }
+        }
+    }
+
+    /// A child of `pos` (the other side to move) whose layer is `layer`, worked out from the
+    /// first child that needs it: the moves of a position that remove no stone all lead to
+    /// one layer, and those that remove one to another.
+    #[inline]
+    fn child_of(
+        &self,
+        pos: &MorrisPosition,
+        x: u32,
+        o: u32,
+        hands: [u8; 2],
+        layer: &mut Option<u32>,
+    ) -> MorrisPosition {
+        let side = 1 - pos.side;
+        let k = *layer.get_or_insert_with(|| self.child(x, o, hands, side).layer);
+        MorrisPosition {
+            x,
+            o,
+            hands,
+            side,
+            layer: k,
+            part: 0,
+            local: 0,
+            cursor: Cursor::default(),
         }
     }
 
@@ -726,19 +741,7 @@ impl Game for Morris {
                         } else {
                             (left, after)
                         };
-                        let hands = [0, 0];
-                        let k = *layer
-                            .get_or_insert_with(|| self.child(x, o, hands, 1 - pos.side).layer);
-                        f(self.rank_child(&MorrisPosition {
-                            x,
-                            o,
-                            hands,
-                            side: 1 - pos.side,
-                            layer: k,
-                            part: 0,
-                            local: 0,
-                            cursor: Cursor::default(),
-                        }));
+                        f(self.rank_child(&self.child_of(pos, x, o, [0, 0], &mut layer)));
                     }
                 });
             }
