@@ -306,6 +306,7 @@ pub fn solve_layer<G: Game, V: Value>(
         words.into_values(out);
         return Ok(());
     };
+    // Where a layer's levels spend their time, for `RETRO_TRACE`: deciding against telling.
     let (mut t_decide, mut t_tell, mut scans) = (0f64, 0f64, 0u32);
     // Asked to stop (`Progress::stopped`): each pass below skips its remaining chunks, and
     // the solve ends with the interrupted error right after the pass, since a pass cut
