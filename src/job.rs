@@ -22,7 +22,7 @@ use crate::with_value_type;
 /// checking they fit in memory).
 pub fn solve<G: Game>(game: &G, driver: Driver, progress: &dyn Progress) -> Result<i64> {
     let vt = driver_::value_type(game);
-    driver_::check_memory(game, vt.width(), false)?;
+    driver_::check_memory(game, vt.width(), None)?;
     with_value_type!(vt, V => driver_::solve::<G, V>(game, driver, progress))
 }
 
@@ -98,8 +98,8 @@ pub struct BuildOptions {
     /// Test hook: pretend the output file system has this many free bytes.
     pub assume_free: Option<u64>,
     /// Test hook: store values for the side to move as halved codes
-    /// (`ValueType::Halved`) wherever they have them, even where `i8` holds them, so that
-    /// small boards exercise the encoding large ones need.
+    /// (`ValueType::Halved`) from the first layer on, as `Game::halved_values` asks, for a
+    /// game whose values `i8` holds too (so that the two tables can be compared).
     pub halve: bool,
 }
 
@@ -132,7 +132,7 @@ impl Estimate {
     /// Work out what building `game`'s table into `path` will take.
     pub fn of<G: Registered>(game: &G, path: &Path, options: &BuildOptions) -> Result<Estimate> {
         let vt = driver_::value_type(game);
-        let width = vt.width() as u64;
+        let width = stored_type(game, options).width() as u64;
         let encoding = options.encoding()?;
         let sizes: Vec<u64> = (0..=game.last_layer())
             .map(|k| game.layer_size(k))
@@ -155,7 +155,7 @@ impl Estimate {
         let table_bytes = sizes.iter().enumerate().fold(values_start, |sum, (k, &n)| {
             sum.saturating_add(layer_bytes(k, n))
         });
-        let spills = encoding == Encoding::Plain;
+        let spills = (encoding == Encoding::Plain).then_some(width as usize);
         let peak_memory =
             driver_::peak_bytes(game, vt.width(), spills).min(u64::MAX as u128) as u64;
         let dir = path
@@ -173,7 +173,8 @@ impl Estimate {
     /// Refuse a board whose build does not fit in available memory (a plain table's
     /// finished layers are read back from the file, so it holds less).
     pub fn check_memory<G: Game>(game: &G, options: &BuildOptions) -> Result<()> {
-        let spills = options.encoding()? == Encoding::Plain;
+        let spills =
+            (options.encoding()? == Encoding::Plain).then_some(stored_type(game, options).width());
         driver_::check_memory(game, driver_::value_type(game).width(), spills)
     }
 
@@ -218,8 +219,20 @@ pub fn build<G: Registered>(
 ) -> Result<BuildReport> {
     check_encoding(game, options)?;
     let vt = driver_::value_type(game);
-    driver_::check_memory(game, vt.width(), options.encoding()? == Encoding::Plain)?;
+    Estimate::check_memory(game, options)?;
     with_value_type!(vt, V => build_layers::<G, V>(game, path, options, driver, progress))
+}
+
+/// The type a fresh build of `game` writes its values in: halved one-byte codes from the
+/// first layer on where the game's values have them (`Game::halved_values`, or the test
+/// hook), else the type the solve computes in (a game of values for the side to move
+/// narrows its table to one byte once every value is known).
+fn stored_type<G: Game>(game: &G, options: &BuildOptions) -> crate::value::ValueType {
+    if game.values().for_side_to_move() && (game.halved_values() || options.halve) {
+        crate::value::ValueType::Halved
+    } else {
+        driver_::value_type(game)
+    }
 }
 
 /// Refuse options the game cannot be built with: a table of best moves for a game whose
@@ -249,17 +262,20 @@ fn build_layers<G: Registered, V: Value>(
         .collect();
     let encoding = options.encoding()?;
     let side_to_move = game.values().for_side_to_move();
-    // A partial file already narrowed to one byte goes on in its type.
+    // A partial file goes on in its type: one already narrowed to one byte, or one of
+    // the type the solve computes in begun before its game stored halved codes.
     let partial = partial_path(path);
     let stored_type = match crate::table::Table::open_partial::<G>(&partial) {
         Ok(t)
             if side_to_move
                 && !options.fresh
-                && matches!(t.header.value_type, ValueType::I8 | ValueType::Halved) =>
+                && (side_to_move
+                    && matches!(t.header.value_type, ValueType::I8 | ValueType::Halved)
+                    || t.header.value_type == V::TYPE) =>
         {
             t.header.value_type
         }
-        _ => V::TYPE,
+        _ => stored_type(game, options),
     };
     let (mut writer, from) = TableWriter::open::<G>(
         path,
@@ -284,9 +300,14 @@ fn build_layers<G: Registered, V: Value>(
                 .collect::<Result<_>>()?,
         },
     };
-    let too_wide = |k: usize| {
+    let too_wide = |k: usize, stored: ValueType| {
         Error::other(format!(
-            "layer {k}: a value does not fit the one-byte table it resumes"
+            "layer {k}: a value does not fit the table's one-byte values ({}: {})",
+            stored.name(),
+            match stored {
+                ValueType::Halved => "wins in odd plies and losses in even, up to 254",
+                _ => "up to 127",
+            }
         ))
     };
     let root_value = if let Encoding::Moves { .. } = encoding {
@@ -317,11 +338,13 @@ fn build_layers<G: Registered, V: Value>(
         // Finished layers a later layer reads are mapped back from the partial file rather
         // than held (a plain table of the values the solve computes in), each where the
         // writer put it.
-        let spills = encoding == Encoding::Plain && writer.value_type() == V::TYPE;
+        let stored = writer.value_type();
+        let spills =
+            encoding == Encoding::Plain && (stored == V::TYPE || stored == ValueType::Halved);
         let partial = writer.partial_file().to_path_buf();
         let placed: std::sync::Mutex<Vec<Option<(u64, u64)>>> =
             std::sync::Mutex::new(vec![None; sizes.len()]);
-        let map = |k: usize| -> Option<memmap2::Mmap> {
+        let map = |k: usize| -> Option<(memmap2::Mmap, ValueType)> {
             let (offset, bytes) = (*placed.lock().ok()?.get(k)?)?;
             let file = std::fs::File::open(&partial).ok()?;
             // SAFETY: the partial file is this build's own, locked against other builds
@@ -334,23 +357,30 @@ fn build_layers<G: Registered, V: Value>(
                     .map(&file)
             }
             .ok()
+            .map(|m| (m, stored))
         };
         let mut write = |k: usize, values: &[V]| {
-            if writer.value_type() == V::TYPE {
+            if stored == V::TYPE {
                 writer.write_layer(k, values)?;
-                if let Ok(mut placed) = placed.lock() {
-                    placed[k] = Some(writer.layer_place(k));
+            } else {
+                // One byte a value: halved codes from the first layer, or a resumed build
+                // of a table narrowed to one byte. Every value is checked before any is
+                // written, so a layer is whole or absent.
+                use rayon::prelude::*;
+                if !values
+                    .par_iter()
+                    .all(|v| one_byte(stored, v.to_i64()).is_some())
+                {
+                    return Err(too_wide(k, stored));
                 }
-                return Ok(());
+                writer.write_narrowed(k, values, |v| {
+                    one_byte(stored, v.to_i64()).unwrap_or_default()
+                })?;
             }
-            // A resumed build of a table narrowed to one byte.
-            let stored = writer.value_type();
-            let narrow: Vec<i8> = values
-                .iter()
-                .map(|v| one_byte(stored, v.to_i64()))
-                .collect::<Option<_>>()
-                .ok_or_else(|| too_wide(k))?;
-            writer.write_layer(k, &narrow)
+            if let Ok(mut placed) = placed.lock() {
+                placed[k] = Some(writer.layer_place(k));
+            }
+            Ok(())
         };
         let map: Option<driver_::MapLayer<'_>> = spills.then_some(&map);
         driver_::solve_layers::<G, V>(game, driver, progress, from, Some(&mut write), map)?

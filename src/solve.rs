@@ -103,39 +103,77 @@ pub(crate) fn lowest_readers<G: Game>(game: &G) -> Vec<Option<usize>> {
     lowest
 }
 
+/// A finished layer as a solve reads it: its values, or the one-byte halved codes a table of
+/// `ValueType::Halved` stores (mapped from the table file, decoded as they are read).
+#[derive(Clone, Copy)]
+pub(crate) enum Layer<'a, V> {
+    /// The values themselves.
+    Values(&'a [V]),
+    /// Halved codes of the values (`ValueType::value_of`).
+    Halved(&'a [i8]),
+}
+
 /// The finished layers a layer reads, by layer number (empty where not held).
 pub(crate) struct Finished<'a, V> {
-    layers: Vec<&'a [V]>,
+    layers: Vec<Layer<'a, V>>,
 }
 
 impl<'a, V: Value> Finished<'a, V> {
     /// The layers held, as `(layer, values)`.
     pub fn new(last_layer: usize, held: impl IntoIterator<Item = (usize, &'a [V])>) -> Self {
-        let mut layers: Vec<&[V]> = vec![&[]; last_layer + 1];
-        for (k, values) in held {
-            layers[k] = values;
+        Self::of(
+            last_layer,
+            held.into_iter().map(|(k, v)| (k, Layer::Values(v))),
+        )
+    }
+
+    /// The layers held, as `(layer, values or codes)`.
+    pub fn of(last_layer: usize, held: impl IntoIterator<Item = (usize, Layer<'a, V>)>) -> Self {
+        let mut layers: Vec<Layer<'a, V>> = vec![Layer::Values(&[]); last_layer + 1];
+        for (k, layer) in held {
+            layers[k] = layer;
         }
         Finished { layers }
     }
 
-    /// Layer `k`'s values (empty where not held).
+    /// Layer `k`'s values (empty where not held, or held as codes: only the games of the
+    /// retrograde workers, which read values one at a time with `get`, store codes).
     #[inline]
     pub fn layer(&self, k: usize) -> &'a [V] {
-        self.layers.get(k).copied().unwrap_or(&[])
+        match self.layers.get(k) {
+            Some(Layer::Values(v)) => v,
+            _ => &[],
+        }
     }
 
     /// Ask for the value of position `rank` of layer `k` ahead of its use.
     #[inline]
     pub fn prefetch(&self, k: usize, rank: u64) {
-        if let Some(v) = self.layer(k).get(rank as usize) {
-            crate::memory::prefetch(v);
+        match self.layers.get(k) {
+            Some(Layer::Values(v)) => {
+                if let Some(v) = v.get(rank as usize) {
+                    crate::memory::prefetch(v);
+                }
+            }
+            Some(Layer::Halved(c)) => {
+                if let Some(c) = c.get(rank as usize) {
+                    crate::memory::prefetch(c);
+                }
+            }
+            None => {}
         }
     }
 
     /// The value of position `rank` of layer `k`, None where it is not held.
     #[inline]
     pub fn get(&self, k: usize, rank: u64) -> Option<V> {
-        self.layer(k).get(rank as usize).copied()
+        match self.layers.get(k)? {
+            Layer::Values(v) => v.get(rank as usize).copied(),
+            Layer::Halved(c) => {
+                let code = *c.get(rank as usize)?;
+                Some(V::from_i64(ValueType::Halved.value_of(code.into())))
+            }
+        }
     }
 }
 
@@ -150,10 +188,11 @@ pub(crate) fn fixpoint_bytes(own: u128, width: u128) -> u128 {
 /// Bytes the driver holds at its peak with values `width` bytes wide: at each layer, its own
 /// values (plus the fixpoint's working memory) and every finished layer still to be read
 /// (for a placement game: two adjacent layers; standard Teeko: 1.21 GB estimated, 1129 MiB
-/// = 1.18 GB measured). Where finished layers are read back from the table file (`spills`:
-/// `MapLayer`), only those the layer reads are held: the one finished last is written
-/// before the layer starts where the layer does not read it.
-pub(crate) fn peak_bytes<G: Game>(game: &G, width: usize, spills: bool) -> u128 {
+/// = 1.18 GB measured). Where finished layers are read back from the table file (`spills`,
+/// the bytes a value takes there: `MapLayer`), only those the layer reads are held: the one
+/// finished last is written before the layer starts where the layer does not read it, and
+/// is held as computed where it does; the others are held as the file stores them.
+pub(crate) fn peak_bytes<G: Game>(game: &G, width: usize, spills: Option<usize>) -> u128 {
     let last = game.last_layer();
     let lowest = lowest_readers(game);
     let width = width as u128;
@@ -169,10 +208,17 @@ pub(crate) fn peak_bytes<G: Game>(game: &G, width: usize, spills: bool) -> u128 
             let reads = game.child_layers(k);
             let held: u128 = (k + 1..=last)
                 .filter(|&j| lowest[j].is_some_and(|r| r <= k))
-                .filter(|&j| !spills || reads.contains(&j))
-                .map(|j| game.layer_size(j) as u128)
+                .map(|j| {
+                    let n = game.layer_size(j) as u128;
+                    match spills {
+                        None => n * width,
+                        Some(_) if !reads.contains(&j) => 0,
+                        Some(_) if j == k + 1 => n * width,
+                        Some(stored) => n * (stored as u128).min(width),
+                    }
+                })
                 .sum();
-            held * width + own_bytes
+            held + own_bytes
         })
         .max()
         .unwrap_or(0)
@@ -184,7 +230,7 @@ pub fn value_type<G: Game>(game: &G) -> ValueType {
 }
 
 /// Refuse a board whose solve does not fit in available memory (`peak_bytes`).
-pub(crate) fn check_memory<G: Game>(game: &G, width: usize, spills: bool) -> Result<()> {
+pub(crate) fn check_memory<G: Game>(game: &G, width: usize, spills: Option<usize>) -> Result<()> {
     let need = peak_bytes(game, width, spills);
     let max_layer = (0..=game.last_layer())
         .map(|k| game.layer_size(k))
@@ -234,21 +280,28 @@ pub(crate) fn held_below<G: Game>(game: &G, layer: usize) -> Vec<usize> {
 /// Called with each finished layer, in order (the table writer).
 pub(crate) type OnLayer<'a, V> = &'a mut (dyn FnMut(usize, &[V]) -> Result<()> + Send);
 
-/// Maps a finished layer back from where `OnLayer` wrote it (the table file), as the raw
-/// little-endian values the solve computes in; None where it cannot (a compact table).
-pub(crate) type MapLayer<'a> = &'a (dyn Fn(usize) -> Option<memmap2::Mmap> + Sync);
+/// Maps a finished layer back from where `OnLayer` wrote it (the table file), with the type
+/// its values are stored in there: the raw little-endian values the solve computes in, or
+/// halved codes; None where it cannot (a compact table).
+pub(crate) type MapLayer<'a> = &'a (dyn Fn(usize) -> Option<(memmap2::Mmap, ValueType)> + Sync);
 
-/// A finished layer the driver holds: in memory, or mapped from the table file.
+/// A finished layer the driver holds: in memory, or mapped from the table file (values, or
+/// halved codes).
 enum Held<V> {
     Memory(Vec<V>),
     Mapped(memmap2::Mmap, usize),
+    MappedHalved(memmap2::Mmap, usize),
 }
 
 impl<V: Value> Held<V> {
-    /// A map of `n` values of V, if its bytes are exactly that and aligned for V, and V is
-    /// a primitive integer on a little-endian machine (so the bytes are the values).
-    fn mapped(map: memmap2::Mmap, n: usize) -> Option<Held<V>> {
+    /// A map of `n` values stored as `stored`: values of V, if its bytes are exactly that
+    /// and aligned for V, and V is a primitive integer on a little-endian machine (so the
+    /// bytes are the values); or `n` halved codes, a byte each.
+    fn mapped(map: memmap2::Mmap, n: usize, stored: ValueType) -> Option<Held<V>> {
         use std::any::TypeId;
+        if stored == ValueType::Halved {
+            return (map.len() == n).then_some(Held::MappedHalved(map, n));
+        }
         let int = [
             TypeId::of::<i8>(),
             TypeId::of::<i16>(),
@@ -256,22 +309,27 @@ impl<V: Value> Held<V> {
             TypeId::of::<i64>(),
         ]
         .contains(&TypeId::of::<V>());
-        let fits = map.len() == n * size_of::<V>()
+        let fits = stored == V::TYPE
+            && map.len() == n * size_of::<V>()
             && (map.as_ptr() as usize).is_multiple_of(align_of::<V>());
         (int && fits && cfg!(target_endian = "little")).then_some(Held::Mapped(map, n))
     }
 
-    fn values(&self) -> &[V] {
+    fn layer(&self) -> Layer<'_, V> {
         match self {
-            Held::Memory(v) => v,
+            Held::Memory(v) => Layer::Values(v),
             // SAFETY: `mapped` admitted the map only as `n` aligned values of a primitive
             // integer type in the machine's byte order, for which every bit pattern is a
             // value; the slice borrows the map, which stays mapped while it lives. The
             // table file is the build's own, locked partial file, which nothing writes
             // while its finished layers are read.
-            Held::Mapped(map, n) => unsafe {
-                std::slice::from_raw_parts(map.as_ptr().cast::<V>(), *n)
-            },
+            Held::Mapped(map, n) => {
+                Layer::Values(unsafe { std::slice::from_raw_parts(map.as_ptr().cast::<V>(), *n) })
+            }
+            // SAFETY: as above, for `n` bytes read as `i8`s (every bit pattern is one).
+            Held::MappedHalved(map, n) => {
+                Layer::Halved(unsafe { std::slice::from_raw_parts(map.as_ptr().cast::<i8>(), *n) })
+            }
         }
     }
 }
@@ -336,16 +394,20 @@ pub(crate) fn solve_layers<G: Game, V: Value>(
             // than beside this layer's solve, so that its memory goes first.
             if let (Some(j), Some(f)) = (unseen, on_layer.as_deref_mut())
                 && !reads.contains(&j)
-                && let Some(values) = &held[j]
+                && let Some(Held::Memory(values)) = &held[j]
             {
-                f(j, &values.values()[..sizes[j]])?;
+                f(j, values)?;
                 unseen = None;
             }
+            // A layer this one reads stays in memory, unless the file stores it narrower
+            // than the solve computes (halved codes, a byte a position where the solve holds
+            // two): then the map holds less, and its reads touch half the cache lines.
             let written = unseen.map_or(k + 1, |j| j + 1);
             for j in written..=last {
                 if matches!(held[j], Some(Held::Memory(_)))
-                    && !reads.contains(&j)
-                    && let Some(mapped) = map(j).and_then(|m| Held::mapped(m, sizes[j]))
+                    && let Some((m, stored)) = map(j)
+                    && (!reads.contains(&j) || stored.width() < size_of::<V>())
+                    && let Some(mapped) = Held::mapped(m, sizes[j], stored)
                 {
                     held[j] = Some(mapped);
                 }
@@ -375,11 +437,11 @@ pub(crate) fn solve_layers<G: Game, V: Value>(
         };
         {
             let out = &mut buffer[..size];
-            let finished = Finished::new(
+            let finished = Finished::of(
                 last,
                 held.iter()
                     .enumerate()
-                    .filter_map(|(j, h)| h.as_ref().map(|v| (j, &v.values()[..sizes[j]]))),
+                    .filter_map(|(j, h)| h.as_ref().map(|v| (j, v.layer()))),
             );
             let compute = |out: &mut [V]| -> Result<()> {
                 match worker(game, k) {
@@ -428,14 +490,14 @@ pub(crate) fn solve_layers<G: Game, V: Value>(
         }
     }
     if let (Some(j), Some(f)) = (unseen, on_layer)
-        && let Some(values) = &held[j]
+        && let Some(Held::Memory(values)) = &held[j]
     {
-        f(j, &values.values()[..sizes[j]])?;
+        f(j, values)?;
     }
-    let root = held[0]
-        .as_ref()
-        .and_then(|v| v.values().first().copied())
-        .map(|v| v.to_i64());
+    let root = held[0].as_ref().and_then(|v| match v.layer() {
+        Layer::Values(v) => v.first().map(|v| v.to_i64()),
+        Layer::Halved(c) => c.first().map(|&c| ValueType::Halved.value_of(c.into())),
+    });
     root.ok_or_else(|| Error::other("the solve finished without layer 0"))
 }
 

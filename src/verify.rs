@@ -109,7 +109,7 @@ pub fn verify_all<G: Gameplay>(
     progress: &dyn Progress,
 ) -> Result<std::result::Result<u64, Mismatch>> {
     let vt = table.header.value_type;
-    crate::solve::check_memory(game, vt.held_as().width(), false)?;
+    crate::solve::check_memory(game, vt.held_as().width(), None)?;
     crate::with_value_type!(vt, V => verify_layers::<G, V>(game, table, progress))
 }
 

@@ -68,8 +68,8 @@ pub struct Args {
     /// Test hook: pretend the output file system has this many free bytes.
     #[arg(long, hide = true, value_name = "BYTES")]
     assume_free_bytes: Option<u64>,
-    /// Test hook: store values for the side to move as halved codes wherever they have
-    /// them, as a table whose remoteness passes 127 plies is stored.
+    /// Test hook: store values for the side to move as halved codes from the first layer
+    /// on, as a game that says its values have them (morris) is stored.
     #[arg(long, hide = true)]
     halve_values: bool,
 }

@@ -191,6 +191,17 @@ pub trait Game: Send + Sync + Sized {
     }
     /// What a stored value means (`values::Values`).
     fn values(&self) -> Values;
+    /// Whether a build stores this game's values as halved one-byte codes from its first
+    /// layer on (`ValueType::Halved`), rather than in the type the solve computes in,
+    /// narrowed once every value is known. Say so for values for the side to move where
+    /// play only ends in a loss for the side to move (so every win is in an odd number of
+    /// plies and every loss in an even one) and the longest lines may pass the 127 plies
+    /// an `i8` holds: later layers then read finished layers at a byte a position, half
+    /// the memory and cache lines. A value without a code (a line past 253 plies) stops
+    /// the build with an error. Default: no.
+    fn halved_values(&self) -> bool {
+        false
+    }
     /// Called by the solver before it computes layer `k`, from the thread driving it, inside
     /// its pool. A game that caches per-layer data builds it here, where every worker can
     /// help, rather than on first use in one chunk while the other workers wait for it.

@@ -284,9 +284,39 @@ impl TableWriter {
 
     /// Append layer `k`, then record it in the header and sync, so it survives a crash.
     pub fn write_layer<V: Value>(&mut self, k: usize, values: &[V]) -> Result<()> {
+        if V::TYPE != self.header.value_type.stored_as() {
+            return Err(Error::other(format!(
+                "layer {k} does not match the table header"
+            )));
+        }
+        self.write_entries(k, values, |&v| v)
+    }
+
+    /// Append layer `k` of a one-byte table from values computed wider, each written as
+    /// `narrow` makes it (its `i8`, or its halved code), as `write_layer` does.
+    pub fn write_narrowed<V: Value>(
+        &mut self,
+        k: usize,
+        values: &[V],
+        narrow: impl Fn(&V) -> i8 + Sync,
+    ) -> Result<()> {
+        if self.header.value_type.stored_as() != ValueType::I8 {
+            return Err(Error::other(format!(
+                "layer {k} does not match the table header"
+            )));
+        }
+        self.write_entries(k, values, narrow)
+    }
+
+    /// Append layer `k`'s `entries`, each stored as `stored` makes it.
+    fn write_entries<T: Sync, S: Value>(
+        &mut self,
+        k: usize,
+        entries: &[T],
+        stored: impl Fn(&T) -> S + Sync,
+    ) -> Result<()> {
         let cells = self.header.layers.len() - 1;
-        if values.len() as u64 != self.header.layers[k].positions
-            || V::TYPE != self.header.value_type.stored_as()
+        if entries.len() as u64 != self.header.layers[k].positions
             || !self.header.encoding.stores_values(k, cells)
         {
             return Err(Error::other(format!(
@@ -298,14 +328,14 @@ impl TableWriter {
         match self.header.encoding {
             Encoding::Plain => {
                 let mut buf = Vec::new();
-                for chunk in values.chunks(1 << 18) {
+                for chunk in entries.chunks(1 << 18) {
                     buf.clear();
-                    chunk.iter().for_each(|&v| v.write_le(&mut buf));
+                    chunk.iter().for_each(|t| stored(t).write_le(&mut buf));
                     self.append(&buf, &mut hasher)?;
                 }
             }
             Encoding::Blocked | Encoding::Moves { .. } => {
-                self.append_blocks(values, |v| v.to_i64(), &mut hasher)?;
+                self.append_blocks(entries, |t| stored(t).to_i64(), &mut hasher)?;
             }
         }
         self.finish_layer(k, offset, hasher)

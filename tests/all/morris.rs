@@ -543,18 +543,20 @@ fn a_table_from_before_the_moving_option_opens_and_answers() {
 }
 
 /// Nine Men's Morris's moving phase has wins 203 plies long: past what an `i8` holds, so
-/// its values are stored in one byte as halved codes (wins are in odd plies, losses in
-/// even). Forced on a small board (the `--halve-values` test hook), the halved table holds
-/// the same values as the `i8` one, plain and compact, verifies, and a build cut short at
-/// any step (in the rewrite to codes too) resumes to the same bytes.
+/// morris stores its values in one byte as halved codes (wins are in odd plies, losses in
+/// even) from its first layer on. Forced on a small Teeko board (the `--halve-values` test
+/// hook), whose values fit an `i8` too, the halved table holds the same values as the `i8`
+/// one, plain and compact, verifies, and a build cut short at any step resumes to the same
+/// bytes. Quixo, where a push may complete the other side's line (a win in 0 plies), has
+/// values without a code: the forced build stops with an error.
 #[test]
 fn halved_one_byte_values_read_back_as_the_values() {
-    use crate::common::{ok, retro};
+    use crate::common::{fails, ok, retro};
     let dir = tempfile::tempdir().unwrap();
     let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
     let (plain, halved, compact) = (path("p.retro"), path("h.retro"), path("hc.retro"));
     let build = |out: &str, extra: &[&str]| {
-        let mut args = vec!["build", "morris", "six stones=3", "-q", "-o", out];
+        let mut args = vec!["build", "teeko", "4x4s3", "-q", "-o", out];
         args.extend_from_slice(extra);
         retro(&args, "")
     };
@@ -569,6 +571,30 @@ fn halved_one_byte_values_read_back_as_the_values() {
     assert_eq!(value_type(&plain), "i8");
     assert_eq!(value_type(&halved), "i8-halved");
     assert_eq!(value_type(&compact), "i8-halved");
+    let morris = path("m.retro");
+    ok(&retro(
+        &["build", "morris", "six stones=3", "-q", "-o", &morris],
+        "",
+    ));
+    assert_eq!(value_type(&morris), "i8-halved");
+    let quixo = path("q.retro");
+    fails(
+        &retro(
+            &[
+                "build",
+                "quixo",
+                "3x3",
+                "-q",
+                "--halve-values",
+                "-o",
+                &quixo,
+            ],
+            "",
+        ),
+        1,
+        "does not fit the table's one-byte values",
+    );
+    assert!(!std::path::Path::new(&quixo).exists());
     for t in [&halved, &compact] {
         let diff = ok(&retro(&["diff", &plain, t], ""));
         assert!(diff.contains("agree"), "{diff}");
@@ -603,5 +629,5 @@ fn halved_one_byte_values_read_back_as_the_values() {
         ok(&build(&cut, &["--halve-values"]));
         assert_eq!(std::fs::read(&cut).unwrap(), want, "step {step}");
     }
-    assert!(steps > 20, "only {steps} steps");
+    assert!(steps > 10, "only {steps} steps");
 }

@@ -625,6 +625,11 @@ impl Game for Morris {
     fn values(&self) -> Values {
         Values::SideToMove
     }
+    /// A game ends only when the side to move has two stones or no move: lost. Nine
+    /// Men's Morris's moving phase has wins 203 plies long.
+    fn halved_values(&self) -> bool {
+        true
+    }
 
     fn prepare_layer(&self, k: usize) {
         for p in &self.layers[k].parts {
