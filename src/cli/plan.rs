@@ -141,10 +141,14 @@ impl Visitor for Plan<'_> {
             false => format!(" ({})", notes.join("; ")),
         };
         super::outln!(
-            "plan{on_paper}: {} {board}, {}, {ranks} ranks x {threads} threads, {} values, {ns} ns per position per thread (+{fetched_ns} where its chunk needs fetched children), {} per second per rank",
+            "plan{on_paper}: {} {board}, {}, {ranks} ranks x {threads} threads, {} values{}, {ns} ns per position per thread (+{fetched_ns} where its chunk needs fetched children), {} per second per rank",
             args.game.as_str(),
             entries,
             vt.name(),
+            match game.values().for_side_to_move() && game.halved_values() {
+                true => " (stored as i8-halved: a byte each)",
+                false => "",
+            },
             human_bytes(args.bytes_per_second)
         )?;
         if !args.total {

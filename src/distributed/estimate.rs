@@ -150,17 +150,32 @@ pub fn plan<G: Game>(
             // A layer of a game whose stones move: each rank holds its share of the layer's
             // values (and of the fixpoint's words and candidates) and of every layer its
             // moves lead to; the exchange of decisions between ranks is not counted.
+            // A game that stores halved codes (`Game::halved_values`) writes a byte a
+            // position, and reads finished layers mapped from the file at that width but
+            // for the one finished last, still held as computed (`solve::peak_bytes`).
+            let stored = match game.values().for_side_to_move() && game.halved_values() {
+                true => 1,
+                false => width,
+            };
+            layer.disk_bytes = if compact {
+                blocks::layer_bytes_bound(n, stored)
+            } else {
+                n.saturating_mul(stored)
+            };
             let read: u64 = game
                 .child_layers(k)
                 .into_iter()
                 .filter(|&c| c != k && c <= cells)
-                .map(|c| game.layer_size(c).div_ceil(ranks as u64))
+                .map(|c| {
+                    let share = game.layer_size(c).div_ceil(ranks as u64);
+                    share * if c == k + 1 { width } else { stored }
+                })
                 .sum();
             let own = match worker {
                 Worker::Fixpoint => fixpoint_bytes(per_rank.into(), width.into()) as u64,
                 _ => per_rank * width,
             };
-            layer.peak_bytes = own + read * width;
+            layer.peak_bytes = own + read;
             layer.sampled = false;
             layer.seconds = per_rank as f64 * ns_per_position * 1e-9 / threads as f64;
             layers.push(layer);
