@@ -32,7 +32,7 @@
 use std::sync::OnceLock;
 
 use crate::error::{Error, Result};
-use crate::game::two_colour::spread;
+use crate::game::two_colour;
 use crate::rank::{Binomial, POP8, colex_next_mask, colex_unrank_mask, compress};
 
 /// Which symmetries of a grid a game folds.
@@ -201,6 +201,30 @@ fn pext_bmi2(value: u64, mask: u64) -> u64 {
     std::arch::x86_64::_pext_u64(value, mask)
 }
 
+/// The low bits of `bits` placed at the set bits of `mask` (`pext`'s inverse): the
+/// processor's `pdep` where it has BMI2, chosen at run time as `pext` is, else the
+/// software loop (`two_colour::spread`). Unranking a position places its colours on its
+/// set this way.
+#[inline]
+fn deposit(bits: u64, mask: u64) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("bmi2") {
+        // SAFETY: the processor has BMI2, checked just above.
+        return unsafe { pdep_bmi2(bits, mask) };
+    }
+    two_colour::spread(bits, mask)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+fn pdep_bmi2(bits: u64, mask: u64) -> u64 {
+    std::arch::x86_64::_pdep_u64(bits, mask)
+}
+
+/// The most colour patterns a layer keeps by rank (`Layer::pattern_unrank`, 4 bytes each):
+/// every layer of the boards played here but the largest of Teeko's and Quixo's 5 x 5.
+const PATTERN_TABLE: u64 = 1 << 20;
+
 /// The most occupied sets a layer's orbit table may cover (`Orbits`): 2^28 sets take about
 /// 1.3 GiB of tables. A board past it does not fold (its layers are far beyond any table
 /// anyway).
@@ -247,6 +271,11 @@ struct Layer {
     special_offset: Vec<u64>,
     /// Colour patterns' ranks among those of h bits, where k <= 16 (`Exactly`): a lookup.
     pattern_rank: Vec<u32>,
+    /// The colour patterns of h bits by rank, where there are at most `PATTERN_TABLE`
+    /// (`Exactly`): unranking a position reads one entry rather than walking binomials
+    /// (Nine Men's Morris's moving layers tell some 10^9 positions' parents, each
+    /// unranked first).
+    pattern_unrank: Vec<u32>,
 }
 
 impl Orbits {
@@ -384,9 +413,12 @@ impl Orbits {
         }
     }
 
-    fn unrank_pattern(&self, xs: Option<usize>, rank: u64) -> u64 {
-        match xs {
+    fn unrank_pattern(&self, layer: &Layer, rank: u64) -> u64 {
+        match layer.xs {
             None => rank,
+            Some(_) if !layer.pattern_unrank.is_empty() => {
+                layer.pattern_unrank[rank as usize] as u64
+            }
             Some(h) => colex_unrank_mask(&self.binom, rank, h),
         }
     }
@@ -454,6 +486,21 @@ impl Orbits {
             }
             _ => Vec::new(),
         };
+        let pattern_unrank = match xs {
+            Some(h) if self.binom.get(k, h) <= PATTERN_TABLE => {
+                let mut p = (1u64 << h) - 1;
+                (0..self.binom.get(k, h))
+                    .map(|_| {
+                        let this = p as u32;
+                        if h > 0 {
+                            p = colex_next_mask(p);
+                        }
+                        this
+                    })
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
         let mut offset = Vec::with_capacity(canon.len() + 1);
         let mut special = vec![u32::MAX; canon.len()];
         let mut lists = Vec::new();
@@ -470,7 +517,7 @@ impl Orbits {
             let mut list = Vec::new();
             let mut p = Self::first_pattern(xs);
             for _ in 0..full {
-                let x = spread(p, set);
+                let x = deposit(p, set);
                 let least = (1..g_count)
                     .filter(|g| stab >> g & 1 == 1)
                     .map(|g| compress(self.sym.map(g, x), set))
@@ -514,6 +561,7 @@ impl Orbits {
             lists,
             special_offset,
             pattern_rank,
+            pattern_unrank,
         }
     }
 
@@ -547,12 +595,11 @@ impl Orbits {
     /// a cursor for `advance`.
     pub fn unrank(&self, k: usize, rank: u64) -> (u64, u64, Cursor) {
         let layer = self.layer(k);
-        // The last orbit whose first rank is at most `rank`.
-        let o = layer.offset.partition_point(|&start| start <= rank) - 1;
+        let o = Self::orbit_of(layer, rank);
         let local = rank - layer.offset[o];
         let set = layer.canon[o];
         let p = match layer.special[o] {
-            u32::MAX => self.unrank_pattern(layer.xs, local),
+            u32::MAX => self.unrank_pattern(layer, local),
             at => layer.lists[at as usize][local as usize],
         };
         let cursor = Cursor {
@@ -560,7 +607,33 @@ impl Orbits {
             local,
             pattern: p,
         };
-        (set, spread(p, set), cursor)
+        (set, deposit(p, set), cursor)
+    }
+
+    /// The orbit holding `rank`: the last whose first rank is at most `rank`. Callers
+    /// unrank positions in rank order (a chunk's decided positions, its parents sorted),
+    /// so the orbit found last on this thread, or one a few past it, is most often the
+    /// one: looked at before the binary search over all of them, which misses the cache
+    /// on every step in a layer of millions of orbits.
+    #[inline]
+    fn orbit_of(layer: &Layer, rank: u64) -> usize {
+        thread_local! {
+            /// The layer (its address) and the orbit found last.
+            static LAST: std::cell::Cell<(usize, usize)> = const { std::cell::Cell::new((0, 0)) };
+        }
+        const NEAR: usize = 4;
+        let offset = &layer.offset;
+        let id = layer as *const Layer as usize;
+        let (last_id, last) = LAST.with(|c| c.get());
+        let mut found = None;
+        if last_id == id && last + 1 < offset.len() && offset[last] <= rank {
+            found = (last..offset.len() - 1)
+                .take(NEAR)
+                .find(|&o| rank < offset[o + 1]);
+        }
+        let o = found.unwrap_or_else(|| offset.partition_point(|&start| start <= rank) - 1);
+        LAST.with(|c| c.set((id, o)));
+        o
     }
 
     /// The position after the one `cursor` is at, in rank order (within the layer).
@@ -582,7 +655,7 @@ impl Orbits {
             u32::MAX => Self::next_pattern(layer.xs, cursor.pattern),
             at => layer.lists[at as usize][cursor.local as usize],
         };
-        (set, spread(cursor.pattern, set))
+        (set, deposit(cursor.pattern, set))
     }
 
     /// How many positions the orbit of (`set`, `x`) holds under the grid's symmetries.
@@ -703,6 +776,35 @@ mod tests {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// The processor's `pdep` places bits as the software loop does, and the orbit found
+    /// from the last one found (`orbit_of`) is the binary search's, in rank order, at
+    /// random, and across two layers in turn.
+    #[test]
+    fn deposit_and_the_orbit_lookup_agree_with_the_plain_ways() {
+        let mut rng = crate::SplitMix(7);
+        for _ in 0..100_000 {
+            let (bits, mask) = (rng.next_u64(), rng.next_u64() >> (rng.next_u64() % 64));
+            assert_eq!(deposit(bits, mask), two_colour::spread(bits, mask));
+        }
+        let sym = GridSymmetries::grid(4, 4, GridGroup::Dihedral);
+        let orbits = Orbits::new(sym, (0..=8).map(|k| Some(k / 2)).collect()).unwrap();
+        let plain = |layer: &Layer, r: u64| layer.offset.partition_point(|&s| s <= r) - 1;
+        for k in [5, 6, 8] {
+            let n = orbits.layer_size(k);
+            let layer = orbits.layer(k);
+            for r in (0..n).chain((0..n).map(|_| rng.next_u64() % n)) {
+                assert_eq!(
+                    Orbits::orbit_of(layer, r),
+                    plain(layer, r),
+                    "k {k} rank {r}"
+                );
+                let other = orbits.layer(4);
+                let s = r % orbits.layer_size(4);
+                assert_eq!(Orbits::orbit_of(other, s), plain(other, s));
             }
         }
     }
