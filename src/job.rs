@@ -344,7 +344,7 @@ fn build_layers<G: Registered, V: Value>(
         let partial = writer.partial_file().to_path_buf();
         let placed: std::sync::Mutex<Vec<Option<(u64, u64)>>> =
             std::sync::Mutex::new(vec![None; sizes.len()]);
-        let map = |k: usize| -> Option<(memmap2::Mmap, ValueType)> {
+        let map = |k: usize| -> Option<memmap2::Mmap> {
             let (offset, bytes) = (*placed.lock().ok()?.get(k)?)?;
             let file = std::fs::File::open(&partial).ok()?;
             // SAFETY: the partial file is this build's own, locked against other builds
@@ -357,7 +357,6 @@ fn build_layers<G: Registered, V: Value>(
                     .map(&file)
             }
             .ok()
-            .map(|m| (m, stored))
         };
         let mut write = |k: usize, values: &[V]| {
             if stored == V::TYPE {
@@ -382,7 +381,7 @@ fn build_layers<G: Registered, V: Value>(
             }
             Ok(())
         };
-        let map: Option<driver_::MapLayer<'_>> = spills.then_some(&map);
+        let map = spills.then_some(driver_::MapLayer { stored, map: &map });
         driver_::solve_layers::<G, V>(game, driver, progress, from, Some(&mut write), map)?
     };
     if side_to_move && writer.value_type().width() > 1 {

@@ -189,9 +189,10 @@ pub(crate) fn fixpoint_bytes(own: u128, width: u128) -> u128 {
 /// values (plus the fixpoint's working memory) and every finished layer still to be read
 /// (for a placement game: two adjacent layers; standard Teeko: 1.21 GB estimated, 1129 MiB
 /// = 1.18 GB measured). Where finished layers are read back from the table file (`spills`,
-/// the bytes a value takes there: `MapLayer`), only those the layer reads are held: the one
-/// finished last is written before the layer starts where the layer does not read it, and
-/// is held as computed where it does; the others are held as the file stores them.
+/// the bytes a value takes there: `MapLayer`), only those the layer reads are held, as the
+/// file stores them: the one finished last is written before the layer starts where the
+/// layer does not read it or the file stores it narrower, and held as computed otherwise
+/// (the same bytes).
 pub(crate) fn peak_bytes<G: Game>(game: &G, width: usize, spills: Option<usize>) -> u128 {
     let last = game.last_layer();
     let lowest = lowest_readers(game);
@@ -213,7 +214,6 @@ pub(crate) fn peak_bytes<G: Game>(game: &G, width: usize, spills: Option<usize>)
                     match spills {
                         None => n * width,
                         Some(_) if !reads.contains(&j) => 0,
-                        Some(_) if j == k + 1 => n * width,
                         Some(stored) => n * (stored as u128).min(width),
                     }
                 })
@@ -280,17 +280,25 @@ pub(crate) fn held_below<G: Game>(game: &G, layer: usize) -> Vec<usize> {
 /// Called with each finished layer, in order (the table writer).
 pub(crate) type OnLayer<'a, V> = &'a mut (dyn FnMut(usize, &[V]) -> Result<()> + Send);
 
-/// Maps a finished layer back from where `OnLayer` wrote it (the table file), with the type
-/// its values are stored in there: the raw little-endian values the solve computes in, or
-/// halved codes; None where it cannot (a compact table).
-pub(crate) type MapLayer<'a> = &'a (dyn Fn(usize) -> Option<(memmap2::Mmap, ValueType)> + Sync);
+/// Maps a finished layer back from where `OnLayer` wrote it (the table file), where its
+/// values are stored as `stored`: the raw little-endian values the solve computes in, or
+/// halved codes.
+pub(crate) struct MapLayer<'a> {
+    /// The type the file stores values in.
+    pub stored: ValueType,
+    /// The layer's bytes in the file, None where it is not there (not yet written).
+    pub map: &'a (dyn Fn(usize) -> Option<memmap2::Mmap> + Sync),
+}
 
 /// A finished layer the driver holds: in memory, or mapped from the table file (values, or
-/// halved codes).
+/// halved codes), or only written there, to be mapped when a layer reads it: a map keeps
+/// every page read through it resident (and counted as the process's memory) until it is
+/// dropped, so a layer is mapped only while the layer being solved reads it.
 enum Held<V> {
     Memory(Vec<V>),
     Mapped(memmap2::Mmap, usize),
     MappedHalved(memmap2::Mmap, usize),
+    Written,
 }
 
 impl<V: Value> Held<V> {
@@ -330,6 +338,7 @@ impl<V: Value> Held<V> {
             Held::MappedHalved(map, n) => {
                 Layer::Halved(unsafe { std::slice::from_raw_parts(map.as_ptr().cast::<i8>(), *n) })
             }
+            Held::Written => Layer::Values(&[]),
         }
     }
 }
@@ -388,12 +397,15 @@ pub(crate) fn solve_layers<G: Game, V: Value>(
         // handed on last), are read back from the file when a later layer needs them, and
         // their memory goes: a game whose far layers read many (morris's last placements
         // read every movement layer) holds only what each layer reads.
-        if let Some(map) = map_layer {
+        if let Some(MapLayer { stored, map }) = &map_layer {
+            let stored = *stored;
+            let narrower = stored.width() < size_of::<V>();
             let reads = game.child_layers(k);
             // The layer finished last, if this one does not read it, is written now rather
-            // than beside this layer's solve, so that its memory goes first.
+            // than beside this layer's solve, so that its memory goes first; and so is one
+            // it reads where the file stores it narrower, to be read from there.
             if let (Some(j), Some(f)) = (unseen, on_layer.as_deref_mut())
-                && !reads.contains(&j)
+                && (!reads.contains(&j) || narrower)
                 && let Some(Held::Memory(values)) = &held[j]
             {
                 f(j, values)?;
@@ -401,15 +413,32 @@ pub(crate) fn solve_layers<G: Game, V: Value>(
             }
             // A layer this one reads stays in memory, unless the file stores it narrower
             // than the solve computes (halved codes, a byte a position where the solve holds
-            // two): then the map holds less, and its reads touch half the cache lines.
+            // two): then the map holds less, and its reads touch half the cache lines. A
+            // layer it does not read is left in the file, and mapped again when one does.
             let written = unseen.map_or(k + 1, |j| j + 1);
             for j in written..=last {
-                if matches!(held[j], Some(Held::Memory(_)))
-                    && let Some((m, stored)) = map(j)
-                    && (!reads.contains(&j) || stored.width() < size_of::<V>())
-                    && let Some(mapped) = Held::mapped(m, sizes[j], stored)
-                {
-                    held[j] = Some(mapped);
+                let read = reads.contains(&j);
+                match &held[j] {
+                    Some(Held::Memory(_)) => {
+                        if let Some(m) = map(j)
+                            && (!read || narrower)
+                            && let Some(mapped) = Held::mapped(m, sizes[j], stored)
+                        {
+                            held[j] = Some(if read { mapped } else { Held::Written });
+                        }
+                    }
+                    Some(Held::Mapped(..) | Held::MappedHalved(..)) if !read => {
+                        held[j] = Some(Held::Written);
+                    }
+                    Some(Held::Written) if read => {
+                        let mapped = map(j).and_then(|m| Held::mapped(m, sizes[j], stored));
+                        held[j] = Some(mapped.ok_or_else(|| {
+                            Error::other(format!(
+                                "layer {j} could not be read back from the table file"
+                            ))
+                        })?);
+                    }
+                    _ => {}
                 }
             }
         }

@@ -151,8 +151,8 @@ pub fn plan<G: Game>(
             // values (and of the fixpoint's words and candidates) and of every layer its
             // moves lead to; the exchange of decisions between ranks is not counted.
             // A game that stores halved codes (`Game::halved_values`) writes a byte a
-            // position, and reads finished layers mapped from the file at that width but
-            // for the one finished last, still held as computed (`solve::peak_bytes`).
+            // position, and reads finished layers mapped from the file at that width
+            // (`solve::peak_bytes`).
             let stored = match game.values().for_side_to_move() && game.halved_values() {
                 true => 1,
                 false => width,
@@ -168,7 +168,7 @@ pub fn plan<G: Game>(
                 .filter(|&c| c != k && c <= cells)
                 .map(|c| {
                     let share = game.layer_size(c).div_ceil(ranks as u64);
-                    share * if c == k + 1 { width } else { stored }
+                    share * stored
                 })
                 .sum();
             let own = match worker {
