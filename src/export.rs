@@ -84,16 +84,20 @@ fn best_columns(notation: MoveNotation, outcomes: bool) -> Vec<&'static str> {
         names.extend(["result", "remoteness"]);
     }
     names.push("reachable");
-    match notation {
-        MoveNotation::Cell => names.extend(["best_row", "best_col"]),
-        MoveNotation::Column => names.push("best_column"),
-        MoveNotation::FromTo => {
-            names.extend(["best_from_row", "best_from_col", "best_row", "best_col"])
-        }
-        // Written by the game: `best_move` is the move.
-        MoveNotation::Named => {}
-    }
+    names.extend(number_columns(notation));
     names
+}
+
+/// The names of a best move's integer columns for a game whose moves are written in
+/// `notation` (`move_numbers` gives their values).
+pub fn number_columns(notation: MoveNotation) -> Vec<&'static str> {
+    match notation {
+        MoveNotation::Cell => vec!["best_row", "best_col"],
+        MoveNotation::Column => vec!["best_column"],
+        MoveNotation::FromTo => vec!["best_from_row", "best_from_col", "best_row", "best_col"],
+        // Written by the game: `best_move` is the move.
+        MoveNotation::Named => Vec::new(),
+    }
 }
 
 /// A best move's integer columns (`columns`), 1-based, None where the move has no such

@@ -164,7 +164,8 @@ mod bench;
 mod cli;
 #[cfg(feature = "cli")]
 mod distributed;
-// Without the command line, only `best_move` of `export` and `number_grid` of `text` are used.
+// Without the command line, only the best move's functions of `export` and `number_grid` of
+// `text` are used.
 #[cfg_attr(not(feature = "cli"), allow(dead_code))]
 mod export;
 mod memory;
@@ -188,8 +189,9 @@ pub use progress::{Progress, Silent, is_interrupted};
 pub use random::SplitMix;
 pub use solve::Driver;
 
-// For table users: open a table, read a position's best move, say what it holds, check it.
-pub use export::best_move;
+// For table users: open a table, read a position's best move (and its numbers, as `export`
+// writes them), say what it holds, check it.
+pub use export::{BestMove, best_move, move_numbers, number_columns};
 pub use summary::info_json;
 pub use table::Table;
 pub use verify::{verify_all, verify_sample};

@@ -95,8 +95,15 @@ class Layer:
     Row ``i`` is the entry of rank ``start + i``: ``rank`` is ``start, start + 1, ...``
     and ``Table.position(stones, rank)`` gives its position's text. The columns are those
     of ``retro export`` (``value``; ``result`` and ``remoteness`` for games that end in a
-    win, a loss, a tie or a draw; ``position``, ``to_move`` and ``best_move`` when asked
-    for), in the same order and with the same contents, then ``rank`` and ``orbit_size``.
+    win, a loss, a tie or a draw; ``reachable``; ``x_in_hand`` and ``o_in_hand`` for a
+    game with stones in hand; ``position``, and ``to_move``, ``best_move`` and the best
+    move's integer columns such as ``best_row`` and ``best_col`` when asked for), in the
+    same order and with the same contents, then ``rank`` and ``orbit_size``.
+
+    The best move's integer columns are ``numpy.ma.MaskedArray`` objects (int64), masked
+    where nobody moves, and read as attributes (``layer.best_row``); ``to_pandas`` makes
+    them pandas nullable integers (``Int64``), ``to_arrow`` and ``to_polars`` columns with
+    nulls.
 
     A table that folds symmetric positions (mnk, Teeko and Quixo by default) stores one entry
     per orbit of the board's symmetries: a row is an orbit, its ``position`` the orbit's
@@ -124,10 +131,31 @@ class Layer:
     #: The first best move as export writes it (``"2,3"``; connect ``"3"``), None where
     #: nobody moves, if moves were asked for (object array).
     best_move: Optional[np.ndarray] = None
+    #: Whether play from the empty board reaches each position (bool; ``retro export``'s
+    #: ``reachable``): the ranking also counts boards no game reaches, such as
+    #: tic-tac-toe with a line for each side; leave those out of counts.
+    reachable: Optional[np.ndarray] = None
+    #: Stones x and o hold in hand (int64), for a game whose positions have them (morris).
+    x_in_hand: Optional[np.ndarray] = None
+    o_in_hand: Optional[np.ndarray] = None
+    #: The best move as integers, by ``retro export``'s column names (``best_row``,
+    #: ``best_col``; ``best_column``; ``best_from_row``, ...), 1-based, masked where the
+    #: move has no such part; empty unless moves were asked for.
+    best_numbers: Dict[str, np.ma.MaskedArray] = field(default_factory=dict, repr=False)
     #: The rank of the first row: 0 for a whole layer.
     start: int = 0
     #: The orbit sizes read from a folded table; None where every row is one position.
     _orbits: Optional[np.ndarray] = field(default=None, repr=False)
+    #: Each row's stones on the board, where the layer's number does not say them
+    #: (morris numbers its layers by placements and each side's stones).
+    _stones: Optional[np.ndarray] = field(default=None, repr=False)
+
+    def __getattr__(self, name: str) -> np.ma.MaskedArray:
+        # The best move's integer columns, by name (``layer.best_row``).
+        numbers = self.__dict__.get("best_numbers") or {}
+        if name in numbers:
+            return numbers[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @cached_property
     def rank(self) -> np.ndarray:
@@ -153,7 +181,12 @@ class Layer:
         cols: Dict[str, Any] = {}
         if self.position is not None:
             cols["position"] = self.position
-        cols["stones"] = np.full(n, self.stones, dtype=np.int64)
+        cols["stones"] = (
+            self._stones if self._stones is not None else np.full(n, self.stones, dtype=np.int64)
+        )
+        if self.x_in_hand is not None and self.o_in_hand is not None:
+            cols["x_in_hand"] = self.x_in_hand
+            cols["o_in_hand"] = self.o_in_hand
         if self.to_move is not None:
             cols["to_move"] = self.to_move
         cols["value"] = self.value
@@ -162,6 +195,9 @@ class Layer:
         if self.result is not None:
             cols["result"] = self.result
             cols["remoteness"] = self.remoteness
+        if self.reachable is not None:
+            cols["reachable"] = self.reachable
+        cols.update(self.best_numbers)
         cols["rank"] = self.rank
         cols["orbit_size"] = self.orbit_size
         return cols
@@ -183,6 +219,22 @@ def _layer_from_raw(k: int, start: int, raw: Dict[str, Any]) -> Layer:
         fields["best_move"] = _objects(raw["best_move"])
     if "orbit_size" in raw:
         fields["_orbits"] = np.frombuffer(raw["orbit_size"], dtype="<i8")
+    if "reachable" in raw:
+        fields["reachable"] = np.frombuffer(raw["reachable"], dtype=np.bool_)
+    if "stones" in raw:
+        stones = np.frombuffer(raw["stones"], dtype="<u4")
+        if (stones != k).any():
+            fields["_stones"] = stones.astype(np.int64)
+    if "in_hand" in raw:
+        hands = np.frombuffer(raw["in_hand"], dtype="<u4").reshape(-1, 2).astype(np.int64)
+        fields["x_in_hand"] = hands[:, 0].copy()
+        fields["o_in_hand"] = hands[:, 1].copy()
+    if "numbers" in raw:
+        numbers = np.frombuffer(raw["numbers"], dtype="<u4").reshape(-1, 4)
+        fields["best_numbers"] = {
+            name: np.ma.MaskedArray(numbers[:, j].astype(np.int64), mask=numbers[:, j] == 0)
+            for j, name in enumerate(raw["number_columns"])
+        }
     return Layer(**fields)
 
 
@@ -216,6 +268,23 @@ class Outcomes:
         return len(self.result)
 
 
+def _best_text(best: Any) -> str:
+    """A move of ``query``'s ``best`` list as export writes it: a cell ``[2, 3]`` as
+    ``"2,3"``, a column as ``"3"``, a written move as it is."""
+    if isinstance(best, list):
+        return ",".join(str(x) for x in best)
+    return str(best)
+
+
+def _move_text(move: Dict[str, Any]) -> str:
+    """A move of ``query``'s ``moves`` list as export writes it (see :func:`_best_text`)."""
+    if "move" in move:
+        return str(move["move"])
+    if "column" in move:
+        return str(move["column"])
+    return _best_text(move["cell"])
+
+
 def _objects(items: List[Any]) -> np.ndarray:
     """A 1-d object array of ``items`` (``np.array`` would guess a string dtype)."""
     out = np.empty(len(items), dtype=object)
@@ -229,9 +298,20 @@ def _objects(items: List[Any]) -> np.ndarray:
 #: and its length), its pointer in a list and in the object array, and the Rust string it
 #: is made from (24 bytes and its length); with ``moves``, ``to_move`` ("U6", from one
 #: byte) and the best move's str, pointers and Rust string; in a table that folds
-#: symmetric positions, ``orbit_size`` (int64). Measured against peak RSS:
-#: docs/python.md.
-_ROW_BYTES = {"value": 16, "outcome": 25, "text": 100, "moves": 160, "orbit": 8}
+#: symmetric positions, ``orbit_size`` (int64); ``reachable`` (a byte) and the stones on
+#: the board (4 bytes read); with stones in
+#: hand, their counts (8 bytes read, two int64 columns); with ``moves``, the best move's
+#: integers besides (16 bytes read, four int64 columns and their masks). Measured against
+#: peak RSS: docs/python.md.
+_ROW_BYTES = {
+    "value": 16,
+    "outcome": 25,
+    "text": 100,
+    "moves": 210,
+    "orbit": 8,
+    "reachable": 5,
+    "hands": 24,
+}
 
 
 def _available_memory() -> Optional[int]:
@@ -417,6 +497,23 @@ class Table:
         ``position``, ``first_score``, ``second_score``, ...)."""
         return self._raw.pv(position)
 
+    def moves(self, position: str) -> List[Dict[str, Any]]:
+        """Every move from ``position``, in ``retro query``'s order: one dict per move
+        with ``move`` (written as ``retro export`` writes a best move: ``"2,3"``, connect
+        ``"3"``, Teeko ``"1,1-2,2"``, morris ``"d2-d3xa1"``), ``position`` (where it
+        leads), and its value for the side that plays it (``result`` and ``remoteness``,
+        or ``value``), with the other fields of ``query``'s ``moves``. Empty where play
+        has ended. Raises :class:`ValueError` for a position that is not one."""
+        return [{"move": _move_text(m), **m} for m in self._raw.query(position, False)["moves"]]
+
+    def best_move(self, position: str) -> Optional[str]:
+        """The first best move from ``position`` (in ``retro query``'s order, as
+        ``retro export``'s ``best_move`` column has it), written as :meth:`moves` writes
+        moves; None where nobody moves. Raises :class:`ValueError` for a position that
+        is not one."""
+        best = self._raw.query(position, False).get("best") or []
+        return _best_text(best[0]) if best else None
+
     def query_many(
         self, positions: Iterable[str], *, errors: str = "raise", codes: bool = False
     ) -> Union[np.ndarray, Outcomes]:
@@ -529,7 +626,8 @@ class Table:
         """About how many bytes a row of ``layer(k)`` takes while it is made: the arrays
         the caller gets and what is held on the way (see ``_ROW_BYTES``)."""
         outcomes = "root_result" in self._header
-        row = _ROW_BYTES["value"] + (_ROW_BYTES["outcome"] if outcomes else 0)
+        row = _ROW_BYTES["value"] + _ROW_BYTES["reachable"] + _ROW_BYTES["hands"]
+        row += _ROW_BYTES["outcome"] if outcomes else 0
         if self.symmetries > 1:
             row += _ROW_BYTES["orbit"]
         if positions:
@@ -553,7 +651,14 @@ class Table:
     def _columns(self, layer: Optional[int], positions: bool, moves: bool) -> Dict[str, np.ndarray]:
         ks = range(len(self.layer_sizes)) if layer is None else [layer]
         parts = [self.layer(k, positions=positions, moves=moves).columns() for k in ks]
-        return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
+
+        def joined(name: str) -> np.ndarray:
+            cols = [p[name] for p in parts]
+            if isinstance(cols[0], np.ma.MaskedArray):
+                return np.ma.concatenate(cols)
+            return np.concatenate(cols)
+
+        return {name: joined(name) for name in parts[0]}
 
     def to_pandas(
         self, layer: Optional[int] = None, *, positions: bool = True, moves: bool = True
@@ -564,21 +669,55 @@ class Table:
         and rank order, then ``rank`` and ``orbit_size`` (how many positions share the
         row's entry: weigh counts by it in a table that folds symmetric positions).
         ``positions=False`` / ``moves=False`` leave out the text columns, which cost far
-        more than the values. Needs pandas."""
+        more than the values. The best move's integer columns (``best_row``, ...) are
+        pandas nullable integers (``Int64``), missing where nobody moves. Needs pandas."""
         import pandas as pd
 
-        return pd.DataFrame(self._columns(layer, positions, moves))
+        cols = self._columns(layer, positions, moves)
+        return pd.DataFrame(
+            {
+                name: (
+                    pd.arrays.IntegerArray(col.data, np.ma.getmaskarray(col))
+                    if isinstance(col, np.ma.MaskedArray)
+                    else col
+                )
+                for name, col in cols.items()
+            }
+        )
 
     def to_polars(
         self, layer: Optional[int] = None, *, positions: bool = True, moves: bool = True
     ) -> "polars.DataFrame":
-        """:meth:`to_pandas`, as a polars DataFrame. Needs polars."""
+        """:meth:`to_pandas`, as a polars DataFrame (the best move's integer columns
+        with nulls where nobody moves). Needs polars."""
         import polars as pl
 
+        def series(name: str, col: np.ndarray) -> "pl.Series":
+            if isinstance(col, np.ma.MaskedArray):
+                s = pl.Series(name, col.data)
+                return s.set(pl.Series(np.ma.getmaskarray(col)), None)
+            return pl.Series(name, col.tolist() if col.dtype == object else col)
+
         cols = self._columns(layer, positions, moves)
-        return pl.DataFrame(
-            {k: (v.tolist() if v.dtype == object else v) for k, v in cols.items()}
-        )
+        return pl.DataFrame([series(k, v) for k, v in cols.items()])
+
+    def to_arrow(
+        self, layer: Optional[int] = None, *, positions: bool = True, moves: bool = True
+    ) -> "pyarrow.Table":
+        """:meth:`to_pandas`, as a pyarrow Table: the numeric columns are handed over
+        without a copy, the best move's integer columns with nulls where nobody moves,
+        the text columns as strings. Needs pyarrow."""
+        import pyarrow as pa
+
+        def array(col: np.ndarray) -> "pyarrow.Array":
+            if isinstance(col, np.ma.MaskedArray):
+                return pa.array(col.data, mask=np.ma.getmaskarray(col))
+            if col.dtype == object or col.dtype.kind == "U":
+                return pa.array(col, type=pa.string())
+            return pa.array(col)
+
+        cols = self._columns(layer, positions, moves)
+        return pa.table({name: array(col) for name, col in cols.items()})
 
     def __len__(self) -> int:
         return self.positions

@@ -28,9 +28,12 @@ class RawTable:
     ) -> Dict[str, Any]:
         """Rows ``start..stop`` of layer ``k``: ``value`` (int64 bytes), ``result`` (uint8
         codes) and ``remoteness`` (int64 bytes) where the game has them, ``orbit_size``
-        (int64 bytes) where the table folds symmetric positions, ``position`` (list of str)
-        with ``text``, ``to_move`` (uint8 codes) and ``best_move`` (list) with
-        ``moves``."""
+        (int64 bytes) where the table folds symmetric positions, ``reachable`` (a byte
+        each, 1 where play reaches the position), ``in_hand`` (x's and o's stones in hand,
+        two uint32s each) for a game with hands, ``position`` (list of str) with ``text``,
+        ``to_move`` (uint8 codes), ``best_move`` (list), ``numbers`` (four uint32s each:
+        the best move's integers, 0 where it has no such part) and ``number_columns`` (the
+        names of the integers used) with ``moves``."""
     def position(self, k: int, rank: int) -> str:
         """The position of rank ``rank`` in layer ``k``."""
     def locate(self, position: str) -> Tuple[int, int]:

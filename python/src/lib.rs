@@ -19,7 +19,7 @@ use pyo3::types::{PyByteArray, PyDict, PyList, PyString};
 use rayon::prelude::*;
 
 use retro::error::{Error, Kind};
-use retro::game::{Builtin, Gameplay, Outcome, Registered, Registry, Visitor};
+use retro::game::{Builtin, Outcome, Registered, Registry, Visitor};
 use retro::job::{self, BuildOptions, Estimate};
 use retro::probe::{self, Prober};
 use retro::{Driver, Progress};
@@ -224,8 +224,12 @@ const NO_RESULT: u8 = 4;
 /// Where one chunk of rows goes: per row its value (8 bytes, little-endian i64), result
 /// code (1 byte) and remoteness (8 bytes), who moves (1 byte: 0 first, 1 second, 2 none)
 /// and how many positions share the row's entry (8 bytes, little-endian i64) for a layer,
-/// whether it is masked (1 byte) for `query_many`. Empty slices are columns not asked
-/// for.
+/// whether it is masked (1 byte) for `query_many`; for a layer also whether play reaches
+/// it (1 byte), its first best move as `NUMBERS` integers (4 bytes each, little-endian
+/// u32, 1-based, 0 where the move has no such part: `retro::move_numbers`), and the
+/// stones in hand (x's, o's: 4 bytes each) for a game that has them, and the stones on the
+/// board (4 bytes: `Gameplay::stones`, which a layer's number is not for morris). Empty
+/// slices are columns not asked for.
 #[derive(Default)]
 struct Columns<'a> {
     values: &'a mut [u8],
@@ -234,7 +238,14 @@ struct Columns<'a> {
     to_move: &'a mut [u8],
     orbit_size: &'a mut [u8],
     mask: &'a mut [u8],
+    reachable: &'a mut [u8],
+    numbers: &'a mut [u8],
+    hands: &'a mut [u8],
+    stones: &'a mut [u8],
 }
+
+/// The most integer columns a best move has (`from_row`, `from_col`, `row`, `col`).
+const NUMBERS: usize = 4;
 
 impl Columns<'_> {
     /// Row `i`'s value, and its outcome where the columns hold one (a value of a game with
@@ -342,6 +353,10 @@ trait Probe: Send + Sync {
     ) -> retro::Result<LayerText>;
     /// The number of entries of layer `k` (an error past the last layer).
     fn layer_size(&self, k: usize) -> retro::Result<u64>;
+    /// The names of the best move's integer columns, as `retro export` writes them.
+    fn number_columns(&self) -> Vec<&'static str>;
+    /// Whether the game's positions hold stones in hand (`Gameplay::hands`).
+    fn has_hands(&self) -> bool;
     /// Whether the game folds symmetric positions onto one entry (`Gameplay::symmetries`).
     fn folded(&self) -> bool;
     /// The position of rank `rank` in layer `k`, in the game's notation.
@@ -374,17 +389,6 @@ impl<G: Registered> Game<G> {
             G::NAME
         ))
     }
-}
-
-/// The first best move (`retro::best_move`, the rule `retro export` uses), written
-/// as export writes its `best_move` field; None where nobody moves.
-fn first_best_move<G: Gameplay>(
-    game: &G,
-    table: &retro::Table,
-    pos: &G::Position,
-    value: i64,
-) -> retro::Result<Option<String>> {
-    Ok(retro::best_move(game, table, pos, value)?.map(|b| b.text(game)))
 }
 
 impl<G: Registered> Probe for Game<G> {
@@ -468,7 +472,11 @@ impl<G: Registered> Probe for Game<G> {
         }
         let mut texts = LayerText::default();
         let orbits = !out.orbit_size.is_empty();
-        if text || moves || orbits {
+        let reachable = !out.reachable.is_empty();
+        let hands = !out.hands.is_empty();
+        let stones = !out.stones.is_empty();
+        if text || moves || orbits || reachable || hands || stones {
+            let notation = game.move_notation();
             let mut pos = game.unrank(k, start);
             for (i, &value) in values.iter().enumerate() {
                 if i > 0 {
@@ -479,18 +487,38 @@ impl<G: Registered> Probe for Game<G> {
                     let size = game.orbit_size(&pos) as i64;
                     out.orbit_size[i * 8..i * 8 + 8].copy_from_slice(&size.to_le_bytes());
                 }
+                if reachable {
+                    out.reachable[i] = u8::from(game.check_reachable(&pos).is_ok());
+                }
+                if stones {
+                    let n = u32::try_from(game.stones(&pos)).unwrap_or(u32::MAX);
+                    out.stones[i * 4..i * 4 + 4].copy_from_slice(&n.to_le_bytes());
+                }
+                if hands {
+                    let [x, o] = game.hands(&pos).unwrap_or_default();
+                    out.hands[i * 8..i * 8 + 4].copy_from_slice(&x.to_le_bytes());
+                    out.hands[i * 8 + 4..i * 8 + 8].copy_from_slice(&o.to_le_bytes());
+                }
                 if text {
                     texts.positions.push(game.format_position(&pos));
                 }
                 if moves {
-                    let best = first_best_move(game, table, &pos, value)?;
+                    let best = retro::best_move(game, table, &pos, value)?;
                     // Nobody moves where play has ended, as `retro export` says.
                     out.to_move[i] = match (&best, game.first_to_move(&pos)) {
                         (None, _) => 2,
                         (Some(_), true) => 0,
                         (Some(_), false) => 1,
                     };
-                    texts.best_moves.push(best);
+                    let row = &mut out.numbers[i * 4 * NUMBERS..(i + 1) * 4 * NUMBERS];
+                    for (j, n) in retro::move_numbers(notation, best)
+                        .into_iter()
+                        .enumerate()
+                        .take(NUMBERS)
+                    {
+                        row[j * 4..j * 4 + 4].copy_from_slice(&n.unwrap_or(0).to_le_bytes());
+                    }
+                    texts.best_moves.push(best.map(|b| b.text(game)));
                 }
             }
         }
@@ -509,6 +537,14 @@ impl<G: Registered> Probe for Game<G> {
 
     fn folded(&self) -> bool {
         self.0.symmetries() > 1
+    }
+
+    fn number_columns(&self) -> Vec<&'static str> {
+        retro::number_columns(self.0.move_notation())
+    }
+
+    fn has_hands(&self) -> bool {
+        self.0.hands(&self.0.unrank(0, 0)).is_some()
     }
 
     fn position(&self, k: usize, rank: u64) -> retro::Result<String> {
@@ -720,6 +756,7 @@ impl RawTable {
         let rows = stop - start;
         let outcomes = self.game.has_outcomes();
         let folded = self.game.folded();
+        let hands = self.game.has_hands();
         let count = column_bytes(rows, 1).map_err(py_err)?;
         let lens = [
             column_bytes(rows, 8).map_err(py_err)?,
@@ -735,28 +772,63 @@ impl RawTable {
             } else {
                 0
             },
+            count,
+            if moves {
+                column_bytes(rows, 4 * NUMBERS).map_err(py_err)?
+            } else {
+                0
+            },
+            if hands {
+                column_bytes(rows, 8).map_err(py_err)?
+            } else {
+                0
+            },
+            column_bytes(rows, 4).map_err(py_err)?,
         ];
         let mut texts: Vec<LayerText> = Vec::new();
-        let [values, results, remoteness, to_move, orbit_size] =
-            filled(py, lens, |[v, r, m, t, o]| {
-                let chunks = count.div_ceil(CHUNK);
-                let outs: Vec<Columns<'_>> = pieces(v, 8, chunks)
-                    .into_iter()
-                    .zip(pieces(r, 1, chunks))
-                    .zip(pieces(m, 8, chunks))
-                    .zip(pieces(t, 1, chunks))
-                    .zip(pieces(o, 8, chunks))
-                    .map(
-                        |((((values, results), remoteness), to_move), orbit_size)| Columns {
-                            values,
-                            results,
-                            remoteness,
-                            to_move,
-                            orbit_size,
-                            ..Columns::default()
-                        },
-                    )
-                    .collect();
+        let [
+            values,
+            results,
+            remoteness,
+            to_move,
+            orbit_size,
+            reachable,
+            numbers,
+            in_hand,
+            stones,
+        ] = filled(py, lens, |[v, r, m, t, o, a, n, h, s]| {
+            let chunks = count.div_ceil(CHUNK);
+            let outs: Vec<Columns<'_>> = pieces(v, 8, chunks)
+                .into_iter()
+                .zip(pieces(r, 1, chunks))
+                .zip(pieces(m, 8, chunks))
+                .zip(pieces(t, 1, chunks))
+                .zip(pieces(o, 8, chunks))
+                .zip(pieces(a, 1, chunks))
+                .zip(pieces(n, 4 * NUMBERS, chunks))
+                .zip(pieces(h, 8, chunks))
+                .zip(pieces(s, 4, chunks))
+                .map(
+                    |(
+                        (
+                            ((((((values, results), remoteness), to_move), orbit_size), reachable), numbers),
+                            hands,
+                        ),
+                        stones,
+                    )| Columns {
+                        values,
+                        results,
+                        remoteness,
+                        to_move,
+                        orbit_size,
+                        reachable,
+                        numbers,
+                        hands,
+                        stones,
+                        ..Columns::default()
+                    },
+                )
+                .collect();
                 texts = self.answer(py, || {
                     parallel(|| {
                         outs.into_par_iter()
@@ -780,6 +852,11 @@ impl RawTable {
         if folded {
             out.set_item("orbit_size", orbit_size)?;
         }
+        out.set_item("reachable", reachable)?;
+        out.set_item("stones", stones)?;
+        if hands {
+            out.set_item("in_hand", in_hand)?;
+        }
         if text {
             let positions: Vec<String> = texts
                 .iter_mut()
@@ -794,6 +871,8 @@ impl RawTable {
                 .collect();
             out.set_item("to_move", to_move)?;
             out.set_item("best_move", PyList::new(py, best)?)?;
+            out.set_item("numbers", numbers)?;
+            out.set_item("number_columns", self.game.number_columns())?;
         }
         Ok(out)
     }
@@ -939,11 +1018,16 @@ fn watched<T: Send>(
                         let layer = watch.layer.load(Relaxed);
                         let layer = (layer != usize::MAX).then_some(layer);
                         let total = watch.total.load(Relaxed);
-                        // The final call says the work is all done.
+                        // The final call says the work is all done, and only it: a
+                        // poll that finds every position done before the work has
+                        // returned leaves the saying to it.
                         let done = match &finished {
                             Some(Ok(_)) => total,
                             _ => watch.done.load(Relaxed).min(total),
                         };
+                        if finished.is_none() && done == total && total > 0 {
+                            return Ok(());
+                        }
                         f.call1((done, total, layer)).map(drop)
                     }
                     None => Ok(()),

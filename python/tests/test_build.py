@@ -163,6 +163,8 @@ def test_progress_reports_and_the_gil_is_released(y14, tmp_path):
     assert (tmp_path / "t.retro").read_bytes() == want.read_bytes()
     total = 40116600
     assert calls[-1] == (total, total, 0)
+    # The last call says the build is done, and it alone.
+    assert sum(1 for c in calls if c[0] == total) == 1, calls[-3:]
     assert len(calls) >= 3, calls
     done = [c[0] for c in calls]
     assert done == sorted(done)
@@ -222,3 +224,13 @@ def test_solve_stops_on_ctrl_c(y14):
 
     with pytest.raises(KeyboardInterrupt):
         retro.solve("young", board, threads=1, progress=progress)
+
+
+def test_an_unknown_game_is_quoted_once(cli, tmp_path):
+    with pytest.raises(ValueError) as e:
+        retro.build("chess", "8x8", tmp_path / "t.retro")
+    message = str(e.value)
+    assert message.count("chess") == 1, message
+    assert "''" not in message and '""' not in message and "'\"" not in message, message
+    # It names the games there are, as the command line does.
+    assert all(g in message for g in retro.games()), message

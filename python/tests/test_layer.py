@@ -10,12 +10,18 @@ import retro
 from conftest import TABLES
 
 #: export's integer columns; the others are text (empty for none).
-INTEGERS = {"stones", "value", "remoteness"}
+INTEGERS = {"stones", "value", "remoteness", "x_in_hand", "o_in_hand"}
+#: export's integer columns that are empty where nobody moves.
+NULLABLE = {"best_row", "best_col", "best_column", "best_from_row", "best_from_col"}
 
 
 def column(rows, name):
     if name in INTEGERS:
         return [int(r[name]) for r in rows]
+    if name in NULLABLE:
+        return [int(r[name]) if r[name] else None for r in rows]
+    if name == "reachable":
+        return [r[name] == "true" for r in rows]
     return [r[name] or None for r in rows]
 
 
@@ -40,7 +46,15 @@ def test_layer_arrays_equal_export_rows(tables, export_rows, name):
         assert plain.orbit_size.sum() == t.layer_positions[k]
         if t.symmetries == 1:
             assert (plain.orbit_size == 1).all()
+        assert plain.reachable.dtype == np.bool_
+        assert plain.reachable.tolist() == column(part, "reachable")
+        assert plain.best_numbers == {}
         full = t.layer(k, positions=True, moves=True)
+        numbers = [c for c in rows[0] if c in NULLABLE]
+        assert list(full.best_numbers) == numbers
+        for c in numbers:
+            assert getattr(full, c).dtype == np.int64
+            assert getattr(full, c).tolist() == column(part, c), c
         assert full.value.tolist() == plain.value.tolist()
         assert full.orbit_size.tolist() == plain.orbit_size.tolist()
         assert full.position.tolist() == column(part, "position")
@@ -66,12 +80,20 @@ def test_dataframes_equal_export_rows(tables, export_rows, name):
     # rank and orbit_size.
     shared = [c for c in rows[0] if c in df.columns and c != "orbit_size"]
     assert list(df.columns) == shared + ["rank", "orbit_size"]
+    # Every column export writes is there.
+    assert set(rows[0]) <= set(df.columns)
+    # The best move's numbers are nullable integers, missing where nobody moves.
+    for c in shared:
+        if c in NULLABLE:
+            assert str(df[c].dtype) == "Int64", (c, df[c].dtype)
+    assert df["reachable"].dtype == bool
     # A folded table's export writes each entry's orbit size too: the same numbers.
     if "orbit_size" in rows[0]:
         assert df["orbit_size"].tolist() == [int(v) for v in column(rows, "orbit_size")]
     assert {"position", "stones", "to_move", "value", "best_move"} <= set(shared)
     for c in shared:
-        got = [None if (isinstance(v, float) and np.isnan(v)) else v for v in df[c].tolist()]
+        got = [None if v is pd.NA or (isinstance(v, float) and np.isnan(v)) else v
+               for v in df[c].tolist()]
         assert got == column(rows, c), c
     assert df["rank"].tolist() == [r for n in t.layer_sizes for r in range(n)]
     assert df["orbit_size"].sum() == t.positions
@@ -88,6 +110,15 @@ def test_dataframes_equal_export_rows(tables, export_rows, name):
     assert set(one["stones"]) == {k}
     assert one["orbit_size"].tolist() == t.layer(k).orbit_size.tolist()
     assert isinstance(df, pd.DataFrame) and isinstance(polars, pl.DataFrame)
+    pa = pytest.importorskip("pyarrow")
+    arrow = t.to_arrow()
+    assert isinstance(arrow, pa.Table) and arrow.column_names == list(df.columns)
+    for c in shared:
+        assert arrow[c].to_pylist() == column(rows, c), c
+    for c in shared:
+        if c in NULLABLE:
+            assert arrow[c].type == pa.int64() and arrow[c].null_count == sum(
+                1 for r in rows if not r[c])
 
 
 def test_layer_out_of_range(tables):
@@ -188,3 +219,29 @@ print(len(layer), grown, len(layer) * t._row_bytes(k, {positions}, {moves}))
         rows, grown, estimate = map(int, done.stdout.split())
         assert rows > 500_000
         assert grown <= estimate + (16 << 20), (positions, moves, rows, grown, estimate)
+
+
+def test_morris_rows_carry_the_stones_on_the_board_and_in_hand(cli, tmp_path):
+    """Morris numbers its layers by placements and each side's stones: a row's ``stones``
+    counts the stones on the board, and ``x_in_hand``/``o_in_hand`` the stones in hand,
+    as export writes them."""
+    import csv
+
+    path = tmp_path / "m.retro"
+    cli.run("build", "morris", "six stones=3", "-o", str(path), "--quiet")
+    out = tmp_path / "m.csv"
+    cli.run("export", str(path), "--csv", "-o", str(out), "--quiet")
+    with open(out, newline="") as f:
+        rows = list(csv.DictReader(f))
+    t = retro.open(path)
+    start = 0
+    names = [c for c in rows[0] if c != "orbit_size"]
+    for k, size in enumerate(t.layer_sizes):
+        part = rows[start:start + size]
+        start += size
+        cols = t.layer(k, positions=True, moves=True).columns()
+        assert [c for c in cols if c not in ("rank", "orbit_size")] == names
+        for c in names:
+            got = cols[c].tolist()
+            assert got == column(part, c), (k, c)
+    assert start == len(rows)

@@ -456,7 +456,7 @@ pub type Builtin = (Young, Twins, Mnk, Connect, Teeko, Quixo, Morris);
 
 fn unknown<R: Registry + ?Sized>(name: &str) -> Error {
     Error::input(format!(
-        "unknown game {:?}: expected one of {}",
+        "unknown game {}: expected one of {}",
         crate::error::excerpt(name),
         R::names().join(", ")
     ))
