@@ -134,6 +134,15 @@ pub fn answer<G: Gameplay>(game: &G, a: &Answer<G::Position>) -> String {
         .collect();
     // A cell `(r,c)` fits 8 columns on every board; `column 10` does not.
     let width = named.iter().map(String::len).max().unwrap_or(0).max(8);
+    // The positions' column as wide as the longest child (a 5 x 5 board's take 31
+    // characters), and at least the 21 a small board's table has always had.
+    let pw = a
+        .moves
+        .iter()
+        .map(|(mv, _)| game.format_position(&mv.child).len())
+        .max()
+        .unwrap_or(0)
+        .max(21);
     // A game that ends in a win, a loss, a tie or a draw stores a code: each move gets its
     // result and remoteness in words, for the side that plays it ("win in 3"); a game of
     // scores its value.
@@ -145,7 +154,8 @@ pub fn answer<G: Gameplay>(game: &G, a: &Answer<G::Position>) -> String {
         };
         let what = if outcomes { "result" } else { "value" };
         out.push_str(&format!(
-            "moves     {head:<width$} position              {what}\n"
+            "moves     {head:<width$} {:<pw$} {what}\n",
+            "position"
         ));
     }
     for (i, ((mv, v), cell)) in a.moves.iter().zip(&named).enumerate() {
@@ -155,7 +165,7 @@ pub fn answer<G: Gameplay>(game: &G, a: &Answer<G::Position>) -> String {
             None => format!("{v:>5}"),
         };
         out.push_str(&format!(
-            "          {cell:<width$} {:<21} {value}{best}\n",
+            "          {cell:<width$} {:<pw$} {value}{best}\n",
             game.format_position(&mv.child)
         ));
     }

@@ -139,7 +139,7 @@ fn play<G: Registered>(game: &G, table: &Table, args: &Args) -> Result<i32> {
         // A game that names its moves labels its own drawing (morris: files and ranks).
         let drawing = match notation {
             MoveNotation::Named => drawing,
-            _ => crate::text::labelled(&drawing, notation == MoveNotation::Cell),
+            _ => crate::text::labelled(&drawing, notation != MoveNotation::Column),
         };
         write!(out, "\n{drawing}").map_err(io)?;
         let action = if a.moves.is_empty() {
@@ -459,7 +459,10 @@ fn ask<G: Registered>(
                 if let Some(i) = found {
                     return Ok(Action::Move(i));
                 }
-                format!("illegal move {shown}")
+                match game.why_illegal(&a.position, from, to) {
+                    Some(why) => format!("illegal move {shown}: {why}"),
+                    None => format!("illegal move {shown}"),
+                }
             }
             (MoveNotation::Column, Some(&[_, _, ..])) => {
                 format!("illegal move {shown}: a move is one column number")

@@ -364,6 +364,18 @@ pub trait Gameplay: Game {
     fn hands(&self, _pos: &Self::Position) -> Option<[u32; 2]> {
         None
     }
+    /// Why the move a player typed at `pos` is not legal (`from`: where a stone is taken,
+    /// None for one put down; `to`: where it goes; 0-based cells), in words `play` prints
+    /// before the legal moves ("all your stones are down: move one"); None (the default)
+    /// where the list says enough.
+    fn why_illegal(
+        &self,
+        _pos: &Self::Position,
+        _from: Option<(usize, usize)>,
+        _to: (usize, usize),
+    ) -> Option<String> {
+        None
+    }
     /// A move as the game's players write it, from its cells (0-based row, col: where the
     /// stone comes from, where it goes, the stone it takes), for a game whose moves are
     /// `Named`; None (the default) for the others, which are written from their cells.

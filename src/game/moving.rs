@@ -118,3 +118,16 @@ pub fn marks_of(x: u64, o: u64, cells: usize) -> Vec<u8> {
         })
         .collect()
 }
+
+/// A cell as the players write it (1-based `row,col`).
+pub fn cell_text((r, c): (usize, usize)) -> String {
+    format!("{},{}", r + 1, c + 1)
+}
+
+/// A move as `play` takes it (`2,2`, or `1,1-2,2` for one taken from a cell).
+pub fn move_text<P>(mv: &crate::game::Move<P>) -> String {
+    match mv.from {
+        Some(f) => format!("{}-{}", cell_text(f), cell_text((mv.row, mv.col))),
+        None => cell_text((mv.row, mv.col)),
+    }
+}

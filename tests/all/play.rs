@@ -566,3 +566,91 @@ fn the_marks_are_the_ones_positions_show() {
         );
     }
 }
+
+/// Teeko and Quixo are played by cells, `row,col` and `row,col-row,col`: their boards are
+/// labelled by row and column as mnk's, and a move that is not legal says why before the
+/// list of legal ones.
+#[test]
+fn teeko_and_quixo_label_their_boards_and_say_why_a_move_is_illegal() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = |game: &str, board: &str| {
+        let path = dir.path().join(format!("{game}.retro"));
+        common::ok(&retro(
+            &["build", game, board, "-q", "-o", path.to_str().unwrap()],
+            "",
+        ));
+        path
+    };
+    let teeko = table("teeko", "4x4s3");
+    // All six stones down, x to move.
+    let from = "xo../o.x./..../.x.o:x";
+    let text = play(
+        &teeko,
+        &["--from", from],
+        "1,3\n1,2-1,3\n1,1-1,2\n1,1-3,3\n1,1-9,9\nquit\n",
+    );
+    assert!(
+        text.contains("   1 2 3 4\n1  x o . .\n2  o . x .\n"),
+        "{text}"
+    );
+    for why in [
+        "illegal move \"1,3\": all your stones are down: move one to an empty cell beside it, as 1,1-2,2; legal moves: 1,1-2,2 ",
+        "illegal move \"1,2-1,3\": 1,2 is not one of your stones;",
+        "illegal move \"1,1-1,2\": 1,2 is taken;",
+        "illegal move \"1,1-3,3\": a stone moves one step, to an empty cell beside it (diagonals too)",
+        "illegal move \"1,1-9,9\": the board has rows 1 to 4 and columns 1 to 4;",
+    ] {
+        assert!(text.contains(why), "{why}\n{text}");
+    }
+    let text = play(&teeko, &[], "1,1-2,2\nquit\n");
+    assert!(
+        text.contains("illegal move \"1,1-2,2\": you still have stones to put down: drop one on an empty cell, as 1,1;"),
+        "{text}"
+    );
+    let quixo = table("quixo", "3x3");
+    let text = play(&quixo, &[], "2,2-1,2\n1,1-2,1\n1,1\nquit\n");
+    assert!(text.contains("   1 2 3\n1  . . .\n"), "{text}");
+    for why in [
+        "illegal move \"2,2-1,2\": 2,2 is not on the border: take a cube from the edge;",
+        "illegal move \"1,1-2,1\": the cube from 1,1 goes back in at an end of its row or column: 1,3 or 3,1;",
+        "illegal move \"1,1\": a move takes a cube from the border and pushes it back in at the end of its row or column: write where from and where to, as 1,1-1,3;",
+    ] {
+        assert!(text.contains(why), "{why}\n{text}");
+    }
+    // A cube showing the other side's mark cannot be taken.
+    let text = play(&quixo, &["--from", "o../.../...:x"], "1,1-1,3\nquit\n");
+    assert!(
+        text.contains(
+            "illegal move \"1,1-1,3\": the cube at 1,1 shows o: take a blank cube or one of yours;"
+        ),
+        "{text}"
+    );
+}
+
+/// `query`'s table of moves fits a 5 x 5 board's positions: each result starts in one
+/// column.
+#[test]
+fn the_moves_table_fits_five_by_five_positions() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.retro");
+    let path = path.to_str().unwrap();
+    common::ok(&retro(&["build", "teeko", "5x5s3", "-q", "-o", path], ""));
+    let text = common::ok(&retro(
+        &["query", path, "x..../.o.../...../...../.....:x"],
+        "",
+    ));
+    let lines: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("moves"))
+        .collect();
+    assert!(lines.len() > 10, "{text}");
+    let column = lines[0].find("result").unwrap();
+    for line in &lines[1..] {
+        let at = line
+            .find(" loss in ")
+            .or_else(|| line.find(" win in "))
+            .unwrap()
+            + 1;
+        assert_eq!(at, column, "{text}");
+    }
+}

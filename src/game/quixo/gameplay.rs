@@ -96,6 +96,53 @@ impl Gameplay for Quixo {
     fn first_to_move(&self, pos: &QuixoPosition) -> bool {
         pos.side == 0
     }
+
+    fn why_illegal(
+        &self,
+        pos: &QuixoPosition,
+        from: Option<(usize, usize)>,
+        to: (usize, usize),
+    ) -> Option<String> {
+        let n = self.n;
+        let moves = self.moves(pos);
+        let example = moves.first().map(moving::move_text).unwrap_or_default();
+        let Some(f) = from else {
+            return Some(format!(
+                "a move takes a cube from the border and pushes it back in at the end of its row or column: write where from and where to, as {example}"
+            ));
+        };
+        if f.0 >= n || f.1 >= n || to.0 >= n || to.1 >= n {
+            return Some(format!("the board has rows and columns 1 to {n}"));
+        }
+        let cell = 1u64 << (f.0 * n + f.1);
+        let theirs = match pos.side {
+            0 => pos.marked & !pos.x,
+            _ => pos.x,
+        };
+        let (them, name) = match pos.side {
+            0 => ("o", moving::cell_text(f)),
+            _ => ("x", moving::cell_text(f)),
+        };
+        if cell & self.ring == 0 {
+            return Some(format!(
+                "{name} is not on the border: take a cube from the edge"
+            ));
+        }
+        if cell & theirs != 0 {
+            return Some(format!(
+                "the cube at {name} shows {them}: take a blank cube or one of yours"
+            ));
+        }
+        let ends: Vec<String> = moves
+            .iter()
+            .filter(|m| m.from == Some(f))
+            .map(|m| moving::cell_text((m.row, m.col)))
+            .collect();
+        Some(format!(
+            "the cube from {name} goes back in at an end of its row or column: {}",
+            ends.join(" or ")
+        ))
+    }
 }
 
 impl Registered for Quixo {

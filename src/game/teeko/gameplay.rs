@@ -136,6 +136,56 @@ impl Gameplay for Teeko {
     fn first_to_move(&self, pos: &TeekoPosition) -> bool {
         pos.side == 0
     }
+
+    fn why_illegal(
+        &self,
+        pos: &TeekoPosition,
+        from: Option<(usize, usize)>,
+        to: (usize, usize),
+    ) -> Option<String> {
+        let (rows, cols) = (self.board.rows, self.board.cols);
+        let bit = |(r, c): (usize, usize)| (r < rows && c < cols).then(|| 1u64 << (r * cols + c));
+        let moves = self.moves(pos);
+        let example = moves.first().map(moving::move_text).unwrap_or_default();
+        let (mine, theirs) = match pos.side {
+            0 => (pos.x, pos.o),
+            _ => (pos.o, pos.x),
+        };
+        let outside = || format!("the board has rows 1 to {rows} and columns 1 to {cols}");
+        let Some(to_bit) = bit(to) else {
+            return Some(outside());
+        };
+        let all_down = pos.k == self.movement();
+        Some(match from {
+            None if all_down => {
+                format!(
+                    "all your stones are down: move one to an empty cell beside it, as {example}"
+                )
+            }
+            Some(_) if !all_down => format!(
+                "you still have stones to put down: drop one on an empty cell, as {example}"
+            ),
+            Some(f) => match bit(f) {
+                None => outside(),
+                Some(b) if b & mine == 0 => {
+                    format!("{} is not one of your stones", moving::cell_text(f))
+                }
+                Some(_) if to_bit & (mine | theirs) != 0 => {
+                    format!("{} is taken", moving::cell_text(to))
+                }
+                Some(_) => format!(
+                    "a stone moves one step, to an empty cell beside it (diagonals too), as {example}"
+                ),
+            },
+            None if to_bit & (mine | theirs) != 0 => {
+                format!("{} is taken", moving::cell_text(to))
+            }
+            None if self.board.no_centre_first && pos.k == 0 => {
+                "x's first stone may not go on the centre in this game".to_string()
+            }
+            None => return None,
+        })
+    }
 }
 
 impl Registered for Teeko {
