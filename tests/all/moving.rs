@@ -417,6 +417,90 @@ fn the_explorer_plays_a_push_by_two_clicks() {
     });
 }
 
+/// The explorer on Teeko: it says how to move before the first click, why a stone that
+/// cannot move does not, labels rows and columns, marks the stones that have a best move,
+/// names the winner of a finished game, and keeps a bad position from the URL in the box
+/// with the error beside it.
+#[test]
+fn the_explorer_says_how_to_move_and_why_a_stone_cannot() {
+    use browser_support::{connect, start_driver, text, wait_for};
+    use fantoccini::Locator;
+
+    let d = dir("explorer-teeko");
+    let t = d.join("t.retro");
+    build("teeko", "4x4s3", &t, &[]);
+    let server = server::Server::start(std::slice::from_ref(&t), &["--quiet"]);
+    if !browser_support::available() {
+        return;
+    }
+    let (_driver, port) = start_driver();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let c = connect(port, &d.join("profile")).await;
+        // All six stones down, x to move.
+        c.goto(&server.url("/t?position=xo../o.x./..../.x.o%3Ax"))
+            .await
+            .unwrap();
+        wait_for("the value", || async {
+            !text(&c, "#value").await.is_empty()
+        })
+        .await;
+        let legend = text(&c, "#legend").await;
+        assert!(
+            legend.contains("Click one of your stones, then an empty cell beside it"),
+            "{legend}"
+        );
+        let count = |css: &'static str| {
+            let c = &c;
+            async move { c.find_all(Locator::Css(css)).await.unwrap().len() }
+        };
+        assert_eq!(count("svg text.label-row").await, 4);
+        assert_eq!(count("svg text.label-col").await, 4);
+        assert!(count("svg rect.has-best").await >= 1);
+        assert!(count("svg text.best-mark").await >= 1);
+        // o's stone at 1,2 cannot start x's move.
+        c.find(Locator::Css("svg rect.cell:nth-of-type(2)"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        wait_for("the reason", || async {
+            text(&c, "#legend").await == "1,2 is not one of your stones: you play x."
+        })
+        .await;
+        // A finished game names its winner.
+        c.goto(&server.url("/t?position=xxx./oo../..../...."))
+            .await
+            .unwrap();
+        wait_for("the winner", || async {
+            text(&c, "#value").await == "x has won"
+        })
+        .await;
+        assert_eq!(text(&c, "#to-move").await, "game over: x has won");
+        // A bad position in the URL stays in the box, its error beside it.
+        c.goto(&server.url("/t?position=zzz")).await.unwrap();
+        wait_for("the error", || async {
+            text(&c, "#position-error")
+                .await
+                .contains("bad teeko position")
+        })
+        .await;
+        let typed = c
+            .find(Locator::Css("#position-input"))
+            .await
+            .unwrap()
+            .prop("value")
+            .await
+            .unwrap();
+        assert_eq!(typed.as_deref(), Some("zzz"));
+        let _ = c.close().await;
+    });
+}
+
 /// Parquet holds what CSV holds, the result and remoteness columns and the moves between
 /// cells included: each Parquet row, written as a CSV line, is that CSV line.
 #[cfg(feature = "parquet")]

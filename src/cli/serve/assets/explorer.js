@@ -95,8 +95,13 @@ async function show(position) {
   try {
     current = await getJSON(`/api/${encodeURIComponent(tableName)}/${encodeURIComponent(position)}`);
     $("error").hidden = true;
+    $("position-error").hidden = true;
     render();
   } catch (e) {
+    // The text stays in the box, to be mended, with what is wrong with it beside it.
+    $("position-input").value = position;
+    $("position-error").textContent = e.message;
+    $("position-error").hidden = false;
     showError(e.message);
   }
 }
@@ -155,6 +160,51 @@ function outcome(m, firstToMove) {
            words: m.value === 0 ? "level" : `${who} leads by ${Math.abs(m.value)}` };
 }
 
+// The games this page knows by name; a game from another crate (Hex) is described from its
+// answers' `result` and `remoteness`.
+const KNOWN = ["young", "twins", "mnk", "connect", "teeko", "quixo", "morris"];
+
+// A position's value in words: a finished game names its winner; a game this page does not
+// know by name is said from the answer's result for the side to move.
+function answerInWords(a) {
+  if (a.moves.length === 0 && a.winner) return `${a.winner} has won`;
+  if (KNOWN.includes(info.game) || a.result === undefined) return valueInWords(info, stored(a));
+  const side = a.to_move === "first" ? "x" : "o";
+  switch (a.result) {
+    case "win": return `${side} to move wins in ${a.remoteness}`;
+    case "loss": return `${side} to move loses in ${a.remoteness}`;
+    case "tie": return "tie with best play";
+    default: return "draw: neither side can force a win";
+  }
+}
+
+// What a click does in a game whose stones or cubes move, before the first: the page says
+// it rather than leaving it to be found.
+function howToMove(a) {
+  if (info.game === "quixo") {
+    return "Click a blank cube or one of yours on the border, then the end of its row or column where it goes back in (the cubes between slide along).";
+  }
+  if (info.game === "teeko" && a.moves.some((m) => m.from)) {
+    return "Click one of your stones, then an empty cell beside it (diagonals too).";
+  }
+  return "";
+}
+
+// Why a cell clicked first cannot start a move (Teeko, Quixo).
+function whyNot(a, cell, mark) {
+  const [r, c] = cell.split(",").map(Number);
+  const mine = a.to_move === "first" ? "x" : "o";
+  if (info.game === "quixo") {
+    const border = r === 1 || c === 1 || r === info.rows || c === info.cols;
+    if (!border) return `${cell} is not on the border: take a cube from the edge.`;
+    if (mark !== "." && mark !== mine) return `The cube at ${cell} shows ${mark}: take a blank cube or one of yours.`;
+    return `The cube at ${cell} cannot move.`;
+  }
+  if (mark === ".") return `${cell} is empty: click one of your stones first.`;
+  if (mark !== mine) return `${cell} is not one of your stones: you play ${mine}.`;
+  return `The stone at ${cell} has no empty cell beside it.`;
+}
+
 // How good each move is for the side making it, to sort the list: higher is better.
 function goodness(moves, firstToMove) {
   const rank = { win: 2, tie: 1, draw: 1, loss: 0 };
@@ -186,13 +236,17 @@ function render() {
   // Moves by the cell a click lands on: the stone's cell for a drop; for a move between
   // cells, the cell it comes from until one is selected, then where it goes.
   const byCell = new Map();
+  const isBest = (m) => a.best.some((c) => (m.move ? c === m.move : m.column !== undefined ? c === m.column : c[0] === m.cell[0] && c[1] === m.cell[1]));
   a.moves.forEach((m, i) => {
-    const hit = { move: m, good: good[i], outcome: outcome(m, first) };
+    const hit = { move: m, good: good[i], outcome: outcome(m, first), best: isBest(m) };
     const from = m.from ? m.from.join(",") : null;
     if (!from) byCell.set(m.cell.join(","), hit);
     else if (selected === null) {
+      // A stone or cube is marked best if one of its moves is.
       const seen = byCell.get(from);
-      if (!seen || seen.good < hit.good) byCell.set(from, { ...hit, select: from });
+      const best = hit.best || (seen !== undefined && seen.best);
+      if (!seen || seen.good < hit.good) byCell.set(from, { ...hit, select: from, best });
+      else seen.best = best;
     } else if (selected === from) byCell.set(m.cell.join(","), hit);
   });
 
@@ -200,19 +254,20 @@ function render() {
   $("position").textContent = a.position;
   $("position-input").value = a.position;
   // Nobody moves on a full board, or where a line has ended the game (mnk, connect).
-  const winner = a.winner === undefined ? "" : a.winner === null ? ": a tie" : `: ${a.winner} won`;
+  const winner = a.winner === undefined ? "" : a.winner === null ? ": a tie" : `: ${a.winner} has won`;
   $("to-move").textContent = a.to_move === "none"
     ? (a.stones === info.rows * info.cols && !a.winner ? `game over: the board is full${winner}` : `game over${winner}`)
     : `${a.to_move} to move` + (info.game === "twins" ? (first ? " (o)" : " (x)") : "")
-      + (moving(info) ? (first ? " (x)" : " (o)") + (info.points ? morrisStep(a) : selected ? `: from ${selected}, click where it goes` : "") : "");
-  $("value").textContent = valueInWords(info, stored(a));
+      + (moving(info) ? (first ? " (x)" : " (o)") + (info.points ? morrisStep(a) : selected ? `: from ${selected}, click where it goes` : "") : "")
+      + (!KNOWN.includes(info.game) && a.result !== undefined ? (first ? " (x)" : " (o)") : "");
+  $("value").textContent = answerInWords(a);
 
   const list = $("moves");
   list.replaceChildren();
   const order = a.moves.map((m, i) => i).sort((i, j) => good[j] - good[i]);
   for (const i of order) {
     const m = a.moves[i];
-    const best = a.best.some((c) => (m.move ? c === m.move : m.column !== undefined ? c === m.column : c[0] === m.cell[0] && c[1] === m.cell[1]));
+    const best = isBest(m);
     const o = outcome(m, first);
     const button = document.createElement("button");
     button.type = "button";
@@ -240,6 +295,7 @@ function legalCell(rect, cell, byCell) {
   const hit = byCell.get(cell);
   if (!hit) return;
   rect.classList.add("legal", hit.outcome.cls);
+  if (hit.best) rect.classList.add("has-best");
   rect.dataset.cell = cell;
   rect.dataset.outcome = hit.outcome.cls;
   if (hit.select) {
@@ -316,32 +372,44 @@ function drawTwins(svg, a, byCell) {
 function drawGrid(svg, a, byCell) {
   const { rows, cols } = info;
   const S = 56, C = 48, pad = 10;
-  $("legend").textContent = a.winning_line && a.winning_line.length ? "The winning line is marked." : "";
-  const top = info.game === "connect" ? 24 : 0;
+  const how = selected === null && a.moves.length ? howToMove(a) : "";
+  $("legend").textContent = a.winning_line && a.winning_line.length ? "The winning line is marked." : how;
+  // Column numbers above the grid; row numbers beside it where moves name cells (connect's
+  // name columns). Hex's rows each sit half a cell right of the one above: a rhombus.
+  const top = 24;
+  const left = info.game === "connect" ? 0 : 24;
+  const shift = info.game === "hex" ? S / 2 : 0;
+  const x0 = (i, j) => left + pad + j * S + i * shift, y0 = (i) => top + pad + i * S;
   // Teeko and Quixo put the side to move after the grid (`:x`).
   const marks = a.position.split(":")[0].split("/");
-  svg.setAttribute("width", (cols - 1) * S + C + 2 * pad);
+  svg.setAttribute("width", (cols - 1) * S + C + 2 * pad + left + (rows - 1) * shift);
   svg.setAttribute("height", (rows - 1) * S + C + 2 * pad + top);
+  for (let j = 0; j < cols; j++) text(String(j + 1), { x: x0(0, j) + C / 2, y: pad + 8, class: "weight label-col" }, svg);
+  if (left) for (let i = 0; i < rows; i++) text(String(i + 1), { x: x0(i, 0) - 14, y: y0(i) + C / 2, class: "weight label-row" }, svg);
   for (let i = 0; i < rows; i++) {
     for (let j = 0; j < cols; j++) {
-      const rect = el("rect", { x: pad + j * S, y: top + pad + i * S, width: C, height: C, class: "cell" }, svg);
+      const rect = el("rect", { x: x0(i, j), y: y0(i), width: C, height: C, class: "cell" }, svg);
       const m = marks[i][j];
       const cell = `${i + 1},${j + 1}`;
       // Any cell may start or end a move in a moving game: a stone that slides, a cube
       // pushed, an occupied end a cube goes back in at.
       if (m === "." || moving(info)) legalCell(rect, cell, byCell);
+      if (moving(info) && selected === null && !byCell.has(cell) && a.moves.length && a.moves[0].from) {
+        // A stone or cube that cannot start a move says why.
+        rect.onclick = () => { $("legend").textContent = whyNot(a, cell, m); };
+      }
       if (cell === selected) rect.classList.add("selected");
       if ((a.winning_line || []).some(([r, c]) => r === i + 1 && c === j + 1)) rect.classList.add("won");
-      if (m !== ".") text(m, { x: pad + j * S + C / 2, y: top + pad + i * S + C / 2, class: `mark ${m}`, "pointer-events": "none" }, svg);
+      if (m !== ".") text(m, { x: x0(i, j) + C / 2, y: y0(i) + C / 2, class: `mark ${m}`, "pointer-events": "none" }, svg);
+      if (rect.classList.contains("has-best")) text("★", { x: x0(i, j) + C - 8, y: y0(i) + 9, class: "best-mark", "pointer-events": "none" }, svg);
     }
   }
   if (selected) {
     // A click outside the targets puts the stone back.
     svg.onclick = (e) => { if (!e.target.classList.contains("legal")) { selected = null; render(); } };
   } else svg.onclick = null;
-  if (!top) return;
+  if (info.game !== "connect") return;
   for (let j = 0; j < cols; j++) {
-    text(String(j + 1), { x: pad + j * S + C / 2, y: pad + 8, class: "weight" }, svg);
     const hit = [...byCell.values()].find((h) => h.move.column === j + 1);
     if (!hit) continue;
     const column = el("rect", { x: pad + j * S, y: top + pad, width: C, height: (rows - 1) * S + C,
