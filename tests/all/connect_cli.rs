@@ -476,7 +476,7 @@ mod browser {
                 .await
                 .unwrap();
             wait_for("the typed position", || async {
-                text(&c, "#to-move").await == "game over: x won"
+                text(&c, "#to-move").await == "game over: x has won"
             })
             .await;
             assert_eq!(c.find_all(Locator::Css("rect.won")).await.unwrap().len(), 3);

@@ -486,7 +486,7 @@ fn the_explorer_says_how_to_move_and_why_a_stone_cannot() {
         wait_for("the error", || async {
             text(&c, "#position-error")
                 .await
-                .contains("bad teeko position")
+                .contains("bad position \"zzz\"")
         })
         .await;
         let typed = c
