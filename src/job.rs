@@ -267,8 +267,7 @@ fn build_layers<G: Registered, V: Value>(
     let partial = partial_path(path);
     let stored_type = match crate::table::Table::open_partial::<G>(&partial) {
         Ok(t)
-            if side_to_move
-                && !options.fresh
+            if !options.fresh
                 && (side_to_move
                     && matches!(t.header.value_type, ValueType::I8 | ValueType::Halved)
                     || t.header.value_type == V::TYPE) =>
