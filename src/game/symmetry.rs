@@ -791,7 +791,7 @@ mod tests {
             assert_eq!(deposit(bits, mask), two_colour::spread(bits, mask));
         }
         let sym = GridSymmetries::grid(4, 4, GridGroup::Dihedral);
-        let orbits = Orbits::new(sym, (0..=8).map(|k| Some(k / 2)).collect()).unwrap();
+        let orbits = Orbits::new(sym, (0..=8).map(|k| Some(k / 2)).collect()).expect("4 x 4 folds");
         let plain = |layer: &Layer, r: u64| layer.offset.partition_point(|&s| s <= r) - 1;
         for k in [5, 6, 8] {
             let n = orbits.layer_size(k);
