@@ -236,7 +236,7 @@ fn build<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32> {
         String::new()
     } else {
         format!(
-            " ({} entries: one per orbit of {} symmetries)",
+            " ({} entries: folded by {} symmetries)",
             report.entries, report.symmetries
         )
     };

@@ -118,7 +118,7 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
             (
                 "entries",
                 format!(
-                    "{entries}: one per orbit of {} symmetries ({:.1} positions an entry)",
+                    "{entries}: folded by {} symmetries ({:.1} positions an entry)",
                     h.symmetries,
                     positions as f64 / entries as f64
                 ),

@@ -231,9 +231,9 @@ pub struct BoardArgs {
     /// Columns of a twins board [default: inferred from the input].
     #[arg(long, value_name = "C")]
     cols: Option<usize>,
-    /// Store every position, not one entry per orbit of the board's symmetries (mnk, Teeko
-    /// and Quixo fold symmetric positions together by default; tables of best moves and MPI
-    /// builds never do).
+    /// Store every position, not one entry per orbit of the board's symmetries (mnk, connect,
+    /// Teeko and Quixo fold symmetric positions together by default; tables of best moves and
+    /// MPI builds never do).
     #[arg(long)]
     no_fold: bool,
 }

@@ -42,7 +42,7 @@ pub struct Args {
     #[arg(long)]
     total: bool,
     /// Plan a table of every position, not one entry per orbit of the board's symmetries
-    /// (mnk, Teeko and Quixo fold them by default; an MPI build stores every position).
+    /// (mnk, connect, Teeko and Quixo fold them by default; an MPI build stores every position).
     #[arg(long)]
     no_fold: bool,
 }
@@ -132,7 +132,7 @@ impl Visitor for Plan<'_> {
         }
         if game.symmetries() > 1 {
             notes.push(format!(
-                "one entry per orbit of {} symmetries: an MPI build stores every position, as --no-fold plans",
+                "folded by {} symmetries: an MPI build stores every position, as --no-fold plans",
                 game.symmetries()
             ));
         }

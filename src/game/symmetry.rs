@@ -186,7 +186,7 @@ const LOW: u64 = SPECIAL - 1;
 /// with `pext` standard Teeko builds in 11.5 s on one thread against 13.1 s with the loop
 /// (release, medians of 3 paired runs; the tables are identical).
 #[inline]
-fn pext(value: u64, mask: u64) -> u64 {
+pub(crate) fn pext(value: u64, mask: u64) -> u64 {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("bmi2") {
         // SAFETY: the processor has BMI2, checked just above.

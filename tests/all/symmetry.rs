@@ -4,7 +4,8 @@
 //! position asked about and reach its value.
 
 use retro::game::Quixo;
-use retro::game::{Game, Values};
+use retro::game::{Connect, ConnectBoard};
+use retro::game::{Game, Gameplay, LayerKind, Values};
 use retro::game::{Mnk, MnkBoard};
 use retro::game::{Teeko, TeekoBoard};
 
@@ -17,17 +18,35 @@ fn all_values<G: Game>(game: &G) -> Vec<Vec<i16>> {
 /// gives it; each of its images has the same folded rank; the orbit sizes of the folded
 /// layer add up to the unfolded layer's positions; and each move's value, read through the
 /// folded table, is what it is through the unfolded one.
-fn same_answers<G: Game>(name: &str, folded: &G, unfolded: &G) {
+fn same_answers<G: Gameplay>(name: &str, folded: &G, unfolded: &G) {
+    same_answers_with(name, folded, unfolded, Index::Dense)
+}
+
+/// How a folded layer numbers its orbits.
+#[derive(Clone, Copy, PartialEq)]
+enum Index {
+    /// One entry per orbit: every layer of more than two positions shrinks.
+    Dense,
+    /// Some orbits keep an entry per position (connect: a height vector that is its own
+    /// mirror image keeps all its colourings): no layer grows, and the whole table shrinks.
+    Slack,
+}
+
+fn same_answers_with<G: Gameplay>(name: &str, folded: &G, unfolded: &G, index: Index) {
     assert!(folded.symmetries() > 1, "{name}: folds");
     assert_eq!(unfolded.symmetries(), 1, "{name}");
     let (f, u) = (all_values(folded), all_values(unfolded));
     let values = folded.values();
     for k in 0..=unfolded.last_layer() {
         let n = unfolded.layer_size(k);
-        assert!(
-            folded.layer_size(k) < n || n <= 2,
-            "{name} layer {k} shrinks"
-        );
+        assert_eq!(folded.layer_positions(k), n, "{name} layer {k}: positions");
+        match index {
+            Index::Dense => assert!(
+                folded.layer_size(k) < n || n <= 2,
+                "{name} layer {k} shrinks"
+            ),
+            Index::Slack => assert!(folded.layer_size(k) <= n, "{name} layer {k} does not grow"),
+        }
         let mut covered = 0u64;
         for r in 0..folded.layer_size(k) {
             covered += folded.orbit_size(&folded.unrank(k, r));
@@ -37,7 +56,10 @@ fn same_answers<G: Game>(name: &str, folded: &G, unfolded: &G) {
             "{name} layer {k}: orbit sizes add up to the positions"
         );
         for r in 0..n {
-            let pos = unfolded.unrank(k, r);
+            // The position as the folded game reads it: a position carries its own game's
+            // rank parts.
+            let text = unfolded.format_position(&unfolded.unrank(k, r));
+            let pos = folded.parse_position(&text).expect("every rank's position reads back");
             let fr = folded.rank(&pos);
             assert_eq!(
                 f[k][fr as usize], u[k][r as usize],
@@ -50,16 +72,42 @@ fn same_answers<G: Game>(name: &str, folded: &G, unfolded: &G) {
                     "{name} layer {k} rank {r}: an image"
                 );
             }
-            // Moves of the position as given: each child's value through either table.
+            // Moves of the position as given: each child's value through either table, and
+            // the solvers' children (ranked from the entry) are the moves' children.
             if folded.ended(&pos).is_none() {
-                for m in folded.moves(&pos) {
+                let (fm, um) = (folded.moves(&pos), unfolded.moves(&unfolded.unrank(k, r)));
+                assert_eq!(fm.len(), um.len(), "{name} layer {k} rank {r}: moves");
+                let mut listed = Vec::new();
+                for (m, n) in fm.iter().zip(&um) {
                     let c = folded.layer_of(&m.child);
+                    assert_eq!(
+                        folded.format_position(&m.child),
+                        unfolded.format_position(&n.child)
+                    );
+                    listed.push((c, folded.rank(&m.child)));
                     let through_f =
                         values.through(m.reward, f[c][folded.rank(&m.child) as usize].into());
                     let through_u =
-                        values.through(m.reward, u[c][unfolded.rank(&m.child) as usize].into());
+                        values.through(n.reward, u[c][unfolded.rank(&n.child) as usize].into());
                     assert_eq!(through_f, through_u, "{name} layer {k} rank {r}: a move");
                 }
+                let mut reported = Vec::new();
+                folded.for_each_child(&pos, |e| reported.push((e.layer, e.rank)));
+                // With slack, the children of a position's entry may be other entries of the
+                // same orbits as its moves' children: the same values, not the same ranks.
+                if index == Index::Slack {
+                    let value = |&(c, rank): &(usize, u64)| (c, f[c][rank as usize]);
+                    listed = listed.iter().map(value).map(|(c, v)| (c, v as u64)).collect();
+                    reported = reported.iter().map(value).map(|(c, v)| (c, v as u64)).collect();
+                }
+                // Within a layer a child is reported once however many moves reach it.
+                listed.sort_unstable();
+                reported.sort_unstable();
+                if folded.layer_kind(k) == LayerKind::Fixpoint {
+                    listed.dedup();
+                    reported.dedup();
+                }
+                assert_eq!(reported, listed, "{name} layer {k} rank {r}: children");
             }
         }
     }
@@ -132,6 +180,32 @@ fn folded_mnk_answers_every_position_as_unfolded_mnk() {
 }
 
 #[test]
+fn folded_connect_answers_every_position_as_unfolded_connect() {
+    // Odd and even widths (a middle column, or none), a single row, K from 2 to 4.
+    for (w, h, k) in [
+        (2, 2, 2),
+        (3, 3, 3),
+        (4, 3, 3),
+        (3, 4, 3),
+        (4, 4, 4),
+        (5, 3, 3),
+        (5, 1, 2),
+        (2, 4, 3),
+    ] {
+        let board = ConnectBoard::checked(w, h, k).unwrap();
+        let folded = Connect::new(board.clone()).unwrap();
+        let unfolded = Connect::unfolded(board).unwrap();
+        assert_eq!(folded.symmetries(), 2, "{w}x{h}");
+        same_answers_with(&format!("connect {w}x{h}k{k}"), &folded, &unfolded, Index::Slack);
+        let (f, u) = (folded.total_positions(), unfolded.total_positions());
+        assert!(4 * f < 3 * u, "connect {w}x{h}k{k}: {f} entries for {u} positions");
+    }
+    // One column: the mirror is the identity, nothing folds.
+    let column = ConnectBoard::checked(1, 4, 2).unwrap();
+    assert_eq!(Connect::new(column).unwrap().symmetries(), 1);
+}
+
+#[test]
 fn folding_keeps_the_value_model() {
     let game = Teeko::new(TeekoBoard::standard()).unwrap();
     assert_eq!(game.values(), Values::SideToMove);
@@ -155,6 +229,7 @@ fn commands_on_a_folded_table_answer_as_on_an_unfolded_one() {
         ("quixo", "3x3", 16),
         ("mnk", "3x3k3", 8),
         ("mnk", "3x4k3", 4),
+        ("connect", "4x4k3", 2),
     ] {
         let (f, u) = (path("f.retro"), path("u.retro"));
         ok(&retro(&["build", game, board, "-q", "-o", &f], ""));

@@ -144,6 +144,10 @@ impl Registered for Connect {
         Connect::new(board)
     }
 
+    fn unfolded(board: ConnectBoard) -> Result<Self> {
+        Connect::unfolded(board)
+    }
+
     fn board(&self) -> &ConnectBoard {
         &self.board
     }

@@ -12,6 +12,12 @@
 //! per-height-vector part (`Heights`) plus the colex rank of the parent's subset with one
 //! bit inserted at p: a few byte-table lookups (`ColourRank`), no search and no hash map.
 //!
+//! The game folds the board's left-right mirror (`Connect::new`; `Connect::unfolded` keeps
+//! every position): a layer numbers only canonical height vectors (`heights.rs` says which,
+//! and where the index keeps some slack), a position on another vector is ranked as its
+//! mirror image, and a drop whose child's vector is not canonical ranks the child's
+//! colouring in the mirrored stone order (`mirrored_colour`).
+//!
 //! Boards are bitboards with H + 1 bits per column (bit c * (H + 1) + r is row r from the
 //! bottom of column c), so lines are found by shifts and never wrap between columns (a
 //! direction whose K - 1 steps would shift by 64 or more is left out: no line fits it), and
@@ -31,6 +37,7 @@ pub use board::ConnectBoard;
 use std::collections::HashSet;
 
 use super::lines;
+use super::symmetry::pext;
 use super::{Edge, Game, Move, RunSink, Values, WinLoss, two_colour};
 use crate::error::{Error, Result};
 use crate::rank::{colex_next_mask, colex_unrank_mask};
@@ -40,7 +47,9 @@ use heights::{ColourRank, Heights};
 /// Default line length: Connect Four's.
 const DEFAULT_K: usize = 4;
 
-/// A position, and the cursor that walks a layer in rank order.
+/// A position, and the cursor that walks a layer in rank order. Where the game folds, the
+/// cells are the position's own and the rank's parts (`heights`, `first`, `colour`) are its
+/// entry's: of its mirror image where its vector is not canonical.
 #[derive(Debug, Clone)]
 pub struct ConnectPosition {
     stones: usize,
@@ -73,17 +82,29 @@ pub struct Connect {
 }
 
 impl Connect {
-    /// Build the game for a board; fails for boards too large to rank.
+    /// Build the game for a board, its positions folded by the left-right mirror (a board
+    /// two or more columns wide): one table entry per position and its mirror image. Fails
+    /// for boards too large to rank.
     pub fn new(board: ConnectBoard) -> Result<Self> {
+        let fold = board.width > 1;
+        Connect::build(board, fold)
+    }
+
+    /// Build the game for a board with every position its own table entry.
+    pub fn unfolded(board: ConnectBoard) -> Result<Self> {
+        Connect::build(board, false)
+    }
+
+    fn build(board: ConnectBoard, fold: bool) -> Result<Self> {
         let board = ConnectBoard::checked(board.width, board.height, board.k)?;
         let (w, h) = (board.width, board.height);
         let cells = w * h;
         let colours = ColourRank::new(cells)?;
-        let heights = Heights::new(w, h, &colours)?;
+        let heights = Heights::new(w, h, &colours, fold)?;
         let mut total = 0u64;
         for k in 0..=cells {
             total = heights
-                .count(k)
+                .vectors(k)
                 .checked_mul(colours.per_set(k))
                 .and_then(|n| total.checked_add(n))
                 .ok_or_else(|| {
@@ -140,16 +161,29 @@ impl Connect {
 
     /// The position with these cells; None if a stone floats above an empty cell.
     fn position_of(&self, occupied: u64, x: u64) -> Option<ConnectPosition> {
-        let (heights, stones) = self.heights.rank_of(occupied)?;
-        let first = compress(x, occupied);
+        let place = self.heights.place_of(occupied)?;
+        let first = match place.mirrored {
+            true => pext(self.heights.mirror(x), self.heights.mirror(occupied)),
+            false => pext(x, occupied),
+        };
         Some(ConnectPosition {
-            stones,
-            heights,
+            stones: place.stones,
+            heights: place.rank,
             occupied,
             x,
             first,
             colour: self.colours.rank(first),
         })
+    }
+
+    /// x's cells of the position's entry, on its ranked vector's cells: the position's own,
+    /// or their mirror image.
+    #[inline(always)]
+    fn ranked_x(&self, pos: &ConnectPosition) -> u64 {
+        match self.heights.occupied(pos.stones, pos.heights) == pos.occupied {
+            true => pos.x,
+            false => self.heights.mirror(pos.x),
+        }
     }
 
     /// Cells of a position as marks, row-major from the top row (0 empty, 1 x, 2 o).
@@ -225,15 +259,15 @@ impl Connect {
         false
     }
 
-    /// Calls `f(column, child_rank)` for every column with room, left to right.
+    /// Calls `f(child_rank)` for the child of every column with room of the position's
+    /// entry, left to right on its ranked vector (the mirror image's columns where the
+    /// position's vector is not canonical).
     #[inline(always)]
-    fn for_each_drop(&self, pos: &ConnectPosition, mut f: impl FnMut(usize, u64)) {
+    fn for_each_drop(&self, pos: &ConnectPosition, mut f: impl FnMut(u64)) {
         let top = self.top_share(pos.stones);
+        let x = self.ranked_x(pos);
         for drop in self.heights.drops(pos.stones, pos.heights) {
-            f(
-                drop.column as usize,
-                drop.base + self.child_colour(pos, drop, top),
-            );
+            f(drop.base + self.child_colour(pos, x, drop, top));
         }
     }
 
@@ -248,33 +282,35 @@ impl Connect {
         }
     }
 
-    /// The colex rank of the child's colouring after `drop`: the parent's subset with the
-    /// new stone's bit inserted. A stone on top of the stone order leaves every other bit
-    /// where it was, so its rank is the parent's plus `top` (`top_share`); elsewhere it
-    /// comes from the byte tables. Measured on 5 x 5, one thread, four alternating runs
-    /// each: 4.23 s user on average with the tables for every drop, 3.76 s with this.
+    /// The colex rank of the child's colouring after `drop` (`x`: x's cells of the
+    /// position's entry): the parent's subset with the new stone's bit inserted. A stone on
+    /// top of the stone order leaves every other bit where it was, so its rank is the
+    /// parent's plus `top` (`top_share`); elsewhere it comes from the byte tables. Measured
+    /// on 5 x 5, one thread, four alternating runs each: 4.23 s user on average with the
+    /// tables for every drop, 3.76 s with this.
     #[inline(always)]
-    fn child_colour(&self, pos: &ConnectPosition, drop: &heights::Drop, top: u64) -> u64 {
+    fn child_colour(&self, pos: &ConnectPosition, x: u64, drop: &heights::Drop, top: u64) -> u64 {
+        if drop.mirrored {
+            return self.mirrored_colour(pos.stones, x, drop);
+        }
         if drop.below as usize == pos.stones {
             return pos.colour + top;
         }
         let x_moves = pos.stones.is_multiple_of(2);
-        self.colours.rank(insert(pos.first, drop.below, x_moves))
+        self.colours.rank(insert(pos.first, drop.below as u32, x_moves))
     }
-}
 
-/// The bits of `x` that lie on `mask`, packed down (a portable pext).
-fn compress(x: u64, mask: u64) -> u64 {
-    let (mut out, mut rest, mut i) = (0u64, mask, 0);
-    while rest != 0 {
-        let low = rest & rest.wrapping_neg();
-        if x & low != 0 {
-            out |= 1 << i;
-        }
-        i += 1;
-        rest &= rest - 1;
+    /// The colex rank of the colouring of a child whose vector is the mirror image of the
+    /// one ranked: its x's cells mirrored, packed on the ranked vector's cells.
+    #[inline(never)]
+    fn mirrored_colour(&self, stones: usize, x: u64, drop: &heights::Drop) -> u64 {
+        let x = match stones.is_multiple_of(2) {
+            true => x | 1 << drop.cell,
+            false => x,
+        };
+        let cells = self.heights.occupied(stones + 1, drop.child as u64);
+        self.colours.rank(pext(self.heights.mirror(x), cells))
     }
-    out
 }
 
 /// `mask` with bit `at` inserted (set if `set`), the bits from `at` up moved up one.
@@ -313,6 +349,35 @@ impl Game for Connect {
 
     fn layer_size(&self, k: usize) -> u64 {
         self.heights.count(k) * self.colours.per_set(k)
+    }
+
+    fn layer_positions(&self, k: usize) -> u64 {
+        self.heights.vectors(k) * self.colours.per_set(k)
+    }
+
+    fn symmetries(&self) -> usize {
+        match self.heights.folded() {
+            true => 2,
+            false => 1,
+        }
+    }
+
+    /// Two where the vector is not its own mirror image; one where it is, whose colourings
+    /// are each their own entry (the index's slack).
+    fn orbit_size(&self, pos: &ConnectPosition) -> u64 {
+        match self.heights.folded() && self.heights.mirror(pos.occupied) != pos.occupied {
+            true => 2,
+            false => 1,
+        }
+    }
+
+    fn images(&self, pos: &ConnectPosition) -> Vec<ConnectPosition> {
+        let mut images = vec![pos.clone()];
+        if self.orbit_size(pos) == 2 {
+            let (occupied, x) = (self.heights.mirror(pos.occupied), self.heights.mirror(pos.x));
+            images.extend(self.position_of(occupied, x));
+        }
+        images
     }
 
     fn values(&self) -> Values {
@@ -367,7 +432,7 @@ impl Game for Connect {
     fn for_each_child(&self, pos: &ConnectPosition, mut f: impl FnMut(Edge)) {
         if self.ended(pos).is_none() {
             let layer = pos.stones + 1;
-            self.for_each_drop(pos, |_, rank| {
+            self.for_each_drop(pos, |rank| {
                 f(Edge {
                     layer,
                     rank,
@@ -397,7 +462,7 @@ impl Game for Connect {
                 continue;
             }
             for drop in drops {
-                sink.single(i, drop.base + self.child_colour(&pos, drop, top), 0);
+                sink.single(i, drop.base + self.child_colour(&pos, pos.x, drop, top), 0);
             }
         }
     }
@@ -411,7 +476,7 @@ impl Game for Connect {
             return;
         }
         let mut done = false;
-        self.for_each_drop(pos, |_, child| {
+        self.for_each_drop(pos, |child| {
             if !done {
                 done = f(child, 0).is_break();
             }
@@ -502,7 +567,7 @@ mod tests {
                         two_colour::spread(packed, occupied),
                         "{occupied:b} {h} {r}"
                     );
-                    assert_eq!(compress(board, occupied), packed);
+                    assert_eq!(crate::rank::compress(board, occupied), packed);
                     if r + 1 < binom.get(n, h) {
                         packed = colex_next_mask(packed);
                         board = next_on(board, occupied);
@@ -571,7 +636,11 @@ mod tests {
     /// The counts of the dense index, for the boards of Connect Four's table.
     #[test]
     fn dense_index_counts() {
-        let total = |w, h| game(w, h, 4).total_positions();
+        let total = |w, h| {
+            Connect::unfolded(ConnectBoard::checked(w, h, 4).unwrap())
+                .unwrap()
+                .total_positions()
+        };
         // The sizes as first estimated, to three digits; the exact ones from a sum over the
         // height vectors' stone counts of C(k, ceil(k / 2)), done apart from this code.
         let expected = [
