@@ -105,8 +105,8 @@ class Layer:
     them pandas nullable integers (``Int64``), ``to_arrow`` and ``to_polars`` columns with
     nulls.
 
-    A table that folds symmetric positions (mnk, connect, Teeko and Quixo by default) stores one entry
-    per orbit of the board's symmetries: a row is an orbit, its ``position`` the orbit's
+    A table that folds symmetric positions (mnk, connect, Teeko and Quixo by default) stores
+    one entry per orbit of the board's symmetries: a row is an orbit, its ``position`` the orbit's
     canonical position, and ``orbit_size`` how many positions share its entry (all of
     them have its value). Weigh by it to count positions: ``layer.orbit_size.sum()`` is
     the number of positions the layer answers for, and
@@ -341,8 +341,8 @@ class Table:
     ``symmetries``, ``layer_sizes``, ``layer_positions``, ``root`` and ``root_value`` are
     those of ``retro info --json``.
 
-    A table that folds symmetric positions (mnk, connect, Teeko and Quixo by default; ``symmetries``
-    greater than 1) stores one entry per orbit of the board's symmetries: it answers for
+    A table that folds symmetric positions (mnk, connect, Teeko and Quixo by default;
+    ``symmetries`` greater than 1) stores one entry per orbit of the board's symmetries: it answers for
     ``positions`` positions with ``entries`` entries. Every position can be asked about
     (``query``, ``query_many``, ``rank``); a layer's rows are its entries, each with its
     orbit's canonical position and its ``orbit_size``.

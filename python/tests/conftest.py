@@ -63,8 +63,8 @@ def cli() -> Cli:
     return Cli(_find_cli())
 
 
-#: name -> (build arguments after `retro build`): every game, every encoding, mnk, Teeko
-#: and Quixo folded (their default) and unfolded.
+#: name -> (build arguments after `retro build`): every game, every encoding, mnk, connect,
+#: Teeko and Quixo folded (their default) and unfolded.
 TABLES: Dict[str, List[str]] = {
     "young-sample": ["young", str(REPO / "tables/young-sample.txt")],
     "twins-sample1": ["twins", str(REPO / "tables/twins-sample1.txt")],
@@ -75,6 +75,7 @@ TABLES: Dict[str, List[str]] = {
     "ttt": ["mnk", "3x3k3"],
     "ttt-unfolded": ["mnk", "3x3k3", "--no-fold"],
     "connect-4x4k3": ["connect", "4x4k3"],
+    "connect-4x4k3-unfolded": ["connect", "4x4k3", "--no-fold"],
     "teeko-3x3s2": ["teeko", "3x3s2"],
     "quixo-3x3": ["quixo", "3x3"],
     "teeko-3x3s2-unfolded": ["teeko", "3x3s2", "--no-fold"],
@@ -85,6 +86,7 @@ TABLES: Dict[str, List[str]] = {
 #: position in its layers).
 UNFOLDED: Dict[str, str] = {
     "ttt": "ttt-unfolded",
+    "connect-4x4k3": "connect-4x4k3-unfolded",
     "teeko-3x3s2": "teeko-3x3s2-unfolded",
     "quixo-3x3": "quixo-3x3-unfolded",
 }

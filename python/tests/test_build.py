@@ -57,9 +57,9 @@ def test_build_writes_the_command_lines_table(cli, tmp_path, game, board, kwargs
     for key in ("game", "board", "positions", "entries", "symmetries", "file_bytes", "value_bytes",
                 "resumed_below"):
         assert report[key] == want[key], key
-    # mnk, Teeko and Quixo fold by default, one entry per orbit; fold=False keeps every
+    # mnk, connect, Teeko and Quixo fold by default, one entry per orbit; fold=False keeps every
     # position.
-    folds = game in ("mnk", "teeko", "quixo") and kwargs.get("fold", True)
+    folds = game in ("mnk", "connect", "teeko", "quixo") and kwargs.get("fold", True)
     assert (report["symmetries"] > 1) == folds
     assert (report["entries"] < report["positions"]) == folds
     assert report["table"] == str(path)

@@ -203,7 +203,8 @@ def test_the_estimate_covers_what_a_layer_takes(cli, tmp_path):
     import sys
 
     path = tmp_path / "c54.retro"
-    cli.run("build", "connect", "5x4k4", "-o", str(path), "--quiet")
+    # Every position (--no-fold): the largest layer has 978,120 rows.
+    cli.run("build", "connect", "5x4k4", "--no-fold", "-o", str(path), "--quiet")
     for positions, moves in [(False, False), (True, False), (False, True)]:
         script = f"""
 import resource, retro

@@ -720,7 +720,15 @@ fn command_line_builds_queries_verifies_and_exports() {
     // table), each with the brute force's value.
     let csv = dir.path().join("c44.csv");
     ok(&retro(
-        &["export", table, "--csv", "--all", "-q", "-o", csv.to_str().unwrap()],
+        &[
+            "export",
+            table,
+            "--csv",
+            "--all",
+            "-q",
+            "-o",
+            csv.to_str().unwrap(),
+        ],
         "",
     ));
     let csv = std::fs::read_to_string(&csv).unwrap();

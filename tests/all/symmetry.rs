@@ -59,7 +59,9 @@ fn same_answers_with<G: Gameplay>(name: &str, folded: &G, unfolded: &G, index: I
             // The position as the folded game reads it: a position carries its own game's
             // rank parts.
             let text = unfolded.format_position(&unfolded.unrank(k, r));
-            let pos = folded.parse_position(&text).expect("every rank's position reads back");
+            let pos = folded
+                .parse_position(&text)
+                .expect("every rank's position reads back");
             let fr = folded.rank(&pos);
             assert_eq!(
                 f[k][fr as usize], u[k][r as usize],
@@ -97,8 +99,16 @@ fn same_answers_with<G: Gameplay>(name: &str, folded: &G, unfolded: &G, index: I
                 // same orbits as its moves' children: the same values, not the same ranks.
                 if index == Index::Slack {
                     let value = |&(c, rank): &(usize, u64)| (c, f[c][rank as usize]);
-                    listed = listed.iter().map(value).map(|(c, v)| (c, v as u64)).collect();
-                    reported = reported.iter().map(value).map(|(c, v)| (c, v as u64)).collect();
+                    listed = listed
+                        .iter()
+                        .map(value)
+                        .map(|(c, v)| (c, v as u64))
+                        .collect();
+                    reported = reported
+                        .iter()
+                        .map(value)
+                        .map(|(c, v)| (c, v as u64))
+                        .collect();
                 }
                 // Within a layer a child is reported once however many moves reach it.
                 listed.sort_unstable();
@@ -196,9 +206,17 @@ fn folded_connect_answers_every_position_as_unfolded_connect() {
         let folded = Connect::new(board.clone()).unwrap();
         let unfolded = Connect::unfolded(board).unwrap();
         assert_eq!(folded.symmetries(), 2, "{w}x{h}");
-        same_answers_with(&format!("connect {w}x{h}k{k}"), &folded, &unfolded, Index::Slack);
+        same_answers_with(
+            &format!("connect {w}x{h}k{k}"),
+            &folded,
+            &unfolded,
+            Index::Slack,
+        );
         let (f, u) = (folded.total_positions(), unfolded.total_positions());
-        assert!(4 * f < 3 * u, "connect {w}x{h}k{k}: {f} entries for {u} positions");
+        assert!(
+            4 * f < 3 * u,
+            "connect {w}x{h}k{k}: {f} entries for {u} positions"
+        );
     }
     // One column: the mirror is the identity, nothing folds.
     let column = ConnectBoard::checked(1, 4, 2).unwrap();

@@ -297,7 +297,8 @@ impl Connect {
             return pos.colour + top;
         }
         let x_moves = pos.stones.is_multiple_of(2);
-        self.colours.rank(insert(pos.first, drop.below as u32, x_moves))
+        self.colours
+            .rank(insert(pos.first, drop.below as u32, x_moves))
     }
 
     /// The colex rank of the colouring of a child whose vector is the mirror image of the
@@ -374,7 +375,10 @@ impl Game for Connect {
     fn images(&self, pos: &ConnectPosition) -> Vec<ConnectPosition> {
         let mut images = vec![pos.clone()];
         if self.orbit_size(pos) == 2 {
-            let (occupied, x) = (self.heights.mirror(pos.occupied), self.heights.mirror(pos.x));
+            let (occupied, x) = (
+                self.heights.mirror(pos.occupied),
+                self.heights.mirror(pos.x),
+            );
             images.extend(self.position_of(occupied, x));
         }
         images
