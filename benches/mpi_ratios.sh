@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The MPI build against one process, in one run (issue 34's targets), from the repository
+# The MPI build against one process, in one run, from the repository
 # root:
 #   - one rank of one thread against one process of one thread (young 16x16, twins 4x5,
 #     connect 6x4): time ratio, target at most 1.15;

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::game::{Registered, Registry, Verdict, Visitor};
 use crate::table::Table;
 
@@ -37,7 +37,8 @@ pub struct LayerStats {
     pub longest_win: Option<usize>,
     /// See `longest_win`.
     pub longest_loss: Option<usize>,
-    /// The least and greatest stored value.
+    /// The least and greatest value, in a game of scores; None in a game with results,
+    /// whose counts and longest lines say what its stored codes would.
     pub min_value: Option<i64>,
     /// See `min_value`.
     pub max_value: Option<i64>,
@@ -117,7 +118,12 @@ pub fn table_stats<R: Registry>(table: &Table) -> Result<Vec<LayerStats>> {
 /// `retro stats --json`'s object: `layers` (each layer's counts) and `total`.
 pub fn stats_json<R: Registry>(table: &Table) -> Result<serde_json::Value> {
     let layers = table_stats::<R>(table)?;
-    let total = total(&layers);
+    // The total is of every layer: it has no layer number.
+    let mut total =
+        serde_json::to_value(total(&layers)).map_err(|e| Error::other(e.to_string()))?;
+    if let Some(fields) = total.as_object_mut() {
+        fields.remove("layer");
+    }
     Ok(serde_json::json!({ "layers": layers, "total": total }))
 }
 
@@ -168,9 +174,9 @@ fn stats_of<G: Registered>(game: &G, table: &Table) -> Result<Vec<LayerStats>> {
             ..LayerStats::default()
         };
         for (value, count) in histogram.counts() {
-            s.min_value = Some(s.min_value.map_or(value, |m| m.min(value)));
-            s.max_value = Some(s.max_value.map_or(value, |m| m.max(value)));
             let Some(outcome) = game.outcome(value, k) else {
+                s.min_value = Some(s.min_value.map_or(value, |m| m.min(value)));
+                s.max_value = Some(s.max_value.map_or(value, |m| m.max(value)));
                 continue;
             };
             let r = Some(outcome.remoteness);

@@ -477,8 +477,9 @@ class Table:
     def stats(self) -> Dict[str, Any]:
         """``retro stats --json``'s object: ``layers``, one dict per layer (``layer``,
         ``entries``, ``positions``, ``wins``, ``losses``, ``draws``, ``ties``,
-        ``longest_win``, ``longest_loss``, ``min_value``, ``max_value``; None where there
-        is none), and ``total``. ``pandas.DataFrame(t.stats()["layers"])`` is a table of
+        ``longest_win``, ``longest_loss``, and for a game of scores ``min_value`` and
+        ``max_value``; None where there is none), and ``total`` (the same sums over every
+        layer, without ``layer``). ``pandas.DataFrame(t.stats()["layers"])`` is a table of
         them. Counts are of entries (each orbit once in a folded table)."""
         return self._raw.stats()
 

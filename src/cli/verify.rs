@@ -61,10 +61,12 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
             Ok(0)
         }
         Ok(checked) => {
-            super::outln!(
-                "{}: {checked} positions checked, checksum ok",
-                args.table.display()
-            )?;
+            // A folded table's entries stand for orbits: say what was checked.
+            let what = match table.header.symmetries {
+                n if n > 1 => format!("entries checked (the table folds {n} symmetries)"),
+                _ => "positions checked".to_string(),
+            };
+            super::outln!("{}: {checked} {what}, checksum ok", args.table.display())?;
             Ok(0)
         }
         Err((m, stored, expected)) => Err(Error::other(format!(
