@@ -27,6 +27,7 @@
 
 mod board;
 mod gameplay;
+mod stabiliser;
 
 pub use board::{Geometry, MorrisBoard};
 
@@ -35,6 +36,7 @@ use crate::game::moving::each_distinct;
 use crate::game::symmetry::{Cursor, GridSymmetries, Orbits};
 use crate::game::{Edge, Game, LayerKind, Move, Values, Wdl};
 use crate::rank::Binomial;
+use stabiliser::Stabiliser;
 
 /// A Morris position: both sides' stones, their hands and who moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,6 +117,8 @@ pub struct Morris {
     /// Whether the board's symmetries and the colours are folded.
     fold: bool,
     orbits: Orbits,
+    /// The symmetries that fix a set of stones (`stabiliser`).
+    fixers: Stabiliser,
     layers: Vec<Layer>,
     /// Placement layer of (p, bx, bo) at `(p * (S + 1) + bx) * (S + 1) + bo`, movement layer
     /// of {a, b} at `a * (S + 1) + b` (a >= b); `u32::MAX` where none.
@@ -126,6 +130,28 @@ pub struct Morris {
 /// The most moves of one position that stay in its layer, and the most that lead into it:
 /// at most 12 stones sliding to at most 4 neighbours each, or 3 flying to at most 21 points.
 const MAX_WITHIN: usize = 64;
+
+/// Regions of the board that its symmetries carry onto each other, for `Stabiliser`: the
+/// points above, below, left and right of the centre, and each square.
+fn regions(geometry: &Geometry) -> Vec<u32> {
+    let centre = geometry.cells.iter().map(|&(r, _)| r).max().unwrap_or(0) / 2;
+    let mask = |keep: &dyn Fn(usize, usize) -> bool| {
+        let points = geometry.cells.iter().enumerate();
+        points
+            .filter(|&(_, &(r, c))| keep(r, c))
+            .fold(0u32, |m, (p, _)| m | 1 << p)
+    };
+    let mut regions = vec![
+        mask(&|r, _| r < centre),
+        mask(&|r, _| r > centre),
+        mask(&|_, c| c < centre),
+        mask(&|_, c| c > centre),
+    ];
+    for ring in 1..=centre {
+        regions.push(mask(&|r, c| r.abs_diff(centre).max(c.abs_diff(centre)) == ring));
+    }
+    regions
+}
 
 /// x has placed ceil(p / 2) stones after p placements, o floor(p / 2).
 fn placed(p: usize) -> (usize, usize) {
@@ -224,6 +250,7 @@ impl Morris {
             vec![geometry.symmetries[0].clone()]
         };
         let orbits = Orbits::with_layers(GridSymmetries::from_images(n, images), specs)?;
+        let fixers = Stabiliser::new(orbits.symmetries(), regions(&geometry));
         for (layer, parts) in layers.iter_mut().zip(parts_of) {
             let mut offset = 0;
             for (spec, count, side) in parts {
@@ -245,6 +272,7 @@ impl Morris {
             all: ((1u64 << n) - 1) as u32,
             fold,
             orbits,
+            fixers,
             layers,
             placement_index,
             movement_index,
@@ -970,14 +998,7 @@ impl Morris {
         if !self.fold {
             return 0;
         }
-        let sym = self.orbits.symmetries();
-        let mut stabiliser = 0u32;
-        for g in 1..sym.len() {
-            if sym.map(g, u64::from(stones)) == u64::from(stones) {
-                stabiliser |= 1 << g;
-            }
-        }
-        stabiliser
+        self.fixers.of(self.orbits.symmetries(), stones)
     }
 
     /// Calls `f(after)` for every move of a movement position that closes a mill (before
