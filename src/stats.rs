@@ -117,10 +117,13 @@ pub fn table_stats<R: Registry>(table: &Table) -> Result<Vec<LayerStats>> {
 
 /// `retro stats --json`'s object: `layers` (each layer's counts) and `total`.
 pub fn stats_json<R: Registry>(table: &Table) -> Result<serde_json::Value> {
-    let layers = table_stats::<R>(table)?;
+    json_of(&table_stats::<R>(table)?)
+}
+
+/// The object `stats_json` makes of a table's layer counts.
+pub fn json_of(layers: &[LayerStats]) -> Result<serde_json::Value> {
     // The total is of every layer: it has no layer number.
-    let mut total =
-        serde_json::to_value(total(&layers)).map_err(|e| Error::other(e.to_string()))?;
+    let mut total = serde_json::to_value(total(layers)).map_err(|e| Error::other(e.to_string()))?;
     if let Some(fields) = total.as_object_mut() {
         fields.remove("layer");
     }

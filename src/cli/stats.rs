@@ -31,12 +31,11 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     args.threads.start()?;
     let table = open_table::<R>(&args.table)?;
     let layers = crate::stats::table_stats::<R>(&table)?;
-    let total = crate::stats::total(&layers);
     if args.json {
-        let value = serde_json::json!({ "layers": layers, "total": total });
-        outln!("{value}")?;
+        outln!("{}", crate::stats::json_of(&layers)?)?;
         return Ok(0);
     }
+    let total = crate::stats::total(&layers);
     let results = layers
         .iter()
         .any(|l| l.wins + l.losses + l.ties + l.draws > 0);

@@ -87,6 +87,13 @@ fn stats_count_what_export_writes() {
         let sum = |i: usize| want.iter().map(|c| c[i]).sum::<i64>();
         assert_eq!(total["entries"].as_i64(), Some(sum(0)), "{game}");
         assert_eq!(total["wins"].as_i64(), Some(sum(2)), "{game}");
+        // The total has no layer number, and stored codes are not shown as values.
+        assert!(total.get("layer").is_none(), "{total}");
+        assert!(
+            total["min_value"].is_null() && total["max_value"].is_null(),
+            "{total}"
+        );
+        assert!(layers.iter().all(|l| l["max_value"].is_null()), "{game}");
         // The table as people read it: a header, a row per layer and the totals.
         let text = ok(&retro(&["stats", table], ""));
         assert_eq!(text.lines().count(), layers.len() + 2, "{text}");

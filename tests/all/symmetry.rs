@@ -93,6 +93,15 @@ fn same_answers_with<G: Gameplay>(name: &str, folded: &G, unfolded: &G, index: I
                         values.through(n.reward, u[c][unfolded.rank(&n.child) as usize].into());
                     assert_eq!(through_f, through_u, "{name} layer {k} rank {r}: a move");
                 }
+                // Tables of best moves and `verify` walk the moves in `moves` order by
+                // rank: the same order on a position that is not its entry's own.
+                let mut in_order = Vec::new();
+                folded.for_each_move_in_order(&pos, |child, _| {
+                    in_order.push(child);
+                    std::ops::ControlFlow::Continue(())
+                });
+                let ranks: Vec<u64> = fm.iter().map(|m| folded.rank(&m.child)).collect();
+                assert_eq!(in_order, ranks, "{name} layer {k} rank {r}: moves in order");
                 let mut reported = Vec::new();
                 folded.for_each_child(&pos, |e| reported.push((e.layer, e.rank)));
                 // With slack, the children of a position's entry may be other entries of the

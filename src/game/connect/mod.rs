@@ -479,6 +479,16 @@ impl Game for Connect {
         if self.ended(pos).is_some() {
             return;
         }
+        // The drops go left to right on the entry's vector: on a position that is its
+        // entry's mirror image, that is the moves' order reversed, so follow the moves.
+        if self.heights.occupied(pos.stones, pos.heights) != pos.occupied {
+            for mv in self.moves(pos) {
+                if f(self.rank(&mv.child), 0).is_break() {
+                    return;
+                }
+            }
+            return;
+        }
         let mut done = false;
         self.for_each_drop(pos, |child| {
             if !done {

@@ -148,7 +148,9 @@ fn regions(geometry: &Geometry) -> Vec<u32> {
         mask(&|_, c| c > centre),
     ];
     for ring in 1..=centre {
-        regions.push(mask(&|r, c| r.abs_diff(centre).max(c.abs_diff(centre)) == ring));
+        regions.push(mask(&|r, c| {
+            r.abs_diff(centre).max(c.abs_diff(centre)) == ring
+        }));
     }
     regions
 }
