@@ -651,8 +651,8 @@ mod tests {
     #[test]
     fn dense_index_counts() {
         let total = |w, h| {
-            Connect::unfolded(ConnectBoard::checked(w, h, 4).unwrap())
-                .unwrap()
+            Connect::unfolded(ConnectBoard::checked(w, h, 4).expect("a valid board"))
+                .expect("ranks")
                 .total_positions()
         };
         // The sizes as first estimated, to three digits; the exact ones from a sum over the
