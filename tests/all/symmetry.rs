@@ -79,16 +79,14 @@ fn same_answers_with<G: Gameplay>(name: &str, folded: &G, unfolded: &G, index: I
             if folded.ended(&pos).is_none() {
                 let (fm, um) = (folded.moves(&pos), unfolded.moves(&unfolded.unrank(k, r)));
                 assert_eq!(fm.len(), um.len(), "{name} layer {k} rank {r}: moves");
-                let mut listed = Vec::new();
-                for (m, n) in fm.iter().zip(&um) {
+                let ranks: Vec<u64> = fm.iter().map(|m| folded.rank(&m.child)).collect();
+                for ((m, n), &rank) in fm.iter().zip(&um).zip(&ranks) {
                     let c = folded.layer_of(&m.child);
                     assert_eq!(
                         folded.format_position(&m.child),
                         unfolded.format_position(&n.child)
                     );
-                    listed.push((c, folded.rank(&m.child)));
-                    let through_f =
-                        values.through(m.reward, f[c][folded.rank(&m.child) as usize].into());
+                    let through_f = values.through(m.reward, f[c][rank as usize].into());
                     let through_u =
                         values.through(n.reward, u[c][unfolded.rank(&n.child) as usize].into());
                     assert_eq!(through_f, through_u, "{name} layer {k} rank {r}: a move");
@@ -100,25 +98,21 @@ fn same_answers_with<G: Gameplay>(name: &str, folded: &G, unfolded: &G, index: I
                     in_order.push(child);
                     std::ops::ControlFlow::Continue(())
                 });
-                let ranks: Vec<u64> = fm.iter().map(|m| folded.rank(&m.child)).collect();
                 assert_eq!(in_order, ranks, "{name} layer {k} rank {r}: moves in order");
+                // The solvers' children against the moves': by rank, or with slack by value
+                // (the children of a position's entry may then be other entries of the same
+                // orbits as its moves' children).
+                let key = |c: usize, rank: u64| match index {
+                    Index::Dense => (c, rank as i64),
+                    Index::Slack => (c, i64::from(f[c][rank as usize])),
+                };
+                let mut listed: Vec<(usize, i64)> = fm
+                    .iter()
+                    .zip(&ranks)
+                    .map(|(m, &rank)| key(folded.layer_of(&m.child), rank))
+                    .collect();
                 let mut reported = Vec::new();
-                folded.for_each_child(&pos, |e| reported.push((e.layer, e.rank)));
-                // With slack, the children of a position's entry may be other entries of the
-                // same orbits as its moves' children: the same values, not the same ranks.
-                if index == Index::Slack {
-                    let value = |&(c, rank): &(usize, u64)| (c, f[c][rank as usize]);
-                    listed = listed
-                        .iter()
-                        .map(value)
-                        .map(|(c, v)| (c, v as u64))
-                        .collect();
-                    reported = reported
-                        .iter()
-                        .map(value)
-                        .map(|(c, v)| (c, v as u64))
-                        .collect();
-                }
+                folded.for_each_child(&pos, |e| reported.push(key(e.layer, e.rank)));
                 // Within a layer a child is reported once however many moves reach it.
                 listed.sort_unstable();
                 reported.sort_unstable();
