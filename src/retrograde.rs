@@ -367,6 +367,9 @@ pub fn solve_layer<G: Game, V: Value>(
                 ready.set_chunk(c, &least);
             }
             if next.chunk_marked(c) {
+                // The candidates' words are scattered over the chunk's 16 KiB: asked for
+                // first, so that their misses overlap.
+                next.take_chunk(c, |at| words.prefetch(at));
                 next.take_chunk(c, |at| {
                     if decide(at) {
                         now.mark_own(at);
@@ -425,6 +428,7 @@ pub fn solve_layer<G: Game, V: Value>(
                 }
                 batch.clear();
             };
+            now.take_chunk(c, |at| words.prefetch(at));
             now.take_chunk(c, |at| {
                 let win = Word::final_value(words.get(at).load(Relaxed)) > 0;
                 let pos = game.unrank(k, at as u64);
@@ -489,7 +493,7 @@ impl Ready {
     fn new(n: usize) -> Ready {
         let blocks = n.div_ceil(BLOCK);
         Ready {
-            blocks: (0..blocks).map(|_| AtomicU16::new(NONE)).collect(),
+            blocks: crate::memory::zeroed_atomics(blocks, || AtomicU16::new(NONE)).into_vec(),
             chunks: (0..n.div_ceil(CHUNK))
                 .map(|_| AtomicU16::new(NONE))
                 .collect(),
@@ -543,11 +547,7 @@ impl Words {
         let blocks = (0..n.div_ceil(Self::BLOCK))
             .map(|b| {
                 let len = Self::BLOCK.min(n - b * Self::BLOCK);
-                (0..len)
-                    .into_par_iter()
-                    .map(|_| AtomicU32::new(0))
-                    .collect::<Vec<_>>()
-                    .into_boxed_slice()
+                crate::memory::zeroed_atomics(len, || AtomicU32::new(0))
             })
             .collect();
         Words { blocks }
@@ -588,10 +588,7 @@ struct Marks {
 impl Marks {
     fn new(n: usize) -> Marks {
         Marks {
-            bits: (0..n.div_ceil(64))
-                .into_par_iter()
-                .map(|_| AtomicU64::new(0))
-                .collect(),
+            bits: crate::memory::zeroed_atomics(n.div_ceil(64), || AtomicU64::new(0)).into_vec(),
             chunks: (0..n.div_ceil(CHUNK))
                 .map(|_| AtomicBool::new(false))
                 .collect(),

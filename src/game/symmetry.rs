@@ -591,6 +591,56 @@ impl Orbits {
         layer.special_offset[at] + list.binary_search(&least).unwrap_or_else(|i| i) as u64
     }
 
+    /// The ranks in layer k of `n` positions at once, the i-th given by `position(i)` as
+    /// (occupied cells, x's cells), into `out[..n]`: as `rank` ranks each, but in stages over
+    /// a few at a time, each table line asked for ahead of its use (the orbit entry, then
+    /// the pattern's rank), so that their cache misses overlap rather than follow one
+    /// another. Morris ranks a position's parents and its captures' children so: its large
+    /// layers' entry tables (up to 20 MiB) outgrow the caches.
+    #[inline]
+    pub fn rank_many(
+        &self,
+        k: usize,
+        n: usize,
+        position: impl Fn(usize) -> (u64, u64),
+        out: &mut [u64],
+    ) {
+        const AT_ONCE: usize = 16;
+        let layer = self.layer(k);
+        let mut first = 0;
+        while first < n {
+            let len = AT_ONCE.min(n - first);
+            let mut entry = [0u32; AT_ONCE];
+            for (i, e) in entry[..len].iter_mut().enumerate() {
+                *e = self.set_rank(position(first + i).0) as u32;
+                crate::memory::prefetch(&layer.entry[*e as usize]);
+            }
+            // The pattern of each position over its canonical set (or, for an orbit whose set
+            // maps onto itself, its rank, found now: such sets are few).
+            let mut pattern = [u64::MAX; AT_ONCE];
+            for (i, p) in pattern[..len].iter_mut().enumerate() {
+                let (set, x) = position(first + i);
+                let e = layer.entry[entry[i] as usize];
+                if e & SPECIAL != 0 {
+                    out[first + i] = self.rank(k, set, x);
+                    continue;
+                }
+                let g = ((e >> HOW_SHIFT) as u16).trailing_zeros() as usize;
+                *p = pext(self.sym.map(g, x), self.sym.map(g, set));
+                if let Some(r) = layer.pattern_rank.get(*p as usize) {
+                    crate::memory::prefetch(r);
+                }
+                out[first + i] = e & LOW;
+            }
+            for (out, &p) in out[first..first + len].iter_mut().zip(&pattern) {
+                if p != u64::MAX {
+                    *out += self.rank_pattern(layer, p);
+                }
+            }
+            first += len;
+        }
+    }
+
     /// The canonical position of rank `rank` in layer k, as (occupied cells, x's cells), and
     /// a cursor for `advance`.
     pub fn unrank(&self, k: usize, rank: u64) -> (u64, u64, Cursor) {

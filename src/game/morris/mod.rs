@@ -604,6 +604,51 @@ impl Morris {
         }
     }
 
+    /// The ranks of positions that share a layer and its part (a position's parents within
+    /// its layer, or its captures' children) into `out`, their orbit tables read together
+    /// (`Orbits::rank_many`): `nine stones=6 moving` builds in 0.94 of the time it took
+    /// ranking them one by one (two threads, medians of 3 paired runs).
+    fn rank_all(&self, layer: u32, side: u8, positions: &[(u32, u32)], out: &mut [u64]) {
+        let n = positions.len();
+        if n == 0 {
+            return;
+        }
+        if matches!(self.layers[layer as usize].shape, Shape::Lost) {
+            out[..n].fill(0);
+            return;
+        }
+        // They share a part: found from the first.
+        let (x, o) = positions[0];
+        let first = MorrisPosition {
+            x,
+            o,
+            hands: [0, 0],
+            side,
+            layer,
+            part: 0,
+            local: 0,
+            cursor: Cursor::default(),
+        };
+        let (part, ..) = self.part_of(&first);
+        // The ranked stones: the side to move's (folded) or x's, as `part_of` says.
+        let ranked = |(x, o): (u32, u32)| match (self.fold, side) {
+            (true, 1) => o,
+            _ => x,
+        };
+        self.orbits.rank_many(
+            part.spec,
+            n,
+            |i| {
+                let (x, o) = positions[i];
+                (u64::from(x | o), u64::from(ranked((x, o))))
+            },
+            out,
+        );
+        for rank in &mut out[..n] {
+            *rank += part.offset;
+        }
+    }
+
     /// Rank a child position in its layer.
     #[inline]
     fn rank_child(&self, pos: &MorrisPosition) -> Edge {
@@ -767,6 +812,22 @@ impl Game for Morris {
                 let theirs = pos.sides().1;
                 let mut removable = None;
                 let mut layer = None;
+                // Every capture's child is in one layer and one part of it: ranked
+                // together, their table reads overlap (`rank_all`).
+                let mut children = [(0u32, 0u32); MAX_WITHIN];
+                let mut count = 0;
+                let mut flush = |layer: Option<u32>, children: &[(u32, u32)]| {
+                    let Some(layer) = layer else { return };
+                    let mut ranks = [0u64; MAX_WITHIN];
+                    self.rank_all(layer, 1 - pos.side, children, &mut ranks);
+                    for &rank in &ranks[..children.len()] {
+                        f(Edge {
+                            layer: layer as usize,
+                            rank,
+                            reward: 0,
+                        });
+                    }
+                };
                 self.each_capture(pos, |after| {
                     let takes = *removable.get_or_insert_with(|| self.removable(theirs));
                     for take in bits(takes) {
@@ -776,9 +837,16 @@ impl Game for Morris {
                         } else {
                             (left, after)
                         };
-                        f(self.rank_child(&self.child_of(pos, x, o, [0, 0], &mut layer)));
+                        if count == MAX_WITHIN {
+                            flush(layer, &children);
+                            count = 0;
+                        }
+                        self.child_of(pos, x, o, [0, 0], &mut layer);
+                        children[count] = (x, o);
+                        count += 1;
                     }
                 });
+                flush(layer, &children[..count]);
             }
             _ => self.for_each_child(pos, f),
         }
@@ -856,25 +924,16 @@ impl Game for Morris {
         // are then updated in address order (11.0 s against 14.0 s for the tells of
         // `nine stones=6 moving`'s largest layer unsorted).
         let distinct = self.classes(mine, &mut parents[..count]);
-        let mut ranks = [0u64; MAX_WITHIN];
-        for (i, &before) in parents[..distinct].iter().enumerate() {
-            let (x, o) = if pos.side == 0 {
+        let mut positions = [(0u32, 0u32); MAX_WITHIN];
+        for (parent, &before) in positions.iter_mut().zip(&parents[..distinct]) {
+            *parent = if pos.side == 0 {
                 (mine, before)
             } else {
                 (before, mine)
             };
-            let parent = MorrisPosition {
-                x,
-                o,
-                hands: [0, 0],
-                side: 1 - pos.side,
-                layer: pos.layer,
-                part: 0,
-                local: 0,
-                cursor: Cursor::default(),
-            };
-            ranks[i] = self.rank(&parent);
         }
+        let mut ranks = [0u64; MAX_WITHIN];
+        self.rank_all(pos.layer, 1 - pos.side, &positions[..distinct], &mut ranks);
         let ranks = &mut ranks[..distinct];
         ranks.sort_unstable();
         for &r in ranks.iter() {
