@@ -242,11 +242,11 @@ pub fn solve_layer<G: Game, V: Value>(
                     Some(Wdl::Win(_)) => (Start::Won, 0, edges.len()),
                     Some(_) => (Start::Lost, 0, edges.len()),
                     None => {
-                        game.for_each_child_outside(&pos, |e| {
+                        let within = game.count_children(&pos, |e| {
                             finished.prefetch(e.layer, e.rank);
                             edges.push(e);
                         });
-                        (Start::Open, game.children_within(&pos), edges.len())
+                        (Start::Open, within, edges.len())
                     }
                 };
             }

@@ -99,16 +99,20 @@ pub fn check_ranking<G: Gameplay>(game: &G) {
             within,
             "{text}: a child within the layer told twice"
         );
-        let mut outside = Vec::new();
-        let mut counted = 0;
+        let (mut outside, mut both) = (Vec::new(), Vec::new());
+        let (mut counted, mut counted_both) = (0, 0);
         if game.ended(pos).is_none() {
             game.for_each_child_outside(pos, |e| outside.push((e.layer, e.rank, e.reward)));
             counted = game.children_within(pos);
+            counted_both = game.count_children(pos, |e| both.push((e.layer, e.rank, e.reward)));
         }
         outside.sort_unstable();
+        both.sort_unstable();
         let told_outside: Vec<_> = fast.iter().copied().filter(|c| c.0 != k).collect();
         assert_eq!(outside, told_outside, "for_each_child_outside of {text}");
         assert_eq!(counted, within, "children_within of {text}");
+        assert_eq!(both, told_outside, "count_children's children of {text}");
+        assert_eq!(counted_both, within, "count_children's count of {text}");
         let declared = game.child_layers(k);
         for &(layer, rank, _) in &fast {
             assert!(

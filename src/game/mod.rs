@@ -263,6 +263,14 @@ pub trait Game: Send + Sync + Sized {
             }
         });
     }
+    /// The children outside the position's own layer to `f` (`for_each_child_outside`), and
+    /// how many distinct children it has within it (`children_within`): what the fixpoint
+    /// counts of each position first. A game overrides it where the two share work (morris
+    /// finds the moves that close a mill once for both).
+    fn count_children(&self, pos: &Self::Position, f: impl FnMut(Edge)) -> usize {
+        self.for_each_child_outside(pos, f);
+        self.children_within(pos)
+    }
     /// How many distinct children within the position's own layer; a game overrides it where
     /// counting is cheaper than ranking them.
     fn children_within(&self, pos: &Self::Position) -> usize {

@@ -608,8 +608,15 @@ impl Morris {
     /// its layer, or its captures' children) into `out`, their orbit tables read together
     /// (`Orbits::rank_many`): `nine stones=6 moving` builds in 0.94 of the time it took
     /// ranking them one by one (two threads, medians of 3 paired runs).
-    fn rank_all(&self, layer: u32, side: u8, positions: &[(u32, u32)], out: &mut [u64]) {
-        let n = positions.len();
+    #[inline]
+    fn rank_all(
+        &self,
+        layer: u32,
+        side: u8,
+        n: usize,
+        position: impl Fn(usize) -> (u32, u32),
+        out: &mut [u64],
+    ) {
         if n == 0 {
             return;
         }
@@ -618,7 +625,7 @@ impl Morris {
             return;
         }
         // They share a part: found from the first.
-        let (x, o) = positions[0];
+        let (x, o) = position(0);
         let first = MorrisPosition {
             x,
             o,
@@ -639,7 +646,7 @@ impl Morris {
             part.spec,
             n,
             |i| {
-                let (x, o) = positions[i];
+                let (x, o) = position(i);
                 (u64::from(x | o), u64::from(ranked((x, o))))
             },
             out,
@@ -806,47 +813,10 @@ impl Game for Morris {
 
     /// In a movement layer the moves that remove a stone are the ones that leave it: only
     /// they are ranked.
-    fn for_each_child_outside(&self, pos: &MorrisPosition, mut f: impl FnMut(Edge)) {
+    fn for_each_child_outside(&self, pos: &MorrisPosition, f: impl FnMut(Edge)) {
         match self.layers[pos.layer as usize].shape {
             Shape::Movement { .. } => {
-                let theirs = pos.sides().1;
-                let mut removable = None;
-                let mut layer = None;
-                // Every capture's child is in one layer and one part of it: ranked
-                // together, their table reads overlap (`rank_all`).
-                let mut children = [(0u32, 0u32); MAX_WITHIN];
-                let mut count = 0;
-                let mut flush = |layer: Option<u32>, children: &[(u32, u32)]| {
-                    let Some(layer) = layer else { return };
-                    let mut ranks = [0u64; MAX_WITHIN];
-                    self.rank_all(layer, 1 - pos.side, children, &mut ranks);
-                    for &rank in &ranks[..children.len()] {
-                        f(Edge {
-                            layer: layer as usize,
-                            rank,
-                            reward: 0,
-                        });
-                    }
-                };
-                self.each_capture(pos, |after| {
-                    let takes = *removable.get_or_insert_with(|| self.removable(theirs));
-                    for take in bits(takes) {
-                        let left = theirs & !(1 << take);
-                        let (x, o) = if pos.side == 0 {
-                            (after, left)
-                        } else {
-                            (left, after)
-                        };
-                        if count == MAX_WITHIN {
-                            flush(layer, &children);
-                            count = 0;
-                        }
-                        self.child_of(pos, x, o, [0, 0], &mut layer);
-                        children[count] = (x, o);
-                        count += 1;
-                    }
-                });
-                flush(layer, &children[..count]);
+                self.captures(pos, f);
             }
             _ => self.for_each_child(pos, f),
         }
@@ -854,42 +824,21 @@ impl Game for Morris {
 
     /// The moves that remove no stone, told apart by rank (distinct orbits).
     fn children_within(&self, pos: &MorrisPosition) -> usize {
-        if !matches!(
-            self.layers[pos.layer as usize].shape,
-            Shape::Movement { .. }
-        ) {
-            return 0;
-        }
-        // Counted without ranking: two such children are one orbit only where a symmetry
-        // leaves the stones that did not move where they are and maps one moved set onto
-        // the other (`classes`). Where none does, the count is the moves less the captures.
-        let (mine, theirs) = pos.sides();
-        if self.stabiliser(theirs) == 0 {
-            let empty = self.all & !(mine | theirs);
-            let moves = if self.board.flying && mine.count_ones() == 3 {
-                3 * empty.count_ones()
-            } else {
-                bits(mine)
-                    .map(|f| (self.geometry.adjacent[f] & empty).count_ones())
-                    .sum()
-            };
-            let mut captures = 0;
-            self.each_capture(pos, |_| captures += 1);
-            return moves as usize - captures;
-        }
-        let mut moved = [0u32; MAX_WITHIN];
-        let mut count = 0;
-        for from in bits(mine) {
-            let lifted = mine & !(1 << from);
-            for to in bits(self.targets(pos, mine, Some(from))) {
-                let after = lifted | 1 << to;
-                if theirs == 0 || !self.closes_mill(after, to) {
-                    moved[count] = after;
-                    count += 1;
-                }
+        self.within(pos, None)
+    }
+
+    /// Both at once, the moves that close a mill found once.
+    fn count_children(&self, pos: &MorrisPosition, f: impl FnMut(Edge)) -> usize {
+        match self.layers[pos.layer as usize].shape {
+            Shape::Movement { .. } => {
+                let closing = self.captures(pos, f);
+                self.within(pos, Some(closing))
+            }
+            _ => {
+                self.for_each_child(pos, f);
+                0
             }
         }
-        self.classes(theirs, &mut moved[..count])
     }
 
     fn for_each_parent_within(&self, pos: &MorrisPosition, mut f: impl FnMut(u64)) {
@@ -924,16 +873,16 @@ impl Game for Morris {
         // are then updated in address order (11.0 s against 14.0 s for the tells of
         // `nine stones=6 moving`'s largest layer unsorted).
         let distinct = self.classes(mine, &mut parents[..count]);
-        let mut positions = [(0u32, 0u32); MAX_WITHIN];
-        for (parent, &before) in positions.iter_mut().zip(&parents[..distinct]) {
-            *parent = if pos.side == 0 {
+        let mut ranks = [0u64; MAX_WITHIN];
+        let parent = |i: usize| {
+            let before = parents[i];
+            if pos.side == 0 {
                 (mine, before)
             } else {
                 (before, mine)
-            };
-        }
-        let mut ranks = [0u64; MAX_WITHIN];
-        self.rank_all(pos.layer, 1 - pos.side, &positions[..distinct], &mut ranks);
+            }
+        };
+        self.rank_all(pos.layer, 1 - pos.side, distinct, parent, &mut ranks);
         let ranks = &mut ranks[..distinct];
         ranks.sort_unstable();
         for &r in ranks.iter() {
@@ -1015,6 +964,101 @@ impl Game for Morris {
 }
 
 impl Morris {
+    /// The children of a movement position's captures, to `f` (each in the layer of one
+    /// stone fewer); returns how many of its moves close a mill (before the stone taken is
+    /// chosen).
+    #[inline]
+    fn captures(&self, pos: &MorrisPosition, mut f: impl FnMut(Edge)) -> usize {
+        let theirs = pos.sides().1;
+        let mut removable = None;
+        let mut layer = None;
+        // Every capture's child is in one layer and one part of it: ranked together, their
+        // table reads overlap (`rank_all`).
+        const AT_ONCE: usize = 16;
+        let mut children = [(0u32, 0u32); AT_ONCE];
+        let mut count = 0;
+        let mut flush = |layer: Option<u32>, children: &[(u32, u32)]| {
+            let Some(layer) = layer else { return };
+            let mut ranks = [0u64; AT_ONCE];
+            let n = children.len();
+            self.rank_all(layer, 1 - pos.side, n, |i| children[i], &mut ranks);
+            for &rank in &ranks[..children.len()] {
+                f(Edge {
+                    layer: layer as usize,
+                    rank,
+                    reward: 0,
+                });
+            }
+        };
+        let mut closing = 0;
+        self.each_capture(pos, |after| {
+            closing += 1;
+            let takes = *removable.get_or_insert_with(|| self.removable(theirs));
+            for take in bits(takes) {
+                let left = theirs & !(1 << take);
+                let (x, o) = if pos.side == 0 {
+                    (after, left)
+                } else {
+                    (left, after)
+                };
+                if count == AT_ONCE {
+                    flush(layer, &children);
+                    count = 0;
+                }
+                self.child_of(pos, x, o, [0, 0], &mut layer);
+                children[count] = (x, o);
+                count += 1;
+            }
+        });
+        flush(layer, &children[..count]);
+        closing
+    }
+
+    /// A movement position's distinct children within its layer (none elsewhere), given
+    /// how many of its moves close a mill where that is known.
+    #[inline]
+    fn within(&self, pos: &MorrisPosition, closing: Option<usize>) -> usize {
+        if !matches!(
+            self.layers[pos.layer as usize].shape,
+            Shape::Movement { .. }
+        ) {
+            return 0;
+        }
+        // Counted without ranking: two such children are one orbit only where a symmetry
+        // leaves the stones that did not move where they are and maps one moved set onto
+        // the other (`classes`). Where none does, the count is the moves less the captures.
+        let (mine, theirs) = pos.sides();
+        if self.stabiliser(theirs) == 0 {
+            let empty = self.all & !(mine | theirs);
+            let moves = if self.board.flying && mine.count_ones() == 3 {
+                3 * empty.count_ones()
+            } else {
+                bits(mine)
+                    .map(|f| (self.geometry.adjacent[f] & empty).count_ones())
+                    .sum()
+            };
+            let captures = closing.unwrap_or_else(|| {
+                let mut captures = 0;
+                self.each_capture(pos, |_| captures += 1);
+                captures
+            });
+            return moves as usize - captures;
+        }
+        let mut moved = [0u32; MAX_WITHIN];
+        let mut count = 0;
+        for from in bits(mine) {
+            let lifted = mine & !(1 << from);
+            for to in bits(self.targets(pos, mine, Some(from))) {
+                let after = lifted | 1 << to;
+                if theirs == 0 || !self.closes_mill(after, to) {
+                    moved[count] = after;
+                    count += 1;
+                }
+            }
+        }
+        self.classes(theirs, &mut moved[..count])
+    }
+
     /// The positions where the stones `fixed` stay and one side's stones are each of
     /// `sets` fall into orbits of the board's symmetries (where folded): two are one orbit
     /// only where a symmetry leaves `fixed` where it is and maps one set onto the other. The
