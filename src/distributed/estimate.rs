@@ -63,8 +63,8 @@ pub struct LayerPlan {
 /// - teeko, quixo and morris, solved in one process (their plan is on paper), per table
 ///   entry (an orbit, where they fold): the single-process solve on one thread, folded
 ///   (standard Teeko: 11.2 s for 12,097,029 entries; quixo 4x4: 5.2 s for 5,398,083; morris
-///   `nine moving`, the moving phase of Nine Men's Morris: 4,759 s of CPU (user) on two
-///   threads for 8,904,593,602 entries, 534 ns an entry, one run of 2,467 s on an
+///   `nine moving`, the moving phase of Nine Men's Morris: 4,319 s of CPU (user) on two
+///   threads for 8,904,593,602 entries, 485 ns an entry, one run of 2,251 s on an
 ///   otherwise idle box).
 /// - every other game (twins, mnk, and games from other crates): `retro gen twins 4x5 --seed
 ///   7`, 14.12 s over 741.4 M positions on one rank; on 2 ranks rank 0 planned 29.56 s and
@@ -76,7 +76,7 @@ pub fn costs(game: &str) -> (f64, f64) {
         "connect" => (30.3, 114.2),
         "teeko" => (926.0, 0.0),
         "quixo" => (963.0, 0.0),
-        "morris" => (534.0, 0.0),
+        "morris" => (485.0, 0.0),
         _ => (19.0, 180.0),
     }
 }
