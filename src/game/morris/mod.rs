@@ -544,19 +544,14 @@ impl Morris {
         let occupied = pos.x | pos.o;
         match layer.shape {
             Shape::Placement { .. } => (layer.parts[0], occupied, pos.x),
-            Shape::Movement { .. } if self.fold => {
-                let mine = pos.sides().0;
-                let count = mine.count_ones() as usize;
-                let part = layer.parts.iter().find(|p| p.count == count);
-                (part.copied().unwrap_or(layer.parts[0]), occupied, mine)
-            }
             Shape::Movement { .. } => {
-                let count = pos.x.count_ones() as usize;
+                let ranked = self.movement_ranked(pos.x, pos.o, pos.side);
+                let count = ranked.count_ones() as usize;
                 let part = layer
                     .parts
                     .iter()
-                    .find(|p| p.count == count && p.side == pos.side);
-                (part.copied().unwrap_or(layer.parts[0]), occupied, pos.x)
+                    .find(|p| p.count == count && (self.fold || p.side == pos.side));
+                (part.copied().unwrap_or(layer.parts[0]), occupied, ranked)
             }
             Shape::Lost => (
                 Part {
@@ -569,6 +564,15 @@ impl Morris {
                 0,
                 0,
             ),
+        }
+    }
+
+    /// The stones a movement position is ranked by: the side to move's (folded), or x's.
+    #[inline]
+    fn movement_ranked(&self, x: u32, o: u32, side: u8) -> u32 {
+        match (self.fold, side) {
+            (true, 1) => o,
+            _ => x,
         }
     }
 
@@ -637,17 +641,15 @@ impl Morris {
             cursor: Cursor::default(),
         };
         let (part, ..) = self.part_of(&first);
-        // The ranked stones: the side to move's (folded) or x's, as `part_of` says.
-        let ranked = |(x, o): (u32, u32)| match (self.fold, side) {
-            (true, 1) => o,
-            _ => x,
-        };
         self.orbits.rank_many(
             part.spec,
             n,
             |i| {
                 let (x, o) = position(i);
-                (u64::from(x | o), u64::from(ranked((x, o))))
+                (
+                    u64::from(x | o),
+                    u64::from(self.movement_ranked(x, o, side)),
+                )
             },
             out,
         );
