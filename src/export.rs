@@ -15,6 +15,7 @@ use crate::game::{Gameplay, MoveNotation};
 use crate::partial::crash_point;
 use crate::probe::{MoveStyle, from_to_text};
 use crate::progress::Progress;
+use crate::reach::Reachable;
 use crate::table::Table;
 
 /// Rows per read of the table and per progress update: large enough that the bar and the
@@ -42,9 +43,10 @@ pub struct Row<'a> {
     /// For a game that ends in a win, a loss, a tie or a draw: the result for the side to
     /// move and its remoteness (`Gameplay::outcome`); None for a game of scores.
     pub outcome: Option<crate::game::Outcome>,
-    /// Whether play from the empty board can reach the position (`Gameplay::check_reachable`):
-    /// the ranking also counts boards no game reaches (tic-tac-toe with a line for each
-    /// side), and a count over the rows should be able to leave them out.
+    /// Whether play from the start can reach the position (`Gameplay::check_reachable`, or
+    /// the forward pass of `reach` where that test is not exact): the ranking also counts
+    /// boards no game reaches (tic-tac-toe with a line for each side), and a count over the
+    /// rows should be able to leave them out.
     pub reachable: bool,
     /// How many positions the row stands for: its orbit's size, in a table that folds
     /// symmetric positions and is written one row per entry; None where each row is one
@@ -210,6 +212,7 @@ pub fn rows_of<G: Gameplay, S: RowSink + Send>(
     mut sink: S,
     progress: &dyn Progress,
     shape: Rows,
+    reach: Option<&Reachable<G>>,
 ) -> Result<(S::Output, u64)> {
     let mut work = layers.flat_map(|k| {
         let size = game.layer_size(k);
@@ -231,7 +234,9 @@ pub fn rows_of<G: Gameplay, S: RowSink + Send>(
             || write_chunks(game, &mut sink, &made, progress, &mut shown),
             || {
                 next.par_iter()
-                    .map(|&(k, start, count)| make_chunk(game, table, k, start, count, shape))
+                    .map(|&(k, start, count)| {
+                        make_chunk(game, table, k, start, count, shape, reach)
+                    })
                     .collect::<Result<Vec<Chunk>>>()
             },
         );
@@ -250,6 +255,7 @@ fn make_chunk<G: Gameplay>(
     start: u64,
     count: usize,
     shape: Rows,
+    reach: Option<&Reachable<G>>,
 ) -> Result<Chunk> {
     let values = table.read_range(k, start, count)?;
     let mut chunk = Chunk {
@@ -276,6 +282,11 @@ fn make_chunk<G: Gameplay>(
             (true, Rows::Entries) => (vec![pos.clone()], Some(game.orbit_size(&pos))),
             (false, _) => (vec![pos.clone()], None),
         };
+        // An entry's row is reachable where any position it stands for is.
+        let entry_reached = match (reach, shape, folded) {
+            (Some(r), Rows::Entries, true) => Some(game.images(&pos).iter().any(|p| r.contains(p))),
+            _ => None,
+        };
         for p in &each {
             chunk.text.push_str(&game.format_position(p));
             // Each position's own best move: an image's is the entry's, carried over.
@@ -283,7 +294,11 @@ fn make_chunk<G: Gameplay>(
             chunk.ends.push(chunk.text.len());
             chunk.best.push(best);
             chunk.sides.push(crate::probe::side_to_move(game, p));
-            chunk.reachable.push(game.check_reachable(p).is_ok());
+            chunk.reachable.push(match (entry_reached, reach) {
+                (Some(reached), _) => reached,
+                (None, Some(r)) => r.contains(p),
+                (None, None) => game.check_reachable(p).is_ok(),
+            });
             chunk.stones.push(game.stones(p));
             chunk.hands.push(game.hands(p));
             chunk.orbits.push(orbit);

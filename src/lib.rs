@@ -149,6 +149,7 @@ pub mod game;
 pub mod job;
 pub mod probe;
 pub mod rank;
+pub mod reach;
 pub mod solve;
 pub mod stats;
 pub mod table;

@@ -320,6 +320,11 @@ pub fn to_json<G: Registered>(game: &G, a: &Answer<G::Position>) -> serde_json::
     if let Some([x, o]) = game.hands(&a.position) {
         out["in_hand"] = json!({ "x": x, "o": o });
     }
+    // Only what the position shows of its history was checked, not whether play from the
+    // start reaches it (`Gameplay::check_reachable_is_exact`).
+    if !game.check_reachable_is_exact() {
+        out["reachable_checked"] = json!(false);
+    }
     if let Some(s) = game.final_scores(a.value) {
         out["first_score"] = json!(s.first);
         out["second_score"] = json!(s.second);

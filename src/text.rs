@@ -92,6 +92,10 @@ pub fn principal_variation<G: Gameplay>(
 
 /// An answer as `retro query` prints it: the position drawn, who moves, its value in
 /// words, and every move with its child and value, the best marked.
+/// What `query` says of a position of a game whose positions do not show whether play
+/// reaches them (`Gameplay::check_reachable_is_exact`).
+const REACH_NOT_CHECKED: &str = "reached   not checked: the position shows nothing that rules it out; `retro export` marks the positions play from the start reaches\n";
+
 pub fn answer<G: Gameplay>(game: &G, a: &Answer<G::Position>) -> String {
     let stones = game.layer_of(&a.position);
     let mut out = format!("position  {}\n", game.format_position(&a.position));
@@ -127,6 +131,9 @@ pub fn answer<G: Gameplay>(game: &G, a: &Answer<G::Position>) -> String {
         "value     {}\n",
         game.describe_value_at(a.value, &a.position)
     ));
+    if !game.check_reachable_is_exact() {
+        out.push_str(REACH_NOT_CHECKED);
+    }
     let named: Vec<String> = a
         .moves
         .iter()

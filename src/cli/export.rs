@@ -14,7 +14,7 @@ use clap::ArgGroup;
 use super::{open_table, progress_bar};
 use crate::error::{Error, Result, io_error};
 use crate::export::{CsvSink, RowSink};
-use crate::game::{AnyBoard, Gameplay, Registered, Registry, Visitor};
+use crate::game::{AnyBoard, Registered, Registry, Visitor};
 use crate::partial::{self, Kind, Partial, crash_point};
 use crate::progress::{Progress, Silent};
 use crate::table::Table;
@@ -321,7 +321,7 @@ impl Visitor for Export<'_> {
 }
 
 /// `export::rows_of` under a progress bar (unless quiet or not on a terminal).
-fn rows_with_bar<G: Gameplay, S: RowSink + Send>(
+fn rows_with_bar<G: Registered, S: RowSink + Send>(
     game: &G,
     table: &Table,
     layers: RangeInclusive<usize>,
@@ -335,7 +335,9 @@ fn rows_with_bar<G: Gameplay, S: RowSink + Send>(
         Some(b) => b,
         None => &Silent,
     };
-    let written = crate::export::rows_of(game, table, layers, sink, progress, shape);
+    let reach = crate::reach::Reachable::where_needed(game)?;
+    let written =
+        crate::export::rows_of(game, table, layers, sink, progress, shape, reach.as_ref());
     if let Some(b) = bar {
         b.finish_and_clear();
     }

@@ -405,6 +405,20 @@ pub trait Gameplay: Game {
     fn check_reachable(&self, _pos: &Self::Position) -> Result<()> {
         Ok(())
     }
+    /// Whether `check_reachable` accepts exactly the positions play reaches (true, the
+    /// default), or refuses only what a position shows of its history and may accept some
+    /// that no play reaches (false: Morris, where stones come and go). Where it is not
+    /// exact, `export`'s `reachable` column comes from a forward pass from the start
+    /// (`reach::Reachable`), and `query` says that it did not check.
+    fn check_reachable_is_exact(&self) -> bool {
+        true
+    }
+    /// The position before the first move, where play starts: the first position of
+    /// layer 0 (the default). None for a table of part of a game that has no start of its
+    /// own (Morris's moving phase alone).
+    fn start_position(&self) -> Option<Self::Position> {
+        Some(self.unrank(0, 0))
+    }
     /// The position in the game's notation, as `parse_position` reads it back.
     fn format_position(&self, pos: &Self::Position) -> String;
     /// A drawing of the board, one line per row, cells one space apart.

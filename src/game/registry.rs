@@ -72,6 +72,13 @@ pub trait Board:
     fn decode_earlier(_bytes: &[u8]) -> Option<(Self, usize)> {
         None
     }
+    /// Refuse a board whose numbers are out of range, as `parse` refuses its input: a
+    /// board read from a table's header comes through here before any arithmetic on it,
+    /// since anyone can write a header with a valid checksum. The default accepts every
+    /// board, for a game whose constructor checks them all.
+    fn check(&self) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// A board of points joined by lines rather than a grid of cells (`Board::points`).
@@ -509,9 +516,12 @@ impl<G: Registered> Registry for G {
         (game == G::NAME).then(|| {
             bincode::serde::decode_from_slice::<G::Board, _>(bytes, board_config())
                 .or_else(|e| G::Board::decode_earlier(bytes).ok_or(e))
-                .map(|(board, used)| (AnyBoard::new::<G>(board), used))
                 .map_err(|e| {
                     Error::corrupt(format!("header: the {game} board does not decode ({e})"))
+                })
+                .and_then(|(board, used)| match board.check() {
+                    Ok(()) => Ok((AnyBoard::new::<G>(board), used)),
+                    Err(e) => Err(Error::corrupt(format!("header: {e}"))),
                 })
         })
     }

@@ -550,6 +550,45 @@ fn sizes_past_the_bounds_are_refused_naming_the_bound() {
         2,
         "4294967295",
     );
+    // Counts that would wrap when doubled, in every game's board words.
+    for (game, board, says) in [
+        (
+            "morris",
+            "nine stones=9223372036854775811",
+            "3 to 12 stones",
+        ),
+        ("morris", "six stones=9223372036854775808", "3 to 8 stones"),
+        ("teeko", "5x5s9223372036854775808", "must leave a cell free"),
+        (
+            "quixo",
+            "9223372036854775808x9223372036854775808",
+            "9223372036854775808",
+        ),
+        ("mnk", "3x3k18446744073709551615", "K must be from 1 to 3"),
+        ("connect", "18446744073709551615x2", "18446744073709551615"),
+    ] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().join("t.retro");
+        fails(
+            &retro(
+                &["build", game, board, "-o", out.to_str().expect("utf-8")],
+                "",
+            ),
+            2,
+            says,
+        );
+        assert!(!out.exists());
+        fails(&retro(&["plan", game, board], ""), 2, says);
+        fails(&retro(&["solve", game, board], ""), 2, says);
+    }
+    fails(
+        &retro(
+            &["solve", "twins", "--rows", "9223372036854775808"],
+            "1 2 3\n",
+        ),
+        2,
+        "--rows 9223372036854775808 is too large",
+    );
     for board in ["1 65", "65 1"] {
         let zeros = vec!["0"; 2 * 65].join(" ");
         fails(

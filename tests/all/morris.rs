@@ -631,3 +631,87 @@ fn halved_one_byte_values_read_back_as_the_values() {
     }
     assert!(steps > 10, "only {steps} steps");
 }
+
+/// Positions the rules say cannot arise are refused with the reason, before any value is
+/// read (the side to move with fewer than 3 stones was once answered "has lost" first);
+/// no position play reaches is refused; and `export`'s `reachable` column, from the
+/// forward pass, marks exactly the positions the brute force reaches.
+#[test]
+fn positions_that_cannot_arise_are_refused_and_reachable_is_exact() {
+    use std::collections::HashSet;
+    let rules = Rules::new(16, 3, false, false);
+    let (keys, _, _) = rules.graph();
+    let board: MorrisBoard = retro::game::Board::parse("six stones=3").unwrap();
+    let game = Morris::new(board).unwrap();
+    keys.par_iter().for_each(|&k| {
+        let text = rules.text(k);
+        let pos = game.parse_position(&text).unwrap();
+        if let Err(e) = game.check_reachable(&pos) {
+            panic!("{text} is reached, but refused: {e}");
+        }
+    });
+    // Rows of the lost entry stand for every position lost for want of stones.
+    let lost = |k: Key| {
+        let (x, o, hands, side) = unkey(k);
+        let mine = if side == 0 { x } else { o };
+        mine.count_ones() + hands[side as usize] < 3
+    };
+    let reached: HashSet<String> = keys
+        .iter()
+        .filter(|&&k| !lost(k))
+        .map(|&k| rules.text(k))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("six3.retro");
+    let t = table.to_str().unwrap();
+    crate::common::ok(&crate::common::retro(
+        &["build", "morris", "six stones=3", "-q", "-o", t],
+        "",
+    ));
+    let csv = crate::common::ok(&crate::common::retro(
+        &["export", t, "--all", "--csv", "-o", "-", "-q"],
+        "",
+    ));
+    let mut marked = 0;
+    for line in csv.lines().skip(1) {
+        let fields: Vec<&str> = line.split(',').collect();
+        let text = fields[0].replace('/', "");
+        let words: Vec<&str> = text.split(' ').collect();
+        let side = if words[3] == "x" { 'x' } else { 'o' };
+        let mine = words[0].chars().filter(|&c| c == side).count();
+        let hand: usize = words[if side == 'x' { 1 } else { 2 }].parse().unwrap();
+        if mine + hand < 3 {
+            continue;
+        }
+        let reachable = fields[fields.len() - 1] == "true";
+        assert_eq!(reachable, reached.contains(&text), "{text}");
+        marked += usize::from(reachable);
+    }
+    assert_eq!(marked, reached.len());
+    // What the position itself shows, with the reason.
+    for (variant, position, why) in [
+        (
+            "six",
+            "ooo.o........... 2 2 x",
+            "a side loses a stone only to a mill",
+        ),
+        ("six", "o.o.o........... 2 3 x", "it is o's turn"),
+        ("six moving", "x............ooo 1 0 x", "moving phase only"),
+        (
+            "six stones=3",
+            "xxx/ooo/..../.../... 0 0 o",
+            "x's last move closed one",
+        ),
+    ] {
+        let table = dir.path().join("t.retro");
+        let t = table.to_str().unwrap();
+        crate::common::ok(&crate::common::retro(
+            &["build", "morris", variant, "-q", "--fresh", "-o", t],
+            "",
+        ));
+        crate::common::fails(&crate::common::retro(&["query", t, position], ""), 2, why);
+    }
+    // A position that passes says that reaching it was not checked.
+    let out = crate::common::ok(&crate::common::retro(&["query", t, "start"], ""));
+    assert!(out.contains("reached   not checked"), "{out}");
+}

@@ -164,3 +164,83 @@ fn tables_read_from_memory_through_the_positioned_reader() {
     assert!(matches!(err, retro::Error::Corrupt(_)), "{err:?}");
     assert!(err.to_string().starts_with("cut: truncated"), "{err}");
 }
+
+/// The crafted table of `open_with`, written to `dir` for the command line to read.
+fn crafted_file(dir: &std::path::Path, game: AnyBoard) -> std::path::PathBuf {
+    let header = Header {
+        game,
+        value_type: ValueType::I8,
+        encoding: Encoding::Plain,
+        layers: vec![LayerEntry {
+            offset: 64,
+            positions: 1,
+            bytes: 1,
+            checksum: 0,
+        }],
+        checksum: 0,
+        symmetries: 1,
+    };
+    let encoded = header::encode(&header).unwrap();
+    let mut bytes = header::prefix(&encoded, header::version_of(&header)).to_vec();
+    bytes.extend_from_slice(&encoded);
+    bytes.resize(header::values_start(encoded.len() as u64) as usize + 1, 0);
+    let path = dir.join("crafted.retro");
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+/// Stone counts near usize::MAX in a header (its checksum valid) are refused before any
+/// arithmetic: `2 * stones` once wrapped and panicked every command that opened the table.
+#[test]
+fn stone_counts_that_would_wrap_are_refused_by_every_reader() {
+    use retro::game::{MorrisBoard, Teeko, TeekoBoard};
+    let dir = tempfile::tempdir().unwrap();
+    let mut morris = MorrisBoard::variant("nine").unwrap();
+    morris.stones = (1 << 63) + 3;
+    let mut teeko = TeekoBoard::standard();
+    teeko.stones = 1 << 63;
+    for game in [
+        AnyBoard::new::<retro::game::Morris>(morris),
+        AnyBoard::new::<Teeko>(teeko),
+    ] {
+        let err = open_with(game.clone()).err().expect("refused");
+        assert!(err.to_string().contains("stones"), "{err}");
+        let path = crafted_file(dir.path(), game);
+        let p = path.to_str().unwrap();
+        for args in [
+            &["info", p][..],
+            &["query", p, "start"],
+            &["stats", p],
+            &["verify", p],
+            &["diff", p, p],
+            &["export", p, "--csv", "-o", "-"],
+        ] {
+            let out = crate::common::retro(args, "");
+            let err = crate::common::text(&out.stderr);
+            assert!(!out.status.success(), "{args:?} accepted the table");
+            assert_ne!(out.status.code(), Some(101), "{args:?} panicked: {err}");
+            assert!(err.starts_with("error: "), "{args:?}: {err}");
+            assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        }
+        // The same header in an interrupted build's partial file, resumed.
+        let out = dir.path().join("t.retro");
+        std::fs::rename(&path, dir.path().join("t.retro.partial")).unwrap();
+        let run = crate::common::retro(
+            &[
+                "build",
+                "morris",
+                "six stones=3",
+                "-q",
+                "-o",
+                out.to_str().unwrap(),
+            ],
+            "",
+        );
+        let err = crate::common::text(&run.stderr);
+        assert!(!run.status.success() && !out.exists(), "{err}");
+        assert!(
+            err.starts_with("error: ") && !err.contains("panicked"),
+            "{err}"
+        );
+    }
+}

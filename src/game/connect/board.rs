@@ -22,6 +22,10 @@ const FORM: &str = "expected `W H K` (e.g. `7 6 4`), `WxHkK` (e.g. `7x6k4`), or 
      (width, the number of columns, first)";
 
 impl Board for ConnectBoard {
+    fn check(&self) -> Result<()> {
+        Self::checked(self.width, self.height, self.k).map(drop)
+    }
+
     /// `W H K`, `WxHkK`, or either without K (K = 4, or max(W, H) if less).
     fn parse(text: &str) -> Result<Self> {
         let (w, h, k) = lines::parse_size_k(text, "connect", FORM)?;

@@ -22,6 +22,10 @@ const FORM: &str =
     "expected `R C K` (e.g. `4 4 4`), `RxCkK` (e.g. `4x4k4`), or `R C` / `RxC` for K = min(R, C)";
 
 impl Board for MnkBoard {
+    fn check(&self) -> Result<()> {
+        Self::checked(self.rows, self.cols, self.k).map(drop)
+    }
+
     /// `R C K`, `RxCkK`, or either without K (K = min(R, C)).
     fn parse(text: &str) -> Result<Self> {
         Self::parse_text(text)

@@ -73,7 +73,8 @@ impl MorrisBoard {
                 self.variant, defaults.points
             )));
         }
-        if self.stones < 3 || 2 * self.stones > self.points {
+        // Halved rather than doubled: a stone count read from a file may be near usize::MAX.
+        if self.stones < 3 || self.stones > self.points / 2 {
             return Err(Error::input(format!(
                 "morris {} with {} stones each: a player has 3 to {} stones on {} points",
                 self.variant,
@@ -93,6 +94,10 @@ impl MorrisBoard {
 }
 
 impl Board for MorrisBoard {
+    fn check(&self) -> Result<()> {
+        self.clone().checked().map(drop)
+    }
+
     fn parse(text: &str) -> Result<Self> {
         let bad = |why: String| {
             Error::input(format!(

@@ -169,6 +169,24 @@ impl Gameplay for Morris {
         Ok(self.child(x, o, hands, side))
     }
 
+    /// What the position itself shows of its history (`Morris::history`); whether play
+    /// from the start reaches a position that passes is known only from a forward pass
+    /// (`retro::reach`), which exports use.
+    fn check_reachable(&self, pos: &MorrisPosition) -> Result<()> {
+        match self.history(pos.x, pos.o, pos.hands, pos.side) {
+            Some(why) => Err(Error::input(format!("this position cannot arise: {why}"))),
+            None => Ok(()),
+        }
+    }
+
+    fn check_reachable_is_exact(&self) -> bool {
+        false
+    }
+
+    fn start_position(&self) -> Option<MorrisPosition> {
+        (!self.board.moving).then(|| self.start())
+    }
+
     fn format_position(&self, pos: &MorrisPosition) -> String {
         let mut out = String::new();
         let mut at = 0;

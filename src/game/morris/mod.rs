@@ -405,6 +405,75 @@ impl Morris {
         })
     }
 
+    /// Why no play leads to a position whose counts the layers hold, where that shows in
+    /// the position itself: the hands say whose turn it is, the moving phase alone has
+    /// empty hands, and a side has lost no more stones than the other can have taken by
+    /// then. Checked before a position is taken as lost, so that a position no play leads
+    /// to is refused rather than answered.
+    pub(crate) fn history(&self, x: u32, o: u32, hands: [u8; 2], side: u8) -> Option<String> {
+        let s = self.stones;
+        let (bx, bo) = (x.count_ones() as usize, o.count_ones() as usize);
+        let (hx, ho) = (hands[0] as usize, hands[1] as usize);
+        if x & o != 0 || bx + hx > s || bo + ho > s {
+            // `locate` says why.
+            return None;
+        }
+        let placing = hx != 0 || ho != 0;
+        if placing && self.board.moving {
+            return Some(
+                "this table holds the moving phase only: both hands must be empty (0 0)".into(),
+            );
+        }
+        // x places first: with x to move both hands hold the same, with o to move x's one
+        // fewer.
+        let (px, po) = (s - hx, s - ho);
+        if placing && !(px == po && side == 0 || px == po + 1 && side == 1) {
+            return Some(format!(
+                "with {hx} stones in x's hand and {ho} in o's it is {}'s turn: x places first",
+                if px == po {
+                    "x"
+                } else if px == po + 1 {
+                    "o"
+                } else {
+                    "nobody"
+                }
+            ));
+        }
+        // While placing, a side closes its first mill with its third stone and at most one
+        // with each stone after, and each takes one stone.
+        if placing && (px - bx > po.saturating_sub(2) || po - bo > px.saturating_sub(2)) {
+            return Some(format!(
+                "after {px} placements of x's and {po} of o's, x cannot have {bx} stones on the board and o {bo}: a side loses a stone only to a mill of the other's"
+            ));
+        }
+        self.last_move_took_nothing(x, o, [px - bx, po - bo], side)
+    }
+
+    /// Why the last move cannot have been made, if every stone of the side that made it
+    /// stands in one of its mills: the stone it placed or moved last then closed a mill
+    /// (before that move the stone was elsewhere, so the mill was not complete), and a
+    /// closed mill takes one of the other side's stones whenever that side has one on the
+    /// board. So the side to move has lost a stone, or has none on the board. `lost` is
+    /// each side's stones lost so far (placed and not on the board).
+    fn last_move_took_nothing(&self, x: u32, o: u32, lost: [usize; 2], side: u8) -> Option<String> {
+        let (moved, to_move) = if side == 0 { (o, x) } else { (x, o) };
+        if moved == 0 || to_move == 0 || lost[side as usize] > 0 {
+            return None;
+        }
+        let in_mills = self
+            .geometry
+            .mills
+            .iter()
+            .filter(|&&m| m & !moved == 0)
+            .fold(0, |all, &m| all | m);
+        let (m, t) = if side == 0 { ("o", "x") } else { ("x", "o") };
+        (moved & !in_mills == 0).then(|| {
+            format!(
+                "every stone of {m}'s stands in a mill, so {m}'s last move closed one and took a stone of {t}'s, but {t} has lost none"
+            )
+        })
+    }
+
     /// The mills of `mine` that the stone on `point` closes.
     #[inline]
     fn closes_mill(&self, mine: u32, point: usize) -> bool {

@@ -16,6 +16,10 @@ pub struct QuixoBoard {
 const FORM: &str = "expected `NxN` or `N` with N from 2 to 5 (e.g. `4x4`), or nothing for 5 x 5";
 
 impl Board for QuixoBoard {
+    fn check(&self) -> Result<()> {
+        self.clone().checked().map(drop)
+    }
+
     fn parse(text: &str) -> Result<Self> {
         let t = text.trim().to_ascii_lowercase();
         let bad = || {

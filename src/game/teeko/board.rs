@@ -17,6 +17,10 @@ fn default_stones(rows: usize, cols: usize) -> usize {
 }
 
 impl Board for TeekoBoard {
+    fn check(&self) -> Result<()> {
+        self.clone().checked().map(drop)
+    }
+
     fn parse(text: &str) -> Result<Self> {
         let bad = |why: &str| {
             Error::input(format!(

@@ -62,7 +62,8 @@ impl TeekoBoard {
                 self.rows, self.cols
             )));
         }
-        if self.stones == 0 || 2 * self.stones >= cells {
+        // 2s >= cells, without doubling a count that may be near usize::MAX.
+        if self.stones == 0 || self.stones >= cells.div_ceil(2) {
             return Err(Error::input(format!(
                 "teeko with {} stones each on {} cells: the stones must leave a cell free",
                 self.stones, cells

@@ -230,6 +230,12 @@ fn infer_size(
         if known == 0 {
             return Err(Error::input(format!("{flag} must be at least 1")));
         }
+        // A side past the cell limit fits no board, and 2 * known must not wrap.
+        if known > MAX_CELLS {
+            return Err(Error::input(format!(
+                "{flag} {known} is too large: a board has at most {MAX_CELLS} cells"
+            )));
+        }
         let odd = 2 * n + 1;
         let d = 2 * known - 1;
         if odd.is_multiple_of(d) {
