@@ -14,6 +14,7 @@ use crate::solve::{self as driver_, From};
 use crate::table::Encoding;
 use crate::table::blocks;
 use crate::table::header::{self, Header};
+use crate::table::mapped::GuardedMap;
 use crate::table::writer::{Start, TableWriter, partial_path};
 use crate::value::Value;
 use crate::with_value_type;
@@ -343,19 +344,17 @@ fn build_layers<G: Registered, V: Value>(
         let partial = writer.partial_file().to_path_buf();
         let placed: std::sync::Mutex<Vec<Option<(u64, u64)>>> =
             std::sync::Mutex::new(vec![None; sizes.len()]);
-        let map = |k: usize| -> Option<memmap2::Mmap> {
+        // The partial file is this build's own, locked against other builds
+        // (`crate::partial`); its finished layers are never written again while the solve
+        // runs (the rewrite to i8 comes after it, once every map is dropped). A program
+        // that cuts it short anyway meets the SIGBUS guard of `GuardedMap`, and the solve
+        // reports it after the layer that read there.
+        let map = |k: usize| -> Option<GuardedMap> {
             let (offset, bytes) = (*placed.lock().ok()?.get(k)?)?;
             let file = std::fs::File::open(&partial).ok()?;
-            // SAFETY: the partial file is this build's own, locked against other builds
-            // (`crate::partial`); its finished layers are never written again while the
-            // solve runs (the rewrite to i8 comes after it, once every map is dropped).
-            unsafe {
-                memmap2::MmapOptions::new()
-                    .offset(offset)
-                    .len(usize::try_from(bytes).ok()?)
-                    .map(&file)
-            }
-            .ok()
+            GuardedMap::range(&file, offset, usize::try_from(bytes).ok()?)
+                .ok()
+                .flatten()
         };
         let mut write = |k: usize, values: &[V]| {
             if stored == V::TYPE {

@@ -325,6 +325,54 @@ pub fn crash_before_step(n: u64) {
     CRASH_AT.store(n, Ordering::Relaxed);
 }
 
+/// The long write a test asked to tear (0: none), the bytes of it to write before the
+/// process aborts, and the long writes made so far.
+static TEAR_WRITE: AtomicU64 = AtomicU64::new(0);
+static TEAR_BYTES: AtomicU64 = AtomicU64::new(0);
+static LONG_WRITES: AtomicU64 = AtomicU64::new(0);
+
+/// Test hook (`build --tear-write N --tear-at B`): the Nth write of more than B bytes to a
+/// partial file writes its first B bytes, syncs them and aborts the process, as a power
+/// cut between the pages of one write leaves a file (a page boundary for B, 4096 or its
+/// multiples, is what disks tear at).
+#[doc(hidden)]
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
+pub fn tear_write(n: u64, bytes: u64) {
+    TEAR_BYTES.store(bytes, Ordering::Relaxed);
+    TEAR_WRITE.store(n, Ordering::Relaxed);
+}
+
+/// Write `bytes` at `offset` of a partial file as one step (`crash_point`), torn where a
+/// test asked (`tear_write`).
+pub(crate) fn write_step(file: &File, bytes: &[u8], offset: u64) -> std::io::Result<()> {
+    crash_point();
+    let n = TEAR_WRITE.load(Ordering::Relaxed);
+    let keep = TEAR_BYTES.load(Ordering::Relaxed);
+    if n != 0 && bytes.len() as u64 > keep && LONG_WRITES.fetch_add(1, Ordering::Relaxed) + 1 == n {
+        file.write_all_at(&bytes[..keep as usize], offset)?;
+        file.sync_data()?;
+        std::process::abort();
+    }
+    file.write_all_at(bytes, offset)
+}
+
+/// The layer after which a test cuts the partial file short (its number + 1; 0: none).
+static CUT_AFTER: AtomicU64 = AtomicU64::new(0);
+
+/// Test hook (`build --cut-after-layer K`): once layer K is written, cut the partial file
+/// short in the middle of it, as another program truncating the file under the build
+/// would (the build must then stop with an error, never seal the table).
+#[doc(hidden)]
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
+pub fn cut_after_layer(k: u64) {
+    CUT_AFTER.store(k.saturating_add(1), Ordering::Relaxed);
+}
+
+/// Whether a test asked to cut the file short once layer `k` is written.
+pub(crate) fn cut_after(k: usize) -> bool {
+    CUT_AFTER.load(Ordering::Relaxed) == k as u64 + 1
+}
+
 /// Count a step that changes a partial file; abort if a test asked to crash before it.
 pub(crate) fn crash_point() {
     let at = CRASH_AT.load(Ordering::Relaxed);

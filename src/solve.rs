@@ -18,6 +18,7 @@ use crate::game::{Game, LayerKind, Values};
 use crate::memory;
 use crate::progress::{Progress, Silent, check_stopped};
 use crate::sweep;
+use crate::table::mapped::GuardedMap;
 use crate::value::{Value, ValueType};
 
 /// How the positions of a layer are computed: on one thread or on rayon's.
@@ -287,7 +288,7 @@ pub(crate) struct MapLayer<'a> {
     /// The type the file stores values in.
     pub stored: ValueType,
     /// The layer's bytes in the file, None where it is not there (not yet written).
-    pub map: &'a (dyn Fn(usize) -> Option<memmap2::Mmap> + Sync),
+    pub map: &'a (dyn Fn(usize) -> Option<GuardedMap> + Sync),
 }
 
 /// A finished layer the driver holds: in memory, or mapped from the table file (values, or
@@ -296,8 +297,8 @@ pub(crate) struct MapLayer<'a> {
 /// dropped, so a layer is mapped only while the layer being solved reads it.
 enum Held<V> {
     Memory(Vec<V>),
-    Mapped(memmap2::Mmap, usize),
-    MappedHalved(memmap2::Mmap, usize),
+    Mapped(GuardedMap, usize),
+    MappedHalved(GuardedMap, usize),
     Written,
 }
 
@@ -305,10 +306,10 @@ impl<V: Value> Held<V> {
     /// A map of `n` values stored as `stored`: values of V, if its bytes are exactly that
     /// and aligned for V, and V is a primitive integer on a little-endian machine (so the
     /// bytes are the values); or `n` halved codes, a byte each.
-    fn mapped(map: memmap2::Mmap, n: usize, stored: ValueType) -> Option<Held<V>> {
+    fn mapped(map: GuardedMap, n: usize, stored: ValueType) -> Option<Held<V>> {
         use std::any::TypeId;
         if stored == ValueType::Halved {
-            return (map.len() == n).then_some(Held::MappedHalved(map, n));
+            return (map.bytes().len() == n).then_some(Held::MappedHalved(map, n));
         }
         let int = [
             TypeId::of::<i8>(),
@@ -318,9 +319,17 @@ impl<V: Value> Held<V> {
         ]
         .contains(&TypeId::of::<V>());
         let fits = stored == V::TYPE
-            && map.len() == n * size_of::<V>()
-            && (map.as_ptr() as usize).is_multiple_of(align_of::<V>());
+            && map.bytes().len() == n * size_of::<V>()
+            && (map.bytes().as_ptr() as usize).is_multiple_of(align_of::<V>());
         (int && fits && cfg!(target_endian = "little")).then_some(Held::Mapped(map, n))
+    }
+
+    /// Whether a read through its map met the file cut short.
+    fn faulted(&self) -> bool {
+        match self {
+            Held::Mapped(map, _) | Held::MappedHalved(map, _) => map.faulted(),
+            Held::Memory(_) | Held::Written => false,
+        }
     }
 
     fn layer(&self) -> Layer<'_, V> {
@@ -329,15 +338,16 @@ impl<V: Value> Held<V> {
             // SAFETY: `mapped` admitted the map only as `n` aligned values of a primitive
             // integer type in the machine's byte order, for which every bit pattern is a
             // value; the slice borrows the map, which stays mapped while it lives. The
-            // table file is the build's own, locked partial file, which nothing writes
-            // while its finished layers are read.
-            Held::Mapped(map, n) => {
-                Layer::Values(unsafe { std::slice::from_raw_parts(map.as_ptr().cast::<V>(), *n) })
-            }
+            // table file is the build's own, locked partial file, which nothing of retro's
+            // writes while its finished layers are read; a program that cuts it short
+            // leaves zeros here (the SIGBUS guard), which `faulted` reports after the layer.
+            Held::Mapped(map, n) => Layer::Values(unsafe {
+                std::slice::from_raw_parts(map.bytes().as_ptr().cast::<V>(), *n)
+            }),
             // SAFETY: as above, for `n` bytes read as `i8`s (every bit pattern is one).
-            Held::MappedHalved(map, n) => {
-                Layer::Halved(unsafe { std::slice::from_raw_parts(map.as_ptr().cast::<i8>(), *n) })
-            }
+            Held::MappedHalved(map, n) => Layer::Halved(unsafe {
+                std::slice::from_raw_parts(map.bytes().as_ptr().cast::<i8>(), *n)
+            }),
             Held::Written => Layer::Values(&[]),
         }
     }
@@ -503,6 +513,13 @@ pub(crate) fn solve_layers<G: Game, V: Value>(
                 }
                 _ => compute(out)?,
             }
+        }
+        // A finished layer read from the file while another program cut the file short
+        // read zeros there (the SIGBUS guard): the layer just computed is wrong.
+        if held.iter().flatten().any(Held::faulted) {
+            return Err(Error::corrupt(format!(
+                "layer {k}: the table file being written was cut short while this build read it (did another program truncate it?); run the same command again with --fresh"
+            )));
         }
         // Asked to stop: the layer just computed may be partial, and is not handed on.
         check_stopped(progress)?;

@@ -39,6 +39,14 @@ impl ValueType {
         }
     }
 
+    /// Whether `stored` is an integer of this type (`Halved`: an i8 code). A compact
+    /// table's block adds packed bits to a minimum, which damage can push past the type.
+    pub fn holds(self, stored: i64) -> bool {
+        let bits = 8 * self.width() as u32;
+        let (lo, hi) = (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1);
+        (lo..=hi).contains(&i128::from(stored))
+    }
+
     /// Bytes per value.
     pub fn width(self) -> usize {
         match self {

@@ -65,6 +65,17 @@ pub struct Args {
     /// rename of the partial file (see `partial::crash_before_step`).
     #[arg(long, hide = true, value_name = "N")]
     crash_before_step: Option<u64>,
+    /// Test hook: tear the Nth write of more than `--tear-at` bytes to the partial file
+    /// after that many bytes, then abort (see `partial::tear_write`).
+    #[arg(long, hide = true, value_name = "N", requires = "tear_at")]
+    tear_write: Option<u64>,
+    /// Test hook: where `--tear-write` tears its write.
+    #[arg(long, hide = true, value_name = "BYTES", requires = "tear_write")]
+    tear_at: Option<u64>,
+    /// Test hook: cut the partial file short in the middle of layer K once it is written,
+    /// as another program truncating it would (see `partial::cut_after_layer`).
+    #[arg(long, hide = true, value_name = "K")]
+    cut_after_layer: Option<u64>,
     /// Test hook: pretend the output file system has this many free bytes.
     #[arg(long, hide = true, value_name = "BYTES")]
     assume_free_bytes: Option<u64>,
@@ -95,6 +106,12 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     args.threads.start()?;
     if let Some(n) = args.crash_before_step {
         crate::partial::crash_before_step(n);
+    }
+    if let Some(k) = args.cut_after_layer {
+        crate::partial::cut_after_layer(k);
+    }
+    if let (Some(n), Some(bytes)) = (args.tear_write, args.tear_at) {
+        crate::partial::tear_write(n, bytes);
     }
     let board = args.board.load::<R>()?;
     // A stored best move is an index into the moves of the position itself, not of its

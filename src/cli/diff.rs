@@ -14,8 +14,9 @@ use crate::table::Table;
 #[derive(clap::Args)]
 #[command(after_help = "\
 Both tables must hold the same game and board, folded alike; their encodings and value
-types may differ (values are compared, not bytes). Exit 0 when every entry agrees, 1 when
-any differs.
+types may differ (values are compared, not bytes). Each layer's checksum is checked as it
+is read (--no-check skips it). Exit 0 when every entry agrees, 1 when any differs, 2 when
+the tables could not be compared (missing, damaged, not tables, of different boards).
 
 Examples:
   retro diff old.retro new.retro
@@ -31,6 +32,9 @@ pub struct Args {
     /// Print one JSON object: `entries`, `differ` and `first` (layer, rank, position, a, b).
     #[arg(long)]
     json: bool,
+    /// Compare without checking each layer's checksum first.
+    #[arg(long)]
+    no_check: bool,
     #[command(flatten)]
     threads: Threads,
 }
@@ -46,10 +50,32 @@ struct Differs {
     b: i64,
 }
 
+/// What `diff` exits with when the tables could not be compared: as `cmp` and `diff` do,
+/// apart from 1 (they differ).
+const TROUBLE: i32 = 2;
+
 pub fn run<R: Registry>(args: Args) -> Result<i32> {
+    match compare_tables::<R>(&args) {
+        Ok(code) => Ok(code),
+        Err(e) if e.is_broken_pipe() => Err(e),
+        Err(e) => {
+            eprintln!("error: {e}");
+            Ok(TROUBLE)
+        }
+    }
+}
+
+fn compare_tables<R: Registry>(args: &Args) -> Result<i32> {
     args.threads.start()?;
-    let a = open_table::<R>(&args.a)?;
-    let b = open_table::<R>(&args.b)?;
+    let open = |path: &PathBuf| -> Result<Table> {
+        let table = open_table::<R>(path)?;
+        Ok(match args.no_check {
+            true => table,
+            false => table.check_layers_as_read(),
+        })
+    };
+    let a = open(&args.a)?;
+    let b = open(&args.b)?;
     let (ha, hb) = (&a.header, &b.header);
     if ha.game != hb.game {
         return Err(Error::input(format!(
@@ -83,7 +109,7 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     R::visit(
         &ha.game.clone(),
         Report {
-            args: &args,
+            args,
             entries,
             differ,
             first,

@@ -11,7 +11,8 @@ use crate::game::Registry;
 #[derive(clap::Args)]
 #[command(after_help = "\
 Counts are of table entries: where a table folds symmetric positions, each orbit counts
-once (the positions column says how many positions they stand for). Games of scores
+once (the positions column says how many positions they stand for). Each layer's checksum
+is checked as it is read (--no-check skips it), so a damaged table is an error, not counts. Games of scores
 (young, twins) show each layer's least and greatest value instead of results.
 
 Examples:
@@ -23,13 +24,21 @@ pub struct Args {
     /// Print one JSON object: `layers` (one object per layer) and `total`.
     #[arg(long)]
     json: bool,
+    /// Count without checking each layer's checksum first (a damaged table then gives
+    /// wrong counts rather than an error).
+    #[arg(long)]
+    no_check: bool,
     #[command(flatten)]
     threads: Threads,
 }
 
 pub fn run<R: Registry>(args: Args) -> Result<i32> {
     args.threads.start()?;
-    let table = open_table::<R>(&args.table)?;
+    let mut table = open_table::<R>(&args.table)?;
+    if !args.no_check {
+        // Each layer's checksum is checked as it is first read, as `verify` does.
+        table = table.check_layers_as_read();
+    }
     let layers = crate::stats::table_stats::<R>(&table)?;
     if args.json {
         outln!("{}", crate::stats::json_of(&layers)?)?;

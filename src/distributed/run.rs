@@ -535,7 +535,7 @@ impl<'s, 'e: 's> Layers<'s, 'e> {
                     entry.offset = offset;
                     entry.bytes = bytes;
                     entry.checksum = checksum;
-                    o.write(&file.file, &file.partial)?;
+                    o.write(&file.file, &file.partial, offset + bytes)?;
                     file.sync()
                 })();
                 (o, recorded)
@@ -736,8 +736,19 @@ fn build_layers<G: Registered, V: Value + Equivalence>(
     })?;
     let finished = match &mut owner {
         Some(o) => (|| {
+            // Never seal a table whose bytes no longer match what the ranks wrote.
+            for (k, l) in o.header.layers.iter().enumerate() {
+                if file.checksum(l.offset, l.bytes)? != l.checksum {
+                    return Err(Error::corrupt(format!(
+                        "{}: layer {k} no longer matches what this build wrote; the table is not sealed: run the same command again with --fresh",
+                        partial.display()
+                    )));
+                }
+            }
             o.header.checksum = Header::combined_checksum(&o.header.layers);
-            o.write(&file.file, &partial)?;
+            o.write(&file.file, &partial, end)?;
+            file.file.sync_all().map_err(|e| io_error(&partial, e))?;
+            o.cut(&file.file, &partial, end)?;
             file.file.sync_all().map_err(|e| io_error(&partial, e))?;
             std::fs::rename(&partial, path).map_err(|e| io_error(path, e))
         })(),

@@ -14,6 +14,7 @@ use crate::game::Registry;
 use crate::partial::{Kind, Partial, partial_path};
 use crate::table::blocks;
 use crate::table::header::{self, Header};
+use crate::table::journal::Journal;
 use crate::table::writer::check_partial;
 use crate::value::Value;
 
@@ -21,6 +22,11 @@ use crate::value::Value;
 pub struct HeaderOwner {
     pub header: Header,
     header_len: usize,
+    /// Where the header's copies go (`table::journal`): past the next layer however
+    /// large, since the ranks write it while the header is updated.
+    journal: Journal,
+    /// The most bytes any layer can take.
+    largest_layer: u64,
 }
 
 /// Create `path.partial` (or resume it unless `fresh`): the header to keep, where the
@@ -41,11 +47,8 @@ pub fn create_or_resume<R: Registry>(
     };
     let Some((table, lowest)) = found else {
         partial.start_over()?;
-        let owner = HeaderOwner {
-            header: wanted,
-            header_len,
-        };
-        owner.write(&partial.file, &partial.path)?;
+        let mut owner = HeaderOwner::new(wanted, header_len);
+        owner.write(&partial.file, &partial.path, blank_end)?;
         return Ok((owner, blank_end, None));
     };
     let found = table.header.clone();
@@ -56,23 +59,46 @@ pub fn create_or_resume<R: Registry>(
         .file
         .set_len(end)
         .map_err(|e| io_error(&partial.path, e))?;
-    let owner = HeaderOwner {
-        header: found,
-        header_len,
-    };
+    let owner = HeaderOwner::new(found, header_len);
     Ok((owner, end, Some(lowest)))
 }
 
 impl HeaderOwner {
-    pub fn write(&self, file: &File, partial: &Path) -> Result<()> {
+    fn new(header: Header, header_len: usize) -> HeaderOwner {
+        let width = header.value_type.stored_as().width() as u64;
+        // A layer's bytes, plain or in blocks, are at most its values at full width with
+        // the blocks' directory and slack.
+        let largest_layer = header
+            .layers
+            .iter()
+            .map(|l| blocks::layer_bytes_bound(l.positions, width))
+            .max()
+            .unwrap_or(0);
+        HeaderOwner {
+            header,
+            header_len,
+            journal: Journal::default(),
+            largest_layer,
+        }
+    }
+
+    /// Write the header (through its copy) for a file whose layers so far end at `end`.
+    pub fn write(&mut self, file: &File, partial: &Path, end: u64) -> Result<()> {
         let encoded = header::encode(&self.header)?;
         if encoded.len() != self.header_len {
             return Err(Error::other("table header changed size while building"));
         }
         let mut bytes = header::prefix(&encoded, header::version_of(&self.header)).to_vec();
         bytes.extend_from_slice(&encoded);
-        file.write_all_at(&bytes, 0)
-            .map_err(|e| io_error(partial, e))
+        let past = end.saturating_add(self.largest_layer);
+        self.journal.commit(file, partial, &bytes, past)
+    }
+
+    /// Cut the file where its values end (the header's copy is not part of the table).
+    pub fn cut(&mut self, file: &File, partial: &Path, end: u64) -> Result<()> {
+        file.set_len(end).map_err(|e| io_error(partial, e))?;
+        self.journal.cut();
+        Ok(())
     }
 }
 

@@ -126,6 +126,16 @@ impl GuardedMap {
     /// Map `file` and register the map; None when the guard could not be installed or
     /// every slot is taken (the caller reads with `pread` instead).
     pub fn new(file: &File) -> std::io::Result<Option<GuardedMap>> {
+        GuardedMap::of(file, None)
+    }
+
+    /// Map `len` bytes of `file` from `offset` (a finished layer of a build's partial
+    /// file, which another program may cut short while the build reads it), as `new`.
+    pub fn range(file: &File, offset: u64, len: usize) -> std::io::Result<Option<GuardedMap>> {
+        GuardedMap::of(file, Some((offset, len)))
+    }
+
+    fn of(file: &File, range: Option<(u64, usize)>) -> std::io::Result<Option<GuardedMap>> {
         if !arm() {
             return Ok(None);
         }
@@ -135,7 +145,15 @@ impl GuardedMap {
         // still be truncated by another process; the SIGBUS guard installed above turns the
         // resulting faults into reads of zeros, reported by `faulted`, and every read
         // checks its offsets against the length checked at open.
-        let map = unsafe { Mmap::map(file) }?;
+        let map = match range {
+            None => unsafe { Mmap::map(file) }?,
+            Some((offset, len)) => unsafe {
+                memmap2::MmapOptions::new()
+                    .offset(offset)
+                    .len(len)
+                    .map(file)
+            }?,
+        };
         let (start, len) = (map.as_ptr() as usize, map.len());
         if len == 0 {
             return Ok(None);

@@ -5,7 +5,8 @@
 
 pub(crate) mod blocks;
 pub mod header;
-mod mapped;
+pub(crate) mod journal;
+pub(crate) mod mapped;
 pub(crate) mod moves;
 pub(crate) mod reader;
 pub(crate) mod writer;

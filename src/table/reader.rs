@@ -554,15 +554,29 @@ impl Table {
             Encoding::Blocked | Encoding::Moves { .. } => {
                 let b = index / BLOCK as u64;
                 let (min, offset, width) = self.block(k, entry, b)?;
-                if width == 0 {
-                    return Ok(min);
+                let stored = if width == 0 {
+                    min
+                } else {
+                    let bit = (index % BLOCK as u64) * width as u64;
+                    let mut window = [0u8; 9];
+                    self.read_at(&mut window, entry.offset + offset + bit / 8)?;
+                    blocks::extract(&window, (bit % 8) as u32, width, min)
+                };
+                if self.stores_values(k) && !vt.holds(stored) {
+                    return Err(self.out_of_range(k, stored));
                 }
-                let bit = (index % BLOCK as u64) * width as u64;
-                let mut window = [0u8; 9];
-                self.read_at(&mut window, entry.offset + offset + bit / 8)?;
-                Ok(blocks::extract(&window, (bit % 8) as u32, width, min))
+                Ok(stored)
             }
         }
+    }
+
+    /// The error for a stored value its type cannot hold: a damaged block.
+    fn out_of_range(&self, k: usize, stored: i64) -> Error {
+        Error::corrupt(format!(
+            "{}: layer {k} holds {stored}, which is not an {} value: the table is damaged",
+            self.path.display(),
+            self.header.value_type.name()
+        ))
     }
 
     /// Values `start..start + count` of layer `k`, decoded. On a layer of best moves
@@ -610,9 +624,14 @@ impl Table {
                 }
             }
         }
-        if vt == ValueType::Halved && self.stores_values(k) {
-            for v in &mut out {
-                *v = vt.value_of(*v);
+        if self.stores_values(k) {
+            if let Some(&bad) = out.iter().find(|&&v| !vt.holds(v)) {
+                return Err(self.out_of_range(k, bad));
+            }
+            if vt == ValueType::Halved {
+                for v in &mut out {
+                    *v = vt.value_of(*v);
+                }
             }
         }
         Ok(out)

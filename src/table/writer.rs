@@ -16,10 +16,11 @@ use xxhash_rust::xxh3::Xxh3;
 
 use super::blocks::{self, BLOCK, SLACK};
 use super::header::{self, Encoding, Header, LayerEntry, PREFIX_LEN};
+use super::journal::{self, Journal};
 use super::reader::Table;
 use crate::error::{Error, Result, io_error};
 use crate::game::{AnyBoard, Builtin, Registry};
-use crate::partial::{Kind, Partial, crash_point};
+use crate::partial::{Kind, Partial, crash_point, write_step};
 use crate::value::{Value, ValueType};
 
 pub use crate::partial::{check_output, partial_path};
@@ -30,6 +31,11 @@ pub struct TableWriter {
     path: PathBuf,
     header: Header,
     header_len: usize,
+    /// Where the header's copies go (`journal`): the header is never torn.
+    journal: Journal,
+    /// Where the layers the header on disk lists end: a copy of the next header goes past
+    /// them as well as past the layer being appended.
+    listed_end: u64,
     /// Where the next layer goes.
     end: u64,
     /// Test hook: fail after writing this layer, as an interrupted build would stop.
@@ -80,6 +86,8 @@ impl TableWriter {
             path: path.to_path_buf(),
             header,
             header_len,
+            journal: Journal::default(),
+            listed_end: 0,
             end: header::values_start(header_len as u64),
             stop_after: None,
             open_partial: Table::open_partial::<R>,
@@ -119,6 +127,8 @@ impl TableWriter {
             path: path.to_path_buf(),
             header,
             header_len,
+            journal: Journal::default(),
+            listed_end: listed_end(&on_disk),
             end,
             stop_after: None,
             open_partial: Table::open_partial::<Builtin>,
@@ -137,6 +147,7 @@ impl TableWriter {
             .file
             .set_len(end)
             .map_err(|e| io_error(&writer.partial.path, e))?;
+        writer.journal.cut();
         Ok((writer, start))
     }
 
@@ -187,10 +198,13 @@ impl TableWriter {
 
     /// End the file where the last layer written ends.
     pub fn cut(&mut self) -> Result<()> {
+        crash_point();
         self.partial
             .file
             .set_len(self.end)
-            .map_err(|e| io_error(&self.partial.path, e))
+            .map_err(|e| io_error(&self.partial.path, e))?;
+        self.journal.cut();
+        Ok(())
     }
 
     /// The values of finished layer `k`, read back from the partial file to resume from.
@@ -218,11 +232,13 @@ impl TableWriter {
         }
         let mut bytes = header::prefix(&encoded, header::version_of(&self.header)).to_vec();
         bytes.extend_from_slice(&encoded);
-        crash_point();
-        self.partial
-            .file
-            .write_all_at(&bytes, 0)
-            .map_err(|e| io_error(&self.partial.path, e))
+        // The copy goes where the next layer starts: nothing after it is needed until the
+        // header at 0 lists more.
+        let past = self.end.max(self.listed_end);
+        self.journal
+            .commit(&self.partial.file, &self.partial.path, &bytes, past)?;
+        self.listed_end = listed_end(&self.header);
+        Ok(())
     }
 
     fn sync(&mut self) -> Result<()> {
@@ -235,10 +251,7 @@ impl TableWriter {
 
     fn append(&mut self, bytes: &[u8], hasher: &mut Xxh3) -> Result<()> {
         hasher.update(bytes);
-        crash_point();
-        self.partial
-            .file
-            .write_all_at(bytes, self.end)
+        write_step(&self.partial.file, bytes, self.end)
             .map_err(|e| io_error(&self.partial.path, e))?;
         self.end += bytes.len() as u64;
         Ok(())
@@ -350,11 +363,49 @@ impl TableWriter {
         entry.checksum = hasher.digest();
         self.write_header()?;
         self.sync()?;
+        if crate::partial::cut_after(k) {
+            // Test hook: another program cuts the file in the middle of this layer.
+            let _ = self.partial.file.set_len(offset + (self.end - offset) / 2);
+        }
         if self.stop_after == Some(k) {
             return Err(Error::other(format!(
                 "stopped after layer {k} (test hook); {} holds the finished layers",
                 self.partial.path.display()
             )));
+        }
+        Ok(())
+    }
+
+    /// Read every layer back from the file and check it against the checksum recorded as
+    /// it was written, so that a table is never sealed with bytes another program cut off
+    /// or wrote over while it was built.
+    fn check_layers(&self) -> Result<()> {
+        let file = &self.partial.file;
+        let path = &self.partial.path;
+        let len = file.metadata().map_err(|e| io_error(path, e))?.len();
+        let mut buf = vec![0u8; 1 << 22];
+        for (k, entry) in self.header.layers.iter().enumerate() {
+            let damaged = || {
+                Error::corrupt(format!(
+                    "{}: layer {k} no longer matches what this build wrote (did another program cut the file short or write over it?); the table is not sealed: run the same command again with --fresh",
+                    path.display()
+                ))
+            };
+            if entry.offset == 0 || entry.offset.saturating_add(entry.bytes) > len {
+                return Err(damaged());
+            }
+            let mut hasher = Xxh3::new();
+            let mut done = 0u64;
+            while done < entry.bytes {
+                let n = (buf.len() as u64).min(entry.bytes - done) as usize;
+                file.read_exact_at(&mut buf[..n], entry.offset + done)
+                    .map_err(|e| io_error(path, e))?;
+                hasher.update(&buf[..n]);
+                done += n as u64;
+            }
+            if hasher.digest() != entry.checksum {
+                return Err(damaged());
+            }
         }
         Ok(())
     }
@@ -380,8 +431,16 @@ impl TableWriter {
     /// Seal the header with the table checksum and move the table to its final name.
     /// Returns the file size.
     pub fn finish(mut self) -> Result<u64> {
+        self.check_layers()?;
         self.header.checksum = Header::combined_checksum(&self.header.layers);
         self.write_header()?;
+        crash_point();
+        self.partial
+            .file
+            .sync_all()
+            .map_err(|e| io_error(&self.partial.path, e))?;
+        // The header's copy is not part of the table.
+        self.cut()?;
         crash_point();
         self.partial
             .file
@@ -391,6 +450,17 @@ impl TableWriter {
         std::fs::rename(&self.partial.path, &self.path).map_err(|e| io_error(&self.path, e))?;
         Ok(self.end)
     }
+}
+
+/// Where the last layer a header lists ends (0 when it lists none).
+fn listed_end(header: &Header) -> u64 {
+    header
+        .layers
+        .iter()
+        .filter(|l| l.offset != 0)
+        .map(|l| l.offset + l.bytes)
+        .max()
+        .unwrap_or(0)
 }
 
 /// Open an interrupted build's partial file for resuming `wanted`: it must be of the same
@@ -409,6 +479,8 @@ pub fn check_partial<R: Registry>(
             partial.display()
         ))
     };
+    // A header torn by a cut between its pages is put back from its copy first.
+    journal::recover(partial)?;
     match started(partial)? {
         Started::NotOurs => return Err(Kind::Table.not_ours(partial)),
         Started::HeaderIncomplete => return Ok(None),
@@ -423,6 +495,18 @@ pub fn check_partial<R: Registry>(
     let found = &table.header;
     if !(0..found.layers.len()).any(|k| found.finished(k)) {
         return Ok(None);
+    }
+    if found.symmetries != wanted.symmetries {
+        // Folded and unfolded tables differ in every layer (and in the header's length).
+        let fold = |s: u32| match s {
+            1 => "every position its own entry (--no-fold)".to_string(),
+            s => format!("positions folded by {s} symmetries (the default)"),
+        };
+        return Err(refuse(&format!(
+            "this interrupted build holds {}, this build asks for {}",
+            fold(found.symmetries),
+            fold(wanted.symmetries)
+        )));
     }
     if table.version != header::version_of(wanted) {
         // Its header has another length, so its layers are not where ours would go.

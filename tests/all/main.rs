@@ -18,6 +18,7 @@ mod build;
 mod cli;
 mod connect;
 mod connect_cli;
+mod damaged;
 mod diff;
 mod engine;
 mod export;
