@@ -55,17 +55,10 @@ pub fn board_for_size<R: Registry>(
 ) -> Result<AnyBoard> {
     match parse_size(size) {
         Ok(dims) => R::random(game, dims, seed, max, flag),
-        // Text that is not a size alone is a board in its game's words: its own error says
-        // what is wrong with it (a count out of range, an unknown word).
-        Err(e)
-            if size
-                .trim()
-                .chars()
-                .all(|c| c.is_ascii_digit() || "xX ".contains(c)) =>
-        {
-            R::parse(game, size).map_err(|_| e)
-        }
-        Err(_) => R::parse(game, size),
+        // Not a size: a board in its game's words, whose own error says what is wrong with
+        // it (a count out of range, an unknown word) beside what a size looks like.
+        Err(e) => R::parse(game, size)
+            .map_err(|words| Error::input(format!("{e}; as a {game} board: {words}"))),
     }
 }
 
