@@ -382,21 +382,10 @@ impl Morris {
                 "this table holds the moving phase only: both hands must be empty (0 0)".into(),
             );
         }
-        // x places first: with x to move both hands hold the same, with o to move x's one
-        // fewer.
         let (px, po) = (s - hx, s - ho);
         let p = px + po;
-        if !(px == po && side == 0 || px == po + 1 && side == 1) {
-            return Err(format!(
-                "with {hx} stones in x's hand and {ho} in o's it is {}'s turn: x places first",
-                if px == po {
-                    "x"
-                } else if px == po + 1 {
-                    "o"
-                } else {
-                    "nobody"
-                }
-            ));
+        if let Some(why) = self.wrong_turn(hands, side) {
+            return Err(why);
         }
         self.placement_layer(p, bx, bo).ok_or_else(|| {
             format!(
@@ -424,20 +413,9 @@ impl Morris {
                 "this table holds the moving phase only: both hands must be empty (0 0)".into(),
             );
         }
-        // x places first: with x to move both hands hold the same, with o to move x's one
-        // fewer.
         let (px, po) = (s - hx, s - ho);
-        if placing && !(px == po && side == 0 || px == po + 1 && side == 1) {
-            return Some(format!(
-                "with {hx} stones in x's hand and {ho} in o's it is {}'s turn: x places first",
-                if px == po {
-                    "x"
-                } else if px == po + 1 {
-                    "o"
-                } else {
-                    "nobody"
-                }
-            ));
+        if placing && let Some(why) = self.wrong_turn(hands, side) {
+            return Some(why);
         }
         // While placing, a side closes its first mill with its third stone and at most one
         // with each stone after, and each takes one stone.
@@ -447,6 +425,27 @@ impl Morris {
             ));
         }
         self.last_move_took_nothing(x, o, [px - bx, po - bo], side)
+    }
+
+    /// Why it cannot be `side`'s turn while placing with these hands, if it cannot: x
+    /// places first, so with x to move both hands hold the same, with o to move x's one
+    /// fewer. The hands are at most the stones (`locate` checks that first).
+    fn wrong_turn(&self, hands: [u8; 2], side: u8) -> Option<String> {
+        let [hx, ho] = hands.map(usize::from);
+        let (px, po) = (self.stones - hx, self.stones - ho);
+        if px == po && side == 0 || px == po + 1 && side == 1 {
+            return None;
+        }
+        let turn = if px == po {
+            "x"
+        } else if px == po + 1 {
+            "o"
+        } else {
+            "nobody"
+        };
+        Some(format!(
+            "with {hx} stones in x's hand and {ho} in o's it is {turn}'s turn: x places first"
+        ))
     }
 
     /// Why the last move cannot have been made, if every stone of the side that made it
