@@ -378,7 +378,9 @@ struct LayerText {
     best_moves: Vec<Option<String>>,
 }
 
-struct Game<G>(G);
+/// A table's game, with the positions play reaches where the game cannot tell them from a
+/// position alone (`retro::reach`), found the first time a `reachable` column is asked for.
+struct Game<G: Registered>(G, std::sync::OnceLock<Option<retro::reach::Reachable<G>>>);
 
 impl<G: Registered> Game<G> {
     /// A value of layer `k` that has no outcome, in a game whose values all have one.
@@ -473,6 +475,16 @@ impl<G: Registered> Probe for Game<G> {
         let mut texts = LayerText::default();
         let orbits = !out.orbit_size.is_empty();
         let reachable = !out.reachable.is_empty();
+        let reach = match reachable && !game.check_reachable_is_exact() {
+            true => match self.1.get() {
+                Some(r) => r.as_ref(),
+                None => {
+                    let r = retro::reach::Reachable::where_needed(game)?;
+                    self.1.get_or_init(|| r).as_ref()
+                }
+            },
+            false => None,
+        };
         let hands = !out.hands.is_empty();
         let stones = !out.stones.is_empty();
         if text || moves || orbits || reachable || hands || stones {
@@ -488,7 +500,12 @@ impl<G: Registered> Probe for Game<G> {
                     out.orbit_size[i * 8..i * 8 + 8].copy_from_slice(&size.to_le_bytes());
                 }
                 if reachable {
-                    out.reachable[i] = u8::from(game.check_reachable(&pos).is_ok());
+                    // An entry is reached where any position it stands for is.
+                    let reached = match reach {
+                        Some(r) => game.images(&pos).iter().any(|p| r.contains(p)),
+                        None => game.check_reachable(&pos).is_ok(),
+                    };
+                    out.reachable[i] = u8::from(reached);
                 }
                 if stones {
                     let n = u32::try_from(game.stones(&pos)).unwrap_or(u32::MAX);
@@ -573,7 +590,7 @@ struct MakeProbe;
 impl Visitor for MakeProbe {
     type Output = Box<dyn Probe>;
     fn visit<G: Registered>(self, game: G) -> retro::Result<Box<dyn Probe>> {
-        Ok(Box::new(Game(game)))
+        Ok(Box::new(Game(game, std::sync::OnceLock::new())))
     }
 }
 

@@ -246,3 +246,27 @@ def test_morris_rows_carry_the_stones_on_the_board_and_in_hand(cli, tmp_path):
             got = cols[c].tolist()
             assert got == column(part, c), (k, c)
     assert start == len(rows)
+
+
+def test_morris_reachable_comes_from_the_forward_pass(cli, tmp_path):
+    """Morris positions do not show whether play reaches them: the layers' `reachable`
+    equals export's, which comes from the forward pass from the start, and is false on
+    some entries that pass every local check."""
+    path = tmp_path / "six3.retro"
+    cli.run("build", "morris", "six stones=3", "-q", "-o", str(path))
+    csv_path = tmp_path / "six3.csv"
+    cli.run("export", str(path), "--csv", "-q", "-o", str(csv_path))
+    import csv
+
+    with open(csv_path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    t = retro.open(path)
+    start = 0
+    unreached = 0
+    for k, size in enumerate(t.layer_sizes):
+        part = rows[start:start + size]
+        start += size
+        got = t.layer(k).reachable.tolist()
+        assert got == column(part, "reachable"), k
+        unreached += got.count(False)
+    assert unreached > 0

@@ -9,6 +9,13 @@ use retro::table::header::{self, Encoding, Header, LayerEntry};
 use retro::value::ValueType;
 
 fn open_with(game: AnyBoard) -> retro::Result<Table> {
+    let dir = tempfile::tempdir().unwrap();
+    Table::open(&crafted_file(dir.path(), game, 3))
+}
+
+/// A table of `layers` one-entry layers for `game`, its header's checksum valid, written to
+/// `dir` for a reader to open.
+fn crafted_file(dir: &std::path::Path, game: AnyBoard, layers: usize) -> std::path::PathBuf {
     let header = Header {
         game,
         value_type: ValueType::I8,
@@ -20,7 +27,7 @@ fn open_with(game: AnyBoard) -> retro::Result<Table> {
                 bytes: 1,
                 checksum: 0
             };
-            3
+            layers
         ],
         checksum: 0,
         symmetries: 1,
@@ -28,11 +35,13 @@ fn open_with(game: AnyBoard) -> retro::Result<Table> {
     let encoded = header::encode(&header).unwrap();
     let mut bytes = header::prefix(&encoded, header::version_of(&header)).to_vec();
     bytes.extend_from_slice(&encoded);
-    bytes.resize(header::values_start(encoded.len() as u64) as usize + 3, 0);
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("crafted.retro");
+    bytes.resize(
+        header::values_start(encoded.len() as u64) as usize + layers,
+        0,
+    );
+    let path = dir.join("crafted.retro");
     std::fs::write(&path, bytes).unwrap();
-    Table::open(&path)
+    path
 }
 
 #[test]
@@ -165,30 +174,6 @@ fn tables_read_from_memory_through_the_positioned_reader() {
     assert!(err.to_string().starts_with("cut: truncated"), "{err}");
 }
 
-/// The crafted table of `open_with`, written to `dir` for the command line to read.
-fn crafted_file(dir: &std::path::Path, game: AnyBoard) -> std::path::PathBuf {
-    let header = Header {
-        game,
-        value_type: ValueType::I8,
-        encoding: Encoding::Plain,
-        layers: vec![LayerEntry {
-            offset: 64,
-            positions: 1,
-            bytes: 1,
-            checksum: 0,
-        }],
-        checksum: 0,
-        symmetries: 1,
-    };
-    let encoded = header::encode(&header).unwrap();
-    let mut bytes = header::prefix(&encoded, header::version_of(&header)).to_vec();
-    bytes.extend_from_slice(&encoded);
-    bytes.resize(header::values_start(encoded.len() as u64) as usize + 1, 0);
-    let path = dir.join("crafted.retro");
-    std::fs::write(&path, bytes).unwrap();
-    path
-}
-
 /// Stone counts near usize::MAX in a header (its checksum valid) are refused before any
 /// arithmetic: `2 * stones` once wrapped and panicked every command that opened the table.
 #[test]
@@ -205,7 +190,7 @@ fn stone_counts_that_would_wrap_are_refused_by_every_reader() {
     ] {
         let err = open_with(game.clone()).err().expect("refused");
         assert!(err.to_string().contains("stones"), "{err}");
-        let path = crafted_file(dir.path(), game);
+        let path = crafted_file(dir.path(), game, 1);
         let p = path.to_str().unwrap();
         for args in [
             &["info", p][..],
