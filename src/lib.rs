@@ -173,9 +173,7 @@ mod memory;
 mod partial;
 mod progress;
 mod random;
-mod retrograde;
 mod summary;
-mod sweep;
 #[cfg_attr(not(feature = "cli"), allow(dead_code))]
 mod text;
 mod verify;

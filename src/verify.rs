@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::game::{Edge, Game, Gameplay};
 use crate::progress::Progress;
 use crate::solve::Finished;
-use crate::sweep::CHUNK;
+use crate::solve::sweep::CHUNK;
 use crate::table::Table;
 use crate::value::Value;
 

@@ -10,7 +10,7 @@ use crate::table::blocks;
 
 use super::plan::{self, GRAIN, Marker};
 use super::split;
-use crate::sweep::CHUNK;
+use crate::solve::sweep::CHUNK;
 
 /// Slices longer than this are sampled rather than planned position by position.
 const EXACT_LIMIT: u64 = 1 << 22;

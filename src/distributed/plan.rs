@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use super::split;
 use crate::game::{Game, RunSink};
-use crate::sweep::{CHUNK, ChildValues};
+use crate::solve::sweep::{CHUNK, ChildValues};
 use crate::table::blocks::BLOCK;
 
 /// Positions of the next layer per bit. Whole grains are fetched, so a lone child costs

@@ -24,7 +24,7 @@ use crate::game::{AnyBoard, Game, Gameplay, Registered};
 use crate::job::{BuildOptions, Estimate};
 use crate::memory::peak_rss;
 use crate::progress::{Progress, Silent};
-use crate::sweep::{self, CHUNK};
+use crate::solve::sweep::{self, CHUNK};
 use crate::table::blocks::{self, BLOCK, DIR_ENTRY, SLACK};
 use crate::table::header::{Encoding, Header};
 use crate::table::reader::Table;

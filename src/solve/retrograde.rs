@@ -40,11 +40,11 @@ use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU32, AtomicU64, Ordering::R
 
 use rayon::prelude::*;
 
+use super::layers::Finished;
 use crate::error::{Error, Result};
 use crate::game::values::MAX_REMOTENESS;
 use crate::game::{Edge, Game, Wdl};
 use crate::progress::{Progress, check_stopped};
-use crate::solve::Finished;
 use crate::value::Value;
 
 /// Positions per parallel task.

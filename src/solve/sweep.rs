@@ -7,9 +7,9 @@
 
 use rayon::prelude::*;
 
+use super::layers::Driver;
 use crate::game::{Game, RunSink};
 use crate::progress::Progress;
-use crate::solve::Driver;
 use crate::value::Value;
 
 /// Positions per unit of parallel work. Large enough that the one `unrank` per chunk and

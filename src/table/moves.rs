@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::game::Game;
-use crate::sweep::{CHUNK, ChildValues};
+use crate::solve::sweep::{CHUNK, ChildValues};
 use crate::value::Value;
 
 /// The largest move index a table of best moves stores (they are kept in a byte while a
