@@ -1,7 +1,7 @@
 //! What the driver lends its workers: how a layer's positions are computed (`Driver`), and
 //! the finished layers a layer reads (`Finished`), held in memory or mapped from the table
 //! file (`Held`). A leaf of the solver: the driver (`solve/mod.rs`) and the workers
-//! (`sweep.rs`, `retrograde.rs`) import it, it imports none of them.
+//! (`sweep.rs`, `pass.rs`, `fixpoint.rs`) import it, it imports none of them.
 
 use crate::table::mapped::GuardedMap;
 use crate::value::{Value, ValueType};

@@ -11,7 +11,8 @@
 //!
 //! The workers: the placement sweep's kernel (`sweep::compute_layer`: no move stays inside
 //! the layer, values of a game of scores or lines, children in the next layer), the one-pass
-//! and the fixpoint worker of values for the side to move (`retrograde::solve_layer`).
+//! (`pass.rs`) and the fixpoint worker (`fixpoint.rs`) of values for the side to move, which
+//! fold children outside the layer alike (`outside.rs`).
 
 use crate::error::{Error, Result};
 use crate::game::{Game, LayerKind, Values};
@@ -19,8 +20,10 @@ use crate::memory;
 use crate::progress::{Progress, Silent, check_stopped};
 use crate::value::{Value, ValueType};
 
+mod fixpoint;
 mod layers;
-pub(crate) mod retrograde;
+mod outside;
+mod pass;
 pub(crate) mod sweep;
 
 pub use layers::Driver;
@@ -104,7 +107,7 @@ pub(crate) fn lowest_readers<G: Game>(game: &G) -> Vec<Option<usize>> {
 /// Bytes a fixpoint's solve of `own` positions holds for itself with values `width` bytes
 /// wide: its words (4 bytes a position), two bitmaps (a bit each) and the blocks' ready
 /// levels (2 bytes per 64), and its values only as far as one block of words not yet freed
-/// (`retrograde`).
+/// (`fixpoint`).
 pub(crate) fn fixpoint_bytes(own: u128, width: u128) -> u128 {
     own * 4 + own.div_ceil(4) + own.div_ceil(32) + own.min(1 << 24) * width
 }
@@ -227,7 +230,7 @@ pub(crate) fn solve_layers<G: Game, V: Value>(
     // layer it holds (the sweep's two alternate, and fresh memory costs page faults), but
     // never beside a fresh one: where none fits, the spares go first, so the driver holds no
     // more than `peak_bytes` says. A fixpoint's layer always starts fresh: its values fill
-    // as its words are freed (`retrograde`), so its untouched pages cost nothing until then.
+    // as its words are freed (`fixpoint`), so its untouched pages cost nothing until then.
     let mut held: Vec<Option<Held<V>>> = (0..=last).map(|_| None).collect();
     let mut spare: Vec<Vec<V>> = Vec::new();
     let top = match from {
@@ -340,9 +343,8 @@ pub(crate) fn solve_layers<G: Game, V: Value>(
                         sweep::compute_layer(game, k, out, next, driver, progress);
                         Ok(())
                     }
-                    Worker::Pass | Worker::Fixpoint => {
-                        retrograde::solve_layer(game, k, out, &finished, progress)
-                    }
+                    Worker::Pass => pass::solve_layer(game, k, out, &finished, progress),
+                    Worker::Fixpoint => fixpoint::solve_layer(game, k, out, &finished, progress),
                 }
             };
             match (unseen, on_layer.as_deref_mut()) {

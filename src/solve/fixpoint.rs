@@ -3,8 +3,8 @@
 //! because neither side can force anything. The driver (`crate::solve`) hands each layer
 //! the finished layers its moves lead to (`Finished`).
 //!
-//! A layer without moves inside it is computed in one parallel pass, as the placement sweep
-//! does. A layer with moves inside it is solved to a fixpoint by classic retrograde analysis
+//! A layer with moves inside it (`LayerKind::Fixpoint`; a layer without any is `pass.rs`'s)
+//! is solved to a fixpoint by classic retrograde analysis
 //! with child counters and predecessor generation, level by level of remoteness:
 //!
 //! - Every position first counts its distinct children inside the layer and folds its
@@ -41,17 +41,12 @@ use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU32, AtomicU64, Ordering::R
 use rayon::prelude::*;
 
 use super::layers::Finished;
-use crate::error::{Error, Result};
+use super::outside::{CHUNK, COUNT_BATCH, FLOOR, NEVER, Outside, child_value, too_far};
+use crate::error::Result;
 use crate::game::values::MAX_REMOTENESS;
 use crate::game::{Edge, Game, Wdl};
 use crate::progress::{Progress, check_stopped};
 use crate::value::Value;
-
-/// Positions per parallel task.
-const CHUNK: usize = 4096;
-
-/// Positions counted at once in a batch (their children's values fetched ahead).
-const COUNT_BATCH: usize = 32;
 
 /// How a position of a batch starts its layer's solve.
 #[derive(Clone, Copy)]
@@ -67,80 +62,8 @@ enum Start {
 /// Parents told at once in a batch (their words fetched ahead of the updates).
 const TELL_BATCH: usize = 256;
 
-/// Pending words: a win at level 1..0x8000, else a floor (`FLOOR | f`), else `NEVER`.
-const FLOOR: u16 = 0x8000;
-const NEVER: u16 = 0xffff;
-
-/// What a position's children outside its layer say, folded.
-struct Outside {
-    /// Fastest win through a child that loses (remoteness), if any.
-    win: Option<u32>,
-    /// Slowest loss so far: 1 + the largest remoteness of a child that wins.
-    floor: u32,
-    /// A child draws.
-    draw: bool,
-    /// Any child at all, inside the layer or not.
-    any: bool,
-}
-
-impl Outside {
-    fn new() -> Outside {
-        Outside {
-            win: None,
-            floor: 0,
-            draw: false,
-            any: false,
-        }
-    }
-
-    fn child(&mut self, value: i16) {
-        self.any = true;
-        match value {
-            0 => self.draw = true,
-            v if v < 0 => {
-                let r = (-v) as u32;
-                self.win = Some(self.win.map_or(r, |w| w.min(r)));
-            }
-            v => self.floor = self.floor.max(v as u32),
-        }
-    }
-
-    /// The value of a position whose children are all outside the layer.
-    fn value(&self) -> i16 {
-        match (self.win, self.draw, self.any) {
-            (Some(r), _, _) => Wdl::Win(r).encode(),
-            (None, true, _) => 0,
-            (None, false, true) => Wdl::Loss(self.floor).encode(),
-            (None, false, false) => Wdl::Loss(0).encode(),
-        }
-    }
-
-    /// The pending word of a position in a layer with moves inside it.
-    fn pending(&self) -> u16 {
-        match (self.win, self.draw) {
-            (Some(r), _) => r as u16,
-            (None, true) => NEVER,
-            (None, false) => FLOOR | self.floor as u16,
-        }
-    }
-}
-
-fn too_far(k: usize) -> Error {
-    Error::too_large(format!(
-        "layer {k}: a remoteness past {MAX_REMOTENESS} plies does not fit the table's values"
-    ))
-}
-
-/// A finished child's value as the workers compute with it (a damaged or foreign value is
-/// clamped into `i16`).
-#[inline]
-fn child_value<V: Value>(finished: &Finished<'_, V>, e: Edge) -> i16 {
-    let v = finished.get(e.layer, e.rank).map_or(0, |v| v.to_i64());
-    v.clamp(i16::MIN.into(), i16::MAX.into()) as i16
-}
-
-/// Layer `k`'s values into `out`, from the finished layers its moves lead to: one pass where
-/// no move stays inside the layer (`LayerKind::Pass`), else to a fixpoint.
+/// Layer `k`'s values into `out`, solved to a fixpoint, from the finished layers its moves
+/// lead to outside it.
 pub fn solve_layer<G: Game, V: Value>(
     game: &G,
     k: usize,
@@ -150,65 +73,6 @@ pub fn solve_layer<G: Game, V: Value>(
 ) -> Result<()> {
     let n = out.len();
     let far = AtomicBool::new(false);
-    if game.layer_kind(k) == crate::game::LayerKind::Pass {
-        out.par_chunks_mut(CHUNK).enumerate().for_each(|(c, out)| {
-            if progress.stopped() {
-                return;
-            }
-            let mut pos = game.unrank(k, (c * CHUNK) as u64);
-            // A batch of positions at a time, their children's values fetched ahead, as
-            // the fixpoint counts (below).
-            let mut edges: Vec<Edge> = Vec::with_capacity(COUNT_BATCH * 16);
-            let mut ends = [None; COUNT_BATCH];
-            let mut bounds = [0usize; COUNT_BATCH];
-            for (b, out) in out.chunks_mut(COUNT_BATCH).enumerate() {
-                edges.clear();
-                for i in 0..out.len() {
-                    if b > 0 || i > 0 {
-                        game.advance(&mut pos);
-                    }
-                    ends[i] = game.ended(&pos);
-                    if ends[i].is_none() {
-                        game.for_each_child(&pos, |e| {
-                            if e.layer == k {
-                                // A game that says its layer has no moves inside has none.
-                                far.store(true, Relaxed);
-                            } else {
-                                finished.prefetch(e.layer, e.rank);
-                                edges.push(e);
-                            }
-                        });
-                    }
-                    bounds[i] = edges.len();
-                }
-                let mut from = 0;
-                for (i, v) in out.iter_mut().enumerate() {
-                    let to = bounds[i];
-                    if let Some(end) = ends[i] {
-                        *v = V::from_i64(end);
-                        continue;
-                    }
-                    let mut seen = Outside::new();
-                    for &e in &edges[from..to] {
-                        seen.child(child_value(finished, e));
-                    }
-                    from = to;
-                    if seen.win.is_some_and(|r| r > MAX_REMOTENESS) || seen.floor > MAX_REMOTENESS {
-                        far.store(true, Relaxed);
-                    }
-                    *v = V::from_i64(seen.value().into());
-                }
-            }
-            progress.advance(out.len() as u64);
-        });
-        // Asked to stop: the rest of the layer was skipped, and the caller drops it.
-        check_stopped(progress)?;
-        if far.load(Relaxed) {
-            return Err(too_far(k));
-        }
-        return Ok(());
-    }
-
     let started = std::time::Instant::now();
     let trace = std::env::var_os("RETRO_TRACE").is_some();
     // One word per position (`Word`): its counter and pending word while it is open, its
