@@ -56,9 +56,12 @@ pub fn board_for_size<R: Registry>(
     match parse_size(size) {
         Ok(dims) => R::random(game, dims, seed, max, flag),
         // Not a size: a board in its game's words, whose own error says what is wrong with
-        // it (a count out of range, an unknown word) beside what a size looks like.
-        Err(e) => R::parse(game, size)
-            .map_err(|words| Error::input(format!("{e}; as a {game} board: {words}"))),
+        // it (a count out of range, an unknown word), then what a size looks like.
+        Err(_) => R::parse(game, size).map_err(|words| {
+            Error::input(format!(
+                "{words}; or a size: ROWSxCOLS, e.g. 4x5 (connect: WIDTHxHEIGHT)"
+            ))
+        }),
     }
 }
 

@@ -309,3 +309,32 @@ fn both_games_draw_cells_one_space_apart() {
     let pos = t.parse_position("o.x/.o./...").unwrap();
     assert_eq!(t.draw(&pos), "o . x\n. o .\n. . .\n");
 }
+
+/// An option given twice or contradicted in a board's words is refused in one line, in
+/// every game that reads its board from words, never settled by the last word.
+#[test]
+fn board_words_given_twice_or_contradicted_are_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("t.retro");
+    let out = out.to_str().expect("utf-8");
+    for (game, board, says) in [
+        ("morris", "nine flying no-flying", "say flying or no-flying once"),
+        ("morris", "six no-flying flying", "say flying or no-flying once"),
+        ("morris", "six stones=3 stones=4", "give stones=N once"),
+        ("morris", "six moving moving", "moving given twice"),
+        ("morris", "twelve diagonals diagonals", "diagonals given twice"),
+        ("teeko", "5x5 advanced advanced", "advanced given twice"),
+        ("teeko", "no-centre-first no-center-first", "no-centre-first given twice"),
+        ("teeko", "5x5 4x4", "give the size once"),
+        ("mnk", "4x4k3 4x4k4", "bad mnk board"),
+        ("connect", "7x6 6x5", "bad connect board"),
+        ("quixo", "4x4 5x5", "bad quixo board"),
+    ] {
+        crate::common::fails(
+            &crate::common::retro(&["build", game, board, "-q", "-o", out], ""),
+            2,
+            says,
+        );
+        assert!(!std::path::Path::new(out).exists());
+    }
+}

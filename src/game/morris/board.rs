@@ -115,7 +115,28 @@ impl Board for MorrisBoard {
             _ => MorrisBoard::variant("nine"),
         }
         .ok_or_else(|| bad("no variant".into()))?;
+        // Each option once: a word given twice, or contradicted (`flying no-flying`), is
+        // refused rather than settled by whichever came last.
+        let mut given: Vec<&str> = Vec::new();
         for word in words {
+            let option = match word {
+                "no-flying" | "noflying" => "flying",
+                w if w.starts_with("stones=") => "stones=",
+                w => w,
+            };
+            if given.contains(&option) {
+                return Err(bad(match option {
+                    "flying" => format!(
+                        "{word} after {}: say flying or no-flying once",
+                        if board.flying { "flying" } else { "no-flying" }
+                    ),
+                    "stones=" => {
+                        format!("{word} after stones={}: give stones=N once", board.stones)
+                    }
+                    _ => format!("{word} given twice"),
+                }));
+            }
+            given.push(option);
             match word {
                 "flying" => board.flying = true,
                 "no-flying" | "noflying" => board.flying = false,

@@ -35,7 +35,26 @@ impl Board for TeekoBoard {
             .replace("no-center-first", "nocentre");
         let mut board = TeekoBoard::standard();
         let mut sized = false;
+        let mut given: Vec<&str> = Vec::new();
         for word in lower.split(|c: char| c.is_whitespace() || c == '-') {
+            // Each option once: a word given twice is refused, as is a second size.
+            if matches!(word, "standard" | "advanced" | "nocentre") {
+                if given.contains(&word) {
+                    let name = if word == "nocentre" {
+                        "no-centre-first"
+                    } else {
+                        word
+                    };
+                    return Err(bad(&format!("{name} given twice")));
+                }
+                given.push(word);
+            }
+            if sized && word.contains('x') {
+                return Err(bad(&format!(
+                    "a second size {}: give the size once",
+                    crate::error::excerpt(word)
+                )));
+            }
             match word {
                 "" | "standard" => {}
                 "advanced" => board.advanced = true,
