@@ -318,13 +318,29 @@ fn board_words_given_twice_or_contradicted_are_refused() {
     let out = dir.path().join("t.retro");
     let out = out.to_str().expect("utf-8");
     for (game, board, says) in [
-        ("morris", "nine flying no-flying", "say flying or no-flying once"),
-        ("morris", "six no-flying flying", "say flying or no-flying once"),
+        (
+            "morris",
+            "nine flying no-flying",
+            "say flying or no-flying once",
+        ),
+        (
+            "morris",
+            "six no-flying flying",
+            "say flying or no-flying once",
+        ),
         ("morris", "six stones=3 stones=4", "give stones=N once"),
         ("morris", "six moving moving", "moving given twice"),
-        ("morris", "twelve diagonals diagonals", "diagonals given twice"),
+        (
+            "morris",
+            "twelve diagonals diagonals",
+            "diagonals given twice",
+        ),
         ("teeko", "5x5 advanced advanced", "advanced given twice"),
-        ("teeko", "no-centre-first no-center-first", "no-centre-first given twice"),
+        (
+            "teeko",
+            "no-centre-first no-center-first",
+            "no-centre-first given twice",
+        ),
         ("teeko", "5x5 4x4", "give the size once"),
         ("mnk", "4x4k3 4x4k4", "bad mnk board"),
         ("connect", "7x6 6x5", "bad connect board"),
@@ -336,5 +352,43 @@ fn board_words_given_twice_or_contradicted_are_refused() {
             says,
         );
         assert!(!std::path::Path::new(out).exists());
+    }
+}
+
+/// One rule for default table names: `tables/<game>-<label>.retro`, with a hash of the
+/// input after the label only where the label does not name the whole board (the weights
+/// of young and twins). Every board given in its game's words reads back from its label.
+#[test]
+fn boards_given_in_words_are_named_by_their_label_alone() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (game, board, name) in [
+        ("morris", "nine stones=3", "morris-nine-stones=3"),
+        ("morris", "six stones=3 no-flying", "morris-six-stones=3"),
+        (
+            "morris",
+            "nine stones=3 no-flying",
+            "morris-nine-stones=3-no-flying",
+        ),
+        (
+            "morris",
+            "six stones=3 moving",
+            "morris-six-stones=3-moving",
+        ),
+        ("teeko", "3x3s2 advanced", "teeko-3x3s2-advanced"),
+        ("quixo", "3x3", "quixo-3x3"),
+        ("mnk", "3x3k3", "mnk-3x3k3"),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_retro"))
+            .args(["build", game, board, "-q", "--json"])
+            .current_dir(dir.path())
+            .output()
+            .expect("run");
+        let json: serde_json::Value =
+            serde_json::from_str(&crate::common::ok_silent(&out)).expect("json");
+        assert_eq!(
+            json["table"],
+            format!("tables/{name}.retro"),
+            "{game} {board}"
+        );
     }
 }

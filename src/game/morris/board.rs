@@ -105,8 +105,16 @@ impl Board for MorrisBoard {
                 crate::error::excerpt(text.trim())
             ))
         };
-        let lower = text.trim().to_ascii_lowercase();
-        let mut words = lower.split_whitespace().peekable();
+        // Words are apart by spaces or by dashes, as `label` joins them (`nine-stones=4`), so
+        // a table's name reads back as its board; `no-flying` keeps its own dash.
+        let lower = text
+            .trim()
+            .to_ascii_lowercase()
+            .replace("no-flying", "noflying");
+        let mut words = lower
+            .split(|c: char| c.is_whitespace() || c == '-')
+            .filter(|w| !w.is_empty())
+            .peekable();
         let mut board = match words.peek() {
             Some(&w) if MorrisBoard::variant(w).is_some() => {
                 words.next();
@@ -125,6 +133,11 @@ impl Board for MorrisBoard {
                 w => w,
             };
             if given.contains(&option) {
+                let word = if word == "noflying" {
+                    "no-flying"
+                } else {
+                    word
+                };
                 return Err(bad(match option {
                     "flying" => format!(
                         "{word} after {}: say flying or no-flying once",
