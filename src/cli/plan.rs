@@ -156,7 +156,7 @@ impl Visitor for Plan<'_> {
                 "{:>5} {:>8} {:>15} {:>14} {:>14} {:>14} {:>11} {:>11} {:>6} {:>10}",
                 "layer",
                 "worker",
-                "positions",
+                "entries",
                 "per rank",
                 "recv/rank",
                 "sent/rank",
@@ -178,7 +178,7 @@ impl Visitor for Plan<'_> {
             .sum::<f64>()
             / sum(|l| l.per_rank).max(1) as f64;
         super::outln!(
-            "total: {} positions per rank, recv {} and sent {} per rank (largest rank each layer{}), peak layer memory per rank {}, table {}{}, {:.0}% of positions computed twice, estimated {:.0} s",
+            "total: {} entries per rank, recv {} and sent {} per rank (largest rank each layer{}), peak layer memory per rank {}, table {}{}, {:.0}% of entries computed twice, estimated {:.0} s",
             sum(|l| l.per_rank),
             human_bytes((sum(|l| l.received) * width) as f64),
             human_bytes((sum(|l| l.sent) * width) as f64),

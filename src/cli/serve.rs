@@ -93,7 +93,9 @@ impl Served {
             "label": board.label(),
             "rows": rows,
             "cols": cols,
-            "positions": table.header.total_positions(),
+            // A folded table's entries stand for more positions: both, each by its name.
+            "positions": crate::summary::layer_positions::<R>(&table)?.iter().sum::<u64>(),
+            "entries": table.header.total_positions(),
             "value_type": table.header.value_type.name(),
             "root_value": table.value(0, 0)?,
         });

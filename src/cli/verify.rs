@@ -49,7 +49,8 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
         Ok(checked) if args.json => {
             let summary = serde_json::json!({
                 "table": args.table.display().to_string(),
-                "positions": table.header.total_positions(),
+                "positions": crate::summary::layer_positions::<R>(&table)?.iter().sum::<u64>(),
+                "entries": table.header.total_positions(),
                 "checked": checked,
                 "sampled": args.sample.is_some(),
                 "checksum": "ok",

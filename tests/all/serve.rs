@@ -1133,3 +1133,26 @@ fn a_batch_answer_nobody_reads_does_not_hold_the_next_batch() {
     assert_eq!(lines_of(&reply)[0]["value"], 0, "{}", reply.text());
     drop(unread);
 }
+
+/// A folded table has entries and the positions they stand for: the table list, `verify
+/// --json` and `plan` each say which they count, by name.
+#[test]
+fn entries_and_positions_are_each_called_by_their_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("six3.retro");
+    let t = table.to_str().unwrap();
+    common::ok(&retro(
+        &["build", "morris", "six stones=3", "-q", "-o", t],
+        "",
+    ));
+    let server = Server::start(&[table.clone()], &["--quiet"]);
+    let list = get(&server.addr, "/api/tables").json();
+    assert_eq!(list[0]["positions"], 376_858, "{list}");
+    assert_eq!(list[0]["entries"], 13_766, "{list}");
+    let verify: Value =
+        serde_json::from_str(&common::ok(&retro(&["verify", t, "--json"], ""))).unwrap();
+    assert_eq!(verify["positions"], 376_858);
+    assert_eq!(verify["entries"], 13_766);
+    let plan = common::ok(&retro(&["plan", "morris", "six stones=3", "--total"], ""));
+    assert!(plan.contains("13766 entries per rank"), "{plan}");
+}

@@ -58,7 +58,8 @@ async function listTables() {
     link.href = "/" + encodeURIComponent(t.name);
     link.textContent = t.name;
     row.insertCell().append(link);
-    for (const text of [t.game, t.board, t.positions.toLocaleString("en"), t.value_type,
+    for (const text of [t.game, t.board, t.positions.toLocaleString("en"),
+                        t.entries.toLocaleString("en"), t.value_type,
                         `${t.root_value} (${valueInWords(t, t.root_value)})`]) {
       row.insertCell().textContent = text;
     }
