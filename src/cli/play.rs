@@ -414,6 +414,29 @@ fn ask<G: Registered>(
                 return Ok(Action::Move(i));
             }
             let legal: Vec<String> = (0..a.moves.len()).map(cell).collect();
+            // The start of whole moves: a move that closes a mill (`c5`) names the stone it
+            // takes (`c5xc4`).
+            let lower = typed.to_ascii_lowercase();
+            let longer: Vec<&String> = legal
+                .iter()
+                .filter(|m| m.len() > lower.len() && m.to_ascii_lowercase().starts_with(&lower))
+                .collect();
+            if !longer.is_empty() && !lower.is_empty() {
+                let names = longer
+                    .iter()
+                    .map(|m| m.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let closes = longer.iter().all(|m| m[lower.len()..].starts_with('x'));
+                let why = match closes {
+                    true => format!(
+                        "{shown} closes a mill, so it takes one of the other side's stones: say which, as {names}"
+                    ),
+                    false => format!("{shown} is the start of {names}: type the whole move"),
+                };
+                writeln!(out, "{why}").map_err(io)?;
+                continue;
+            }
             writeln!(
                 out,
                 "illegal move {shown}; legal moves: {}",

@@ -654,3 +654,27 @@ fn the_moves_table_fits_five_by_five_positions() {
         assert_eq!(at, column, "{text}");
     }
 }
+
+/// A Morris move that closes a mill, typed without the stone it takes, is answered with the
+/// stones it may take, not as an illegal move.
+#[test]
+fn a_move_closing_a_mill_says_which_stones_it_may_take() {
+    let dir = tempfile::tempdir().unwrap();
+    let six = dir.path().join("six.retro");
+    common::ok(&retro(
+        &["build", "morris", "six", "-q", "-o", six.to_str().unwrap()],
+        "",
+    ));
+    let text = play(
+        &six,
+        &["--as", "x", "--from", "x.x.o.....o..... 4 4 x"],
+        "c5\nquit\n",
+    );
+    assert!(
+        text.contains(
+            "\"c5\" closes a mill, so it takes one of the other side's stones: say which, as c5xc4, c5xb2"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("illegal move \"c5\""), "{text}");
+}
