@@ -1145,7 +1145,7 @@ fn entries_and_positions_are_each_called_by_their_name() {
         &["build", "morris", "six stones=3", "-q", "-o", t],
         "",
     ));
-    let server = Server::start(&[table.clone()], &["--quiet"]);
+    let server = Server::start(std::slice::from_ref(&table), &["--quiet"]);
     let list = get(&server.addr, "/api/tables").json();
     assert_eq!(list[0]["positions"], 376_858, "{list}");
     assert_eq!(list[0]["entries"], 13_766, "{list}");
