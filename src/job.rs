@@ -228,7 +228,7 @@ pub fn build<G: Registered>(
 /// first layer on where the game's values have them (`Game::halved_values`, or the test
 /// hook), else the type the solve computes in (a game of values for the side to move
 /// narrows its table to one byte once every value is known).
-fn stored_type<G: Game>(game: &G, options: &BuildOptions) -> crate::value::ValueType {
+pub(crate) fn stored_type<G: Game>(game: &G, options: &BuildOptions) -> crate::value::ValueType {
     if game.values().for_side_to_move() && (game.halved_values() || options.halve) {
         crate::value::ValueType::Halved
     } else {
@@ -311,29 +311,27 @@ fn build_layers<G: Registered, V: Value>(
         ))
     };
     let root_value = if let Encoding::Moves { .. } = encoding {
-        // The layer after the one being written: a layer of moves is derived from both.
-        let mut above: Vec<V> = Vec::new();
-        if let Some(layer) = resumed_below {
-            above = writer.read_back::<V>(layer)?;
-        }
-        let mut moves: Vec<u8> = Vec::new();
+        // The layers of best moves: derived by the driver while each layer's children are
+        // at hand.
         let last = game.last_layer();
-        let mut write = |k: usize, values: &[V]| {
-            if encoding.stores_values(k, last) {
-                writer.write_layer(k, values)?;
-            } else {
-                moves.resize(values.len(), 0);
-                crate::table::moves::best_moves(game, k, values, &above, &mut moves)?;
-                writer.write_moves(k, &moves)?;
-            }
-            // Only a layer of moves below needs this one.
-            if k > 0 && !encoding.stores_values(k - 1, last) {
-                above.clear();
-                above.extend_from_slice(values);
-            }
-            Ok(())
+        let moves_at = |k: usize| !encoding.stores_values(k, last);
+        let mut write = |s: driver_::Solved<'_, V>| match s.moves {
+            Some(moves) => writer.write_moves(s.layer, moves),
+            None => writer.write_layer(s.layer, s.values),
         };
-        driver_::solve_layers::<G, V>(game, driver, progress, from, Some(&mut write), None)?
+        let hooks = driver_::Hooks {
+            on_layer: Some(driver_::OnLayer::Beside(&mut write)),
+            map_layer: None,
+            moves_at: Some(&moves_at),
+        };
+        driver_::solve_layers::<G, V, driver_::One>(
+            game,
+            driver,
+            progress,
+            from,
+            hooks,
+            &driver_::One,
+        )?
     } else {
         // Finished layers a later layer reads are mapped back from the partial file rather
         // than held (a plain table of the values the solve computes in), each where the
@@ -356,7 +354,8 @@ fn build_layers<G: Registered, V: Value>(
                 .ok()
                 .flatten()
         };
-        let mut write = |k: usize, values: &[V]| {
+        let mut write = |s: driver_::Solved<'_, V>| {
+            let (k, values) = (s.layer, s.values);
             if stored == V::TYPE {
                 writer.write_layer(k, values)?;
             } else {
@@ -379,8 +378,19 @@ fn build_layers<G: Registered, V: Value>(
             }
             Ok(())
         };
-        let map = spills.then_some(driver_::MapLayer { stored, map: &map });
-        driver_::solve_layers::<G, V>(game, driver, progress, from, Some(&mut write), map)?
+        let hooks = driver_::Hooks {
+            on_layer: Some(driver_::OnLayer::Beside(&mut write)),
+            map_layer: spills.then_some(driver_::MapLayer { stored, map: &map }),
+            moves_at: None,
+        };
+        driver_::solve_layers::<G, V, driver_::One>(
+            game,
+            driver,
+            progress,
+            from,
+            hooks,
+            &driver_::One,
+        )?
     };
     if side_to_move && writer.value_type().width() > 1 {
         narrow_to_i8(&mut writer, sizes.len(), options.halve, progress)?;
@@ -394,7 +404,7 @@ fn build_layers<G: Registered, V: Value>(
 }
 
 /// A value's byte in a table of one-byte type `stored` (`I8` or `Halved`), if it has one.
-fn one_byte(stored: crate::value::ValueType, value: i64) -> Option<i8> {
+pub(crate) fn one_byte(stored: crate::value::ValueType, value: i64) -> Option<i8> {
     match stored {
         crate::value::ValueType::Halved => crate::value::ValueType::halved(value),
         _ => i8::try_from(value).ok(),

@@ -117,8 +117,21 @@ impl ValueType {
     }
 }
 
+/// What values need to travel between ranks: MPI's datatype in an MPI build, nothing in
+/// any other, so a solve generic over `Value` runs on one process or over ranks alike.
+#[cfg(feature = "mpi")]
+pub trait Wire: mpi::traits::Equivalence {}
+#[cfg(feature = "mpi")]
+impl<T: mpi::traits::Equivalence> Wire for T {}
+/// What values need to travel between ranks: MPI's datatype in an MPI build, nothing in
+/// any other, so a solve generic over `Value` runs on one process or over ranks alike.
+#[cfg(not(feature = "mpi"))]
+pub trait Wire {}
+#[cfg(not(feature = "mpi"))]
+impl<T> Wire for T {}
+
 /// A value type the sweep can be instantiated with.
-pub trait Value: Copy + Ord + Send + Sync + Default + 'static {
+pub trait Value: Copy + Ord + Send + Sync + Default + Wire + 'static {
     /// The `ValueType` of this Rust type.
     const TYPE: ValueType;
     /// The identities of max and min: where a position's best value starts.

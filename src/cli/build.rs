@@ -168,17 +168,6 @@ fn build<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32> {
     crate::job::check_encoding(game, &options)?;
     #[cfg(feature = "mpi")]
     if crate::distributed::under_mpi() {
-        if crate::solve::beyond_sweep(game) {
-            return Err(crate::distributed::refuse_moving(G::NAME));
-        }
-        if game.symmetries() > 1 {
-            return Err(crate::distributed::refused(crate::error::Error::input(
-                format!(
-                    "an MPI build stores every position: add --no-fold to build {} over MPI",
-                    G::NAME
-                ),
-            )));
-        }
         if let Some(report) = crate::distributed::build(game, &path, &options, args.quiet)? {
             print_distributed(&path, &report, args.quiet)?;
         }
@@ -367,32 +356,30 @@ fn print_distributed(
         .resumed_below
         .map_or(String::new(), |l| format!(" (resumed below layer {l})"));
     super::outln!(
-        "{}: {} positions in {:.2} s{resumed}, {} ({} bytes), {} ranks x {} threads, {:.3} bytes exchanged per position, largest rank's layer buffers at peak {}, peak memory {} (largest rank), root value {}",
+        "{}: {} positions{} in {:.2} s{resumed}, {} ({} bytes), {} ranks x {} threads, {:.3} bytes exchanged per entry, peak memory {} (largest rank), root value {}",
         path.display(),
         b.positions,
+        match b.entries == b.positions {
+            true => String::new(),
+            false => format!(
+                " ({} entries: folded by {} symmetries)",
+                b.entries, b.symmetries
+            ),
+        },
         b.seconds,
         human_bytes(b.file_bytes as f64),
         b.file_bytes,
         r.ranks,
         r.threads,
-        r.bytes_exchanged as f64 / b.positions as f64,
-        human_bytes(r.peak_buffers as f64),
+        r.bytes_exchanged as f64 / b.entries.max(1) as f64,
         human_bytes(b.peak_rss.unwrap_or(0) as f64),
         r.root_text,
     )?;
     if !quiet {
         let s = &r.split;
         eprintln!(
-            "rank 0 seconds: plan {:.2}, wait {:.2}, exchange {:.2}, compute {:.2}, write {:.2}, checksum {:.2}; {:.1}% of its chunks needed fetched children (slowest rank's compute {:.2} s, most chunks needing fetched children {:.1}%)",
-            s.plan,
-            s.wait,
-            s.exchange,
-            s.compute,
-            s.write,
-            s.checksum,
-            100.0 * s.remote_chunks,
-            s.slowest_compute,
-            100.0 * s.most_remote_chunks
+            "rank 0 seconds: compute {:.2}, exchange {:.2} ({} exchanges; the most any rank spent exchanging {:.2}), write {:.2}, checksum and seal {:.2}",
+            s.compute, s.exchange, s.exchanges, s.most_exchange, s.write, s.checksum
         );
     }
     Ok(())

@@ -39,9 +39,6 @@ impl Visitor for ContestAnswer {
     fn visit<G: Registered>(self, game: G) -> Result<Option<String>> {
         #[cfg(feature = "mpi")]
         if crate::distributed::under_mpi() {
-            if crate::solve::beyond_sweep(&game) {
-                return Err(crate::distributed::refuse_moving(G::NAME));
-            }
             return crate::distributed::solve(&game);
         }
         let value = job::solve(&game, Driver::Parallel, &Silent)?;

@@ -24,4 +24,4 @@ mod run;
 mod writer;
 
 #[cfg(feature = "mpi")]
-pub use run::{DistributedReport, build, refuse_moving, refused, solve, under_mpi};
+pub use run::{DistributedReport, build, solve, under_mpi};

@@ -1,11 +1,11 @@
-//! `retro build` and `retro solve` under MPI: the distributed sweep and its entry points.
+//! `retro build` and `retro solve` under MPI: the ranks (`Ctx`, the solve driver's
+//! `Ranks` over MPI) and the entry points. The layers are solved by the one driver
+//! (`crate::solve`), as in one process; what is here is MPI's: start-up, the collectives
+//! the driver asks for, and the table's layers written by every rank into one file.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::io::IsTerminal;
-use std::ops::Range;
 use std::path::Path;
-use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
 use std::thread::ScopedJoinHandle;
 use std::time::Instant;
 
@@ -13,23 +13,21 @@ use mpi::collective::SystemOperation;
 use mpi::environment::Universe;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
-use rayon::prelude::*;
 
 use super::exchange::{self, MAX_MESSAGE, Traffic};
-use super::plan;
 use super::split;
 use super::writer::{self, HeaderOwner, Shared};
 use crate::error::{Error, Result, io_error};
-use crate::game::{AnyBoard, Game, Gameplay, Registered};
+use crate::game::{AnyBoard, Gameplay, Registered};
 use crate::job::{BuildOptions, Estimate};
 use crate::memory::peak_rss;
 use crate::progress::{Progress, Silent};
-use crate::solve::sweep::{self, CHUNK};
+use crate::solve::{Cut, Driver, From, Hooks, OnLayer, Ranks, Solved, children::Span};
 use crate::table::blocks::{self, BLOCK, DIR_ENTRY, SLACK};
 use crate::table::header::{Encoding, Header};
 use crate::table::reader::Table;
 use crate::table::writer::partial_path;
-use crate::value::Value;
+use crate::value::{Value, ValueType};
 
 /// Whether this process was started by an MPI launcher (Open MPI's mpirun, a PMI or PMIx
 /// launcher such as MPICH's or Slurm's srun). Checked from the environment so that a plain
@@ -40,30 +38,6 @@ pub fn under_mpi() -> bool {
         .any(|v| std::env::var_os(v).is_some())
 }
 
-/// The refusal of a game the placement sweep does not solve whole (`solve::beyond_sweep`): its layers are solved to
-/// a fixpoint in one process; the distributed sweep computes a layer in one pass. Said as
-/// `refused` says it.
-pub fn refuse_moving(game: &str) -> Error {
-    refused(Error::input(format!(
-        "{game}: MPI builds do not take games whose stones move yet (their layers are solved to a fixpoint in one process); run retro without mpirun"
-    )))
-}
-
-/// A request every rank refuses before MPI is started: rank 0 says it, in one line; the
-/// other ranks, which the launcher numbers in the environment, exit with the same code
-/// without a word.
-pub fn refused(error: Error) -> Error {
-    let rank = ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"]
-        .iter()
-        .find_map(|v| std::env::var(v).ok())
-        .and_then(|r| r.parse::<u64>().ok())
-        .unwrap_or(0);
-    if rank != 0 {
-        std::process::exit(error.exit_code());
-    }
-    error
-}
-
 /// One rank's view of the run. Every method is collective: all ranks call it, in the same
 /// order, from the main thread.
 struct Ctx {
@@ -71,6 +45,8 @@ struct Ctx {
     rank: usize,
     size: usize,
     max_message: u64,
+    /// What this rank's exchanges moved, and the time they took.
+    stats: RefCell<Stats>,
     /// Whether an error was shared with every rank (`agree`): then all ranks return it
     /// together; any other error must abort the job (`settle`).
     agreed: Cell<bool>,
@@ -101,6 +77,7 @@ impl Ctx {
             size: world.size() as usize,
             world,
             max_message,
+            stats: RefCell::default(),
             agreed: Cell::new(false),
         };
         Ok((universe, ctx))
@@ -195,228 +172,78 @@ fn test_failure(rank: usize) -> Result<()> {
 #[derive(Debug, Default)]
 struct Stats {
     traffic: Traffic,
-    /// Bytes of layer buffers (own slices, fetched children, staging) at their peak.
-    peak_buffers: u64,
-    plan: f64,
-    wait: f64,
+    /// Collective exchanges (fetches of children, trades of a fixpoint level's updates).
+    exchanges: u64,
+    /// Seconds in them, waiting for the other ranks included.
     exchange: f64,
-    compute: f64,
     write: f64,
     checksum: f64,
-    /// Chunks of the slices computed with fetched children, of all chunks (layers below
-    /// the full one).
-    remote_chunks: u64,
-    chunks: u64,
 }
 
-/// The distributed sweep from layer `top - 1` down to 0; `mine` is this rank's slice of
-/// layer `top` (empty when `top` is past the full layer). `on_layer` sees each finished
-/// slice on the main thread; it may keep the slice (shared) while the sweep goes on.
-/// On the layers where `moves_at` says so (a table of best moves) it also gets the
-/// slice's best moves (`table::moves::best_moves`), derived while the children's values
-/// are at hand. Returns the value of the empty board on every rank.
-#[allow(clippy::too_many_arguments)]
-fn sweep<G: Game, V: Value + Equivalence>(
-    ctx: &Ctx,
-    game: &G,
-    top: usize,
-    mut mine: Arc<Vec<V>>,
-    progress: &dyn Progress,
-    stats: &mut Stats,
-    moves_at: impl Fn(usize) -> bool,
-    mut on_layer: impl FnMut(
-        usize,
-        &Range<u64>,
-        &Arc<Vec<V>>,
-        Option<Vec<u8>>,
-        &mut Stats,
-    ) -> Result<()>,
-) -> Result<i64> {
-    let width = std::mem::size_of::<V>() as u64;
-    let cells = game.last_layer();
-    test_failure(ctx.rank)?;
-    let mut speculate = true;
-    for k in (0..top).rev() {
-        let n = game.layer_size(k);
-        progress.layer(k, n);
-        game.prepare_layer(k);
-        let slice = split::slice(n, ctx.size, ctx.rank);
-        let mut out = vec![V::default(); (slice.end - slice.start) as usize];
-        let mut moves = None;
-        if k == cells {
-            let t = Instant::now();
-            compute(game, k, &slice, &mut out, &[] as &[V]);
-            stats.compute += t.elapsed().as_secs_f64();
-        } else if ctx.size == 1 {
-            // The own slice is the whole next layer: the single-process kernel, nothing to
-            // plan or fetch.
-            let t = Instant::now();
-            compute(game, k, &slice, &mut out, &mine[..]);
-            if moves_at(k) {
-                moves = Some(ctx.agree(best_moves(game, k, &slice, &out, &mine[..]))?);
-            }
-            stats.compute += t.elapsed().as_secs_f64();
-            let held = (mine.len() + out.len()) as u64 * width;
-            stats.peak_buffers = stats.peak_buffers.max(held);
-        } else {
-            let next = game.layer_size(k + 1);
-            let own = split::slice(next, ctx.size, ctx.rank);
-            let marks = plan::blank_marks(next);
-            let piece = CHUNK;
-            let chunks = out.len().div_ceil(piece);
-            // First pass: either compute every chunk from the own slice, marking what
-            // the chunks that leave it need, or (where the last layer's chunks mostly
-            // left it, so they would all be computed twice) only plan.
-            let t = Instant::now();
-            let (deferred, remote) = if speculate {
-                let placeholder = vec![V::default(); CHUNK];
-                let deferred = first_pass(
-                    game,
-                    k,
-                    piece,
-                    &slice,
-                    &mut out,
-                    &mine,
-                    own.start,
-                    &placeholder,
-                    &marks,
-                );
-                stats.compute += t.elapsed().as_secs_f64();
-                let remote = deferred.iter().filter(|&&d| d).count();
-                (deferred, remote)
-            } else {
-                let remote = plan::plan_chunks(game, k, slice.clone(), piece, own.clone(), &marks);
-                stats.plan += t.elapsed().as_secs_f64();
-                // Every chunk is computed in the second pass.
-                (vec![true; chunks], remote)
-            };
-            stats.remote_chunks += remote as u64;
-            stats.chunks += chunks as u64;
-            let t = Instant::now();
-            let mut marks: Vec<u64> = marks.into_iter().map(AtomicU64::into_inner).collect();
-            plan::keep_fetched(&mut marks, &own, next);
-            let spans = plan::spans(&marks, next);
-            stats.plan += t.elapsed().as_secs_f64();
-            // Waiting for the slowest rank to finish its first pass, apart from the
-            // exchange itself.
-            let t = Instant::now();
-            ctx.world.barrier();
-            stats.wait += t.elapsed().as_secs_f64();
-            let t = Instant::now();
-            let fetched = exchange::fetch(&ctx.world, &spans, next, &mine, ctx.max_message);
-            let (values, traffic, served) = ctx.agree(fetched)?;
-            drop(spans);
-            stats.exchange += t.elapsed().as_secs_f64();
-            stats.traffic.sent += traffic.sent;
-            stats.traffic.received += traffic.received;
-            let held = (mine.len() + values.len()) as u64 * width;
-            stats.peak_buffers = stats
-                .peak_buffers
-                .max(held + served)
-                .max(held + out.len() as u64 * width);
-            let t = Instant::now();
-            let fetched = plan::Fetched::new(&mine, own.start, marks, values);
-            second_pass(game, k, piece, &slice, &mut out, &fetched, &deferred);
-            if moves_at(k) {
-                moves = Some(ctx.agree(best_moves(game, k, &slice, &out, &fetched))?);
-            }
-            stats.compute += t.elapsed().as_secs_f64();
-            // Speculate on the next layer unless most of this one's chunks needed
-            // fetched children (twins, mnk: children scatter over the whole next layer).
-            speculate = remote * 2 <= chunks;
-        }
-        mine = Arc::new(out);
-        on_layer(k, &slice, &mine, moves, stats)?;
-        progress.advance(n);
+/// The solve driver's ranks, over MPI: slices cut in whole blocks (`split`), children
+/// fetched with two all-to-alls, a level's updates traded with one.
+impl Ranks for Ctx {
+    fn count(&self) -> usize {
+        self.size
     }
-    let root = match split::slice(game.layer_size(0), ctx.size, ctx.rank).is_empty() {
-        true => i64::MIN,
-        false => mine.first().map_or(i64::MIN, |v| v.to_i64()),
-    };
-    Ok(ctx.max((root as u64) ^ (1 << 63)) as i64 ^ i64::MIN)
-}
-
-/// This rank's slice of layer `k`, in chunks on the rank's rayon pool.
-fn compute<G: Game, V: Value, C: sweep::ChildValues<V> + Sync + ?Sized>(
-    game: &G,
-    k: usize,
-    slice: &Range<u64>,
-    out: &mut [V],
-    next: &C,
-) {
-    out.par_chunks_mut(CHUNK)
-        .enumerate()
-        .for_each(|(i, chunk)| {
-            sweep::compute_chunk(game, k, slice.start + (i * CHUNK) as u64, chunk, next);
-        });
-}
-
-/// The best moves of this rank's slice of layer `k` (values `out`), children read
-/// through `next`.
-fn best_moves<G: Game, V: Value, C: sweep::ChildValues<V> + Sync + ?Sized>(
-    game: &G,
-    k: usize,
-    slice: &Range<u64>,
-    out: &[V],
-    next: &C,
-) -> Result<Vec<u8>> {
-    let mut moves = vec![0u8; out.len()];
-    crate::table::moves::best_moves_of(game, k, slice.start, out, next, &mut moves)?;
-    Ok(moves)
-}
-
-/// The first pass over this rank's slice of layer `k`: every chunk computed from the own
-/// slice `mine` of layer k + 1 (from `own_start`), the grains of the children outside
-/// it marked in `marks`. Returns, per chunk, whether it needs them (its values are then
-/// placeholders' until `second_pass`).
-#[allow(clippy::too_many_arguments)]
-fn first_pass<G: Game, V: Value>(
-    game: &G,
-    k: usize,
-    piece: usize,
-    slice: &Range<u64>,
-    out: &mut [V],
-    mine: &[V],
-    own_start: u64,
-    placeholder: &[V],
-    marks: &[AtomicU64],
-) -> Vec<bool> {
-    out.par_chunks_mut(piece)
-        .enumerate()
-        .map(|(i, chunk)| {
-            let local = plan::Local::new(mine, own_start, placeholder, marks);
-            sweep::compute_chunk(game, k, slice.start + (i * piece) as u64, chunk, &local);
-            local.finish()
-        })
-        .collect()
-}
-
-/// The chunks of this rank's slice of layer `k` marked in `deferred`, computed from the
-/// own slice and the fetched values.
-fn second_pass<G: Game, V: Value>(
-    game: &G,
-    k: usize,
-    piece: usize,
-    slice: &Range<u64>,
-    out: &mut [V],
-    next: &plan::Fetched<'_, V>,
-    deferred: &[bool],
-) {
-    out.par_chunks_mut(piece)
-        .zip(deferred.par_iter())
-        .enumerate()
-        .filter(|(_, (_, d))| **d)
-        .for_each(|(i, (chunk, _))| {
-            sweep::compute_chunk(game, k, slice.start + (i * piece) as u64, chunk, next);
-        });
+    fn rank(&self) -> usize {
+        self.rank
+    }
+    fn bounds(&self, positions: u64) -> Vec<u64> {
+        split::bounds(positions, self.size)
+    }
+    fn fetch<V: Value>(&self, positions: u64, spans: &[Span], mine: &[V]) -> Result<Vec<V>> {
+        let t = Instant::now();
+        let fetched = exchange::fetch(&self.world, spans, positions, mine, self.max_message);
+        let (values, traffic, _) = Ctx::agree(self, fetched)?;
+        let mut stats = self.stats.borrow_mut();
+        stats.traffic.sent += traffic.sent;
+        stats.traffic.received += traffic.received;
+        stats.exchanges += 1;
+        stats.exchange += t.elapsed().as_secs_f64();
+        Ok(values)
+    }
+    fn trade(&self, buckets: Vec<Vec<u64>>) -> Result<Vec<u64>> {
+        let t = Instant::now();
+        let counts: Vec<u64> = buckets.iter().map(|b| b.len() as u64).collect();
+        let send: Vec<u64> = buckets.into_iter().flatten().collect();
+        let received = exchange::all_to_all_v(&self.world, &send, &counts, self.max_message);
+        let mut stats = self.stats.borrow_mut();
+        let others = |total: u64, own: u64| 8 * (total - own);
+        stats.traffic.sent += others(send.len() as u64, counts[self.rank]);
+        stats.traffic.received += others(received.len() as u64, counts[self.rank]);
+        stats.exchanges += 1;
+        stats.exchange += t.elapsed().as_secs_f64();
+        Ok(received)
+    }
+    fn any(&self, local: bool) -> bool {
+        self.max(local as u64) == 1
+    }
+    fn min(&self, local: u64) -> u64 {
+        Ctx::min(self, local)
+    }
+    fn max(&self, local: u64) -> u64 {
+        Ctx::max(self, local)
+    }
+    fn agree<T>(&self, result: Result<T>) -> Result<T> {
+        Ctx::agree(self, result)
+    }
 }
 
 /// `retro solve` under MPI: the contest answer, on rank 0 (None on the other ranks).
 pub fn solve<G: Gameplay>(game: &G) -> Result<Option<String>> {
     let (_universe, ctx) = Ctx::init()?;
     let solved = (|| {
+        test_failure(ctx.rank)?;
         let vt = crate::solve::value_type(game);
-        let value = crate::with_value_type!(vt, V => sweep::<_, V>(&ctx, game, game.last_layer() + 1, Arc::default(), &Silent, &mut Stats::default(), |_| false, |_, _, _, _, _| Ok(())))?;
+        let value = crate::with_value_type!(vt, V => crate::solve::solve_layers::<_, V, _>(
+            game,
+            Driver::Parallel,
+            &Silent,
+            From::Start,
+            Hooks::none(),
+            &ctx,
+        ))?;
         Ok((ctx.rank == 0).then(|| game.contest_answer(value)))
     })();
     ctx.settle(solved)
@@ -436,8 +263,6 @@ pub struct DistributedReport {
     pub threads: usize,
     /// Bytes sent between ranks, over all ranks.
     pub bytes_exchanged: u64,
-    /// The largest rank's layer buffers at their peak.
-    pub peak_buffers: u64,
     /// Rank 0's seconds in each part of the build.
     pub split: Split,
 }
@@ -445,24 +270,18 @@ pub struct DistributedReport {
 /// Rank 0's seconds per part of a distributed build.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Split {
-    /// Working out which values to fetch.
-    pub plan: f64,
-    /// Waiting, before an exchange, for the other ranks' first passes.
-    pub wait: f64,
-    /// Exchanging values between ranks (their requests, then the values).
+    /// Exchanging values and updates with the other ranks, waiting for them included.
     pub exchange: f64,
-    /// Computing the slice's values.
+    /// How many exchanges.
+    pub exchanges: u64,
+    /// Solving its slices, exchanges apart.
     pub compute: f64,
-    /// Writing the slice.
+    /// Writing its slices.
     pub write: f64,
-    /// Hashing the layers back from the file.
+    /// Hashing the layers back from the file, and sealing the table.
     pub checksum: f64,
-    /// The share of rank 0's chunks (below the full layer) that needed fetched children.
-    pub remote_chunks: f64,
-    /// The most seconds any rank spent computing: what rank 0's exchange waited for.
-    pub slowest_compute: f64,
-    /// The largest share of any rank's chunks that needed fetched children.
-    pub most_remote_chunks: f64,
+    /// The most seconds any rank spent in exchanges.
+    pub most_exchange: f64,
 }
 
 /// `retro build` under MPI: the table at `path`, byte for byte what one process writes.
@@ -475,10 +294,12 @@ pub fn build<G: Registered>(
 ) -> Result<Option<DistributedReport>> {
     let (_universe, ctx) = Ctx::init()?;
     let start = Instant::now();
-    // Rank 0's bar counts whole layers as they finish.
+    // Rank 0's bar counts the entries of its own slices.
     let bar = (ctx.rank == 0 && !quiet && std::io::stderr().is_terminal()).then(|| {
-        let total = game.total_positions();
-        indicatif::ProgressBar::new(total)
+        let own: u64 = (0..=game.last_layer())
+            .map(|k| Cut::of(&ctx, game.layer_size(k)).len() as u64)
+            .sum();
+        indicatif::ProgressBar::new(own)
     });
     let progress: &dyn Progress = match &bar {
         Some(bar) => bar,
@@ -492,10 +313,10 @@ pub fn build<G: Registered>(
     ctx.settle(result)
 }
 
-/// A build's finished layers on their way to disk. Each rank writes its slice of a layer on
-/// a thread while the sweep computes the next one; once every rank has written it (the
-/// agreement in `settle`), rank 0 hashes the layer back from the file and records it in
-/// the header, on a thread too. Only the main thread calls MPI.
+/// A build's finished layers on their way to disk. Each rank writes its slice of a layer
+/// (a compact one on a thread while the next layer is solved); once every rank has written
+/// it (the agreement in `settle`), rank 0 hashes the layer back from the file and records
+/// it in the header, on a thread too. Only the main thread calls MPI.
 struct Layers<'s, 'e> {
     scope: &'s std::thread::Scope<'s, 'e>,
     file: &'e Shared,
@@ -513,7 +334,7 @@ struct Layers<'s, 'e> {
 impl<'s, 'e: 's> Layers<'s, 'e> {
     /// Wait for the layer being written, on every rank, then hand it to rank 0's hashing.
     /// Collective.
-    fn settle(&mut self, ctx: &Ctx, stats: &mut Stats) -> Result<()> {
+    fn settle(&mut self, ctx: &Ctx) -> Result<()> {
         let Some((k, offset, bytes, writing)) = self.writing.take() else {
             return Ok(());
         };
@@ -521,11 +342,11 @@ impl<'s, 'e: 's> Layers<'s, 'e> {
         let written = writing
             .join()
             .unwrap_or_else(|p| std::panic::resume_unwind(p));
-        stats.write += t.elapsed().as_secs_f64();
+        ctx.stats.borrow_mut().write += t.elapsed().as_secs_f64();
         let t = Instant::now();
         let hashed = self.hashed();
         ctx.agree(written.and(hashed))?;
-        stats.checksum += t.elapsed().as_secs_f64();
+        ctx.stats.borrow_mut().checksum += t.elapsed().as_secs_f64();
         if let Some(mut o) = self.owner.take() {
             let file = self.file;
             self.hashing = Some(self.scope.spawn(move || {
@@ -565,43 +386,53 @@ impl<'s, 'e: 's> Layers<'s, 'e> {
         }
     }
 
-    /// Start writing this rank's slice of layer `k` (`positions` long). Collective.
-    #[allow(clippy::too_many_arguments)]
+    /// Write this rank's slice of a finished layer (`positions` entries in all), its values
+    /// stored as `stored`. Collective.
     fn start<V: Value>(
         &mut self,
         ctx: &Ctx,
-        k: usize,
+        solved: Solved<'_, V>,
         positions: u64,
         encoding: Encoding,
-        slice: &Range<u64>,
-        values: &Arc<Vec<V>>,
-        moves: Option<Vec<u8>>,
-        stats: &mut Stats,
+        stored: ValueType,
     ) -> Result<()> {
         let t = Instant::now();
-        let (file, end, width) = (self.file, self.end, V::TYPE.width() as u64);
+        let Solved {
+            layer: k,
+            start,
+            values,
+            moves,
+        } = solved;
+        let (file, end) = (self.file, self.end);
+        // One byte a value (halved codes, or a table narrowed to i8): every value checked
+        // before any is written, so a layer is whole or absent.
+        let codes: Option<Vec<i8>> = match stored == V::TYPE || moves.is_some() {
+            true => None,
+            false => Some(ctx.agree(narrow(k, values, stored))?),
+        };
+        let width = stored.width() as u64;
         let (bytes, writing) = match encoding {
             Encoding::Plain => {
-                let (values, slice) = (Arc::clone(values), slice.clone());
-                let writing = self.scope.spawn(move || {
-                    file.write_plain(end, &slice, &values)?;
-                    file.sync()
-                });
+                // Written at once: the values are the driver's, which it may reuse next.
+                let slice = start..start + values.len() as u64;
+                let written = match &codes {
+                    Some(codes) => file.write_plain(end, &slice, codes),
+                    None => file.write_plain(end, &slice, values),
+                };
+                ctx.agree(written)?;
+                let writing = self.scope.spawn(move || file.sync());
                 (positions * width, writing)
             }
             // A layer of best moves is blocks of move indices, as compact values are.
             Encoding::Blocked | Encoding::Moves { .. } => {
-                let (data, dir) = match &moves {
-                    Some(moves) => writer::pack_blocks(moves, |&m| i64::from(m)),
-                    None => writer::pack_blocks(values, |v| v.to_i64()),
+                let (data, dir) = match (moves, &codes) {
+                    (Some(moves), _) => writer::pack_blocks(moves, |&m| i64::from(m)),
+                    (None, Some(codes)) => writer::pack_blocks(codes, |&c| i64::from(c)),
+                    (None, None) => writer::pack_blocks(values, |v| v.to_i64()),
                 };
-                let moves_bytes = moves.map_or(0, |m| m.len() as u64);
-                stats.peak_buffers = stats
-                    .peak_buffers
-                    .max(values.len() as u64 * width + moves_bytes + data.len() as u64);
                 let data_at = ctx.exscan(data.len() as u64);
                 let total = ctx.sum(data.len() as u64);
-                let dir_at = end + blocks::directory_entry_at(total, slice.start);
+                let dir_at = end + blocks::directory_entry_at(total, start);
                 let mut entries = Vec::with_capacity(dir.len() * DIR_ENTRY);
                 for &(min, at, w) in &dir {
                     entries.extend_from_slice(&blocks::dir_entry(min, data_at + at, w));
@@ -620,16 +451,31 @@ impl<'s, 'e: 's> Layers<'s, 'e> {
         };
         self.writing = Some((k, end, bytes, writing));
         self.end += bytes;
-        stats.write += t.elapsed().as_secs_f64();
+        ctx.stats.borrow_mut().write += t.elapsed().as_secs_f64();
         Ok(())
     }
+}
+
+/// A slice's values as one-byte codes of `stored`, or the error a value without one gets.
+fn narrow<V: Value>(k: usize, values: &[V], stored: ValueType) -> Result<Vec<i8>> {
+    use rayon::prelude::*;
+    values
+        .par_iter()
+        .map(|v| {
+            crate::job::one_byte(stored, v.to_i64()).ok_or_else(|| {
+                Error::other(format!(
+                    "layer {k}: a value does not fit the table's one-byte values ({})",
+                    stored.name()
+                ))
+            })
+        })
+        .collect()
 }
 
 /// Where a resumed or fresh build starts, as rank 0 found it.
 const NO_LAYER: u64 = u64::MAX;
 
-#[allow(clippy::too_many_arguments)]
-fn build_layers<G: Registered, V: Value + Equivalence>(
+fn build_layers<G: Registered, V: Value>(
     ctx: &Ctx,
     game: &G,
     path: &Path,
@@ -641,6 +487,9 @@ fn build_layers<G: Registered, V: Value + Equivalence>(
         .map(|k| game.layer_size(k))
         .collect();
     let encoding = options.encoding()?;
+    // The type one process stores values in while it builds (it narrows them at the end,
+    // as rank 0 does here).
+    let stored = crate::job::stored_type(game, options);
     let partial = partial_path(path);
     let check = partial_path(&partial);
     // Rank 0 checks the disk, creates or resumes the partial file, and leaves a token
@@ -655,7 +504,7 @@ fn build_layers<G: Registered, V: Value + Equivalence>(
     let opened = if ctx.rank == 0 {
         (|| {
             Estimate::of(game, path, options)?.check_disk(path, options)?;
-            let wanted = Header::blank(AnyBoard::of(game), V::TYPE, encoding, &sizes);
+            let wanted = Header::blank(AnyBoard::of(game), stored, encoding, &sizes);
             let (o, end, resume) = writer::create_or_resume::<G>(path, wanted, options.fresh)?;
             std::fs::write(&check, token.to_le_bytes()).map_err(|e| io_error(&check, e))?;
             owner = Some(o);
@@ -666,7 +515,7 @@ fn build_layers<G: Registered, V: Value + Equivalence>(
     };
     let mut shared = ctx.agree(opened)?;
     ctx.broadcast(&mut shared);
-    let [mut end, resume, token] = shared;
+    let [end, resume, token] = shared;
     let seen = std::fs::read(&check).ok();
     let same = seen.as_deref() == Some(&token.to_le_bytes()[..]);
     let opened = match same {
@@ -680,29 +529,36 @@ fn build_layers<G: Registered, V: Value + Equivalence>(
     if ctx.rank == 0 {
         let _ = std::fs::remove_file(&check);
     }
-    let (top, mine) = match resume {
-        NO_LAYER => (game.last_layer() + 1, Arc::default()),
+    // A resumed build reads back its slices of the finished layers the rest reads.
+    let from = match resume {
+        NO_LAYER => From::Start,
         l => {
-            let l = l as usize;
-            let slice = split::slice(sizes[l], ctx.size, ctx.rank);
+            let layer = l as usize;
             let read = (|| {
                 let table = Table::open_partial::<G>(&partial)?;
-                let mut values = Vec::with_capacity((slice.end - slice.start) as usize);
-                let step = (BLOCK * 256) as u64;
-                let mut at = slice.start;
-                while at < slice.end {
-                    let n = step.min(slice.end - at) as usize;
-                    values.extend(table.read_range(l, at, n)?.into_iter().map(V::from_i64));
-                    at += n as u64;
+                let mut held = Vec::new();
+                for j in crate::solve::held_below(game, layer) {
+                    let slice = Cut::of(ctx, sizes[j]).slice();
+                    let mut values = Vec::with_capacity((slice.end - slice.start) as usize);
+                    let step = (BLOCK * 256) as u64;
+                    let mut at = slice.start;
+                    while at < slice.end {
+                        let n = step.min(slice.end - at) as usize;
+                        values.extend(table.read_range(j, at, n)?.into_iter().map(V::from_i64));
+                        at += n as u64;
+                    }
+                    held.push((j, values));
                 }
-                Ok(values)
+                Ok(held)
             })();
-            progress.advance(sizes[l..].iter().sum());
-            (l, Arc::new(ctx.agree(read)?))
+            From::Below {
+                layer,
+                held: ctx.agree(read)?,
+            }
         }
     };
-    let mut stats = Stats::default();
-    let root_value = std::thread::scope(|scope| -> Result<i64> {
+    let solving = Instant::now();
+    std::thread::scope(|scope| -> Result<()> {
         let mut layers = Layers {
             scope,
             file: &file,
@@ -712,88 +568,71 @@ fn build_layers<G: Registered, V: Value + Equivalence>(
             end,
             stop_after: options.stop_after,
         };
-        let root = sweep::<G, V>(
-            ctx,
-            game,
-            top,
-            mine,
-            progress,
-            &mut stats,
-            |k| !encoding.stores_values(k, game.last_layer()),
-            |k, slice, values, moves, stats| {
-                layers.settle(ctx, stats)?;
-                layers.start(ctx, k, sizes[k], encoding, slice, values, moves, stats)
-            },
-        )?;
-        layers.settle(ctx, &mut stats)?;
+        let last = game.last_layer();
+        let moves_at = |k: usize| !encoding.stores_values(k, last);
+        let mut write = |solved: Solved<'_, V>| {
+            layers.settle(ctx)?;
+            let k = solved.layer;
+            layers.start(ctx, solved, sizes[k], encoding, stored)
+        };
+        let hooks = Hooks {
+            on_layer: Some(OnLayer::Inline(&mut write)),
+            map_layer: None,
+            moves_at: Some(&moves_at),
+        };
+        test_failure(ctx.rank)?;
+        crate::solve::solve_layers::<G, V, _>(game, Driver::Parallel, progress, from, hooks, ctx)?;
+        layers.settle(ctx)?;
         let t = Instant::now();
         let hashed = layers.hashed();
         ctx.agree(hashed)?;
-        stats.checksum += t.elapsed().as_secs_f64();
+        ctx.stats.borrow_mut().checksum += t.elapsed().as_secs_f64();
         owner = layers.owner.take();
-        end = layers.end;
-        Ok(root)
+        Ok(())
     })?;
-    let finished = match &mut owner {
-        Some(o) => (|| {
-            // Never seal a table whose bytes no longer match what the ranks wrote.
-            for (k, l) in o.header.layers.iter().enumerate() {
-                if file.checksum(l.offset, l.bytes)? != l.checksum {
-                    return Err(Error::corrupt(format!(
-                        "{}: layer {k} no longer matches what this build wrote; the table is not sealed: run the same command again with --fresh",
-                        partial.display()
-                    )));
-                }
-            }
-            o.header.checksum = Header::combined_checksum(&o.header.layers);
-            o.write(&file.file, &partial, end)?;
-            file.file.sync_all().map_err(|e| io_error(&partial, e))?;
-            o.cut(&file.file, &partial, end)?;
-            file.file.sync_all().map_err(|e| io_error(&partial, e))?;
-            std::fs::rename(&partial, path).map_err(|e| io_error(path, e))
-        })(),
-        None => Ok(()),
+    let solved = solving.elapsed().as_secs_f64();
+    drop(file);
+    // Every layer is in the file: rank 0 seals it as one process seals a build whose
+    // layers are all finished (every layer's checksum checked, values for the side to move
+    // narrowed to one byte where they fit), so the table is the same bytes.
+    let t = Instant::now();
+    let sealed = match owner.take() {
+        Some(o) => {
+            drop(o);
+            let finish = BuildOptions {
+                fresh: false,
+                stop_after: None,
+                ..options.clone()
+            };
+            crate::job::build(game, path, &finish, Driver::Parallel, &Silent).map(Some)
+        }
+        None => Ok(None),
     };
-    ctx.agree(finished)?;
-    let positions: u64 = sizes.iter().sum();
+    let sealed = ctx.agree(sealed)?;
+    let stats = ctx.stats.take();
     let sent = ctx.sum(stats.traffic.sent);
-    let peak_buffers = ctx.max(stats.peak_buffers);
     // Non-negative f64s order as their bits do.
-    let slowest_compute = f64::from_bits(ctx.max(stats.compute.to_bits()));
-    let remote_share = stats.remote_chunks as f64 / stats.chunks.max(1) as f64;
-    let most_remote_chunks = f64::from_bits(ctx.max(remote_share.to_bits()));
+    let most_exchange = f64::from_bits(ctx.max(stats.exchange.to_bits()));
     let rss = ctx.max(peak_rss().unwrap_or(0));
-    if ctx.rank != 0 {
+    let Some(mut build) = sealed else {
         return Ok(None);
-    }
-    let build = crate::job::BuildReport {
-        positions,
-        entries: positions,
-        symmetries: 1,
-        seconds: start.elapsed().as_secs_f64(),
-        file_bytes: end,
-        value_bytes: owner.as_ref().map_or(0, |o| o.header.value_bytes()),
-        root_value,
-        peak_rss: Some(rss),
-        resumed_below: (resume != NO_LAYER).then_some(resume as usize),
     };
+    build.seconds = start.elapsed().as_secs_f64();
+    build.peak_rss = Some(rss);
+    build.resumed_below = (resume != NO_LAYER).then_some(resume as usize);
     Ok(Some(DistributedReport {
+        root_text: crate::probe::root_text(game, build.root_value),
         build,
-        root_text: crate::probe::root_text(game, root_value),
         ranks: ctx.size,
         threads: rayon::current_num_threads(),
         bytes_exchanged: sent,
-        peak_buffers,
         split: Split {
-            plan: stats.plan,
-            wait: stats.wait,
             exchange: stats.exchange,
-            compute: stats.compute,
+            exchanges: stats.exchanges,
+            compute: (solved - stats.exchange - stats.write - stats.checksum).max(0.0),
             write: stats.write,
-            checksum: stats.checksum,
-            remote_chunks: remote_share,
-            slowest_compute,
-            most_remote_chunks,
+            checksum: stats.checksum + t.elapsed().as_secs_f64(),
+            most_exchange,
         },
     }))
 }

@@ -19,6 +19,12 @@ pub fn slice(positions: u64, parts: usize, part: usize) -> Range<u64> {
     boundary(positions, parts, part)..boundary(positions, parts, part + 1)
 }
 
+/// Where each of `parts` slices of a layer of `positions` starts, and where the last ends.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub fn bounds(positions: u64, parts: usize) -> Vec<u64> {
+    (0..=parts).map(|p| boundary(positions, parts, p)).collect()
+}
+
 /// The rank owning position `pos` (`pos < positions`).
 pub fn owner(positions: u64, parts: usize, pos: u64) -> usize {
     let blocks = positions.div_ceil(BLOCK as u64) as u128;

@@ -93,13 +93,6 @@ impl HeaderOwner {
         let past = end.saturating_add(self.largest_layer);
         self.journal.commit(file, partial, &bytes, past)
     }
-
-    /// Cut the file where its values end (the header's copy is not part of the table).
-    pub fn cut(&mut self, file: &File, partial: &Path, end: u64) -> Result<()> {
-        file.set_len(end).map_err(|e| io_error(partial, e))?;
-        self.journal.cut();
-        Ok(())
-    }
 }
 
 /// A rank's open partial file.

@@ -42,6 +42,7 @@ use rayon::prelude::*;
 
 use super::layers::Finished;
 use super::outside::{CHUNK, COUNT_BATCH, FLOOR, NEVER, Outside, child_value, too_far};
+use super::ranks::{Cut, Ranks};
 use crate::error::Result;
 use crate::game::values::MAX_REMOTENESS;
 use crate::game::{Edge, Game, Wdl};
@@ -62,16 +63,27 @@ enum Start {
 /// Parents told at once in a batch (their words fetched ahead of the updates).
 const TELL_BATCH: usize = 256;
 
-/// Layer `k`'s values into `out`, solved to a fixpoint, from the finished layers its moves
-/// lead to outside it.
-pub fn solve_layer<G: Game, V: Value>(
+/// This rank's slice of layer `k` (`cut`; on one process the whole layer) into `out`,
+/// solved to a fixpoint with the other ranks, from the finished layers its moves lead to
+/// outside it.
+///
+/// Over several ranks, each rank holds the words of its own slice; a level's decisions are
+/// told to the parents in the rank's own slice in place, and to the others' through one
+/// exchange (`Ranks::trade`: the parents' positions, bucketed by owner), after which each
+/// rank applies what it received; the levels go on while any rank has a candidate. A value
+/// does not depend on the order the updates come in (a win takes the fastest, a loss the
+/// slowest), so every rank count writes the same values.
+pub fn solve_layer<G: Game, V: Value, R: Ranks>(
     game: &G,
     k: usize,
+    cut: &Cut,
     out: &mut [V],
     finished: &Finished<'_, V>,
     progress: &dyn Progress,
+    ranks: &R,
 ) -> Result<()> {
     let n = out.len();
+    let base = cut.start();
     let far = AtomicBool::new(false);
     let started = std::time::Instant::now();
     let trace = std::env::var_os("RETRO_TRACE").is_some();
@@ -87,7 +99,7 @@ pub fn solve_layer<G: Game, V: Value>(
         }
         let range = c * CHUNK..n.min((c + 1) * CHUNK);
         let len = range.len();
-        let mut pos = game.unrank(k, range.start as u64);
+        let mut pos = game.unrank(k, base + range.start as u64);
         let mut least = [NONE; CHUNK / BLOCK];
         // A batch of positions at a time: their children outside the layer are gathered
         // and their values fetched ahead (they are scattered over large finished layers),
@@ -148,10 +160,11 @@ pub fn solve_layer<G: Game, V: Value>(
         ready.set_chunk(c, &least);
         progress.advance(len as u64);
     });
-    check_stopped(progress)?;
-    if far.load(Relaxed) {
-        return Err(too_far(k));
-    }
+    let counted = check_stopped(progress).and(match far.load(Relaxed) {
+        true => Err(too_far(k)),
+        false => Ok(()),
+    });
+    ranks.agree(counted)?;
     if trace {
         eprintln!(
             "layer {k}: counted in {:.2} s",
@@ -165,13 +178,17 @@ pub fn solve_layer<G: Game, V: Value>(
     // whatever a level decides (a list of them could outgrow the layer's words).
     let next = Marks::new(n);
     let now = Marks::new(n);
-    let Some(mut d) = ready.least() else {
+    let Some(mut d) = least_over(ranks, &ready) else {
         // Nothing can be decided: every position draws.
         words.into_values(out);
         return Ok(());
     };
     // Where a layer's levels spend their time, for `RETRO_TRACE`: deciding against telling.
     let (mut t_decide, mut t_tell, mut scans) = (0f64, 0f64, 0u32);
+    // And what the levels' exchanges cost: seconds, and parents told to other ranks.
+    let (mut t_trade, mut traded) = (0f64, 0u64);
+    // Parents in other ranks' slices, bucketed by owner as they are found.
+    let remote = std::sync::Mutex::new(vec![Vec::<u64>::new(); cut.ranks()]);
     // Asked to stop (`Progress::stopped`): each pass below skips its remaining chunks, and
     // the solve ends with the interrupted error right after the pass, since a pass cut
     // short leaves the words half told.
@@ -252,6 +269,14 @@ pub fn solve_layer<G: Game, V: Value>(
         // A win takes a counter from each parent; the last child to win leaves a parent that
         // loses, at the next level or at its floor (a slower win outside the layer). A loss
         // offers each parent a win at the next level. A decided parent is left alone.
+        let tell = |batch: &[(u64, bool)]| {
+            for &(q, _) in batch {
+                words.prefetch(q as usize);
+            }
+            for &(q, win) in batch {
+                tell_parent(&words, &ready, &next, q as usize, win, d);
+            }
+        };
         (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
             if !now.chunk_marked(c) || progress.stopped() {
                 return;
@@ -259,54 +284,57 @@ pub fn solve_layer<G: Game, V: Value>(
             // The parents' words are scattered over the layer: they are gathered a batch at
             // a time and fetched ahead of the updates, so that the cache misses overlap.
             let mut batch: Vec<(u64, bool)> = Vec::with_capacity(TELL_BATCH + 64);
-            let tell = |batch: &mut Vec<(u64, bool)>| {
-                for &(q, _) in batch.iter() {
-                    words.prefetch(q as usize);
-                }
-                for &(q, win) in batch.iter() {
-                    let word = words.get(q as usize);
-                    if win {
-                        let taken = word
-                            .fetch_update(Relaxed, Relaxed, |w| (!Word::decided(w)).then(|| w - 1));
-                        if let Ok(w) = taken
-                            && Word::count(w) == 1
-                        {
-                            let p = Word::pending(w);
-                            match p & !FLOOR {
-                                f if p >= FLOOR && p != NEVER && f as u32 > d + 1 => {
-                                    ready.lower(q as usize, f)
-                                }
-                                _ => next.mark(q as usize),
-                            }
-                        }
-                    } else {
-                        let offer = (d + 1) as u16;
-                        let offered = word.fetch_update(Relaxed, Relaxed, |w| {
-                            (!Word::decided(w) && Word::pending(w) > offer)
-                                .then(|| Word::with_pending(w, offer))
-                        });
-                        if offered.is_ok() {
-                            next.mark(q as usize);
-                        }
-                    }
-                }
-                batch.clear();
-            };
+            let mut away: Vec<Vec<u64>> = Vec::new();
             now.take_chunk(c, |at| words.prefetch(at));
             now.take_chunk(c, |at| {
                 let win = Word::final_value(words.get(at).load(Relaxed)) > 0;
-                let pos = game.unrank(k, at as u64);
-                game.for_each_parent_within(&pos, |q| batch.push((q, win)));
+                let pos = game.unrank(k, base + at as u64);
+                game.for_each_parent_within(&pos, |q| match cut.local(q) {
+                    Some(l) => batch.push((l as u64, win)),
+                    None if !cut.whole() => {
+                        away.resize_with(cut.ranks(), Vec::new);
+                        away[cut.owner(q)].push(q << 1 | win as u64);
+                    }
+                    // A parent past the layer: a game's bug, which no rank owns.
+                    None => {}
+                });
                 if batch.len() >= TELL_BATCH {
-                    tell(&mut batch);
+                    tell(&batch);
+                    batch.clear();
                 }
             });
-            tell(&mut batch);
+            tell(&batch);
             now.clear_chunk(c);
+            if away.iter().any(|b| !b.is_empty())
+                && let Ok(mut remote) = remote.lock()
+            {
+                for (to, b) in remote.iter_mut().zip(away) {
+                    to.extend(b);
+                }
+            }
         });
+        if !cut.whole() {
+            // The parents other ranks own, told through one exchange, applied here in
+            // batches as the own ones were.
+            let t = std::time::Instant::now();
+            let buckets = match remote.lock() {
+                Ok(mut r) => r.iter_mut().map(std::mem::take).collect(),
+                Err(_) => vec![Vec::new(); cut.ranks()],
+            };
+            let received = ranks.trade(buckets)?;
+            traded += received.len() as u64;
+            t_trade += t.elapsed().as_secs_f64();
+            received.par_chunks(TELL_BATCH).for_each(|part| {
+                let batch: Vec<(u64, bool)> = part
+                    .iter()
+                    .filter_map(|&m| cut.local(m >> 1).map(|l| (l as u64, m & 1 == 1)))
+                    .collect();
+                tell(&batch);
+            });
+        }
         // A parent pass cut short may leave no candidates, which must not read as the end.
         check_stopped(progress)?;
-        let more = next.any();
+        let more = ranks.any(next.any());
         t_tell += t0.elapsed().as_secs_f64();
         if trace {
             eprintln!(
@@ -319,7 +347,7 @@ pub fn solve_layer<G: Game, V: Value>(
         d = if more {
             d + 1
         } else {
-            match ready.least() {
+            match least_over(ranks, &ready) {
                 // Never below d + 1 (a block's level is past the levels it was scanned at).
                 Some(l) => l.max(d + 1),
                 None => break,
@@ -328,12 +356,53 @@ pub fn solve_layer<G: Game, V: Value>(
     }
     if trace {
         eprintln!("layer {k}: decide {t_decide:.2} s tell {t_tell:.2} s levels {scans}");
+        if !cut.whole() {
+            eprintln!(
+                "layer {k}: rank {}: {traded} parents received from other ranks in {scans} exchanges, {t_trade:.3} s",
+                ranks.rank()
+            );
+        }
     }
     drop((next, now));
     // Positions never decided are draws. The words go block by block as their values are
     // written, so the layer's solve never holds both whole.
     words.into_values(out);
     Ok(())
+}
+
+/// The least level any block of any rank is ready at.
+fn least_over<R: Ranks>(ranks: &R, ready: &Ready) -> Option<u32> {
+    let least = ranks.min(ready.least().map_or(u64::MAX, u64::from));
+    u32::try_from(least).ok()
+}
+
+/// Tell the parent at `q` (in this rank's slice) that a child was decided at level `d`: a
+/// win takes a counter from it, and the last child to win leaves a parent that loses, at
+/// the next level or at its floor (a slower win outside the layer); a loss offers it a win
+/// at the next level. A decided parent is left alone.
+#[inline]
+fn tell_parent(words: &Words, ready: &Ready, next: &Marks, q: usize, win: bool, d: u32) {
+    let word = words.get(q);
+    if win {
+        let taken = word.fetch_update(Relaxed, Relaxed, |w| (!Word::decided(w)).then(|| w - 1));
+        if let Ok(w) = taken
+            && Word::count(w) == 1
+        {
+            let p = Word::pending(w);
+            match p & !FLOOR {
+                f if p >= FLOOR && p != NEVER && f as u32 > d + 1 => ready.lower(q, f),
+                _ => next.mark(q),
+            }
+        }
+    } else {
+        let offer = (d + 1) as u16;
+        let offered = word.fetch_update(Relaxed, Relaxed, |w| {
+            (!Word::decided(w) && Word::pending(w) > offer).then(|| Word::with_pending(w, offer))
+        });
+        if offered.is_ok() {
+            next.mark(q);
+        }
+    }
 }
 
 /// Positions per block of `Ready`.

@@ -3,6 +3,7 @@
 //! file (`Held`). A leaf of the solver: the driver (`solve/mod.rs`) and the workers
 //! (`sweep.rs`, `pass.rs`, `fixpoint.rs`) import it, it imports none of them.
 
+use super::children::Fetched;
 use crate::table::mapped::GuardedMap;
 use crate::value::{Value, ValueType};
 
@@ -23,6 +24,8 @@ pub(crate) enum Layer<'a, V> {
     Values(&'a [V]),
     /// Halved codes of the values (`ValueType::value_of`).
     Halved(&'a [i8]),
+    /// A rank's own slice and the values it fetched from the other ranks' slices.
+    Fetched(&'a Fetched<'a, V>),
 }
 
 /// The finished layers a layer reads, by layer number (empty where not held).
@@ -58,6 +61,15 @@ impl<'a, V: Value> Finished<'a, V> {
         }
     }
 
+    /// Layer `k` as fetched by a rank of several, if it is.
+    #[inline]
+    pub fn fetched(&self, k: usize) -> Option<&'a Fetched<'a, V>> {
+        match self.layers.get(k) {
+            Some(Layer::Fetched(f)) => Some(f),
+            _ => None,
+        }
+    }
+
     /// Ask for the value of position `rank` of layer `k` ahead of its use.
     #[inline]
     pub fn prefetch(&self, k: usize, rank: u64) {
@@ -70,6 +82,11 @@ impl<'a, V: Value> Finished<'a, V> {
             Some(Layer::Halved(c)) => {
                 if let Some(c) = c.get(rank as usize) {
                     crate::memory::prefetch(c);
+                }
+            }
+            Some(Layer::Fetched(f)) => {
+                if let Some(v) = f.get(rank) {
+                    crate::memory::prefetch(v);
                 }
             }
             None => {}
@@ -85,6 +102,7 @@ impl<'a, V: Value> Finished<'a, V> {
                 let code = *c.get(rank as usize)?;
                 Some(V::from_i64(ValueType::Halved.value_of(code.into())))
             }
+            Layer::Fetched(f) => f.get(rank).copied(),
         }
     }
 }

@@ -20,15 +20,19 @@ use crate::memory;
 use crate::progress::{Progress, Silent, check_stopped};
 use crate::value::{Value, ValueType};
 
+pub(crate) mod children;
 mod fixpoint;
 mod layers;
 mod outside;
 mod pass;
+mod ranks;
 pub(crate) mod sweep;
 
+use children::Fetched;
 pub use layers::Driver;
 use layers::Held;
 pub(crate) use layers::{Finished, Layer, MapLayer};
+pub use ranks::{Cut, One, Ranks};
 
 /// Which worker solves a layer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -204,41 +208,99 @@ pub(crate) fn held_below<G: Game>(game: &G, layer: usize) -> Vec<usize> {
         .collect()
 }
 
-/// Called with each finished layer, in order (the table writer).
-pub(crate) type OnLayer<'a, V> = &'a mut (dyn FnMut(usize, &[V]) -> Result<()> + Send);
+/// A finished layer as the driver hands it on: this rank's slice of it (on one process, the
+/// whole layer).
+pub(crate) struct Solved<'a, V> {
+    /// The layer.
+    pub layer: usize,
+    /// Where the slice starts in the layer (only an MPI build's writer needs it).
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub start: u64,
+    /// The slice's values.
+    pub values: &'a [V],
+    /// The slice's best moves, where the caller asked for them (`Hooks::moves_at`).
+    pub moves: Option<&'a [u8]>,
+}
 
-/// Solve every layer not yet finished, from the last down to 0, handing each finished layer
-/// to `on_layer` (while the next one is computed); returns the empty board's value.
-pub(crate) fn solve_layers<G: Game, V: Value>(
+/// Called with each finished layer, in order (the table writer).
+pub(crate) enum OnLayer<'a, V> {
+    /// On a thread of its own while the next layer is solved.
+    Beside(&'a mut (dyn FnMut(Solved<'_, V>) -> Result<()> + Send)),
+    /// On the driver's thread as soon as the layer is solved, before the next starts: a
+    /// writer that calls collectives with the other ranks.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    Inline(&'a mut dyn FnMut(Solved<'_, V>) -> Result<()>),
+}
+
+/// What a caller of the driver adds to a solve.
+pub(crate) struct Hooks<'a, V> {
+    /// Called with each finished layer, in order.
+    pub on_layer: Option<OnLayer<'a, V>>,
+    /// Where finished layers can be mapped back from (one process only).
+    pub map_layer: Option<MapLayer<'a>>,
+    /// The layers whose best moves are derived too, while their children's values are at
+    /// hand (a table of best moves; placement-sweep layers only).
+    pub moves_at: Option<&'a (dyn Fn(usize) -> bool + Sync)>,
+}
+
+impl<V> Hooks<'_, V> {
+    /// No hooks: the root's value alone.
+    pub(crate) fn none() -> Self {
+        Hooks {
+            on_layer: None,
+            map_layer: None,
+            moves_at: None,
+        }
+    }
+}
+
+/// Solve every layer not yet finished, from the last down to 0, on this rank of `ranks`
+/// (`One`: the whole of every layer), handing each finished layer to the hooks; returns the
+/// empty board's value (on every rank).
+pub(crate) fn solve_layers<G: Game, V: Value, R: Ranks>(
     game: &G,
     driver: Driver,
     progress: &dyn Progress,
     from: From<V>,
-    mut on_layer: Option<OnLayer<'_, V>>,
-    map_layer: Option<MapLayer<'_>>,
+    hooks: Hooks<'_, V>,
+    ranks: &R,
 ) -> Result<i64> {
     check_layers(game)?;
+    let Hooks {
+        on_layer,
+        map_layer,
+        moves_at,
+    } = hooks;
+    let (mut beside, mut inline) = match on_layer {
+        Some(OnLayer::Beside(f)) => (Some(f), None),
+        Some(OnLayer::Inline(f)) => (None, Some(f)),
+        None => (None, None),
+    };
     let last = game.last_layer();
     let lowest = lowest_readers(game);
-    let sizes: Vec<usize> = (0..=last)
-        .map(|k| {
-            usize::try_from(game.layer_size(k))
-                .map_err(|_| Error::too_large(format!("layer {k} does not fit in memory")))
-        })
-        .collect::<Result<_>>()?;
-    // Finished layers still to be read. A freed buffer is kept to be reused by the next
-    // layer it holds (the sweep's two alternate, and fresh memory costs page faults), but
-    // never beside a fresh one: where none fits, the spares go first, so the driver holds no
-    // more than `peak_bytes` says. A fixpoint's layer always starts fresh: its values fill
-    // as its words are freed (`fixpoint`), so its untouched pages cost nothing until then.
+    let sizes: Vec<u64> = (0..=last).map(|k| game.layer_size(k)).collect();
+    let cuts: Vec<Cut> = sizes.iter().map(|&n| Cut::of(ranks, n)).collect();
+    if let Some(k) = (0..=last).find(|&k| usize::try_from(sizes[k]).is_err()) {
+        return Err(Error::too_large(format!(
+            "layer {k} does not fit in memory"
+        )));
+    }
+    // One process alone maps finished layers back from its file.
+    let map_layer = map_layer.filter(|_| ranks.count() == 1);
+    // Finished layers still to be read (this rank's slices). A freed buffer is kept to be
+    // reused by the next layer it holds (the sweep's two alternate, and fresh memory costs
+    // page faults), but never beside a fresh one: where none fits, the spares go first, so
+    // the driver holds no more than `peak_bytes` says. A fixpoint's layer always starts
+    // fresh: its values fill as its words are freed (`fixpoint`), so its untouched pages
+    // cost nothing until then.
     let mut held: Vec<Option<Held<V>>> = (0..=last).map(|_| None).collect();
     let mut spare: Vec<Vec<V>> = Vec::new();
     let top = match from {
         From::Start => last + 1,
         From::Below { layer, held: read } => {
-            progress.advance(sizes[layer..].iter().map(|&n| n as u64).sum());
+            progress.advance(sizes[layer..].iter().sum());
             for (j, values) in read {
-                if j < layer || j > last || values.len() != sizes[j] {
+                if j < layer || j > last || values.len() != cuts[j].len() {
                     return Err(Error::other(format!(
                         "layer {j} read back does not match the game's layer"
                     )));
@@ -251,11 +313,12 @@ pub(crate) fn solve_layers<G: Game, V: Value>(
             layer
         }
     };
-    // The layer finished last and not yet handed on.
-    let mut unseen: Option<usize> = None;
+    // The layer finished last and not yet handed on, with its best moves.
+    let mut unseen: Option<(usize, Option<Vec<u8>>)> = None;
     for k in (0..top).rev() {
-        let size = sizes[k];
-        progress.layer(k, size as u64);
+        let cut = &cuts[k];
+        let size = cut.len();
+        progress.layer(k, sizes[k]);
         game.prepare_layer(k);
         // Finished layers that this layer does not read, written already (all but the one
         // handed on last), are read back from the file when a later layer needs them, and
@@ -268,25 +331,32 @@ pub(crate) fn solve_layers<G: Game, V: Value>(
             // The layer finished last, if this one does not read it, is written now rather
             // than beside this layer's solve, so that its memory goes first; and so is one
             // it reads where the file stores it narrower, to be read from there.
-            if let (Some(j), Some(f)) = (unseen, on_layer.as_deref_mut())
-                && (!reads.contains(&j) || narrower)
-                && let Some(Held::Memory(values)) = &held[j]
+            if let (Some((j, _)), Some(f)) = (&unseen, beside.as_deref_mut())
+                && (!reads.contains(j) || narrower)
+                && let Some(Held::Memory(values)) = &held[*j]
             {
-                f(j, values)?;
+                let moves = unseen.as_ref().and_then(|(_, m)| m.as_deref());
+                f(Solved {
+                    layer: *j,
+                    start: 0,
+                    values,
+                    moves,
+                })?;
                 unseen = None;
             }
             // A layer this one reads stays in memory, unless the file stores it narrower
             // than the solve computes (halved codes, a byte a position where the solve holds
             // two): then the map holds less, and its reads touch half the cache lines. A
             // layer it does not read is left in the file, and mapped again when one does.
-            let written = unseen.map_or(k + 1, |j| j + 1);
+            let written = unseen.as_ref().map_or(k + 1, |(j, _)| j + 1);
             for j in written..=last {
                 let read = reads.contains(&j);
+                let n = cuts[j].len();
                 match &held[j] {
                     Some(Held::Memory(_)) => {
                         if let Some(m) = map(j)
                             && (!read || narrower)
-                            && let Some(mapped) = Held::mapped(m, sizes[j], stored)
+                            && let Some(mapped) = Held::mapped(m, n, stored)
                         {
                             held[j] = Some(if read { mapped } else { Held::Written });
                         }
@@ -295,7 +365,7 @@ pub(crate) fn solve_layers<G: Game, V: Value>(
                         held[j] = Some(Held::Written);
                     }
                     Some(Held::Written) if read => {
-                        let mapped = map(j).and_then(|m| Held::mapped(m, sizes[j], stored));
+                        let mapped = map(j).and_then(|m| Held::mapped(m, n, stored));
                         held[j] = Some(mapped.ok_or_else(|| {
                             Error::other(format!(
                                 "layer {j} could not be read back from the table file"
@@ -328,43 +398,74 @@ pub(crate) fn solve_layers<G: Game, V: Value>(
                 vec![V::default(); size]
             }
         };
+        let wants_moves = moves_at.is_some_and(|m| m(k)) && worker(game, k) == Worker::Sweep;
+        let mut moves = wants_moves.then(|| vec![0u8; size]);
         {
-            let out = &mut buffer[..size];
-            let finished = Finished::of(
-                last,
-                held.iter()
-                    .enumerate()
-                    .filter_map(|(j, h)| h.as_ref().map(|v| (j, v.layer()))),
-            );
-            let compute = |out: &mut [V]| -> Result<()> {
-                match worker(game, k) {
-                    Worker::Sweep => {
-                        let next = finished.layer(k + 1);
-                        sweep::compute_layer(game, k, out, next, driver, progress);
-                        Ok(())
-                    }
-                    Worker::Pass => pass::solve_layer(game, k, out, &finished, progress),
-                    Worker::Fixpoint => fixpoint::solve_layer(game, k, out, &finished, progress),
+            // Over several ranks, the children this slice reads in other ranks' slices,
+            // fetched before the layer is solved.
+            let fetched = match cut.whole() {
+                true => Vec::new(),
+                false => {
+                    let mine = |j: usize| match &held[j] {
+                        Some(Held::Memory(v)) => Ok(&v[..]),
+                        _ => Err(Error::other(format!("layer {j} is not held"))),
+                    };
+                    fetch_children(game, k, &cuts, &sizes, mine, ranks)?
                 }
             };
-            match (unseen, on_layer.as_deref_mut()) {
-                (Some(j), Some(f)) => {
-                    let handed = finished.layer(j);
+            let finished = match cut.whole() {
+                true => Finished::of(
+                    last,
+                    held.iter()
+                        .enumerate()
+                        .filter_map(|(j, h)| h.as_ref().map(|v| (j, v.layer()))),
+                ),
+                false => Finished::of(last, fetched.iter().map(|(j, f)| (*j, Layer::Fetched(f)))),
+            };
+            let out = &mut buffer[..size];
+            let start = cut.start();
+            let compute = |out: &mut [V], moves: Option<&mut [u8]>| -> Result<()> {
+                let computed = match worker(game, k) {
+                    Worker::Sweep => match finished.fetched(k + 1) {
+                        Some(next) => {
+                            sweep_layer(game, k, start, out, next, moves, driver, progress)
+                        }
+                        None => {
+                            let next = finished.layer(k + 1);
+                            sweep_layer(game, k, start, out, next, moves, driver, progress)
+                        }
+                    },
+                    Worker::Pass => pass::solve_layer(game, k, start, out, &finished, progress),
+                    Worker::Fixpoint => {
+                        fixpoint::solve_layer(game, k, cut, out, &finished, progress, ranks)
+                    }
+                };
+                ranks.agree(computed)
+            };
+            match (&unseen, beside.as_deref_mut()) {
+                (Some((j, handed_moves)), Some(f)) => {
+                    let j = *j;
+                    let handed = Solved {
+                        layer: j,
+                        start: 0,
+                        values: finished.layer(j),
+                        moves: handed_moves.as_deref(),
+                    };
                     std::thread::scope(|scope| {
                         // The writer packs a compact layer on rayon's pool: the caller's
                         // own where it has one (a forked Python child).
                         let writer = scope.spawn(move || match progress.pool() {
-                            Some(pool) => pool.install(|| f(j, handed)),
-                            None => f(j, handed),
+                            Some(pool) => pool.install(|| f(handed)),
+                            None => f(handed),
                         });
-                        let computed = compute(out);
+                        let computed = compute(out, moves.as_deref_mut());
                         let written = writer
                             .join()
                             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
                         computed.and(written)
                     })?
                 }
-                _ => compute(out)?,
+                _ => compute(out, moves.as_deref_mut())?,
             }
         }
         // A finished layer read from the file while another program cut the file short
@@ -376,8 +477,16 @@ pub(crate) fn solve_layers<G: Game, V: Value>(
         }
         // Asked to stop: the layer just computed may be partial, and is not handed on.
         check_stopped(progress)?;
+        match inline.as_deref_mut() {
+            Some(f) => f(Solved {
+                layer: k,
+                start: cut.start(),
+                values: &buffer,
+                moves: moves.as_deref(),
+            })?,
+            None => unseen = Some((k, moves)),
+        }
         held[k] = Some(Held::Memory(buffer));
-        unseen = Some(k);
         // Free what no layer below k reads (every layer but k has been handed on).
         for (j, slot) in held.iter_mut().enumerate().skip(k + 1) {
             if slot.is_some()
@@ -388,16 +497,95 @@ pub(crate) fn solve_layers<G: Game, V: Value>(
             }
         }
     }
-    if let (Some(j), Some(f)) = (unseen, on_layer)
-        && let Some(Held::Memory(values)) = &held[j]
+    if let (Some((j, moves)), Some(f)) = (&unseen, beside)
+        && let Some(Held::Memory(values)) = &held[*j]
     {
-        f(j, values)?;
+        f(Solved {
+            layer: *j,
+            start: 0,
+            values,
+            moves: moves.as_deref(),
+        })?;
     }
-    let root = held[0].as_ref().and_then(|v| match v.layer() {
-        Layer::Values(v) => v.first().map(|v| v.to_i64()),
-        Layer::Halved(c) => c.first().map(|&c| ValueType::Halved.value_of(c.into())),
-    });
-    root.ok_or_else(|| Error::other("the solve finished without layer 0"))
+    // The empty board is position 0 of layer 0, on the rank whose slice holds it.
+    let root = match cuts[0].local(0) {
+        Some(_) => held[0].as_ref().and_then(|v| match v.layer() {
+            Layer::Values(v) => v.first().map(|v| v.to_i64()),
+            Layer::Halved(c) => c.first().map(|&c| ValueType::Halved.value_of(c.into())),
+            Layer::Fetched(_) => None,
+        }),
+        None => None,
+    };
+    // Values order as their bits do with the sign bit flipped; 0 is no value.
+    let shared = ranks.max(root.map_or(0, |v| (v as u64 ^ 1 << 63).max(1)));
+    match shared {
+        0 => Err(Error::other("the solve finished without layer 0")),
+        v => Ok((v ^ 1 << 63) as i64),
+    }
+}
+
+/// The placement sweep of positions `start..` of layer `k` from `next`, and their best moves
+/// where asked for.
+#[allow(clippy::too_many_arguments)]
+fn sweep_layer<G: Game, V: Value, C: sweep::ChildValues<V> + Sync + ?Sized>(
+    game: &G,
+    k: usize,
+    start: u64,
+    out: &mut [V],
+    next: &C,
+    moves: Option<&mut [u8]>,
+    driver: Driver,
+    progress: &dyn Progress,
+) -> Result<()> {
+    sweep::compute_layer(game, k, start, out, next, driver, progress);
+    match moves {
+        Some(m) => crate::table::moves::best_moves(game, k, start, out, next, m),
+        None => Ok(()),
+    }
+}
+
+/// Over several ranks, fetch the values of the children in other ranks' slices that this
+/// rank's slice of layer `k` reads: each layer it reads is marked (`children`), and its
+/// marked grains fetched from their owners. Returns each read layer's own slice and fetched
+/// values.
+fn fetch_children<'a, G: Game, V: Value, R: Ranks>(
+    game: &G,
+    k: usize,
+    cuts: &[Cut],
+    sizes: &[u64],
+    mine: impl Fn(usize) -> Result<&'a [V]>,
+    ranks: &R,
+) -> Result<Vec<(usize, Fetched<'a, V>)>> {
+    use std::sync::atomic::AtomicU64;
+    let reads = game.child_layers(k);
+    let mut marks: Vec<Vec<AtomicU64>> = (0..sizes.len()).map(|_| Vec::new()).collect();
+    for &j in &reads {
+        marks[j] = children::blank_marks(sizes[j]);
+    }
+    let slice = cuts[k].slice();
+    match worker(game, k) {
+        Worker::Sweep => {
+            if let Some(j) = reads.first() {
+                let own = cuts[*j].slice();
+                children::plan_chunks(game, k, slice, sweep::CHUNK, own, &marks[*j]);
+            }
+        }
+        _ => children::mark_children(game, k, slice, &marks),
+    }
+    let mut fetched = Vec::with_capacity(reads.len());
+    for j in reads {
+        let own = cuts[j].slice();
+        let mut m: Vec<u64> = std::mem::take(&mut marks[j])
+            .into_iter()
+            .map(AtomicU64::into_inner)
+            .collect();
+        children::keep_fetched(&mut m, &own, sizes[j]);
+        let spans = children::spans(&m, sizes[j]);
+        let mine = ranks.agree(mine(j))?;
+        let values = ranks.fetch(sizes[j], &spans, mine)?;
+        fetched.push((j, Fetched::new(mine, own.start, m, values)));
+    }
+    Ok(fetched)
 }
 
 /// Solve every layer, handing each finished layer to `on_layer` (in order, on a thread of its
@@ -408,19 +596,17 @@ pub fn solve_each<G: Game, V: Value>(
     progress: &dyn Progress,
     mut on_layer: impl FnMut(usize, &[V]) -> Result<()> + Send,
 ) -> Result<i64> {
-    solve_layers::<G, V>(
-        game,
-        driver,
-        progress,
-        From::Start,
-        Some(&mut on_layer),
-        None,
-    )
+    let mut each = |s: Solved<'_, V>| on_layer(s.layer, s.values);
+    let hooks = Hooks {
+        on_layer: Some(OnLayer::Beside(&mut each)),
+        ..Hooks::none()
+    };
+    solve_layers::<G, V, One>(game, driver, progress, From::Start, hooks, &One)
 }
 
 /// The empty board's value, holding only the layers the solve needs at once.
 pub fn solve<G: Game, V: Value>(game: &G, driver: Driver, progress: &dyn Progress) -> Result<i64> {
-    solve_layers::<G, V>(game, driver, progress, From::Start, None, None)
+    solve_layers::<G, V, One>(game, driver, progress, From::Start, Hooks::none(), &One)
 }
 
 /// Every layer's values, in memory (tests, small boards).

@@ -15,11 +15,13 @@ use crate::game::{Edge, Game};
 use crate::progress::{Progress, check_stopped};
 use crate::value::Value;
 
-/// Layer `k`'s values into `out`, from the finished layers its moves lead to; no move of
-/// the layer may stay inside it.
+/// Positions `start..start + out.len()` of layer `k` (a rank's slice, or the whole layer)
+/// into `out`, from the finished layers its moves lead to; no move of the layer may stay
+/// inside it.
 pub fn solve_layer<G: Game, V: Value>(
     game: &G,
     k: usize,
+    start: u64,
     out: &mut [V],
     finished: &Finished<'_, V>,
     progress: &dyn Progress,
@@ -29,7 +31,7 @@ pub fn solve_layer<G: Game, V: Value>(
         if progress.stopped() {
             return;
         }
-        let mut pos = game.unrank(k, (c * CHUNK) as u64);
+        let mut pos = game.unrank(k, start + (c * CHUNK) as u64);
         // A batch of positions at a time, their children's values fetched ahead, as
         // the fixpoint counts (`fixpoint.rs`).
         let mut edges: Vec<Edge> = Vec::with_capacity(COUNT_BATCH * 16);

@@ -249,12 +249,14 @@ impl<V: Value, C: ChildValues<V> + ?Sized, const MAX: bool> RunSink for Kernel<'
     }
 }
 
-/// Compute one whole layer into `out` from `next`.
-pub fn compute_layer<G: Game, V: Value>(
+/// Compute positions `start..start + out.len()` of layer `k` (a rank's slice, or the whole
+/// layer) into `out` from `next`, layer k + 1's values.
+pub fn compute_layer<G: Game, V: Value, C: ChildValues<V> + Sync + ?Sized>(
     game: &G,
     k: usize,
+    start: u64,
     out: &mut [V],
-    next: &[V],
+    next: &C,
     driver: Driver,
     progress: &dyn Progress,
 ) {
@@ -263,7 +265,7 @@ pub fn compute_layer<G: Game, V: Value>(
         if progress.stopped() {
             return;
         }
-        compute_chunk(game, k, (i * CHUNK) as u64, chunk, next);
+        compute_chunk(game, k, start + (i * CHUNK) as u64, chunk, next);
         progress.advance(chunk.len() as u64);
     };
     match driver {

@@ -7,9 +7,9 @@
 //! mostly span a handful of moves, so the same block layout as compact values
 //! (`blocks.rs`: per block a minimum and a bit width) stores them in two to four bits.
 //!
-//! The sweep itself is unchanged: the writer derives a layer's indices from its values and
-//! the values of the layer after it (`best_moves`), on the writer's thread while the sweep
-//! computes the next layer.
+//! The sweep itself is unchanged: the driver derives a layer's indices from its values and
+//! the values of the layer after it (`best_moves`) right after the layer is swept, while
+//! those are at hand (over MPI ranks, with the children fetched from other ranks).
 
 use std::ops::ControlFlow;
 
@@ -76,25 +76,14 @@ pub(crate) fn follower<G: Game + 'static>(game: G) -> Box<dyn Follow> {
     Box::new(Resolver(game))
 }
 
-/// For every position of layer `k` (`values`), the index in `Game::moves` order of its
-/// first move whose reward plus child value (from `next`, layer `k + 1`) is the
-/// position's value, into `out`. In parallel, in the sweep's chunks.
+/// For every position `first..first + values.len()` of layer `k` (`values`: the whole
+/// layer, or a rank's slice), the index in `Game::moves` order of its first move whose
+/// reward plus child value (read through `next`, layer `k + 1`) is the position's value,
+/// into `out`. In parallel, in the sweep's chunks.
 ///
 /// Fails if a position has no such move (the values are not the sweep's) or if the index
 /// passes `MAX_INDEX`.
-pub fn best_moves<G: Game, V: Value>(
-    game: &G,
-    k: usize,
-    values: &[V],
-    next: &[V],
-    out: &mut [u8],
-) -> Result<()> {
-    best_moves_of(game, k, 0, values, next, out)
-}
-
-/// `best_moves` for positions `first..first + values.len()` of layer `k`, with the
-/// children's values read through `next` (an MPI rank's own and fetched values).
-pub fn best_moves_of<G: Game, V: Value, C: ChildValues<V> + Sync + ?Sized>(
+pub fn best_moves<G: Game, V: Value, C: ChildValues<V> + Sync + ?Sized>(
     game: &G,
     k: usize,
     first: u64,
