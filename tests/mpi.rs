@@ -134,7 +134,7 @@ fn distributed_builds_match_one_process() {
     same_bytes(d, &["twins", &twins44], &[4], &[]);
     // Early endings (terminal positions in a run) and children ranked through the
     // height vectors.
-    // Connect folds by default; an MPI build stores every position.
+    // Every position, as --no-fold stores them (folded tables: below).
     let connect54 = board(d, "connect", "5x4");
     same_bytes_as(
         d,
@@ -161,7 +161,7 @@ fn best_moves_every_game_and_eight_ranks_match_one_process() {
     let twins34 = board(d, "twins", "3x4");
     same_bytes_as(d, &["twins", &twins34], &[3], &[], moves);
     let mnk = board(d, "mnk", "4x4");
-    // An MPI build stores every position: mnk folds by default.
+    // Every position, and best moves (a table of moves never folds).
     same_bytes_as(
         d,
         &["mnk", &mnk],
@@ -283,52 +283,68 @@ fn a_failing_rank_ends_the_job() {
     }
 }
 
-/// Games whose stones move are solved in one process: under mpirun, `build` and `solve`
-/// refuse them in one line (rank 0's; the other ranks exit without a word) and write
-/// nothing.
+/// Every game, folded as it is by default or not: a layer solved to a fixpoint (Teeko,
+/// Quixo, Morris) has its slices' updates to other ranks' parents traded level by level,
+/// a one-pass layer (Morris's placements) fetches children from several layers, and a
+/// folded table's slices are ranges of entries. One to four ranks, plain and compact.
 #[test]
-fn games_whose_stones_move_are_refused_in_one_line() {
+fn every_game_folded_or_not_matches_one_process() {
     if !have_mpirun() {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("q.retro");
-    for (command, args) in [
-        (
-            "build",
-            vec!["-q", "-o", out.to_str().expect("utf-8"), "quixo", "3x3"],
-        ),
-        ("solve", vec!["teeko", "3x3"]),
-    ] {
-        let refused = mpirun(3, command, &args, &[]);
-        let stderr = String::from_utf8_lossy(&refused.stderr);
-        assert!(!refused.status.success(), "{command}: {stderr}");
-        let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
-        assert_eq!(lines.len(), 1, "{command}: {stderr}");
-        assert!(lines[0].contains("games whose stones move"), "{stderr}");
-        assert!(!out.exists());
-    }
+    let d = dir.path();
+    same_bytes(d, &["mnk", "4x4k3"], &[1, 2, 3, 4], &[]);
+    same_bytes(d, &["connect", "5x4"], &[2, 3], &[]);
+    same_bytes(d, &["teeko", "4x4"], &[1, 2, 3, 4], &[]);
+    same_bytes(d, &["morris", "six stones=4"], &[2, 3, 4], &[]);
+    same_bytes_as(d, &["morris", "five"], &[3], &[], &[&[]]);
+    same_bytes_as(d, &["morris", "six moving"], &[2], &[], &[&[]]);
+    same_bytes_as(d, &["quixo", "4x4"], &[2], &[], &[&[]]);
 }
 
-/// A table that folds symmetric positions (mnk's by default) is not built under mpirun:
-/// `build` refuses it in one line (rank 0's) that says to add `--no-fold`, and writes
-/// nothing; `solve`, which writes no table, sweeps the folded layers and answers as one
-/// process does.
+/// A fixpoint game stopped after a layer on two ranks resumes on three to the bytes one
+/// process writes; `solve` under mpirun answers as one process does.
 #[test]
-fn folded_builds_are_refused_in_one_line_and_folded_solves_answer() {
+fn moving_games_resume_with_another_rank_count_and_solve() {
     if !have_mpirun() {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("m.retro");
-    let args = ["-q", "-o", out.to_str().expect("utf-8"), "mnk", "4x4k3"];
-    let refused = mpirun(3, "build", &args, &[]);
-    let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert!(!refused.status.success(), "{stderr}");
-    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
-    assert_eq!(lines.len(), 1, "{stderr}");
-    assert!(lines[0].contains("add --no-fold"), "{stderr}");
-    assert!(!out.exists());
-    let one = ok(single(&["solve", "mnk", "4x4k3"]));
-    assert_eq!(ok(mpirun(3, "solve", &["mnk", "4x4k3"], &[])), one);
+    let b = ["morris", "six stones=4"];
+    for flag in [&[][..], &["--compact"][..]] {
+        let want = dir.path().join("single.tbl");
+        let want_s = want.to_str().expect("utf-8");
+        ok(single(
+            &[&["build", "-q", "-o", want_s][..], &b, flag].concat(),
+        ));
+        let got = dir.path().join(format!("resumed-{}.tbl", flag.len()));
+        let got_s = got.to_str().expect("utf-8");
+        let stopped = mpirun(
+            2,
+            "build",
+            &[
+                &["-q", "--fresh", "-o", got_s, "--stop-after-layer", "5"][..],
+                &b,
+                flag,
+            ]
+            .concat(),
+            &[],
+        );
+        assert!(!stopped.status.success());
+        assert!(String::from_utf8_lossy(&stopped.stderr).contains("stopped after layer 5"));
+        assert!(!got.exists());
+        let out = ok(mpirun(
+            3,
+            "build",
+            &[&["-q", "-o", got_s][..], &b, flag].concat(),
+            &[],
+        ));
+        assert!(out.contains("resumed below layer 5"), "{out}");
+        assert!(std::fs::read(&got).expect("table") == std::fs::read(&want).expect("table"));
+    }
+    for board in [&["teeko", "4x4"][..], &["morris", "six stones=4"][..]] {
+        let one = ok(single(&[&["solve"][..], board].concat()));
+        assert_eq!(ok(mpirun(3, "solve", board, &[])), one, "{board:?}");
+    }
 }

@@ -365,11 +365,11 @@ impl<'s, 'e: 's> Layers<'s, 'e> {
         if self.stop_after == Some(k) {
             let hashed = self.hashed();
             ctx.agree(hashed)?;
-            return Err(Error::other(format!(
-                "rank {}: stopped after layer {k} (test hook); {} holds the finished layers",
-                ctx.rank,
+            // Every rank stops here, together.
+            return ctx.agree(Err(Error::other(format!(
+                "stopped after layer {k} (test hook); {} holds the finished layers",
                 self.file.partial.display()
-            )));
+            ))));
         }
         Ok(())
     }

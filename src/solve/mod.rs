@@ -23,6 +23,7 @@ use crate::value::{Value, ValueType};
 pub(crate) mod children;
 mod fixpoint;
 mod layers;
+mod moves;
 mod outside;
 mod pass;
 mod ranks;
@@ -539,7 +540,7 @@ fn sweep_layer<G: Game, V: Value, C: sweep::ChildValues<V> + Sync + ?Sized>(
 ) -> Result<()> {
     sweep::compute_layer(game, k, start, out, next, driver, progress);
     match moves {
-        Some(m) => crate::table::moves::best_moves(game, k, start, out, next, m),
+        Some(m) => moves::best_moves(game, k, start, out, next, m),
         None => Ok(()),
     }
 }
