@@ -110,9 +110,7 @@ impl Visitor for Plan<'_> {
             (ns, fetched_ns),
             args.bytes_per_second,
         );
-        // Layers with moves inside them are solved in one process; their figures are what a
-        // distributed solve of the same design would hold and take. A folded table is what
-        // one process builds; an MPI build refuses it.
+        // A folded table's slices are ranges of entries (orbits), as in the build.
         let positions: u64 = (0..=game.last_layer())
             .map(|k| game.layer_positions(k))
             .sum();
@@ -123,25 +121,8 @@ impl Visitor for Plan<'_> {
             ),
             false => format!("{positions} positions"),
         };
-        let mut notes = Vec::new();
-        if crate::solve::beyond_sweep(&game) {
-            notes.push(
-                "layers of moving stones on paper: MPI builds solve placement layers only"
-                    .to_string(),
-            );
-        }
-        if game.symmetries() > 1 {
-            notes.push(format!(
-                "folded by {} symmetries: an MPI build stores every position, as --no-fold plans",
-                game.symmetries()
-            ));
-        }
-        let on_paper = match notes.is_empty() {
-            true => String::new(),
-            false => format!(" ({})", notes.join("; ")),
-        };
         super::outln!(
-            "plan{on_paper}: {} {board}, {}, {ranks} ranks x {threads} threads, {} values{}, {ns} ns per position per thread (+{fetched_ns} where its chunk needs fetched children), {} per second per rank",
+            "plan: {} {board}, {}, {ranks} ranks x {threads} threads, {} values{}, {ns} ns per position per thread (+{fetched_ns} where its chunk needs fetched children), {} per second per rank",
             args.game.as_str(),
             entries,
             vt.name(),
@@ -170,6 +151,13 @@ impl Visitor for Plan<'_> {
             }
         }
         let sum = |f: fn(&LayerPlan) -> u64| layers.iter().map(f).sum::<u64>();
+        // Values fetched or served, and a fixpoint's updates (8 bytes each, as many each way).
+        let bytes = |values: &dyn Fn(&LayerPlan) -> u64| {
+            layers
+                .iter()
+                .map(|l| values(l) * width + l.told * 8)
+                .sum::<u64>()
+        };
         let peak = layers.iter().map(|l| l.peak_bytes).max().unwrap_or(0);
         let seconds: f64 = layers.iter().map(|l| l.seconds).sum();
         let twice: f64 = layers
@@ -180,8 +168,8 @@ impl Visitor for Plan<'_> {
         super::outln!(
             "total: {} entries per rank, recv {} and sent {} per rank (largest rank each layer{}), peak layer memory per rank {}, table {}{}, {:.0}% of entries computed twice, estimated {:.0} s",
             sum(|l| l.per_rank),
-            human_bytes((sum(|l| l.received) * width) as f64),
-            human_bytes((sum(|l| l.sent) * width) as f64),
+            human_bytes(bytes(&|l| l.received) as f64),
+            human_bytes(bytes(&|l| l.sent) as f64),
             if layers.iter().any(|l| l.sampled) {
                 "; large slices sampled"
             } else {
@@ -200,10 +188,12 @@ impl Visitor for Plan<'_> {
 fn print_layer(l: &LayerPlan, width: u64) -> Result<()> {
     let mark = if l.sampled { "~" } else { "" };
     let sweep = l.worker == Worker::Sweep;
-    // Layers solved outside the sweep exchange nothing the plan counts.
-    let exchange = |values: u64| match sweep {
-        true => format!("{mark}{}", human_bytes((values * width) as f64)),
-        false => "-".into(),
+    // Values fetched or served, and a fixpoint's updates (8 bytes each, as many each way).
+    let exchange = |values: u64| {
+        format!(
+            "{mark}{}",
+            human_bytes((values * width + l.told * 8) as f64)
+        )
     };
     super::outln!(
         "{:>5} {:>8} {:>15} {:>14} {:>14} {:>14} {:>11} {:>11} {:>6} {:>10.3}",

@@ -43,10 +43,12 @@ pub struct LayerPlan {
     pub seconds: f64,
     /// Whether the exchange figures are extrapolated from samples.
     pub sampled: bool,
-    /// The worker that solves the layer (`solve::worker`). Only the sweep's layers are built
-    /// over MPI today; the others' figures are on paper: their share of the layer's words and
-    /// of the layers it reads, and the time, without an exchange.
+    /// The worker that solves the layer (`solve::worker`).
     pub worker: Worker,
+    /// Updates a rank of a fixpoint layer sends to the owners of the parents of the
+    /// positions it decides, at most (largest rank; 8 bytes each, as many received): every
+    /// position counted as decided, a draw never is.
+    pub told: u64,
 }
 
 /// What one position costs one thread of an MPI rank whose children it holds (one walk of
@@ -145,14 +147,16 @@ pub fn plan<G: Game>(
             seconds: 0.0,
             sampled: planned.len() < ranks,
             worker,
+            told: 0,
         };
         if worker != Worker::Sweep {
             // A layer of a game whose stones move: each rank holds its share of the layer's
             // values (and of the fixpoint's words and candidates) and of every layer its
-            // moves lead to; the exchange of decisions between ranks is not counted.
+            // moves lead to, fetches the children its slice reads in other ranks' slices,
+            // and (a fixpoint) tells the parents other ranks own of each position it decides.
             // A game that stores halved codes (`Game::halved_values`) writes a byte a
-            // position, and reads finished layers mapped from the file at that width
-            // (`solve::peak_bytes`).
+            // position, and on one process reads finished layers mapped from the file at
+            // that width (`solve::peak_bytes`); ranks hold them as computed.
             let stored = match game.values().for_side_to_move() && game.halved_values() {
                 true => 1,
                 false => width,
@@ -162,22 +166,54 @@ pub fn plan<G: Game>(
             } else {
                 n.saturating_mul(stored)
             };
+            let held_width = if ranks == 1 { stored } else { width };
             let read: u64 = game
                 .child_layers(k)
                 .into_iter()
                 .filter(|&c| c != k && c <= cells)
                 .map(|c| {
-                    let share = game.layer_size(c).div_ceil(ranks as u64);
-                    share * stored
+                    let share = split::slice(game.layer_size(c), ranks, 0);
+                    (share.end - share.start) * held_width
+                        + plan::words(game.layer_size(c)) as u64 * 8 * (ranks > 1) as u64
                 })
                 .sum();
             let own = match worker {
                 Worker::Fixpoint => fixpoint_bytes(per_rank.into(), width.into()) as u64,
                 _ => per_rank * width,
             };
-            layer.peak_bytes = own + read;
-            layer.sampled = false;
-            layer.seconds = per_rank as f64 * ns_per_position * 1e-9 / threads as f64;
+            game.prepare_layer(k);
+            for &r in planned.iter().filter(|_| ranks > 1) {
+                let slice = split::slice(n, ranks, r);
+                let len = slice.end - slice.start;
+                let (windows, scale): (Vec<(u64, usize)>, f64) = if len <= exact_limit {
+                    let chunks = len.div_ceil(CHUNK as u64);
+                    let w = (0..chunks)
+                        .map(|c| {
+                            let start = slice.start + c * CHUNK as u64;
+                            (start, (slice.end - start).min(CHUNK as u64) as usize)
+                        })
+                        .collect();
+                    (w, 1.0)
+                } else {
+                    layer.sampled = true;
+                    let step = len / WINDOWS;
+                    let w = (0..WINDOWS)
+                        .map(|i| (slice.start + i * step, CHUNK))
+                        .collect();
+                    (w, len as f64 / (WINDOWS * CHUNK as u64) as f64)
+                };
+                let (fetched, told) = retrograde_traffic(game, k, ranks, r, &windows);
+                let fetched = (fetched as f64 * scale) as u64;
+                layer.received = layer.received.max(fetched);
+                layer.told = layer.told.max((told as f64 * scale) as u64);
+            }
+            // Ranks are alike: each serves about what it fetches, and receives about as
+            // many updates as it sends.
+            layer.sent = layer.received;
+            layer.peak_bytes = own + read + layer.received * width;
+            let moved = layer.received * width + layer.told * 8;
+            layer.seconds = per_rank as f64 * ns_per_position * 1e-9 / threads as f64
+                + moved as f64 / bytes_per_second;
             layers.push(layer);
             continue;
         }
@@ -281,6 +317,62 @@ pub fn plan<G: Game>(
         layers.push(layer);
     }
     layers
+}
+
+/// What rank `r` of `ranks` exchanges for the positions of layer `k` (a layer another
+/// worker than the sweep solves) in `windows` (start, length): the values of the children
+/// outside the layer that lie in other ranks' slices (whole grains, each counted once), and
+/// the parents within the layer other ranks own (a fixpoint's updates, counted as though
+/// every position were decided).
+fn retrograde_traffic<G: Game>(
+    game: &G,
+    k: usize,
+    ranks: usize,
+    r: usize,
+    windows: &[(u64, usize)],
+) -> (u64, u64) {
+    let n = game.layer_size(k);
+    let own = split::slice(n, ranks, r);
+    let fixpoint = crate::solve::worker(game, k) == Worker::Fixpoint;
+    let sizes: Vec<u64> = (0..=game.last_layer())
+        .map(|j| game.layer_size(j))
+        .collect();
+    let owned: Vec<std::ops::Range<u64>> =
+        sizes.iter().map(|&m| split::slice(m, ranks, r)).collect();
+    let found: Vec<(Vec<(usize, u64)>, u64)> = windows
+        .par_iter()
+        .map(|&(start, len)| {
+            let mut grains = Vec::new();
+            let mut told = 0u64;
+            let mut pos = game.unrank(k, start);
+            for i in 0..len {
+                if i > 0 {
+                    game.advance(&mut pos);
+                }
+                if game.ended(&pos).is_some() {
+                    continue;
+                }
+                game.for_each_child_outside(&pos, |e| {
+                    if !owned.get(e.layer).is_some_and(|o| o.contains(&e.rank)) {
+                        grains.push((e.layer, e.rank / GRAIN));
+                    }
+                });
+                if fixpoint {
+                    game.for_each_parent_within(&pos, |q| told += !own.contains(&q) as u64);
+                }
+            }
+            (grains, told)
+        })
+        .collect();
+    let told = found.iter().map(|f| f.1).sum();
+    let mut grains: Vec<(usize, u64)> = found.into_iter().flat_map(|f| f.0).collect();
+    grains.par_sort_unstable();
+    grains.dedup();
+    let values = grains
+        .iter()
+        .map(|&(j, g)| (g * GRAIN + GRAIN).min(sizes[j]) - g * GRAIN)
+        .sum();
+    (values, told)
 }
 
 /// The grains a rank fetches (outside what it reads in place from `own`, its slice of

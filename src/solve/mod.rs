@@ -539,6 +539,8 @@ fn sweep_layer<G: Game, V: Value, C: sweep::ChildValues<V> + Sync + ?Sized>(
     progress: &dyn Progress,
 ) -> Result<()> {
     sweep::compute_layer(game, k, start, out, next, driver, progress);
+    // Asked to stop: the layer is partial, and its moves are not derived.
+    check_stopped(progress)?;
     match moves {
         Some(m) => moves::best_moves(game, k, start, out, next, m),
         None => Ok(()),
