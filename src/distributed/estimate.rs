@@ -16,6 +16,10 @@ use crate::solve::sweep::CHUNK;
 const EXACT_LIMIT: u64 = 1 << 22;
 /// Windows of `CHUNK` positions planned per sampled slice.
 const WINDOWS: u64 = 4;
+/// Ranks sampled in a layer another worker than the sweep solves.
+const RETROGRADE_SAMPLES: usize = 8;
+/// Positions per sampled window of such a layer.
+const RETROGRADE_WINDOW: usize = 1024;
 
 /// One layer's figures; per-rank figures are the largest over ranks.
 #[derive(Debug, Clone)]
@@ -182,7 +186,16 @@ pub fn plan<G: Game>(
                 _ => per_rank * width,
             };
             game.prepare_layer(k);
-            for &r in planned.iter().filter(|_| ranks > 1) {
+            // Ranks' slices of such a layer are alike: a few ranks, and short windows of a
+            // large slice, stand for the rest (ranking a folded game's children and
+            // parents is what such a plan spends its time on).
+            let sampled: Vec<usize> = match planned.len() > RETROGRADE_SAMPLES {
+                true => (0..RETROGRADE_SAMPLES)
+                    .map(|i| planned[i * (planned.len() - 1) / (RETROGRADE_SAMPLES - 1)])
+                    .collect(),
+                false => planned.clone(),
+            };
+            for &r in sampled.iter().filter(|_| ranks > 1) {
                 let slice = split::slice(n, ranks, r);
                 let len = slice.end - slice.start;
                 let (windows, scale): (Vec<(u64, usize)>, f64) = if len <= exact_limit {
@@ -198,9 +211,9 @@ pub fn plan<G: Game>(
                     layer.sampled = true;
                     let step = len / WINDOWS;
                     let w = (0..WINDOWS)
-                        .map(|i| (slice.start + i * step, CHUNK))
+                        .map(|i| (slice.start + i * step, RETROGRADE_WINDOW))
                         .collect();
-                    (w, len as f64 / (WINDOWS * CHUNK as u64) as f64)
+                    (w, len as f64 / (WINDOWS * RETROGRADE_WINDOW as u64) as f64)
                 };
                 let (fetched, told) = retrograde_traffic(game, k, ranks, r, &windows);
                 let fetched = (fetched as f64 * scale) as u64;

@@ -322,8 +322,9 @@ struct Layers<'s, 'e> {
     file: &'e Shared,
     /// Rank 0's header, while no thread has it.
     owner: Option<HeaderOwner>,
-    /// This rank's write of layer k at `offset`, `bytes` long in all.
-    writing: Option<(usize, u64, u64, ScopedJoinHandle<'s, Result<()>>)>,
+    /// This rank's write of layer k at `offset`, `bytes` long in all; it ends with the
+    /// layer's checksum where this rank wrote every byte of it (one rank, plain).
+    writing: Option<(usize, u64, u64, ScopedJoinHandle<'s, Result<Option<u64>>>)>,
     /// Rank 0 hashing a layer; the header comes back with the result.
     hashing: Option<ScopedJoinHandle<'s, (HeaderOwner, Result<()>)>>,
     /// Where the next layer starts.
@@ -345,13 +346,17 @@ impl<'s, 'e: 's> Layers<'s, 'e> {
         ctx.stats.borrow_mut().write += t.elapsed().as_secs_f64();
         let t = Instant::now();
         let hashed = self.hashed();
-        ctx.agree(written.and(hashed))?;
+        let known = ctx.agree(written.and_then(|c| hashed.map(|_| c)))?;
         ctx.stats.borrow_mut().checksum += t.elapsed().as_secs_f64();
         if let Some(mut o) = self.owner.take() {
             let file = self.file;
             self.hashing = Some(self.scope.spawn(move || {
                 let recorded = (|| {
-                    let checksum = file.checksum(offset, bytes)?;
+                    // Read back, unless this rank wrote (and hashed) every byte.
+                    let checksum = match known {
+                        Some(c) => c,
+                        None => file.checksum(offset, bytes)?,
+                    };
                     let entry = &mut o.header.layers[k];
                     entry.offset = offset;
                     entry.bytes = bytes;
@@ -402,6 +407,7 @@ impl<'s, 'e: 's> Layers<'s, 'e> {
             start,
             values,
             moves,
+            keep,
         } = solved;
         let (file, end) = (self.file, self.end);
         // One byte a value (halved codes, or a table narrowed to i8): every value checked
@@ -413,14 +419,25 @@ impl<'s, 'e: 's> Layers<'s, 'e> {
         let width = stored.width() as u64;
         let (bytes, writing) = match encoding {
             Encoding::Plain => {
-                // Written at once: the values are the driver's, which it may reuse next.
+                // On a thread while the next layer is solved: the codes, or the values the
+                // driver shares (`Solved::keep`). A rank that writes the whole layer hashes
+                // it as it goes, so that rank 0 need not read it back.
                 let slice = start..start + values.len() as u64;
-                let written = match &codes {
-                    Some(codes) => file.write_plain(end, &slice, codes),
-                    None => file.write_plain(end, &slice, values),
+                let whole = slice.end - slice.start == positions;
+                let write: Box<dyn FnOnce() -> Result<u64> + Send> = match codes {
+                    Some(codes) => Box::new(move || file.write_plain(end, &slice, &codes)),
+                    None => {
+                        let kept = keep
+                            .cloned()
+                            .unwrap_or_else(|| std::sync::Arc::new(values.to_vec()));
+                        Box::new(move || file.write_plain(end, &slice, &kept))
+                    }
                 };
-                ctx.agree(written)?;
-                let writing = self.scope.spawn(move || file.sync());
+                let writing = self.scope.spawn(move || {
+                    let hash = write()?;
+                    file.sync()?;
+                    Ok(whole.then_some(hash))
+                });
                 (positions * width, writing)
             }
             // A layer of best moves is blocks of move indices, as compact values are.
@@ -444,7 +461,8 @@ impl<'s, 'e: 's> Layers<'s, 'e> {
                     if first {
                         file.write_at(&[0u8; SLACK], end + total)?;
                     }
-                    file.sync()
+                    file.sync()?;
+                    Ok(None)
                 });
                 (writer::compact_layer_bytes(positions, total), writing)
             }

@@ -118,23 +118,26 @@ impl Shared {
             .map_err(|e| io_error(&self.partial, e))
     }
 
-    /// A plain slice: values at `layer_offset + start * width`.
+    /// A plain slice: values at `layer_offset + start * width`. Returns the xxh3-64 of the
+    /// bytes written (the layer's checksum, where the slice is the whole layer).
     pub fn write_plain<V: Value>(
         &self,
         layer_offset: u64,
         slice: &Range<u64>,
         values: &[V],
-    ) -> Result<()> {
+    ) -> Result<u64> {
         let width = V::TYPE.width() as u64;
         let mut at = layer_offset + slice.start * width;
         let mut buf = Vec::new();
+        let mut hasher = Xxh3::new();
         for chunk in values.chunks(1 << 18) {
             buf.clear();
             chunk.iter().for_each(|&v| v.write_le(&mut buf));
             self.write_at(&buf, at)?;
+            hasher.update(&buf);
             at += buf.len() as u64;
         }
-        Ok(())
+        Ok(hasher.digest())
     }
 
     /// xxh3-64 of `len` bytes at `offset`, read back (the layer checksum is over the

@@ -9,6 +9,7 @@
 //! popcount away (`Fetched`). On one process nothing is marked: every finished layer is
 //! whole in memory.
 
+use std::cell::{Cell, RefCell};
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -206,6 +207,58 @@ pub fn mark_children<G: Game>(game: &G, k: usize, slice: Range<u64>, marks: &[Ve
             });
         }
     });
+}
+
+/// A rank's first pass over a chunk of its slice: the children in its own slice of the
+/// next layer are read in place; a lookup that leaves it marks its grains (as the
+/// planning walk would) and reads placeholders, and the chunk is computed again once the
+/// marked grains are fetched (`missed`). Most chunks of a game whose children lie near
+/// their parents' ranks (young, connect) never leave the own slice, so they are walked
+/// once, with planning folded into their computing; on one rank every chunk is.
+pub struct Local<'a, V> {
+    own: &'a [V],
+    own_start: u64,
+    /// `CHUNK` values to hand a lookup that leaves the own slice (no lookup is longer
+    /// than one chunk's run).
+    placeholder: &'a [V],
+    marker: RefCell<Marker<&'a [AtomicU64]>>,
+    missed: Cell<bool>,
+}
+
+impl<'a, V> Local<'a, V> {
+    /// A view for one chunk: `own` is the own slice of the next layer, from `own_start`;
+    /// `placeholder` at least `CHUNK` values; misses mark `marks`.
+    pub fn new(own: &'a [V], own_start: u64, placeholder: &'a [V], marks: &'a [AtomicU64]) -> Self {
+        debug_assert!(placeholder.len() >= CHUNK);
+        Local {
+            own,
+            own_start,
+            placeholder,
+            marker: RefCell::new(Marker::new(marks)),
+            missed: Cell::new(false),
+        }
+    }
+
+    /// Whether a lookup left the own slice (then the chunk's values are not final);
+    /// flushes the marks.
+    pub fn finish(self) -> bool {
+        self.marker.into_inner().finish();
+        self.missed.get()
+    }
+}
+
+impl<V> ChildValues<V> for Local<'_, V> {
+    #[inline(always)]
+    fn values(&self, child: u64, len: usize, _hint: &mut usize) -> &[V] {
+        if let Some(at) = child.checked_sub(self.own_start)
+            && at + len as u64 <= self.own.len() as u64
+        {
+            return &self.own[at as usize..][..len];
+        }
+        self.missed.set(true);
+        self.marker.borrow_mut().mark(child, len);
+        &self.placeholder[..len]
+    }
 }
 
 /// Which of the marked grains a rank fetches, rather than reads from its own slice

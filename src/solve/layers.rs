@@ -123,6 +123,9 @@ pub(crate) struct MapLayer<'a> {
 /// dropped, so a layer is mapped only while the layer being solved reads it.
 pub(crate) enum Held<V> {
     Memory(Vec<V>),
+    /// In memory, shared with a writer that keeps the values past the call that handed
+    /// them on (`Solved::keep`).
+    Shared(std::sync::Arc<Vec<V>>),
     Mapped(GuardedMap, usize),
     MappedHalved(GuardedMap, usize),
     Written,
@@ -150,17 +153,36 @@ impl<V: Value> Held<V> {
         (int && fits && cfg!(target_endian = "little")).then_some(Held::Mapped(map, n))
     }
 
+    /// The values, where they are in memory.
+    pub(crate) fn in_memory(&self) -> Option<&[V]> {
+        match self {
+            Held::Memory(v) => Some(v),
+            Held::Shared(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Its buffer, to be reused, where nothing else holds it.
+    pub(crate) fn into_buffer(self) -> Option<Vec<V>> {
+        match self {
+            Held::Memory(v) => Some(v),
+            Held::Shared(v) => std::sync::Arc::try_unwrap(v).ok(),
+            _ => None,
+        }
+    }
+
     /// Whether a read through its map met the file cut short.
     pub(crate) fn faulted(&self) -> bool {
         match self {
             Held::Mapped(map, _) | Held::MappedHalved(map, _) => map.faulted(),
-            Held::Memory(_) | Held::Written => false,
+            Held::Memory(_) | Held::Shared(_) | Held::Written => false,
         }
     }
 
     pub(crate) fn layer(&self) -> Layer<'_, V> {
         match self {
             Held::Memory(v) => Layer::Values(v),
+            Held::Shared(v) => Layer::Values(v),
             // SAFETY: `mapped` admitted the map only as `n` aligned values of a primitive
             // integer type in the machine's byte order, for which every bit pattern is a
             // value; the slice borrows the map, which stays mapped while it lives. The

@@ -221,6 +221,10 @@ pub(crate) struct Solved<'a, V> {
     pub values: &'a [V],
     /// The slice's best moves, where the caller asked for them (`Hooks::moves_at`).
     pub moves: Option<&'a [u8]>,
+    /// The same values, for a writer that keeps them past the call (an `Inline` hook, which
+    /// writes them on a thread of its own while the next layer is solved).
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub keep: Option<&'a std::sync::Arc<Vec<V>>>,
 }
 
 /// Called with each finished layer, in order (the table writer).
@@ -316,6 +320,8 @@ pub(crate) fn solve_layers<G: Game, V: Value, R: Ranks>(
     };
     // The layer finished last and not yet handed on, with its best moves.
     let mut unseen: Option<(usize, Option<Vec<u8>>)> = None;
+    // Whether a placement sweep over ranks computes each chunk from its own slice first.
+    let mut speculate = true;
     for k in (0..top).rev() {
         let cut = &cuts[k];
         let size = cut.len();
@@ -342,6 +348,7 @@ pub(crate) fn solve_layers<G: Game, V: Value, R: Ranks>(
                     start: 0,
                     values,
                     moves,
+                    keep: None,
                 })?;
                 unseen = None;
             }
@@ -404,12 +411,16 @@ pub(crate) fn solve_layers<G: Game, V: Value, R: Ranks>(
         {
             // Over several ranks, the children this slice reads in other ranks' slices,
             // fetched before the layer is solved.
-            let fetched = match cut.whole() {
+            // The placement sweep over ranks fetches its own (`sweep::solve_slice`).
+            let sliced_sweep = !cut.whole() && worker(game, k) == Worker::Sweep && k < last;
+            let fetched = match cut.whole() || sliced_sweep {
                 true => Vec::new(),
                 false => {
-                    let mine = |j: usize| match &held[j] {
-                        Some(Held::Memory(v)) => Ok(&v[..]),
-                        _ => Err(Error::other(format!("layer {j} is not held"))),
+                    let mine = |j: usize| {
+                        held[j]
+                            .as_ref()
+                            .and_then(Held::in_memory)
+                            .ok_or_else(|| Error::other(format!("layer {j} is not held")))
                     };
                     fetch_children(game, k, &cuts, &sizes, mine, ranks)?
                 }
@@ -425,8 +436,31 @@ pub(crate) fn solve_layers<G: Game, V: Value, R: Ranks>(
             };
             let out = &mut buffer[..size];
             let start = cut.start();
-            let compute = |out: &mut [V], moves: Option<&mut [u8]>| -> Result<()> {
+            let mut compute = |out: &mut [V], moves: Option<&mut [u8]>| -> Result<()> {
                 let computed = match worker(game, k) {
+                    Worker::Sweep if sliced_sweep => {
+                        let own = held[k + 1].as_ref().and_then(Held::in_memory);
+                        let own =
+                            own.ok_or_else(|| Error::other(format!("layer {} is not held", k + 1)));
+                        ranks.agree(own).and_then(|own| {
+                            let next = (own, cuts[k + 1].start(), sizes[k + 1]);
+                            let fetched = sweep::solve_slice(
+                                game,
+                                k,
+                                start,
+                                out,
+                                next,
+                                &mut speculate,
+                                progress,
+                                ranks,
+                            )?;
+                            check_stopped(progress)?;
+                            match moves {
+                                Some(m) => moves::best_moves(game, k, start, out, &fetched, m),
+                                None => Ok(()),
+                            }
+                        })
+                    }
                     Worker::Sweep => match finished.fetched(k + 1) {
                         Some(next) => {
                             sweep_layer(game, k, start, out, next, moves, driver, progress)
@@ -451,6 +485,7 @@ pub(crate) fn solve_layers<G: Game, V: Value, R: Ranks>(
                         start: 0,
                         values: finished.layer(j),
                         moves: handed_moves.as_deref(),
+                        keep: None,
                     };
                     std::thread::scope(|scope| {
                         // The writer packs a compact layer on rayon's pool: the caller's
@@ -479,20 +514,27 @@ pub(crate) fn solve_layers<G: Game, V: Value, R: Ranks>(
         // Asked to stop: the layer just computed may be partial, and is not handed on.
         check_stopped(progress)?;
         match inline.as_deref_mut() {
-            Some(f) => f(Solved {
-                layer: k,
-                start: cut.start(),
-                values: &buffer,
-                moves: moves.as_deref(),
-            })?,
-            None => unseen = Some((k, moves)),
+            Some(f) => {
+                let shared = std::sync::Arc::new(buffer);
+                f(Solved {
+                    layer: k,
+                    start: cut.start(),
+                    values: &shared,
+                    moves: moves.as_deref(),
+                    keep: Some(&shared),
+                })?;
+                held[k] = Some(Held::Shared(shared));
+            }
+            None => {
+                unseen = Some((k, moves));
+                held[k] = Some(Held::Memory(buffer));
+            }
         }
-        held[k] = Some(Held::Memory(buffer));
         // Free what no layer below k reads (every layer but k has been handed on).
         for (j, slot) in held.iter_mut().enumerate().skip(k + 1) {
             if slot.is_some()
                 && lowest[j].is_none_or(|r| r >= k)
-                && let Some(Held::Memory(values)) = slot.take()
+                && let Some(values) = slot.take().and_then(Held::into_buffer)
             {
                 spare.push(values);
             }
@@ -506,6 +548,7 @@ pub(crate) fn solve_layers<G: Game, V: Value, R: Ranks>(
             start: 0,
             values,
             moves: moves.as_deref(),
+            keep: None,
         })?;
     }
     // The empty board is position 0 of layer 0, on the rank whose slice holds it.
@@ -548,8 +591,8 @@ fn sweep_layer<G: Game, V: Value, C: sweep::ChildValues<V> + Sync + ?Sized>(
 }
 
 /// Over several ranks, fetch the values of the children in other ranks' slices that this
-/// rank's slice of layer `k` reads: each layer it reads is marked (`children`), and its
-/// marked grains fetched from their owners. Returns each read layer's own slice and fetched
+/// rank's slice of layer `k` (a one-pass or fixpoint layer) reads: each layer it reads is
+/// marked (`children::mark_children`), and its marked grains fetched from their owners. Returns each read layer's own slice and fetched
 /// values.
 fn fetch_children<'a, G: Game, V: Value, R: Ranks>(
     game: &G,
@@ -566,16 +609,13 @@ fn fetch_children<'a, G: Game, V: Value, R: Ranks>(
         marks[j] = children::blank_marks(sizes[j]);
     }
     let slice = cuts[k].slice();
-    match worker(game, k) {
-        Worker::Sweep => {
-            if let Some(j) = reads.first() {
-                let own = cuts[*j].slice();
-                children::plan_chunks(game, k, slice, sweep::CHUNK, own, &marks[*j]);
-            }
-        }
-        _ => children::mark_children(game, k, slice, &marks),
+    let started = std::time::Instant::now();
+    if !reads.is_empty() {
+        children::mark_children(game, k, slice, &marks);
     }
+    let marked = started.elapsed().as_secs_f64();
     let mut fetched = Vec::with_capacity(reads.len());
+    let mut values_fetched = 0;
     for j in reads {
         let own = cuts[j].slice();
         let mut m: Vec<u64> = std::mem::take(&mut marks[j])
@@ -586,7 +626,15 @@ fn fetch_children<'a, G: Game, V: Value, R: Ranks>(
         let spans = children::spans(&m, sizes[j]);
         let mine = ranks.agree(mine(j))?;
         let values = ranks.fetch(sizes[j], &spans, mine)?;
+        values_fetched += values.len();
         fetched.push((j, Fetched::new(mine, own.start, m, values)));
+    }
+    if std::env::var_os("RETRO_TRACE").is_some() {
+        eprintln!(
+            "layer {k}: rank {}: children marked in {marked:.2} s, {values_fetched} values fetched in {:.2} s",
+            ranks.rank(),
+            started.elapsed().as_secs_f64() - marked
+        );
     }
     Ok(fetched)
 }

@@ -7,7 +7,12 @@
 
 use rayon::prelude::*;
 
+use std::sync::atomic::AtomicU64;
+
+use super::children::{self, Fetched, Local};
 use super::layers::Driver;
+use super::ranks::Ranks;
+use crate::error::Result;
 use crate::game::{Game, RunSink};
 use crate::progress::Progress;
 use crate::value::Value;
@@ -272,6 +277,66 @@ pub fn compute_layer<G: Game, V: Value, C: ChildValues<V> + Sync + ?Sized>(
         Driver::Serial => out.chunks_mut(CHUNK).enumerate().for_each(run),
         Driver::Parallel => out.par_chunks_mut(CHUNK).enumerate().for_each(run),
     }
+}
+
+/// A rank's slice of layer `k` (positions `start..start + out.len()`, with other ranks
+/// sharing the layer) from layer k + 1 (`next` entries), of which this rank holds `own`
+/// from `own_start`: returns the view of layer k + 1 it computed through (its own slice
+/// and the values it fetched), for the slice's best moves.
+///
+/// Where the last layer's chunks mostly found their children in the rank's own slice
+/// (`speculate`: young, connect, whose children lie near their parents' ranks), every
+/// chunk is first computed from the own slice, a chunk that reads outside it marking the
+/// grains it needs (`Local`), and only those chunks are computed again once the grains are
+/// fetched; otherwise (twins, mnk: children scatter, so most chunks would be computed twice)
+/// the chunks are only marked first (`children::plan_chunks`), then computed once.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn solve_slice<'a, G: Game, V: Value, R: Ranks>(
+    game: &G,
+    k: usize,
+    start: u64,
+    out: &mut [V],
+    (own, own_start, next): (&'a [V], u64, u64),
+    speculate: &mut bool,
+    progress: &dyn Progress,
+    ranks: &R,
+) -> Result<Fetched<'a, V>> {
+    let marks = children::blank_marks(next);
+    let own_range = own_start..own_start + own.len() as u64;
+    let chunks = out.len().div_ceil(CHUNK);
+    let (deferred, remote) = if *speculate {
+        let placeholder = vec![V::default(); CHUNK];
+        let deferred: Vec<bool> = out
+            .par_chunks_mut(CHUNK)
+            .enumerate()
+            .map(|(i, chunk)| {
+                let local = Local::new(own, own_start, &placeholder, &marks);
+                compute_chunk(game, k, start + (i * CHUNK) as u64, chunk, &local);
+                local.finish()
+            })
+            .collect();
+        let remote = deferred.iter().filter(|&&d| d).count();
+        (deferred, remote)
+    } else {
+        let slice = start..start + out.len() as u64;
+        let remote = children::plan_chunks(game, k, slice, CHUNK, own_range.clone(), &marks);
+        (vec![true; chunks], remote)
+    };
+    let mut marks: Vec<u64> = marks.into_iter().map(AtomicU64::into_inner).collect();
+    children::keep_fetched(&mut marks, &own_range, next);
+    let spans = children::spans(&marks, next);
+    let values = ranks.fetch(next, &spans, own)?;
+    let fetched = Fetched::new(own, own_start, marks, values);
+    out.par_chunks_mut(CHUNK)
+        .zip(deferred.par_iter())
+        .enumerate()
+        .filter(|(_, (_, d))| **d)
+        .for_each(|(i, (chunk, _))| {
+            compute_chunk(game, k, start + (i * CHUNK) as u64, chunk, &fetched);
+        });
+    progress.advance(out.len() as u64);
+    *speculate = remote * 2 <= chunks;
+    Ok(fetched)
 }
 
 #[cfg(test)]
