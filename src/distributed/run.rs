@@ -324,13 +324,16 @@ struct Layers<'s, 'e> {
     owner: Option<HeaderOwner>,
     /// This rank's write of layer k at `offset`, `bytes` long in all; it ends with the
     /// layer's checksum where this rank wrote every byte of it (one rank, plain).
-    writing: Option<(usize, u64, u64, ScopedJoinHandle<'s, Result<Option<u64>>>)>,
+    writing: Option<(usize, u64, u64, Writing<'s>)>,
     /// Rank 0 hashing a layer; the header comes back with the result.
     hashing: Option<ScopedJoinHandle<'s, (HeaderOwner, Result<()>)>>,
     /// Where the next layer starts.
     end: u64,
     stop_after: Option<usize>,
 }
+
+/// A thread writing a rank's slice: the layer's checksum where it wrote the whole layer.
+type Writing<'s> = ScopedJoinHandle<'s, Result<Option<u64>>>;
 
 impl<'s, 'e: 's> Layers<'s, 'e> {
     /// Wait for the layer being written, on every rank, then hand it to rank 0's hashing.
