@@ -3,11 +3,12 @@
 # root:
 #   - one rank of one thread against one process of one thread (young 16x16, twins 4x5,
 #     connect 6x4): time ratio, target at most 1.15;
+#     and the moving phase of Nine Men's Morris with six stones each (a fixpoint);
 #   - two ranks of one thread against one process of two threads (young 16x16, connect
-#     5x5): speed ratio, target at least 0.85;
+#     5x5: speed ratio, target at least 0.85; morris nine stones=6 moving: at least 0.75);
 #   - bytes exchanged per position and the largest rank's layer buffers on 1, 2, 4 and 8
 #     ranks (young 16x16, twins 4x5 with --bytes; connect 6x4);
-#   - rank 0's split (plan, exchange, compute, write, checksum) of each MPI run.
+#   - rank 0's split (compute, exchange, write, checksum and seal) of each MPI run.
 # Each pair of commands runs in turn (A B A B ...) RUNS times; the script prints each
 # side's min and median wall seconds and the ratio of the medians.
 #
@@ -69,10 +70,13 @@ pair "young 16x16" "$(mpi 1) young $out/y16.txt" "$RETRO build --threads 1 young
 pair "twins 4x5" "$(mpi 1) twins $out/t45.txt" "$RETRO build --threads 1 twins $out/t45.txt"
 # An MPI build stores every position: connect's are compared unfolded on both sides.
 pair "connect 6x4" "$(mpi 1) --no-fold connect $out/c64.txt" "$RETRO build --threads 1 --no-fold connect $out/c64.txt"
+# Layers solved to a fixpoint (the moving phase of Nine Men's Morris with six stones each).
+pair "morris nine stones=6 moving" "$(mpi 1) morris nine-stones=6-moving" "$RETRO build --threads 1 morris nine-stones=6-moving"
 
 echo "## two ranks x 1 thread (A) against one process x 2 threads (B): speed = B/A, target >= 0.85"
 pair "young 16x16" "$(mpi 2) young $out/y16.txt" "$RETRO build --threads 2 young $out/y16.txt"
 pair "connect 5x5" "$(mpi 2) --no-fold connect $out/c55.txt" "$RETRO build --threads 2 --no-fold connect $out/c55.txt"
+pair "morris nine stones=6 moving" "$(mpi 2) morris nine-stones=6-moving" "$RETRO build --threads 2 morris nine-stones=6-moving"
 
 echo "## per rank count: the summary line and rank 0's split (one run each)"
 QUIET=

@@ -378,8 +378,14 @@ fn print_distributed(
     if !quiet {
         let s = &r.split;
         eprintln!(
-            "rank 0 seconds: compute {:.2}, exchange {:.2} ({} exchanges; the most any rank spent exchanging {:.2}), write {:.2}, checksum and seal {:.2}",
-            s.compute, s.exchange, s.exchanges, s.most_exchange, s.write, s.checksum
+            "rank 0 seconds: compute {:.2}, exchange {:.2} ({} exchanges; the most any rank spent exchanging {:.2}, the most any received {}), write {:.2}, checksum and seal {:.2}",
+            s.compute,
+            s.exchange,
+            s.exchanges,
+            s.most_exchange,
+            human_bytes(s.most_received as f64),
+            s.write,
+            s.checksum
         );
     }
     Ok(())

@@ -16,6 +16,9 @@ use crate::solve::sweep::CHUNK;
 const EXACT_LIMIT: u64 = 1 << 22;
 /// Windows of `CHUNK` positions planned per sampled slice.
 const WINDOWS: u64 = 4;
+/// Entries past which a layer another worker than the sweep solves is not walked by the
+/// plan (`plan`).
+const PREPARE_LIMIT: u64 = 1 << 24;
 /// Ranks sampled in a layer another worker than the sweep solves.
 const RETROGRADE_SAMPLES: usize = 8;
 /// Positions per sampled window of such a layer.
@@ -53,6 +56,8 @@ pub struct LayerPlan {
     /// positions it decides, at most (largest rank; 8 bytes each, as many received): every
     /// position counted as decided, a draw never is.
     pub told: u64,
+    /// Whether the traffic is another layer's per entry (a layer too large to walk).
+    pub sampled_from_other: bool,
 }
 
 /// What one position costs one thread of an MPI rank whose children it holds (one walk of
@@ -110,6 +115,8 @@ pub fn plan<G: Game>(
 ) -> Vec<LayerPlan> {
     let cells = game.last_layer();
     let mut layers = Vec::with_capacity(cells + 1);
+    // Retrograde layers too large to walk, by index in `layers`.
+    let mut unwalked: Vec<usize> = Vec::new();
     // The ranks planned: all of them, or RANK_SAMPLES spread from the first to the last.
     let planned: Vec<usize> = if ranks <= RANK_SAMPLES {
         (0..ranks).collect()
@@ -152,6 +159,7 @@ pub fn plan<G: Game>(
             sampled: planned.len() < ranks,
             worker,
             told: 0,
+            sampled_from_other: false,
         };
         if worker != Worker::Sweep {
             // A layer of a game whose stones move: each rank holds its share of the layer's
@@ -185,7 +193,16 @@ pub fn plan<G: Game>(
                 Worker::Fixpoint => fixpoint_bytes(per_rank.into(), width.into()) as u64,
                 _ => per_rank * width,
             };
-            game.prepare_layer(k);
+            // A folded layer past `PREPARE_LIMIT` entries is not walked (preparing it
+            // builds its orbit tables, minutes for Quixo 5 x 5's largest): its traffic is
+            // the per-entry traffic of the largest layer walked, below.
+            let walk = ranks > 1 && (n <= PREPARE_LIMIT || game.symmetries() <= 1);
+            if walk {
+                game.prepare_layer(k);
+            } else if ranks > 1 {
+                layer.sampled = true;
+                unwalked.push(layers.len());
+            }
             // Ranks' slices of such a layer are alike: a few ranks, and short windows of a
             // large slice, stand for the rest (ranking a folded game's children and
             // parents is what such a plan spends its time on).
@@ -195,7 +212,7 @@ pub fn plan<G: Game>(
                     .collect(),
                 false => planned.clone(),
             };
-            for &r in sampled.iter().filter(|_| ranks > 1) {
+            for &r in sampled.iter().filter(|_| walk) {
                 let slice = split::slice(n, ranks, r);
                 let len = slice.end - slice.start;
                 let (windows, scale): (Vec<(u64, usize)>, f64) = if len <= exact_limit {
@@ -223,10 +240,9 @@ pub fn plan<G: Game>(
             // Ranks are alike: each serves about what it fetches, and receives about as
             // many updates as it sends.
             layer.sent = layer.received;
-            layer.peak_bytes = own + read + layer.received * width;
-            let moved = layer.received * width + layer.told * 8;
-            layer.seconds = per_rank as f64 * ns_per_position * 1e-9 / threads as f64
-                + moved as f64 / bytes_per_second;
+            layer.peak_bytes = own + read;
+            layer.seconds = per_rank as f64 * ns_per_position * 1e-9 / threads as f64;
+            retrograde_traffic_figures(&mut layer, width, bytes_per_second);
             layers.push(layer);
             continue;
         }
@@ -329,7 +345,42 @@ pub fn plan<G: Game>(
             per_rank as f64 * ns * 1e-9 / threads as f64 + moved as f64 / bytes_per_second;
         layers.push(layer);
     }
+    // The layers not walked take the per-entry traffic of the largest walked layer of
+    // their worker.
+    for i in unwalked {
+        let worker = layers[i].worker;
+        let like = layers
+            .iter()
+            .enumerate()
+            .filter(|(j, l)| {
+                l.worker == worker && l.per_rank > 0 && !l.sampled_from_other && *j != i
+            })
+            .filter(|(_, l)| l.positions <= PREPARE_LIMIT)
+            .max_by_key(|(_, l)| l.positions)
+            .map(|(_, l)| {
+                (
+                    l.received as f64 / l.per_rank as f64,
+                    l.told as f64 / l.per_rank as f64,
+                )
+            });
+        if let Some((values, told)) = like {
+            let l = &mut layers[i];
+            l.received = ((values * l.per_rank as f64) as u64).min(l.positions);
+            l.sent = l.received;
+            l.told = (told * l.per_rank as f64) as u64;
+            l.sampled_from_other = true;
+            retrograde_traffic_figures(l, width, bytes_per_second);
+        }
+    }
     layers
+}
+
+/// A retrograde layer's memory and time with its traffic: the fetched values are held
+/// while the layer is solved, and both the values and the updates take wire time.
+fn retrograde_traffic_figures(layer: &mut LayerPlan, width: u64, bytes_per_second: f64) {
+    layer.peak_bytes += layer.received * width;
+    let moved = layer.received * width + layer.told * 8;
+    layer.seconds += moved as f64 / bytes_per_second;
 }
 
 /// What rank `r` of `ranks` exchanges for the positions of layer `k` (a layer another

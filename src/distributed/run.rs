@@ -282,6 +282,9 @@ pub struct Split {
     pub checksum: f64,
     /// The most seconds any rank spent in exchanges.
     pub most_exchange: f64,
+    /// The most bytes any rank received from the others (what `retro plan`'s per-rank
+    /// figures estimate).
+    pub most_received: u64,
 }
 
 /// `retro build` under MPI: the table at `path`, byte for byte what one process writes.
@@ -634,6 +637,7 @@ fn build_layers<G: Registered, V: Value>(
     let sent = ctx.sum(stats.traffic.sent);
     // Non-negative f64s order as their bits do.
     let most_exchange = f64::from_bits(ctx.max(stats.exchange.to_bits()));
+    let most_received = ctx.max(stats.traffic.received);
     let rss = ctx.max(peak_rss().unwrap_or(0));
     let Some(mut build) = sealed else {
         return Ok(None);
@@ -654,6 +658,7 @@ fn build_layers<G: Registered, V: Value>(
             write: stats.write,
             checksum: stats.checksum + t.elapsed().as_secs_f64(),
             most_exchange,
+            most_received,
         },
     }))
 }
