@@ -15,9 +15,32 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::sweep::{CHUNK, ChildValues};
 use crate::game::{Game, RunSink};
 use crate::table::blocks::BLOCK;
+
+/// Positions per unit of parallel work. Large enough that the one `unrank` per chunk and
+/// the progress update vanish against the chunk's work, small enough to balance two cores
+/// on layers of a few hundred thousand positions.
+pub const CHUNK: usize = 1 << 13;
+
+/// Where the kernel reads child values: the whole next layer (`[V]`, indexed by child rank),
+/// or, in a distributed sweep, the intervals of it a rank fetched
+/// (`Fetched`). Generic rather than dynamic so the whole-layer kernel
+/// compiles to the same loops as a plain slice. Not `Sync`: a view made for one chunk
+/// (a distributed rank's first pass, which notes the children it does not hold) may keep
+/// what it saw in cells.
+pub trait ChildValues<V> {
+    /// Values of children `child..child + len` of the next layer; `hint` is the caller's
+    /// scratch (starts at 0) for remembering where the last lookup landed.
+    fn values(&self, child: u64, len: usize, hint: &mut usize) -> &[V];
+}
+
+impl<V: Sync> ChildValues<V> for [V] {
+    #[inline(always)]
+    fn values(&self, child: u64, len: usize, _hint: &mut usize) -> &[V] {
+        &self[child as usize..][..len]
+    }
+}
 
 /// Positions of the next layer per bit. Whole grains are fetched, so a lone child costs
 /// up to `GRAIN` values of traffic; a smaller grain means a larger bitmap (`next / GRAIN`

@@ -10,6 +10,7 @@ use rayon::prelude::*;
 use std::sync::atomic::AtomicU64;
 
 use super::children::{self, Fetched, Local};
+pub use super::children::{CHUNK, ChildValues};
 use super::layers::Driver;
 use super::ranks::Ranks;
 use crate::error::Result;
@@ -17,32 +18,8 @@ use crate::game::{Game, RunSink};
 use crate::progress::Progress;
 use crate::value::Value;
 
-/// Positions per unit of parallel work. Large enough that the one `unrank` per chunk and
-/// the progress update vanish against the chunk's work, small enough to balance two cores
-/// on layers of a few hundred thousand positions.
-pub const CHUNK: usize = 1 << 13;
-
 /// Chains of at most this many moves take the kernel's plain loop.
 const SHORT_CHAIN: usize = 8;
-
-/// Where the kernel reads child values: the whole next layer (`[V]`, indexed by child rank),
-/// or, in a distributed sweep, the intervals of it a rank fetched
-/// (`distributed::plan::Fetched`). Generic rather than dynamic so the whole-layer kernel
-/// compiles to the same loops as a plain slice. Not `Sync`: a view made for one chunk
-/// (a distributed rank's first pass, which notes the children it does not hold) may keep
-/// what it saw in cells.
-pub trait ChildValues<V> {
-    /// Values of children `child..child + len` of the next layer; `hint` is the caller's
-    /// scratch (starts at 0) for remembering where the last lookup landed.
-    fn values(&self, child: u64, len: usize, hint: &mut usize) -> &[V];
-}
-
-impl<V: Sync> ChildValues<V> for [V] {
-    #[inline(always)]
-    fn values(&self, child: u64, len: usize, _hint: &mut usize) -> &[V] {
-        &self[child as usize..][..len]
-    }
-}
 
 /// Compute the values of positions `start..start + out.len()` of layer `k` from the values
 /// of layer `k + 1` (`next`; empty for the full layer).
