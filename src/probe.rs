@@ -436,6 +436,9 @@ pub trait Prober: Send + Sync {
     /// `query --json`'s object for a position in the game's notation, with the principal
     /// variation under `pv` when asked for.
     fn query_json(&self, table: &Table, text: &str, pv: bool) -> Result<serde_json::Value>;
+    /// Where a table opens (`Gameplay::opening`): the position in the game's notation,
+    /// and a note where it is not the game's start.
+    fn opening(&self) -> (String, Option<String>);
 }
 
 impl<G: Registered> Prober for G {
@@ -446,5 +449,10 @@ impl<G: Registered> Prober for G {
             out["pv"] = pv_json(self, &principal_variation(self, table, &answer.position)?);
         }
         Ok(out)
+    }
+
+    fn opening(&self) -> (String, Option<String>) {
+        let (pos, note) = Gameplay::opening(self);
+        (self.format_position(&pos), note)
     }
 }

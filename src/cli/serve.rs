@@ -65,6 +65,9 @@ pub(crate) struct Served {
     table: Table,
     /// Its entry in `GET /api/tables`.
     summary: Value,
+    /// Where it opens (`Gameplay::opening`), in the game's notation, and why there when
+    /// that is not the game's start.
+    opening: (String, Option<String>),
 }
 
 impl Served {
@@ -108,17 +111,33 @@ impl Served {
             summary["points"] = json!(points.cells);
             summary["links"] = json!(points.links);
         }
+        // The explorer opens there, and `GET /api/TABLE` answers for it.
+        let opening = game.opening();
+        summary["opening"] = json!(opening.0);
+        summary["opening_note"] = json!(opening.1);
         Ok(Served {
             name,
             game,
             table,
             summary,
+            opening,
         })
     }
 
     /// `retro query --json`'s object for `text`, with `pv` when asked for.
     fn query(&self, text: &str, pv: bool) -> Result<Value> {
         self.game.query_json(&self.table, text, pv)
+    }
+
+    /// `query` of the position the table opens on, with a `note` where that is not the
+    /// game's start (a table of the moving phase alone).
+    fn opening(&self, pv: bool) -> Result<Value> {
+        let (text, note) = &self.opening;
+        let mut answer = self.query(text, pv)?;
+        if let Some(note) = note {
+            answer["note"] = json!(note);
+        }
+        Ok(answer)
     }
 }
 

@@ -419,6 +419,18 @@ pub trait Gameplay: Game {
     fn start_position(&self) -> Option<Self::Position> {
         Some(self.unrank(0, 0))
     }
+    /// Where a table opens when no position is asked for (the explorer, `GET /api/TABLE`):
+    /// the start, or for a table of part of a game without one, a position of its own
+    /// with a note that says what it is (the default: the table's first position).
+    fn opening(&self) -> (Self::Position, Option<String>) {
+        match self.start_position() {
+            Some(start) => (start, None),
+            None => (
+                self.unrank(0, 0),
+                Some("this table has no start: this is its first position".into()),
+            ),
+        }
+    }
     /// The position in the game's notation, as `parse_position` reads it back.
     fn format_position(&self, pos: &Self::Position) -> String;
     /// A drawing of the board, one line per row, cells one space apart.

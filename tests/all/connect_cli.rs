@@ -322,7 +322,7 @@ mod browser {
     //! a click anywhere in a column plays that column.
 
     use super::browser_support::{
-        CHROMEDRIVER, CHROMIUM, connect, screenshot, start_driver, text, wait_for,
+        self as browser_support, connect, screenshot, start_driver, text, wait_for,
     };
     use super::*;
     use fantoccini::{Client, Locator};
@@ -342,8 +342,7 @@ mod browser {
 
     #[test]
     fn a_click_anywhere_in_a_column_plays_it() {
-        if !Path::new(CHROMIUM).exists() || !Path::new(CHROMEDRIVER).exists() {
-            println!("note: skipping the browser test: install chromium and chromium-driver");
+        if !browser_support::available() {
             return;
         }
         let dir = tempfile::tempdir().unwrap();
@@ -398,8 +397,7 @@ mod browser {
     /// shows its winning line.
     #[test]
     fn moves_say_who_wins_and_the_page_keeps_a_history() {
-        if !Path::new(CHROMIUM).exists() || !Path::new(CHROMEDRIVER).exists() {
-            println!("note: skipping the browser test: install chromium and chromium-driver");
+        if !browser_support::available() {
             return;
         }
         let dir = tempfile::tempdir().unwrap();

@@ -709,7 +709,7 @@ fn a_table_written_over_in_place_fails_alone() {
 mod browser {
     //! The explorer in headless Chromium through chromedriver (WebDriver).
 
-    use super::browser_support::{CHROMEDRIVER, CHROMIUM, connect, screenshot, start_driver};
+    use super::browser_support::{self as browser_support, connect, screenshot, start_driver};
     use super::*;
     use fantoccini::{Client, Locator};
     use std::time::{Duration, Instant};
@@ -764,8 +764,7 @@ mod browser {
 
     #[test]
     fn explorer_in_chromium() {
-        if !Path::new(CHROMIUM).exists() || !Path::new(CHROMEDRIVER).exists() {
-            println!("note: skipping the browser test: install chromium and chromium-driver");
+        if !browser_support::available() {
             return;
         }
         let dir = tempfile::tempdir().unwrap();
@@ -784,6 +783,19 @@ mod browser {
         );
         assert!(built.status.success(), "{built:?}");
         tables.push(morris);
+        let moving = dir.path().join("morris-six3-moving.retro");
+        crate::common::ok(&crate::common::retro(
+            &[
+                "build",
+                "morris",
+                "six stones=3 moving",
+                "-o",
+                moving.to_str().unwrap(),
+                "-q",
+            ],
+            "",
+        ));
+        tables.push(moving);
         let server = Server::start(&tables, &["--quiet"]);
         let (_driver, port) = start_driver();
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -864,12 +876,23 @@ mod browser {
         assert_eq!(links.len(), 20);
         screenshot(c, "explorer-morris.png").await;
         click(c, "circle[data-point='e5']").await;
-        wait_text(
-            c,
-            "to-move",
-            "first to move (x); in hand x 1, o 1: to e5, click the stone it removes",
-        )
-        .await;
+        // The page says the move closes a mill and which stones it may take.
+        let deadline = Instant::now() + Duration::from_secs(15);
+        let want = "first to move (x); in hand x 1, o 1: to e5 closes a mill, so it takes one of the other side's stones: click one of ";
+        loop {
+            let said = text(c, "to-move").await;
+            if let Some(takes) = said.strip_prefix(want) {
+                let mut takes: Vec<&str> = takes.split(", ").collect();
+                takes.sort_unstable();
+                assert_eq!(takes, ["b4", "d4"], "{said}");
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{said:?} does not name the takes"
+            );
+            tokio::time::sleep(Duration::from_millis(30)).await;
+        }
         click(c, "circle[data-point='b4']").await;
         wait_url(
             c,
@@ -912,6 +935,29 @@ mod browser {
             assert!(Instant::now() < deadline, "no note on the line: {want}");
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
+
+        // A table of the moving phase alone has no start: it opens on a position of its
+        // own, says so, and its button goes back there.
+        let opening = get_eventually(&server.addr, "/api/morris-six3-moving");
+        let position = opening["position"].as_str().unwrap().to_string();
+        c.goto(&server.url("/morris-six3-moving")).await.unwrap();
+        wait_text(c, "position", &position).await;
+        let note = text(c, "opening-note").await;
+        assert!(
+            note.starts_with("Opening position: the moving phase alone has no start"),
+            "{note}"
+        );
+        assert_eq!(text(c, "error").await, "");
+        assert_eq!(text(c, "start").await, "Opening position");
+        click(c, "#moves button").await;
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while text(c, "position").await == position {
+            assert!(Instant::now() < deadline, "the move was not played");
+            tokio::time::sleep(Duration::from_millis(30)).await;
+        }
+        assert_eq!(text(c, "opening-note").await, "");
+        click(c, "#start").await;
+        wait_text(c, "position", &position).await;
 
         // An unknown position shows the server's message.
         c.goto(&server.url("/twins-sample1?position=zz"))
@@ -1155,4 +1201,48 @@ fn entries_and_positions_are_each_called_by_their_name() {
     assert_eq!(verify["entries"], 13_766);
     let plan = common::ok(&retro(&["plan", "morris", "six stones=3", "--total"], ""));
     assert!(plan.contains("13766 entries per rank"), "{plan}");
+}
+
+/// A table of part of a game without a start (Morris's moving phase alone) opens on a
+/// position of its own that play can reach and that is not over, and says so: in
+/// `/api/tables` and in the answer `GET /api/TABLE` gives; a table with a start opens on it.
+#[test]
+fn a_table_without_a_start_opens_on_a_position_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let (moving, whole) = (dir.path().join("m.retro"), dir.path().join("w.retro"));
+    for (board, path) in [("six stones=3 moving", &moving), ("six stones=3", &whole)] {
+        common::ok(&retro(
+            &["build", "morris", board, "-q", "-o", path.to_str().unwrap()],
+            "",
+        ));
+    }
+    let server = Server::start(&[moving.clone(), whole.clone()], &["--quiet"]);
+    let list = get(&server.addr, "/api/tables").json();
+    let (m, w) = (&list[0], &list[1]);
+    assert_eq!(m["name"], "m", "{list}");
+    let note = m["opening_note"]
+        .as_str()
+        .expect("a note for the moving table");
+    assert!(note.contains("no start"), "{note}");
+    assert!(w["opening_note"].is_null(), "{list}");
+    let opening = get(&server.addr, "/api/m");
+    assert_eq!(
+        opening.status,
+        200,
+        "{:?}",
+        String::from_utf8_lossy(&opening.body)
+    );
+    let answer = opening.json();
+    assert_eq!(answer["position"], m["opening"], "{answer}");
+    assert_eq!(answer["note"], note, "{answer}");
+    assert!(!answer["moves"].as_array().unwrap().is_empty(), "{answer}");
+    // The CLI accepts it, and says play reaches it (Morris's check of what a position
+    // shows of its history).
+    let text = m["opening"].as_str().unwrap();
+    let query = common::ok(&retro(&["query", moving.to_str().unwrap(), text], ""));
+    assert!(!query.contains("cannot arise"), "{query}");
+    let start = get(&server.addr, "/api/w").json();
+    assert_eq!(start["position"], w["opening"], "{start}");
+    assert!(start.get("note").is_none(), "{start}");
+    assert_eq!(start["in_hand"]["x"], 3, "{start}");
 }

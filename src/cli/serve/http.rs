@@ -111,7 +111,7 @@ pub(super) fn router(tables: Shared, quiet: bool) -> Router {
         .route("/api/tables", get(list))
         .route("/api/{table}/batch", post(batch))
         .route("/api/{table}/{*position}", get(position))
-        // No position: the empty board, where a game starts.
+        // No position: where the table opens (`Served::opening`).
         .route("/api/{table}", get(position))
         .route("/{table}", get(explorer))
         .fallback(not_found)
@@ -253,15 +253,16 @@ async fn position(
     let rest = uri.path().strip_prefix("/api/").unwrap_or_default();
     let (table, position) = rest.split_once('/').unwrap_or((rest, ""));
     let name = lookup(&tables, table)?.name.clone();
-    let position = match decode(position)? {
-        p if p.is_empty() => "empty".to_string(),
-        p => p,
-    };
+    // No position: where the table opens (the start, where the game has one).
+    let position = decode(position)?;
     // Reading the table may wait on the disk: off the async workers, so one slow read
     // (or a batch) never holds up the connections they serve.
     let answer = tokio::task::spawn_blocking(move || {
         let served = &tables.tables[&name];
-        let answer = served.query(&position, true);
+        let answer = match position.is_empty() {
+            true => served.opening(true),
+            false => served.query(&position, true),
+        };
         unchanged(served)?;
         Ok::<_, ApiError>(answer?)
     })

@@ -23,9 +23,35 @@ impl Morris {
     /// position of its first layer.
     fn example(&self) -> MorrisPosition {
         match self.board.moving {
-            true => self.unrank(0, 0),
+            true => self.stand_in(),
             false => self.start(),
         }
+    }
+
+    /// The first position, in rank order, of the largest layer that `check_reachable`
+    /// lets arise and that is not over: where a table of the moving phase alone opens
+    /// (it has no start). The table's very first position is a lost one no play reaches.
+    fn stand_in(&self) -> MorrisPosition {
+        // Layers by size, largest first; a few thousand positions of each are enough to
+        // meet one that play reaches (a layer's first ones pack a side's stones together).
+        let mut layers: Vec<usize> = (0..=self.last_layer()).collect();
+        layers.sort_by_key(|&k| std::cmp::Reverse(self.layer_size(k)));
+        for k in layers {
+            let n = self.layer_size(k);
+            if n == 0 {
+                continue;
+            }
+            let mut pos = self.unrank(k, 0);
+            for r in 0..n.min(1 << 16) {
+                if r > 0 {
+                    self.advance(&mut pos);
+                }
+                if self.ended(&pos).is_none() && self.check_reachable(&pos).is_ok() {
+                    return pos;
+                }
+            }
+        }
+        self.unrank(0, 0)
     }
 
     /// The position before the first move.
@@ -185,6 +211,21 @@ impl Gameplay for Morris {
 
     fn start_position(&self) -> Option<MorrisPosition> {
         (!self.board.moving).then(|| self.start())
+    }
+
+    /// The moving phase alone opens on the first position of its largest layer that can
+    /// arise and is not over (`stand_in`).
+    fn opening(&self) -> (MorrisPosition, Option<String>) {
+        match self.board.moving {
+            false => (self.start(), None),
+            true => (
+                self.stand_in(),
+                Some(
+                    "the moving phase alone has no start: this is the first position of its largest layer that can arise and is not over"
+                        .into(),
+                ),
+            ),
+        }
     }
 
     fn format_position(&self, pos: &MorrisPosition) -> String {

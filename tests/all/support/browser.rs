@@ -88,10 +88,21 @@ pub async fn text(c: &Client, css: &str) -> String {
 }
 
 /// Whether Chromium and its driver are installed; if not, say that the test is skipped.
+/// The note goes straight to the process's standard error: the test harness captures
+/// what `println!` prints and shows it only for a test that fails, so a skipped test
+/// would otherwise read as a pass.
 pub fn available() -> bool {
     let there = Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists();
     if !there {
-        println!("note: skipping the browser test: install chromium and chromium-driver");
+        use std::io::Write;
+        let test = std::thread::current()
+            .name()
+            .unwrap_or("a browser test")
+            .to_string();
+        let _ = writeln!(
+            std::io::stderr(),
+            "note: {test}: skipped, its browser checks need {CHROMIUM} and {CHROMEDRIVER} (Debian: apt-get install chromium chromium-driver)"
+        );
     }
     there
 }

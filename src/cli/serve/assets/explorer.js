@@ -80,7 +80,9 @@ let selected = null;  // a move between cells: the cell clicked first ("r,c"), i
 let target = null;    // morris: where the stone goes, when the move still removes one ("r,c")
 
 function positionInURL() {
-  return new URLSearchParams(location.search).get("position") || "empty";
+  // No position asked for: where the table opens (its start, or for a table without one
+  // a position of its own, `opening_note` saying so).
+  return new URLSearchParams(location.search).get("position") || (info && info.opening) || "empty";
 }
 
 function shareable(position) {
@@ -232,6 +234,10 @@ function text(content, attrs, parent) {
 
 function render() {
   const a = current;
+  // A table without a start says what the position it opens on is.
+  const opening = info.opening_note && a.position === info.opening;
+  $("opening-note").textContent = opening ? `Opening position: ${info.opening_note}.` : "";
+  $("opening-note").hidden = !opening;
   const first = a.to_move === "first";
   const good = goodness(a.moves, first);
   // Moves by the cell a click lands on: the stone's cell for a drop; for a move between
@@ -425,7 +431,13 @@ function drawGrid(svg, a, byCell) {
 // Morris: what the next click does, in words.
 function morrisStep(a) {
   const hands = a.in_hand ? `; in hand x ${a.in_hand.x}, o ${a.in_hand.o}` : "";
-  if (target) return `${hands}: to ${pointName(target)}, click the stone it removes`;
+  if (target) {
+    // The stones the move may take, as `play` names them.
+    const takes = a.moves
+      .filter((m) => m.take && m.cell.join(",") === target && (!selected || (m.from && m.from.join(",") === selected)))
+      .map((m) => pointName(m.take.join(",")));
+    return `${hands}: to ${pointName(target)} closes a mill, so it takes one of the other side's stones: click one of ${takes.join(", ")}`;
+  }
   if (selected) return `${hands}: from ${pointName(selected)}, click where it goes`;
   return hands;
 }
@@ -459,7 +471,7 @@ function drawMorris(svg, a) {
     if (!seen || good[seen[0].i] < good[o.i]) hits.set(cell, [o, ...(seen || [])]);
     else seen.push(o);
   }
-  $("legend").textContent = a.moves.some((m) => m.take) ? "A move that closes a mill removes a stone: click the move, then the stone." : "";
+  $("legend").textContent = a.moves.some((m) => m.take) ? "A move that closes a mill takes one of the other side's stones: click the point it goes to, then the stone it takes." : "";
   const marks = a.position.trim().split(/\s+/).slice(0, -3).join("").replace(/\//g, "");
   svg.setAttribute("width", (size - 1) * S + 2 * pad);
   svg.setAttribute("height", (size - 1) * S + 2 * pad);
@@ -541,7 +553,8 @@ async function explore() {
   }
   if (!info) return showError(`no table named ${tableName}`);
   $("board-info").textContent = `${info.game}, ${info.board}`;
-  $("start").onclick = () => { stop(); go("empty", "empty board"); };
+  if (info.opening_note) $("start").textContent = "Opening position";
+  $("start").onclick = () => { stop(); go(info.opening || "empty", info.opening_note ? "opening position" : "empty board"); };
   $("play-pv").onclick = playBestLine;
   $("undo").onclick = undo;
   $("position-form").onsubmit = (e) => {
