@@ -271,7 +271,7 @@ pub fn principal_variation<G: Gameplay>(
 /// The JSON object of `query --json` (and of each `--batch --json` line and `serve`'s
 /// answers): game, position, stones, to_move, value, moves, best, and both final scores
 /// where the game defines them. A game that ends in a win, a loss, a tie or a draw (mnk,
-/// connect, teeko, quixo) stores a code, not a value: there the object (and each move, for
+/// connect, teeko, quixo, morris) stores a code, not a value: there the object (and each move, for
 /// the side that plays it) has `result` and `remoteness`, and the stored number as `code`
 /// instead of `value`. Each move names its `cell` `[row, col]` (1-based, the landing cell
 /// for connect), and also its `column` (1-based) where a move only chooses a column

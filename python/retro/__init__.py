@@ -1,7 +1,7 @@
 """Exact retrograde tables of small two-player games, from Python.
 
 ``retro`` (the Rust program this package binds) builds a table holding the minimax value
-of every position of a game on a board (young, twins, mnk, connect, teeko, quixo) and
+of every position of a game on a board (young, twins, mnk, connect, teeko, quixo, morris) and
 reads it back one entry at a time. This package opens such tables and asks them
 questions, in the spirit of python-chess's ``chess.syzygy``: the table stays on disk and
 probing is a method call.
@@ -105,7 +105,7 @@ class Layer:
     them pandas nullable integers (``Int64``), ``to_arrow`` and ``to_polars`` columns with
     nulls.
 
-    A table that folds symmetric positions (mnk, connect, Teeko and Quixo by default) stores
+    A table that folds symmetric positions (mnk, connect, Teeko, Quixo and Morris by default) stores
     one entry per orbit of the board's symmetries: a row is an orbit, its ``position`` the orbit's
     canonical position, and ``orbit_size`` how many positions share its entry (all of
     them have its value). Weigh by it to count positions: ``layer.orbit_size.sum()`` is
@@ -240,7 +240,7 @@ def _layer_from_raw(k: int, start: int, raw: Dict[str, Any]) -> Layer:
 
 class Outcome(NamedTuple):
     """How a game that ends in a win, a loss, a tie or a draw goes from a position with
-    best play: what :func:`solve` returns for mnk, connect, teeko and quixo."""
+    best play: what :func:`solve` returns for mnk, connect, teeko, quixo and morris."""
 
     #: "win", "loss", "tie" or "draw", for the side to move.
     result: str
@@ -251,7 +251,7 @@ class Outcome(NamedTuple):
 @dataclass(frozen=True)
 class Outcomes:
     """What :meth:`Table.query_many` returns for a game that ends in a win, a loss, a tie
-    or a draw (mnk, connect, teeko, quixo): per position, in order, its result and
+    or a draw (mnk, connect, teeko, quixo, morris): per position, in order, its result and
     remoteness, as ``Table.layer`` and ``retro export`` give them. With
     ``errors="mask"``, ``result`` and ``remoteness`` are ``numpy.ma.MaskedArray`` objects
     whose bad positions are masked."""
@@ -341,7 +341,7 @@ class Table:
     ``symmetries``, ``layer_sizes``, ``layer_positions``, ``root`` and ``root_value`` are
     those of ``retro info --json``.
 
-    A table that folds symmetric positions (mnk, connect, Teeko and Quixo by default;
+    A table that folds symmetric positions (mnk, connect, Teeko, Quixo and Morris by default;
     ``symmetries`` greater than 1) stores one entry per orbit of the board's symmetries: it answers for
     ``positions`` positions with ``entries`` entries. Every position can be asked about
     (``query``, ``query_many``, ``rank``); a layer's rows are its entries, each with its
@@ -474,14 +474,24 @@ class Table:
         ``checksum_ok`` is left out."""
         return self._raw.info(check)
 
-    def stats(self) -> Dict[str, Any]:
+    def stats(self, split: bool = False) -> Dict[str, Any]:
         """``retro stats --json``'s object: ``layers``, one dict per layer (``layer``,
         ``entries``, ``positions``, ``wins``, ``losses``, ``draws``, ``ties``,
+        ``win_entries``, ``loss_entries``, ``draw_entries``, ``tie_entries``,
         ``longest_win``, ``longest_loss``, and for a game of scores ``min_value`` and
-        ``max_value``; None where there is none), and ``total`` (the same sums over every
-        layer, without ``layer``). ``pandas.DataFrame(t.stats()["layers"])`` is a table of
-        them. Counts are of entries (each orbit once in a folded table)."""
-        return self._raw.stats()
+        ``max_value``; None where there is none; ``holds`` and ``phase`` where the game
+        names them), ``total`` (the same sums over every layer, without ``layer``) and
+        ``phases`` (one per phase of play, where the game names them).
+        ``pandas.DataFrame(t.stats()["layers"])`` is a table of them. ``wins`` and the
+        like count positions; ``win_entries`` and the like count entries (each orbit
+        once in a folded table).
+
+        With ``split`` (``retro stats --split``), ``split`` holds one dict per class of
+        each layer: ``layer``, ``x`` and ``o`` (each side's stones or cubes),
+        ``to_move`` (``"x"`` or ``"o"``), ``positions``, ``wins``, ``losses``,
+        ``draws``, ``ties``, ``longest_win``, ``longest_loss``:
+        ``pandas.DataFrame(t.stats(split=True)["split"])``."""
+        return self._raw.stats(split)
 
     def query(self, position: str, *, pv: bool = False) -> Dict[str, Any]:
         """A position's answer: the object ``retro query TABLE POSITION --json`` prints
@@ -522,7 +532,7 @@ class Table:
         answers them, in order.
 
         For a game of scores (young, twins): an int64 array of values. For a game that
-        ends in a win, a loss, a tie or a draw (mnk, connect, teeko, quixo): an
+        ends in a win, a loss, a tie or a draw (mnk, connect, teeko, quixo, morris): an
         :class:`Outcomes` of ``result`` and ``remoteness`` arrays. ``codes=True`` gives
         the entries as the table stores them (and ``retro query --batch`` prints them),
         an int64 array for every game: for the games with outcomes these are codes
@@ -787,7 +797,7 @@ def build(
     """Build the complete table of ``board`` into ``path``, as ``retro build`` does, and
     return the object ``retro build --json`` prints (``positions``, ``seconds``,
     ``root_value``, ``resumed_below``, ...). For a game that ends in a win, a loss, a tie
-    or a draw (mnk, connect, teeko, quixo), the root is said by ``root_result`` and
+    or a draw (mnk, connect, teeko, quixo, morris), the root is said by ``root_result`` and
     ``root_remoteness`` in place of ``root_value``, and ``root_code`` is the code the table
     stores for it.
 
@@ -797,7 +807,7 @@ def build(
     ``"compact"`` or ``"moves"`` (with ``values_every=L``, as ``--moves L``).
     ``threads`` workers (default: all cores).
 
-    A game whose board has symmetries (mnk, Teeko, Quixo) folds them by default: the table
+    A game whose board has symmetries (mnk, connect, Teeko, Quixo, Morris) folds them by default: the table
     stores one entry per orbit of symmetric positions and answers for all of them
     (the report's ``entries`` and ``positions``). ``fold=False`` stores every position,
     as ``--no-fold`` does; a table of best moves always does.

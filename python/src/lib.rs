@@ -637,9 +637,10 @@ impl RawTable {
         to_py(py, &info)
     }
 
-    /// `stats --json`'s object: each layer's counts and the totals.
-    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let stats = self.answer(py, || retro::stats::stats_json::<Builtin>(&self.table))?;
+    /// `stats --json`'s object: each layer's counts and the totals, and with `split`
+    /// (`--split`) each class's.
+    fn stats<'py>(&self, py: Python<'py>, split: bool) -> PyResult<Bound<'py, PyAny>> {
+        let stats = self.answer(py, || retro::stats::stats_json::<Builtin>(&self.table, split))?;
         to_py(py, &stats)
     }
 

@@ -57,7 +57,7 @@ def test_build_writes_the_command_lines_table(cli, tmp_path, game, board, kwargs
     for key in ("game", "board", "positions", "entries", "symmetries", "file_bytes", "value_bytes",
                 "resumed_below"):
         assert report[key] == want[key], key
-    # mnk, connect, Teeko and Quixo fold by default, one entry per orbit; fold=False keeps every
+    # mnk, connect, Teeko, Quixo and Morris fold by default, one entry per orbit; fold=False keeps every
     # position.
     folds = game in ("mnk", "connect", "teeko", "quixo") and kwargs.get("fold", True)
     assert (report["symmetries"] > 1) == folds

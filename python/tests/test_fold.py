@@ -1,4 +1,4 @@
-"""Tables that fold symmetric positions (mnk, Teeko and Quixo by default: one entry per orbit of
+"""Tables that fold symmetric positions (mnk, connect, Teeko, Quixo and Morris by default: one entry per orbit of
 the board's symmetries) against unfolded tables of the same boards: every position answers
 the same, and the orbit sizes weigh each layer's entries into its positions and counts."""
 
@@ -112,6 +112,18 @@ def test_stats_are_the_command_lines_and_count_the_layers_rows(cli, pairs, name)
         assert layer["entries"] == len(rows)
         assert layer["positions"] == int(np.asarray(rows.orbit_size).sum())
         if getattr(rows, "result", None) is not None:
+            # Entries won and the like count rows; wins and the like weigh each row by
+            # its orbit's size (positions).
             got = Counter(str(r) for r in rows.result)
-            assert (layer["wins"], layer["losses"], layer["draws"], layer["ties"]) == (
-                got.get("win", 0), got.get("loss", 0), got.get("draw", 0), got.get("tie", 0))
+            weighed = Counter()
+            for r, size in zip(rows.result, np.asarray(rows.orbit_size)):
+                weighed[str(r)] += int(size)
+            kinds = ("win", "loss", "draw", "tie")
+            assert [layer[f"{k}_entries"] for k in kinds] == [got.get(k, 0) for k in kinds]
+            assert [layer[k] for k in ("wins", "losses", "draws", "ties")] == [
+                weighed.get(k, 0) for k in kinds]
+    split = t.stats(split=True)
+    assert split == json.loads(cli.run("stats", str(folded_path), "--json", "--split").stdout)
+    for layer in split["layers"]:
+        rows = [r for r in split["split"] if r["layer"] == layer["layer"]]
+        assert sum(r["positions"] for r in rows) == layer["positions"]

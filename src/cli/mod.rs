@@ -9,6 +9,7 @@ mod generate;
 mod info;
 pub(crate) mod lines;
 mod man;
+mod markdown;
 mod plan;
 mod play;
 mod query;
@@ -232,8 +233,8 @@ pub struct BoardArgs {
     #[arg(long, value_name = "C")]
     cols: Option<usize>,
     /// Store every position, not one entry per orbit of the board's symmetries (mnk, connect,
-    /// Teeko and Quixo fold symmetric positions together by default; tables of best moves and
-    /// MPI builds never do).
+    /// Teeko, Quixo and Morris fold symmetric positions together by default; tables of best
+    /// moves never do).
     #[arg(long)]
     no_fold: bool,
 }
@@ -404,7 +405,7 @@ pub fn run<R: Registry>() -> Result<i32> {
     // `help games` is a topic, not a subcommand; clap's own `help` handles the rest.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if args.len() == 3 && args[1] == "help" && args[2] == "games" {
-        write_stdout(&games_help::<R>())?;
+        write_stdout(&markdown::to_text(&games_help::<R>()))?;
         return Ok(0);
     }
     let cmd = command::<R>();

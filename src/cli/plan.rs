@@ -42,7 +42,7 @@ pub struct Args {
     #[arg(long)]
     total: bool,
     /// Plan a table of every position, not one entry per orbit of the board's symmetries
-    /// (mnk, connect, Teeko and Quixo fold them by default; an MPI build stores every position).
+    /// (mnk, connect, Teeko, Quixo and Morris fold them by default, over MPI ranks too).
     #[arg(long)]
     no_fold: bool,
 }

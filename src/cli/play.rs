@@ -1,6 +1,7 @@
 //! `retro play`: a game in the terminal against the table's perfect player. Moves are read
 //! from stdin as `row,col` (connect: a column number; teeko and quixo also
-//! `row,col-row,col`), so a script can drive it; everything is written to stdout.
+//! `row,col-row,col`; morris by point names, `d2`, `d2-d3`, `d2-d3xa4`), so a script can
+//! drive it; everything is written to stdout.
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;

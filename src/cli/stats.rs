@@ -1,5 +1,6 @@
-//! `retro stats`: per layer, the entries, the positions they stand for, the wins, losses,
-//! ties and draws for the side to move and the longest loss and win in plies
+//! `retro stats`: per layer, the entries, the positions they stand for, the positions won,
+//! lost, drawn and tied for the side to move and the longest loss and win in plies; with
+//! `--split`, per class of positions (each side's stones and the side to move)
 //! (`crate::stats`).
 
 use std::path::PathBuf;
@@ -7,23 +8,38 @@ use std::path::PathBuf;
 use super::{Threads, open_table, outln};
 use crate::error::Result;
 use crate::game::Registry;
+use crate::stats::SplitRow;
 
 #[derive(clap::Args)]
 #[command(after_help = "\
-Counts are of table entries: where a table folds symmetric positions, each orbit counts
-once (the positions column says how many positions they stand for). Each layer's checksum
-is checked as it is read (--no-check skips it), so a damaged table is an error, not counts. Games of scores
-(young, twins) show each layer's least and greatest value instead of results.
+Counts are of positions. A table that folds symmetric positions stores an entry per orbit:
+the entries column counts those, and the positions won, lost and drawn are counted by
+walking each entry's orbit (--json also gives each layer's counts of entries:
+win_entries, loss_entries, ...). Where a game names what a layer holds (morris: each
+side's stones, and what is in hand while placing), a column says it, and a line per phase
+of play follows the totals.
+
+--split breaks each layer into classes, one row per count of x's stones (or cubes), of
+o's, and side to move: the classes tables of solved games publish.
+
+Each layer's checksum is checked as it is read (--no-check skips it), so a damaged table
+is an error, not counts. Games of scores (young, twins) show each layer's least and
+greatest value instead of results.
 
 Examples:
   retro stats tables/young-sample.retro
-  retro stats quixo.retro --json")]
+  retro stats quixo.retro --json
+  retro stats morris.retro --split")]
 pub struct Args {
     /// Table file.
     table: PathBuf,
-    /// Print one JSON object: `layers` (one object per layer) and `total`.
+    /// Print one JSON object: `layers` (one object per layer), `total`, `phases` (where
+    /// the game names them) and `split` (with --split).
     #[arg(long)]
     json: bool,
+    /// A row per class of each layer: x's stones (or cubes), o's, and the side to move.
+    #[arg(long)]
+    split: bool,
     /// Count without checking each layer's checksum first (a damaged table then gives
     /// wrong counts rather than an error).
     #[arg(long)]
@@ -39,19 +55,34 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
         // Each layer's checksum is checked as it is first read, as `verify` does.
         table = table.check_layers_as_read();
     }
-    let layers = crate::stats::table_stats::<R>(&table)?;
+    let stats = crate::stats::table_stats::<R>(&table, args.split)?;
     if args.json {
-        outln!("{}", crate::stats::json_of(&layers)?)?;
+        outln!("{}", crate::stats::json_of(&stats)?)?;
         return Ok(0);
     }
-    let total = crate::stats::total(&layers);
+    let layers = &stats.layers;
     let results = layers
         .iter()
         .any(|l| l.wins + l.losses + l.ties + l.draws > 0);
+    if let Some(rows) = &stats.split {
+        return print_split(rows, results);
+    }
+    let total = crate::stats::total(layers);
+    let phases = crate::stats::phases(layers);
+    // What each layer holds, where the game says it: as wide as its longest.
+    let holds = layers
+        .iter()
+        .filter_map(|l| l.holds.as_ref().map(|h| h.len()))
+        .max()
+        .map(|w| w.max("holds".len()));
+    let first = |name: &str, holds_text: &str| match holds {
+        Some(w) => format!("{name:>5} {holds_text:<w$}"),
+        None => format!("{name:>5}"),
+    };
     if results {
         outln!(
-            "{:>5} {:>14} {:>16} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8}",
-            "layer",
+            "{} {:>14} {:>16} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8}",
+            first("layer", "holds"),
             "entries",
             "positions",
             "wins",
@@ -63,24 +94,33 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
         )?;
     } else {
         outln!(
-            "{:>5} {:>14} {:>16} {:>10} {:>10}",
-            "layer",
+            "{} {:>14} {:>16} {:>10} {:>10}",
+            first("layer", "holds"),
             "entries",
             "positions",
             "least",
             "greatest"
         )?;
     }
-    for l in layers.iter().chain(std::iter::once(&total)) {
-        let name = if std::ptr::eq(l, &total) {
-            "all".to_string()
-        } else {
-            l.layer.to_string()
-        };
+    let named = layers
+        .iter()
+        .map(|l| (l.layer.to_string(), l.holds.clone().unwrap_or_default(), l))
+        .chain(std::iter::once(("all".to_string(), String::new(), &total)))
+        .chain(phases.iter().map(|p| {
+            // A phase's line: its name and how many layers it sums, under the holds.
+            let phase = p.phase.clone().unwrap_or_default();
+            let layers = match p.layer {
+                1 => "1 layer".to_string(),
+                n => format!("{n} layers"),
+            };
+            (String::new(), format!("{phase}: {layers}"), p)
+        }));
+    for (name, holds_text, l) in named {
+        let name = first(&name, &holds_text);
         let plies = |r: Option<usize>| r.map_or("-".to_string(), |r| r.to_string());
         if results {
             outln!(
-                "{:>5} {:>14} {:>16} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8}",
+                "{} {:>14} {:>16} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8}",
                 name,
                 l.entries,
                 l.positions,
@@ -92,14 +132,79 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
                 plies(l.longest_win)
             )?;
         } else {
-            let v = |v: Option<i64>| v.map_or("-".to_string(), |v| v.to_string());
             outln!(
-                "{:>5} {:>14} {:>16} {:>10} {:>10}",
+                "{} {:>14} {:>16} {:>10} {:>10}",
                 name,
                 l.entries,
                 l.positions,
-                v(l.min_value),
-                v(l.max_value)
+                value(l.min_value),
+                value(l.max_value)
+            )?;
+        }
+    }
+    Ok(0)
+}
+
+fn value(v: Option<i64>) -> String {
+    v.map_or("-".to_string(), |v| v.to_string())
+}
+
+/// `--split`'s table: a row per class of each layer.
+fn print_split(rows: &[SplitRow], results: bool) -> Result<i32> {
+    let plies = |r: Option<usize>| r.map_or("-".to_string(), |r| r.to_string());
+    if results {
+        outln!(
+            "{:>5} {:>3} {:>3} {:>7} {:>16} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8}",
+            "layer",
+            "x",
+            "o",
+            "to move",
+            "positions",
+            "wins",
+            "losses",
+            "draws",
+            "ties",
+            "max loss",
+            "max win"
+        )?;
+    } else {
+        outln!(
+            "{:>5} {:>3} {:>3} {:>7} {:>16} {:>10} {:>10}",
+            "layer",
+            "x",
+            "o",
+            "to move",
+            "positions",
+            "least",
+            "greatest"
+        )?;
+    }
+    for r in rows {
+        if results {
+            outln!(
+                "{:>5} {:>3} {:>3} {:>7} {:>16} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8}",
+                r.layer,
+                r.x,
+                r.o,
+                r.to_move,
+                r.positions,
+                r.wins,
+                r.losses,
+                r.draws,
+                r.ties,
+                plies(r.longest_loss),
+                plies(r.longest_win)
+            )?;
+        } else {
+            outln!(
+                "{:>5} {:>3} {:>3} {:>7} {:>16} {:>10} {:>10}",
+                r.layer,
+                r.x,
+                r.o,
+                r.to_move,
+                r.positions,
+                value(r.min_value),
+                value(r.max_value)
             )?;
         }
     }

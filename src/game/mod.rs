@@ -92,6 +92,16 @@ pub struct Outcome {
     pub remoteness: usize,
 }
 
+/// What a layer holds (`Gameplay::layer_words`): in a line (`x 9 o 8`), and the phase
+/// of play its positions are in (`placing`, `moving`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LayerWords {
+    /// What its positions have in common, in a few words.
+    pub holds: String,
+    /// The phase of play, for a line per phase.
+    pub phase: &'static str,
+}
+
 /// How moves are written for humans (query, play, pv): a cell, or, where a move only
 /// chooses a column (connect), the column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -365,6 +375,20 @@ pub trait Gameplay: Game {
     /// counts them.
     fn stones(&self, pos: &Self::Position) -> usize {
         self.layer_of(pos)
+    }
+    /// Each side's stones (or cubes) on the board at `pos`, x's then o's: the classes
+    /// `stats --split` counts by. The default is a game where the sides take turns putting
+    /// stones down, x first, and none leaves the board; a game where the first player
+    /// plays o (twins), or stones come and go (morris, quixo), says its own.
+    fn side_stones(&self, pos: &Self::Position) -> [usize; 2] {
+        let stones = self.stones(pos);
+        [stones.div_ceil(2), stones / 2]
+    }
+    /// What layer `k` holds, in the game's words, and the phase of play it belongs to, for
+    /// `stats` (morris: each side's stones and what is in hand); None (the default) where
+    /// the layer's number says it (the stones on the board).
+    fn layer_words(&self, _k: usize) -> Option<LayerWords> {
+        None
     }
     /// Stones each side still has in hand (x's, o's), for a game where they are part of the
     /// position (morris); None (the default) elsewhere. `query` shows them, `export` writes

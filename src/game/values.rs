@@ -12,7 +12,7 @@
 //!   player: `cells + 1 - p` when x completes a line at ply p, minus that when o does, 0 for
 //!   a tie. Moves add nothing, so the scores' max and min pick the fastest win and the
 //!   slowest loss (`WinLoss`); the remoteness follows from the value and the stone count.
-//! - **SideToMove** (Teeko, Quixo): win, loss or draw for the side to move with the
+//! - **SideToMove** (Teeko, Quixo, Morris): win, loss or draw for the side to move with the
 //!   remoteness, stored as `r + 1` for a win in r plies, `-(r + 1)` for a loss in r, 0 for
 //!   a draw (`Wdl`). A move turns its child's value round (`back`). A position whose moves
 //!   can repeat is solved to a fixpoint; a position with no move is lost.
@@ -136,7 +136,7 @@ impl Values {
             }
             Values::Lines(_) => WinLoss::meaning(),
             Values::SideToMove => {
-                "value: for the side to move, r + 1 for a win in r plies, -(r + 1) for a loss in r, 0 for a draw (neither side can force a win)"
+                "value: said for the side to move, a win or a loss in r plies or a draw (neither side can force a win); `query --json` gives the stored code (r + 1 for a win in r, -(r + 1) for a loss in r, 0 for a draw)"
             }
         }
     }
@@ -215,8 +215,9 @@ impl WinLoss {
     /// `Gameplay::value_meaning`: what the stored number is (a code: `query --json` gives it
     /// as `code`, and `result` and `remoteness` besides).
     pub fn meaning() -> &'static str {
-        "value: cells + 1 - p when x (first) completes a line at ply p, minus that when o does, \
-         0 for a tie; a ply is one stone (ply 5 is x's 3rd)"
+        "value: said as who wins at which ply, or a tie (a ply is one stone: ply 5 is x's 3rd); \
+         `query --json` gives the stored code (cells + 1 - p when x, first, completes a line at \
+         ply p, minus that when o does, 0 for a tie)"
     }
 
     /// `Gameplay::describe_value_at`: the result and the remoteness for the side to move, in

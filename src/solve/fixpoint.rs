@@ -1,4 +1,4 @@
-//! The workers for values of the side to move (`Values::SideToMove`: Teeko, Quixo): a layer
+//! The workers for values of the side to move (`Values::SideToMove`: Teeko, Quixo, Morris): a layer
 //! may have moves that stay inside it, so positions repeat, and a position may be a draw
 //! because neither side can force anything. The driver (`crate::solve`) hands each layer
 //! the finished layers its moves lead to (`Finished`).

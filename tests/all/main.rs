@@ -20,6 +20,7 @@ mod connect;
 mod connect_cli;
 mod damaged;
 mod diff;
+mod docs_lists;
 mod engine;
 mod export;
 mod golden;

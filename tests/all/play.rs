@@ -281,6 +281,29 @@ fn help_lists_the_commands_and_the_move_format() {
     }
     // Help does not redraw the board or move.
     assert_eq!(boards(&text, 2).len(), 1, "{text}");
+    // A game with results is played in words: its help says values so, and leaves the
+    // stored codes to `query --json`.
+    let morris = dir.path().join("m.retro");
+    crate::common::ok(&retro(
+        &[
+            "build",
+            "morris",
+            "six stones=3",
+            "-q",
+            "-o",
+            morris.to_str().unwrap(),
+        ],
+        "",
+    ));
+    let text = play(&morris, &[], "help\nquit\n");
+    assert!(
+        text.contains("\nvalue: said for the side to move, a win or a loss in r plies or a draw"),
+        "{text}"
+    );
+    assert!(
+        text.contains("value draw: neither side can force a win"),
+        "{text}"
+    );
 }
 
 #[test]

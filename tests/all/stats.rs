@@ -7,7 +7,8 @@ use serde_json::Value;
 use crate::common::{ok, retro};
 
 /// (entries, positions, wins, losses, draws, ties, longest win, longest loss) per layer,
-/// from `export --csv`'s rows, which come layer by layer; `sizes` are the layers' entries.
+/// wins and the like counted in positions (each row weighed by its orbit's size), from
+/// `export --csv`'s rows, which come layer by layer; `sizes` are the layers' entries.
 fn counted(csv: &str, sizes: &[u64]) -> Vec<[i64; 8]> {
     let mut lines = csv.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
@@ -21,20 +22,22 @@ fn counted(csv: &str, sizes: &[u64]) -> Vec<[i64; 8]> {
             let line = lines.next().unwrap();
             let fields: Vec<&str> = line.rsplitn(header.len(), ',').collect();
             let field = |i: usize| fields[header.len() - 1 - i];
+            let weight = field(orbit).parse::<i64>().unwrap();
             c[0] += 1;
-            c[1] += field(orbit).parse::<i64>().unwrap();
+            c[1] += weight;
             let r: i64 = field(remoteness).parse().unwrap();
+            // Wins and the like count positions: an entry counts its orbit's.
             match field(result) {
                 "win" => {
-                    c[2] += 1;
+                    c[2] += weight;
                     c[6] = c[6].max(r);
                 }
                 "loss" => {
-                    c[3] += 1;
+                    c[3] += weight;
                     c[7] = c[7].max(r);
                 }
-                "draw" => c[4] += 1,
-                "tie" => c[5] += 1,
+                "draw" => c[4] += weight,
+                "tie" => c[5] += weight,
                 other => panic!("result {other}"),
             }
         }
@@ -94,10 +97,19 @@ fn stats_count_what_export_writes() {
             "{total}"
         );
         assert!(layers.iter().all(|l| l["max_value"].is_null()), "{game}");
-        // The table as people read it: a header, a row per layer and the totals.
+        // Entries won and the like: the rows, each once.
+        let rows = csv_rows(&std::fs::read_to_string(csv).unwrap());
+        let wins = rows.iter().filter(|r| r["result"] == "win").count() as u64;
+        assert_eq!(total["win_entries"].as_u64(), Some(wins), "{game}");
+        // The table as people read it: a header, a row per layer, the totals, and a line
+        // per phase where the game names them (morris: placing, moving and the lost
+        // entry).
         let text = ok(&retro(&["stats", table], ""));
-        assert_eq!(text.lines().count(), layers.len() + 2, "{text}");
-        assert!(text.lines().last().unwrap().starts_with("  all"), "{text}");
+        let phases = stats["phases"].as_array().map_or(0, |p| p.len());
+        assert_eq!(game == "morris", phases == 3, "{game}: {stats}");
+        assert_eq!(text.lines().count(), layers.len() + 2 + phases, "{text}");
+        let all = text.lines().nth(layers.len() + 1).unwrap();
+        assert!(all.starts_with("  all"), "{text}");
     }
     // A game of scores: each layer's least and greatest value.
     let young = dir.path().join("y.retro");
@@ -116,4 +128,163 @@ fn stats_count_what_export_writes() {
         err.starts_with("error: ") && err.lines().count() == 1,
         "{err}"
     );
+}
+
+/// `export --csv`'s rows as maps from column to field (fields that hold commas are
+/// quoted).
+fn csv_rows(csv: &str) -> Vec<std::collections::HashMap<String, String>> {
+    let fields = |line: &str| -> Vec<String> {
+        let (mut out, mut field, mut quoted) = (Vec::new(), String::new(), false);
+        for c in line.chars() {
+            match c {
+                '"' => quoted = !quoted,
+                ',' if !quoted => out.push(std::mem::take(&mut field)),
+                c => field.push(c),
+            }
+        }
+        out.push(field);
+        out
+    };
+    let mut lines = csv.lines();
+    let header = fields(lines.next().unwrap());
+    lines
+        .map(|line| {
+            let row = fields(line);
+            assert_eq!(row.len(), header.len(), "{line}");
+            header.iter().cloned().zip(row).collect()
+        })
+        .collect()
+}
+
+/// Each side's marks on the board in a position's text: the part before the side to move
+/// (after `:` in Teeko's and Quixo's, the last three words in Morris's).
+fn marks_of(game: &str, position: &str) -> (u64, u64) {
+    let board = match game {
+        "morris" => {
+            let words: Vec<&str> = position.split_whitespace().collect();
+            words[..words.len() - 3].concat()
+        }
+        _ => position.split(':').next().unwrap().to_string(),
+    };
+    let count = |m: char| board.chars().filter(|&c| c == m).count() as u64;
+    (count('x'), count('o'))
+}
+
+/// The side a position's text says is to move.
+fn position_side(word: Option<&str>) -> char {
+    match word {
+        Some("x") => 'x',
+        Some("o") => 'o',
+        other => panic!("side to move {other:?}"),
+    }
+}
+
+/// `stats --split`: each layer's classes (each side's stones and the side to move) hold
+/// exactly the positions of that class, counted here from `export --all`'s rows (every
+/// position of every orbit, layer by layer) with their results; the rows of a layer add up
+/// to the layer's row; a folded table's split equals the unfolded table's.
+#[test]
+fn split_rows_count_each_class_of_positions() {
+    let dir = tempfile::tempdir().unwrap();
+    for (game, board, (first, second)) in [
+        ("quixo", "3x3", ('x', 'o')),
+        ("morris", "six stones=3", ('x', 'o')),
+        ("teeko", "4x4s3", ('x', 'o')),
+        ("mnk", "3x3k3", ('x', 'o')),
+        ("connect", "4x4", ('x', 'o')),
+    ] {
+        let split_of = |extra: &[&str]| -> Value {
+            let table = dir.path().join(format!("{game}{}.retro", extra.len()));
+            let table = table.to_str().unwrap().to_string();
+            let mut args = vec!["build", game, board, "-o", &table, "-q"];
+            args.extend_from_slice(extra);
+            ok(&retro(&args, ""));
+            let stats = ok(&retro(&["stats", &table, "--json", "--split"], ""));
+            let mut stats: Value = serde_json::from_str(&stats).unwrap();
+            stats["table"] = table.into();
+            stats
+        };
+        let folded = split_of(&[]);
+        let unfolded = split_of(&["--no-fold"]);
+        assert_eq!(folded["split"], unfolded["split"], "{game} {board}");
+        // Counts of positions do not depend on the folding; counts of entries do.
+        for key in ["positions", "wins", "losses", "draws", "ties"] {
+            assert_eq!(folded["total"][key], unfolded["total"][key], "{game} {key}");
+        }
+        let layers = folded["layers"].as_array().unwrap();
+        let split = folded["split"].as_array().unwrap();
+        for l in layers {
+            let rows: Vec<&Value> = split.iter().filter(|r| r["layer"] == l["layer"]).collect();
+            for key in ["positions", "wins", "losses", "draws", "ties"] {
+                let sum: u64 = rows.iter().map(|r| r[key].as_u64().unwrap()).sum();
+                assert_eq!(
+                    Some(sum),
+                    l[key].as_u64(),
+                    "{game} layer {} {key}",
+                    l["layer"]
+                );
+            }
+        }
+        // Every position, from the export of every orbit's positions.
+        let csv = dir.path().join(format!("{game}.csv"));
+        let csv = csv.to_str().unwrap();
+        let table = folded["table"].as_str().unwrap();
+        ok(&retro(
+            &["export", table, "--all", "--csv", "-o", csv, "-q"],
+            "",
+        ));
+        let rows = csv_rows(&std::fs::read_to_string(csv).unwrap());
+        let mut want = std::collections::BTreeMap::<(u64, u64, u64, String), [u64; 5]>::new();
+        let mut at = 0usize;
+        for l in layers {
+            let k = l["layer"].as_u64().unwrap();
+            for row in &rows[at..at + l["positions"].as_u64().unwrap() as usize] {
+                let (x, o) = marks_of(game, &row["position"]);
+                // The side to move, from the text (a finished game's `to_move` is none):
+                // written in Morris's, Teeko's and Quixo's; where the sides take turns
+                // putting stones down, x when the counts are equal.
+                let side = match game {
+                    "morris" => position_side(row["position"].split_whitespace().last()),
+                    "quixo" => position_side(row["position"].split(':').nth(1)),
+                    // Teeko writes it once every stone is down.
+                    "teeko" if row["position"].contains(':') => {
+                        position_side(row["position"].split(':').nth(1))
+                    }
+                    _ if x == o => first,
+                    _ => second,
+                };
+                let c = want.entry((k, x, o, side.to_string())).or_default();
+                c[0] += 1;
+                let slot = ["win", "loss", "draw", "tie"]
+                    .iter()
+                    .position(|r| *r == row["result"])
+                    .unwrap();
+                c[1 + slot] += 1;
+            }
+            at += l["positions"].as_u64().unwrap() as usize;
+        }
+        assert_eq!(at, rows.len(), "{game}: rows past the layers");
+        let got: std::collections::BTreeMap<(u64, u64, u64, String), [u64; 5]> = split
+            .iter()
+            .map(|r| {
+                let n = |key: &str| r[key].as_u64().unwrap();
+                (
+                    (
+                        n("layer"),
+                        n("x"),
+                        n("o"),
+                        r["to_move"].as_str().unwrap().to_string(),
+                    ),
+                    [
+                        n("positions"),
+                        n("wins"),
+                        n("losses"),
+                        n("draws"),
+                        n("ties"),
+                    ],
+                )
+            })
+            .collect();
+        assert_eq!(got, want, "{game} {board}");
+    }
 }

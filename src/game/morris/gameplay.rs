@@ -3,7 +3,7 @@
 //! `d2-d3`, `d2-d3xa4`), the board drawn, and its name and board (`Registered`).
 
 use super::*;
-use crate::game::{Board, Gameplay, MoveNotation, Registered};
+use crate::game::{Board, Gameplay, LayerWords, MoveNotation, Registered};
 
 impl Morris {
     fn form(&self) -> String {
@@ -88,6 +88,34 @@ impl Morris {
 }
 
 impl Gameplay for Morris {
+    /// Stones come and go: counted.
+    fn side_stones(&self, pos: &MorrisPosition) -> [usize; 2] {
+        [pos.x.count_ones() as usize, pos.o.count_ones() as usize]
+    }
+
+    /// Each side's stones, and while placing what is in hand (x places first).
+    fn layer_words(&self, k: usize) -> Option<LayerWords> {
+        let s = self.stones;
+        Some(match self.layer_shape(k) {
+            Shape::Placement { p, bx, bo } => LayerWords {
+                holds: format!(
+                    "stones {bx}-{bo}, in hand {}-{}",
+                    s - p.div_ceil(2),
+                    s - p / 2
+                ),
+                phase: "placing",
+            },
+            Shape::Movement { a, b } => LayerWords {
+                holds: format!("stones {a}-{b}"),
+                phase: "moving",
+            },
+            Shape::Lost => LayerWords {
+                holds: "a side under 3 stones".into(),
+                phase: "lost",
+            },
+        })
+    }
+
     fn move_notation(&self) -> MoveNotation {
         MoveNotation::Named
     }

@@ -70,7 +70,7 @@ impl MorrisPosition {
 
 /// What a layer holds.
 #[derive(Debug, Clone)]
-enum Shape {
+pub(crate) enum Shape {
     /// Placements made, x's and o's stones on the board.
     Placement { p: usize, bx: usize, bo: usize },
     /// Both hands empty; the sides have `a` and `b` stones (a >= b), whoever has which.
@@ -161,6 +161,11 @@ fn placed(p: usize) -> (usize, usize) {
 }
 
 impl Morris {
+    /// What layer `k` holds (`Gameplay::layer_words`).
+    pub(crate) fn layer_shape(&self, k: usize) -> Shape {
+        self.layers[k].shape.clone()
+    }
+
     /// The variant with its positions folded by the board's 16 symmetries (and, once the
     /// hands are empty, by exchanging the colours): one table entry per orbit.
     pub fn new(board: MorrisBoard) -> Result<Morris> {

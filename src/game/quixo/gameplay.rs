@@ -31,6 +31,14 @@ impl Quixo {
 }
 
 impl Gameplay for Quixo {
+    /// Cubes taken show their taker's mark, and a cube taken again may change hands.
+    fn side_stones(&self, pos: &QuixoPosition) -> [usize; 2] {
+        [
+            pos.x.count_ones() as usize,
+            (pos.marked & !pos.x).count_ones() as usize,
+        ]
+    }
+
     fn move_notation(&self) -> MoveNotation {
         MoveNotation::FromTo
     }

@@ -5,6 +5,13 @@ use super::*;
 use crate::game::{Gameplay, Registered, Scores};
 
 impl Gameplay for Twins {
+    /// The first player plays o.
+    fn side_stones(&self, pos: &TwinsPosition) -> [usize; 2] {
+        let marks = self.marks(pos);
+        let count = |m: u8| marks.iter().filter(|&&c| c == m).count();
+        [count(b'x'), count(b'o')]
+    }
+
     fn describe_value(&self, value: i64) -> String {
         let second = self.total_weight() - value;
         let verdict = match value.cmp(&second) {

@@ -1,0 +1,435 @@
+//! The pages' lists of games against the registry: wherever README.md, python/README.md or
+//! a page of docs/ lists the games that fold symmetric positions, or the games that end in a
+//! win, a loss, a tie or a draw, the list names every such game `retro::Builtin` has, so a
+//! game that joins the registry or starts to fold fails here until the pages say so.
+//!
+//! Which games fold and which end in a result comes from the games themselves: a board of
+//! each (`Registry::random`, 3 x 3 and 4 x 4, where the game has one) is built through the
+//! registry and asked `Game::symmetries` (more than 1: it folds) and `Game::values` (not
+//! `Values::Scores`: it ends in a result).
+//!
+//! How a list is found. A list is two or more game names joined by `,`, `and` or `or`
+//! (`mnk, connect, Teeko and Quixo`; backticks and emphasis left out). It is a list of the
+//! games that fold when it names at least three of them and no other game, and a word of
+//! folding stands beside it in the same clause (at most 40 characters away, with no `,`, `;`
+//! or `.` between): `fold`, `folds`, `folded`, `folding` or `one entry per orbit`, as in
+//! "mnk, connect, Teeko, Quixo and Morris fold" or "a folded table (mnk, ...)". A list of the
+//! games with results is found alike, beside `win`, `loss`, `tie`, `draw`, `result`,
+//! `outcome` or `remoteness`. A paragraph (or list item, table row, line of code) that holds
+//! one complete list may go on to name some of the games ("mnk, Teeko and Quixo fold the
+//! square's 8"), and a sentence that names a test file (`test_fold.py`, `tests/all/x.rs`)
+//! says what that test covers, not which games there are.
+
+use std::path::{Path, PathBuf};
+
+use retro::Registry;
+use retro::game::{Registered, Values, Visitor};
+
+/// A game of the registry, and what the pages' lists say of it.
+struct Kind {
+    name: &'static str,
+    folds: bool,
+    results: bool,
+}
+
+/// How many positions a game folds onto an entry at most, and whether its values are
+/// results (win, loss, tie, draw) rather than scores.
+struct Ask;
+
+impl Visitor for Ask {
+    type Output = (usize, bool);
+    fn visit<G: Registered>(self, game: G) -> retro::Result<(usize, bool)> {
+        Ok((
+            game.symmetries(),
+            !matches!(game.values(), Values::Scores { .. }),
+        ))
+    }
+}
+
+/// Every game of the registry, asked on its boards of 3 x 3 and 4 x 4 (those it has).
+fn registry() -> Vec<Kind> {
+    retro::Builtin::names()
+        .into_iter()
+        .map(|name| {
+            let answers: Vec<(usize, bool)> = [(3, 3), (4, 4)]
+                .into_iter()
+                .filter_map(|size| {
+                    let board = retro::Builtin::random(name, size, 7, 9, "--max").ok()?;
+                    retro::Builtin::visit(&board, Ask).ok()
+                })
+                .collect();
+            assert!(!answers.is_empty(), "{name}: no 3 x 3 or 4 x 4 board");
+            Kind {
+                name,
+                folds: answers.iter().any(|&(symmetries, _)| symmetries > 1),
+                results: answers.iter().any(|&(_, results)| results),
+            }
+        })
+        .collect()
+}
+
+/// What a list may be a list of.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Of {
+    Folding,
+    Results,
+}
+
+impl Of {
+    fn words(self) -> &'static str {
+        match self {
+            Of::Folding => "the games that fold symmetric positions",
+            Of::Results => "the games that end in a win, a loss, a tie or a draw",
+        }
+    }
+
+    /// Where a word that says what the list is about starts and ends in `s` (lower case).
+    fn context(self, s: &str) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        match self {
+            Of::Folding => {
+                for word in ["folding", "folded", "folds", "fold"] {
+                    // Not `--no-fold`, `test_fold`, `unfolded`, `fold=False`.
+                    out.extend(words(s, word, |c| c == '-' || c == '_', |c| c == '='));
+                }
+                out.extend(words(s, "one entry per orbit", |_| false, |_| false));
+            }
+            Of::Results => {
+                for word in [
+                    "win",
+                    "loss",
+                    "tie",
+                    "draw",
+                    "result",
+                    "results",
+                    "outcome",
+                    "outcomes",
+                    "remoteness",
+                ] {
+                    out.extend(words(s, word, |_| false, |_| false));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Where `word` stands alone in `s`: not inside a longer word, nor after a character
+/// `before` refuses, nor before one `after` refuses.
+fn words(
+    s: &str,
+    word: &str,
+    before: impl Fn(char) -> bool,
+    after: impl Fn(char) -> bool,
+) -> Vec<(usize, usize)> {
+    let inside = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    s.match_indices(word)
+        .filter(|&(at, _)| {
+            let prev = s[..at].chars().next_back();
+            let next = s[at + word.len()..].chars().next();
+            !prev.is_some_and(|c| inside(c) || before(c))
+                && !next.is_some_and(|c| inside(c) || after(c))
+        })
+        .map(|(at, _)| (at, at + word.len()))
+        .collect()
+}
+
+/// A list of games in a sentence: where it starts and ends, and the names in it.
+struct List {
+    start: usize,
+    end: usize,
+    names: Vec<&'static str>,
+}
+
+/// Every run of two or more game names joined by `,`, `and` or `or` in `s` (lower case).
+fn lists(s: &str, games: &[Kind]) -> Vec<List> {
+    let mut found: Vec<(usize, usize, &'static str)> = games
+        .iter()
+        .flat_map(|g| {
+            words(s, g.name, |_| false, |_| false)
+                .into_iter()
+                .map(move |(a, b)| (a, b, g.name))
+        })
+        .collect();
+    found.sort();
+    let mut out: Vec<List> = Vec::new();
+    let mut run: Option<List> = None;
+    for (a, b, name) in found {
+        if let Some(list) = run.as_mut() {
+            let gap: String = s[list.end..a]
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect();
+            if matches!(gap.as_str(), "," | "and" | ",and" | "or" | ",or") {
+                list.end = b;
+                list.names.push(name);
+                continue;
+            }
+        }
+        out.extend(run.take());
+        run = Some(List {
+            start: a,
+            end: b,
+            names: vec![name],
+        });
+    }
+    out.extend(run);
+    out.retain(|list| list.names.len() >= 2);
+    out
+}
+
+/// Whether a word of `context` stands beside the list, in the same clause.
+fn beside(s: &str, list: &List, context: &[(usize, usize)]) -> bool {
+    context.iter().any(|&(a, b)| {
+        let between = if b <= list.start {
+            &s[b..list.start]
+        } else if a >= list.end {
+            &s[list.end..a]
+        } else {
+            return false;
+        };
+        between.len() <= 40 && !between.contains([',', ';', '.'])
+    })
+}
+
+/// Whether a sentence names a test file, and so says what that test covers.
+fn names_a_test(sentence: &str) -> bool {
+    sentence
+        .split(|c: char| !(c.is_ascii_alphanumeric() || "_./-".contains(c)))
+        .any(|token| token.contains("test") && (token.ends_with(".py") || token.ends_with(".rs")))
+}
+
+/// A paragraph, list item, table row or line of code, with its first line's number.
+struct Unit {
+    line: usize,
+    text: String,
+}
+
+fn units(page: &str) -> Vec<Unit> {
+    let mut out = Vec::new();
+    let mut current: Option<Unit> = None;
+    let mut code = false;
+    for (i, line) in page.lines().enumerate() {
+        let trimmed = line.trim();
+        if trimmed.starts_with("```") {
+            out.extend(current.take());
+            code = !code;
+            continue;
+        }
+        if code {
+            out.push(Unit {
+                line: i + 1,
+                text: line.to_string(),
+            });
+            continue;
+        }
+        let starts = ["- ", "* ", "|", "#"]
+            .iter()
+            .any(|&p| trimmed.starts_with(p));
+        if trimmed.is_empty() || starts {
+            out.extend(current.take());
+        }
+        if trimmed.is_empty() {
+            continue;
+        }
+        if let Some(unit) = current.as_mut() {
+            unit.text.push(' ');
+            unit.text.push_str(trimmed);
+        } else {
+            current = Some(Unit {
+                line: i + 1,
+                text: trimmed.to_string(),
+            });
+        }
+    }
+    out.extend(current);
+    out
+}
+
+/// What the check found on a page: the complete lists, and each list that leaves out
+/// games, as a message.
+#[derive(Default)]
+struct Found {
+    complete: Vec<Of>,
+    wrong: Vec<String>,
+}
+
+fn check(name: &str, page: &str, games: &[Kind]) -> Found {
+    let mut found = Found::default();
+    for unit in units(page) {
+        let text = unit.text.replace(['`', '*'], "").to_ascii_lowercase();
+        for of in [Of::Folding, Of::Results] {
+            let want: Vec<&str> = games
+                .iter()
+                .filter(|g| match of {
+                    Of::Folding => g.folds,
+                    Of::Results => g.results,
+                })
+                .map(|g| g.name)
+                .collect();
+            let least = want.len().clamp(2, 3);
+            let mut short = Vec::new();
+            let mut whole = false;
+            for sentence in text.split(". ").filter(|s| !names_a_test(s)) {
+                let context = of.context(sentence);
+                for list in lists(sentence, games) {
+                    let mut names = list.names.clone();
+                    names.sort();
+                    names.dedup();
+                    if names.len() < least
+                        || !names.iter().all(|n| want.contains(n))
+                        || !beside(sentence, &list, &context)
+                    {
+                        continue;
+                    }
+                    let missing: Vec<&str> = want
+                        .iter()
+                        .copied()
+                        .filter(|n| !names.contains(n))
+                        .collect();
+                    if missing.is_empty() {
+                        whole = true;
+                    } else {
+                        short.push(format!(
+                            "{name} line {}: \"{}\" lists {} but leaves out {}",
+                            unit.line,
+                            &sentence[list.start..list.end],
+                            of.words(),
+                            missing.join(", ")
+                        ));
+                    }
+                }
+            }
+            if whole {
+                found.complete.push(of);
+            } else {
+                found.wrong.extend(short);
+            }
+        }
+    }
+    found
+}
+
+/// README.md, python/README.md, the Python package's docstrings and every page of docs/.
+fn pages() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .expect("docs/")
+        .map(|entry| entry.expect("entry").path())
+        .filter(|path| path.extension().is_some_and(|e| e == "md"))
+        .collect();
+    docs.sort();
+    [
+        root.join("README.md"),
+        root.join("python/README.md"),
+        root.join("python/retro/__init__.py"),
+    ]
+    .into_iter()
+    .chain(docs)
+    .collect()
+}
+
+/// `retro --help` and the `--help` of each command it lists, by the command line.
+fn helps() -> Vec<(String, String)> {
+    let help = |args: &[&str]| crate::common::ok(&crate::common::retro(args, ""));
+    let top = help(&["--help"]);
+    let commands: Vec<String> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|&c| c != "help")
+        .map(str::to_string)
+        .collect();
+    assert!(
+        commands.len() >= 10,
+        "commands in `retro --help`: {commands:?}"
+    );
+    std::iter::once(("retro --help".to_string(), top))
+        .chain(
+            commands
+                .iter()
+                .map(|c| (format!("retro {c} --help"), help(&[c.as_str(), "--help"]))),
+        )
+        .collect()
+}
+
+#[test]
+fn every_list_of_the_folding_games_names_them_all() {
+    let games = registry();
+    assert!(
+        games.iter().any(|g| g.folds) && games.iter().any(|g| !g.folds),
+        "the registry has games that fold and games that do not"
+    );
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut wrong = Vec::new();
+    let mut complete = Vec::new();
+    for path in pages() {
+        let page = std::fs::read_to_string(&path).expect("read page");
+        let name = path.strip_prefix(root).expect("in the repository");
+        let found = check(&name.display().to_string(), &page, &games);
+        wrong.extend(found.wrong);
+        complete.extend(found.complete);
+    }
+    // And what the binary says: `--help` of every command `retro --help` lists.
+    for (name, help) in helps() {
+        let found = check(&name, &help, &games);
+        wrong.extend(found.wrong);
+        complete.extend(found.complete);
+    }
+    let named = |pick: fn(&Kind) -> bool| {
+        let names: Vec<&str> = games.iter().filter(|g| pick(g)).map(|g| g.name).collect();
+        names.join(", ")
+    };
+    assert!(
+        wrong.is_empty(),
+        "the games that fold are {}; the games with results are {}:\n{}",
+        named(|g| g.folds),
+        named(|g| g.results),
+        wrong.join("\n")
+    );
+    // The pattern must keep finding the lists the pages have, or it checks nothing.
+    for of in [Of::Folding, Of::Results] {
+        let n = complete.iter().filter(|&&o| o == of).count();
+        assert!(
+            n >= 3,
+            "{n} complete lists of {} found, where the pages have at least 3",
+            of.words()
+        );
+    }
+}
+
+#[test]
+fn a_list_that_leaves_a_game_out_is_named() {
+    let kind = |name, folds, results| Kind {
+        name,
+        folds,
+        results,
+    };
+    let games = [
+        kind("young", false, false),
+        kind("mnk", true, true),
+        kind("teeko", true, true),
+        kind("quixo", true, true),
+        kind("morris", true, true),
+    ];
+    let page = "Intro.\n\n`mnk`, Teeko and Quixo tables fold symmetric positions\nby default.\n\n\
+                - a folded table (mnk, Teeko, Quixo, Morris) only\n\
+                - mnk, teeko, quixo and morris fold: win or loss. Then mnk, Teeko and Quixo fold the square's 8.\n\
+                - young, mnk, teeko and quixo, folded or not\n\
+                - games whose stones move (Teeko, Quixo, Morris), folded tables\n\
+                - `test_fold.py`: folded mnk, Teeko and Quixo tables\n\n\
+                ```\nx.result  # mnk, teeko, quixo: 'win' or 'loss'\n```\n";
+    let found = check("p.md", page, &games);
+    assert_eq!(
+        found.wrong,
+        vec![
+            "p.md line 3: \"mnk, teeko and quixo\" lists the games that fold symmetric \
+             positions but leaves out morris",
+            "p.md line 13: \"mnk, teeko, quixo\" lists the games that end in a win, a loss, \
+             a tie or a draw but leaves out morris",
+        ]
+    );
+    assert_eq!(found.complete, vec![Of::Folding, Of::Folding, Of::Results]);
+}
