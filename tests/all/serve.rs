@@ -796,6 +796,19 @@ mod browser {
             "",
         ));
         tables.push(moving);
+        let nine = dir.path().join("morris-nine3.retro");
+        crate::common::ok(&crate::common::retro(
+            &[
+                "build",
+                "morris",
+                "nine stones=3",
+                "-o",
+                nine.to_str().unwrap(),
+                "-q",
+            ],
+            "",
+        ));
+        tables.push(nine);
         let server = Server::start(&tables, &["--quiet"]);
         let (_driver, port) = start_driver();
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -958,6 +971,31 @@ mod browser {
         assert_eq!(text(c, "opening-note").await, "");
         click(c, "#start").await;
         wait_text(c, "position", &position).await;
+
+        // The 24-point board's labels lie inside the drawing, g's descender included.
+        c.goto(&server.url("/morris-nine3")).await.unwrap();
+        wait_text(c, "position", &text(c, "position").await).await;
+        let deadline = Instant::now() + Duration::from_secs(15);
+        let inside = loop {
+            let found = c
+                .execute(
+                    "const svg = document.getElementById('board');
+                     const labels = [...svg.querySelectorAll('text')].filter((t) => /^[a-g1-7]$/.test(t.textContent));
+                     if (labels.length < 14) return null;
+                     const h = svg.height.baseVal.value, w = svg.width.baseVal.value;
+                     return labels.every((t) => { const b = t.getBBox();
+                       return b.x >= 0 && b.y >= 0 && b.x + b.width <= w && b.y + b.height <= h; });",
+                    vec![],
+                )
+                .await
+                .unwrap();
+            if let Some(inside) = found.as_bool() {
+                break inside;
+            }
+            assert!(Instant::now() < deadline, "the board was not drawn");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        assert!(inside, "a label of the 24-point board is clipped");
 
         // An unknown position shows the server's message.
         c.goto(&server.url("/twins-sample1?position=zz"))

@@ -474,7 +474,8 @@ function drawMorris(svg, a) {
   $("legend").textContent = a.moves.some((m) => m.take) ? "A move that closes a mill takes one of the other side's stones: click the point it goes to, then the stone it takes." : "";
   const marks = a.position.trim().split(/\s+/).slice(0, -3).join("").replace(/\//g, "");
   svg.setAttribute("width", (size - 1) * S + 2 * pad);
-  svg.setAttribute("height", (size - 1) * S + 2 * pad);
+  // Room below the bottom row for the file letters, descenders (g) included.
+  svg.setAttribute("height", (size - 1) * S + 2 * pad + 14);
   for (const [i, j] of info.links) {
     const [x1, y1] = at(info.points[i]), [x2, y2] = at(info.points[j]);
     el("line", { x1, y1, x2, y2, class: "link" }, svg);
