@@ -888,6 +888,11 @@ mod browser {
         let links = c.find_all(Locator::Css("line.link")).await.unwrap();
         assert_eq!(links.len(), 20);
         screenshot(c, "explorer-morris.png").await;
+        let legend = text(c, "legend").await;
+        assert_eq!(
+            legend,
+            "A move that closes a mill takes one of the other side's stones: click the point it goes to, then the stone it takes."
+        );
         click(c, "circle[data-point='e5']").await;
         // The page says the move closes a mill and which stones it may take.
         let deadline = Instant::now() + Duration::from_secs(15);

@@ -108,6 +108,17 @@ fn stats_count_what_export_writes() {
         let phases = stats["phases"].as_array().map_or(0, |p| p.len());
         assert_eq!(game == "morris", phases == 3, "{game}: {stats}");
         assert_eq!(text.lines().count(), layers.len() + 2 + phases, "{text}");
+        if game == "morris" {
+            // Each layer says what it holds: each side's stones, and what is in hand.
+            assert_eq!(layers[0]["holds"], "stones 0-0, in hand 3-3", "{stats}");
+            assert_eq!(layers[0]["phase"], "placing", "{stats}");
+            let last = &layers[layers.len() - 2];
+            assert_eq!(last["phase"], "moving", "{stats}");
+            assert!(text.contains(" stones 0-0, in hand 3-3 "), "{text}");
+            assert!(text.contains("placing: "), "{text}");
+        } else {
+            assert!(layers[0].get("holds").is_none(), "{stats}");
+        }
         let all = text.lines().nth(layers.len() + 1).unwrap();
         assert!(all.starts_with("  all"), "{text}");
     }
