@@ -16,6 +16,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::game::{Registered, Registry, Verdict, Visitor};
+use crate::reach::Reachable;
 use crate::table::Table;
 
 /// One layer's counts (or a phase's, or the table's).
@@ -34,6 +35,9 @@ pub struct LayerStats {
     pub entries: u64,
     /// The positions its entries stand for.
     pub positions: u64,
+    /// Of those, the positions play from the start reaches, where asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reachable: Option<u64>,
     /// Positions won, lost, tied and drawn for the side to move (games with results).
     pub wins: u64,
     /// See `wins`.
@@ -77,6 +81,9 @@ pub struct SplitRow {
     pub to_move: String,
     /// Positions of the class.
     pub positions: u64,
+    /// Of those, the positions play from the start reaches, where asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reachable: Option<u64>,
     /// Positions won, lost, drawn and tied for the side to move.
     pub wins: u64,
     /// See `wins`.
@@ -93,6 +100,15 @@ pub struct SplitRow {
     pub min_value: Option<i64>,
     /// See `min_value`.
     pub max_value: Option<i64>,
+}
+
+/// What `stats` counts beyond each layer's values.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Asked {
+    /// A row per class of each layer (`SplitRow`).
+    pub split: bool,
+    /// The positions play from the start reaches, per layer and per class.
+    pub reachable: bool,
 }
 
 /// A table's counts: every layer's, and with `split`, every class of every layer.
@@ -174,20 +190,20 @@ impl Histogram {
 
 /// Every layer's counts, and with `split` every class's; `R` is the registry the
 /// table's game is in.
-pub fn table_stats<R: Registry>(table: &Table, split: bool) -> Result<Stats> {
-    struct Count<'a>(&'a Table, bool);
+pub fn table_stats<R: Registry>(table: &Table, asked: Asked) -> Result<Stats> {
+    struct Count<'a>(&'a Table, Asked);
     impl Visitor for Count<'_> {
         type Output = Stats;
         fn visit<G: Registered>(self, game: G) -> Result<Stats> {
             stats_of(&game, self.0, self.1)
         }
     }
-    R::visit(&table.header.game, Count(table, split))
+    R::visit(&table.header.game, Count(table, asked))
 }
 
 /// `retro stats --json`'s object (`json_of`).
-pub fn stats_json<R: Registry>(table: &Table, split: bool) -> Result<serde_json::Value> {
-    json_of(&table_stats::<R>(table, split)?)
+pub fn stats_json<R: Registry>(table: &Table, asked: Asked) -> Result<serde_json::Value> {
+    json_of(&table_stats::<R>(table, asked)?)
 }
 
 /// The object `stats_json` makes of a table's counts: `layers` (each layer's), `total`,
@@ -223,6 +239,10 @@ pub fn total(layers: &[LayerStats]) -> LayerStats {
     for l in layers {
         t.entries += l.entries;
         t.positions += l.positions;
+        t.reachable = match (t.reachable, l.reachable) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
         t.wins += l.wins;
         t.losses += l.losses;
         t.ties += l.ties;
@@ -320,12 +340,19 @@ struct Counts {
     entries: Histogram,
     positions: Histogram,
     classes: HashMap<Class, HashMap<i64, u64>>,
+    /// Positions play reaches, in all and per class.
+    reached: u64,
+    reached_classes: HashMap<Class, u64>,
 }
 
 impl Counts {
     fn merge(mut self, other: Counts) -> Counts {
         self.entries = self.entries.merge(other.entries);
         self.positions = self.positions.merge(other.positions);
+        self.reached += other.reached;
+        for (class, n) in other.reached_classes {
+            *self.reached_classes.entry(class).or_default() += n;
+        }
         for (class, values) in other.classes {
             let mine = self.classes.entry(class).or_default();
             for (v, n) in values {
@@ -336,11 +363,28 @@ impl Counts {
     }
 }
 
-fn stats_of<G: Registered>(game: &G, table: &Table, split: bool) -> Result<Stats> {
+fn stats_of<G: Registered>(game: &G, table: &Table, asked: Asked) -> Result<Stats> {
+    let split = asked.split;
     let flat = table.header.value_type.width() <= 2;
     // A folded entry stands for its orbit: the positions are counted by walking the
     // entries (their orbits' sizes), and a split by each position of each orbit.
     let folded = table.header.symmetries > 1;
+    // Which positions play reaches: the game's own test where it is exact, else the
+    // forward pass from the start (`Reachable`); a table without a start has none.
+    let reach = match asked.reachable {
+        false => None,
+        true if game.start_position().is_none() => {
+            return Err(Error::input(
+                "this table has no start (it holds part of a game, such as Morris's moving phase alone), so no position of it is reached from the start: leave out --reachable",
+            ));
+        }
+        true => Some(Reachable::where_needed(game)?),
+    };
+    let reached = |p: &G::Position| match &reach {
+        Some(Some(pass)) => pass.contains(p),
+        _ => game.check_reachable(p).is_ok(),
+    };
+    let walk = folded || split || asked.reachable;
     let mut layers = Vec::with_capacity(table.header.layers.len());
     let mut rows = Vec::new();
     // The side to move is named by its mark (twins' first player plays o); young's stones
@@ -352,6 +396,8 @@ fn stats_of<G: Registered>(game: &G, table: &Table, split: bool) -> Result<Stats
             entries: Histogram::new(flat),
             positions: Histogram::new(flat),
             classes: HashMap::new(),
+            reached: 0,
+            reached_classes: HashMap::new(),
         };
         let counts = (0..n.div_ceil(RANGE))
             .into_par_iter()
@@ -360,7 +406,7 @@ fn stats_of<G: Registered>(game: &G, table: &Table, split: bool) -> Result<Stats
                 let values = table.read_range(k, start, RANGE.min(n - start) as usize)?;
                 let mut c = empty();
                 c.entries.add(&values);
-                if !(folded || split) {
+                if !walk {
                     return Ok(c);
                 }
                 let mut pos = game.unrank(k, start);
@@ -373,16 +419,24 @@ fn stats_of<G: Registered>(game: &G, table: &Table, split: bool) -> Result<Stats
                         false => 1,
                     };
                     c.positions.add_one(v, weight);
-                    if split {
-                        let mut class = |p: &G::Position| {
-                            let [x, o] = game.side_stones(p);
-                            let values = c.classes.entry((x, o, game.first_to_move(p)));
+                    if !(split || asked.reachable) {
+                        continue;
+                    }
+                    let mut each = |p: &G::Position| {
+                        let [x, o] = game.side_stones(p);
+                        let class = (x, o, game.first_to_move(p));
+                        if split {
+                            let values = c.classes.entry(class);
                             *values.or_default().entry(v).or_insert(0) += 1;
-                        };
-                        match folded {
-                            true => game.images(&pos).iter().for_each(&mut class),
-                            false => class(&pos),
                         }
+                        if asked.reachable && reached(p) {
+                            c.reached += 1;
+                            *c.reached_classes.entry(class).or_default() += 1;
+                        }
+                    };
+                    match folded {
+                        true => game.images(&pos).iter().for_each(&mut each),
+                        false => each(&pos),
                     }
                 }
                 Ok(c)
@@ -392,9 +446,11 @@ fn stats_of<G: Registered>(game: &G, table: &Table, split: bool) -> Result<Stats
             entries,
             positions,
             classes,
+            reached,
+            reached_classes,
         } = counts;
         let by_entry = tally(game, k, entries.counts());
-        let by_position = match folded || split {
+        let by_position = match walk {
             true => tally(game, k, positions.counts()),
             false => by_entry.clone(),
         };
@@ -405,6 +461,7 @@ fn stats_of<G: Registered>(game: &G, table: &Table, split: bool) -> Result<Stats
             phase: words.map(|w| w.phase.to_string()),
             entries: n,
             positions: game.layer_positions(k),
+            reachable: asked.reachable.then_some(reached),
             wins: by_position.wins,
             losses: by_position.losses,
             ties: by_position.ties,
@@ -420,7 +477,8 @@ fn stats_of<G: Registered>(game: &G, table: &Table, split: bool) -> Result<Stats
         });
         let mut classes: Vec<(Class, HashMap<i64, u64>)> = classes.into_iter().collect();
         classes.sort_unstable_by_key(|&((x, o, first), _)| (x, o, !first));
-        for ((x, o, first), values) in classes {
+        for (class, values) in classes {
+            let (x, o, first) = class;
             let positions = values.values().sum();
             let t = tally(game, k, values.into_iter().collect());
             rows.push(SplitRow {
@@ -429,6 +487,9 @@ fn stats_of<G: Registered>(game: &G, table: &Table, split: bool) -> Result<Stats
                 o,
                 to_move: (if first { marks.0 } else { marks.1 }).to_string(),
                 positions,
+                reachable: asked
+                    .reachable
+                    .then(|| reached_classes.get(&class).copied().unwrap_or(0)),
                 wins: t.wins,
                 losses: t.losses,
                 draws: t.draws,

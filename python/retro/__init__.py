@@ -474,7 +474,7 @@ class Table:
         ``checksum_ok`` is left out."""
         return self._raw.info(check)
 
-    def stats(self, split: bool = False) -> Dict[str, Any]:
+    def stats(self, split: bool = False, reachable: bool = False) -> Dict[str, Any]:
         """``retro stats --json``'s object: ``layers``, one dict per layer (``layer``,
         ``entries``, ``positions``, ``wins``, ``losses``, ``draws``, ``ties``,
         ``win_entries``, ``loss_entries``, ``draw_entries``, ``tie_entries``,
@@ -490,8 +490,11 @@ class Table:
         each layer: ``layer``, ``x`` and ``o`` (each side's stones or cubes),
         ``to_move`` (``"x"`` or ``"o"``), ``positions``, ``wins``, ``losses``,
         ``draws``, ``ties``, ``longest_win``, ``longest_loss``:
-        ``pandas.DataFrame(t.stats(split=True)["split"])``."""
-        return self._raw.stats(split)
+        ``pandas.DataFrame(t.stats(split=True)["split"])``.
+
+        With ``reachable`` (``--reachable``), each layer, total, phase and class also has
+        ``reachable``: the positions play from the start reaches."""
+        return self._raw.stats(split, reachable)
 
     def query(self, position: str, *, pv: bool = False) -> Dict[str, Any]:
         """A position's answer: the object ``retro query TABLE POSITION --json`` prints

@@ -639,8 +639,9 @@ impl RawTable {
 
     /// `stats --json`'s object: each layer's counts and the totals, and with `split`
     /// (`--split`) each class's.
-    fn stats<'py>(&self, py: Python<'py>, split: bool) -> PyResult<Bound<'py, PyAny>> {
-        let stats = self.answer(py, || retro::stats::stats_json::<Builtin>(&self.table, split))?;
+    fn stats<'py>(&self, py: Python<'py>, split: bool, reachable: bool) -> PyResult<Bound<'py, PyAny>> {
+        let asked = retro::stats::Asked { split, reachable };
+        let stats = self.answer(py, || retro::stats::stats_json::<Builtin>(&self.table, asked))?;
         to_py(py, &stats)
     }
 

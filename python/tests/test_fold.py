@@ -122,8 +122,13 @@ def test_stats_are_the_command_lines_and_count_the_layers_rows(cli, pairs, name)
             assert [layer[f"{k}_entries"] for k in kinds] == [got.get(k, 0) for k in kinds]
             assert [layer[k] for k in ("wins", "losses", "draws", "ties")] == [
                 weighed.get(k, 0) for k in kinds]
-    split = t.stats(split=True)
-    assert split == json.loads(cli.run("stats", str(folded_path), "--json", "--split").stdout)
+    split = t.stats(split=True, reachable=True)
+    assert split == json.loads(
+        cli.run("stats", str(folded_path), "--json", "--split", "--reachable").stdout)
+    # A layer's classes share out its positions, and the reachable ones.
+    for layer in split["layers"]:
+        rows = [r for r in split["split"] if r["layer"] == layer["layer"]]
+        assert sum(r["reachable"] for r in rows) == layer["reachable"] <= layer["positions"]
     for layer in split["layers"]:
         rows = [r for r in split["split"] if r["layer"] == layer["layer"]]
         assert sum(r["positions"] for r in rows) == layer["positions"]

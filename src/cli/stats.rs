@@ -22,6 +22,11 @@ of play follows the totals.
 --split breaks each layer into classes, one row per count of x's stones (or cubes), of
 o's, and side to move: the classes tables of solved games publish.
 
+--reachable adds a column of the positions play from the start reaches: the game's own
+test where a position shows it (every game but morris), else a forward pass over the
+game's moves from the start, one bit a position. A table without a start (morris's moving
+phase alone) refuses it.
+
 Each layer's checksum is checked as it is read (--no-check skips it), so a damaged table
 is an error, not counts. Games of scores (young, twins) show each layer's least and
 greatest value instead of results.
@@ -29,7 +34,7 @@ greatest value instead of results.
 Examples:
   retro stats tables/young-sample.retro
   retro stats quixo.retro --json
-  retro stats morris.retro --split")]
+  retro stats morris.retro --split --reachable")]
 pub struct Args {
     /// Table file.
     table: PathBuf,
@@ -40,6 +45,10 @@ pub struct Args {
     /// A row per class of each layer: x's stones (or cubes), o's, and the side to move.
     #[arg(long)]
     split: bool,
+    /// Also count the positions play from the start reaches (per layer, and per class
+    /// with --split).
+    #[arg(long)]
+    reachable: bool,
     /// Count without checking each layer's checksum first (a damaged table then gives
     /// wrong counts rather than an error).
     #[arg(long)]
@@ -55,17 +64,22 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
         // Each layer's checksum is checked as it is first read, as `verify` does.
         table = table.check_layers_as_read();
     }
-    let stats = crate::stats::table_stats::<R>(&table, args.split)?;
+    let asked = crate::stats::Asked {
+        split: args.split,
+        reachable: args.reachable,
+    };
+    let stats = crate::stats::table_stats::<R>(&table, asked)?;
     if args.json {
         outln!("{}", crate::stats::json_of(&stats)?)?;
         return Ok(0);
     }
     let layers = &stats.layers;
+    let reach = args.reachable;
     let results = layers
         .iter()
         .any(|l| l.wins + l.losses + l.ties + l.draws > 0);
     if let Some(rows) = &stats.split {
-        return print_split(rows, results);
+        return print_split(rows, results, reach);
     }
     let total = crate::stats::total(layers);
     let phases = crate::stats::phases(layers);
@@ -81,10 +95,10 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     };
     if results {
         outln!(
-            "{} {:>14} {:>16} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8}",
+            "{} {:>14} {} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8}",
             first("layer", "holds"),
             "entries",
-            "positions",
+            counted("positions", reach.then_some("reachable")),
             "wins",
             "losses",
             "draws",
@@ -94,10 +108,10 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
         )?;
     } else {
         outln!(
-            "{} {:>14} {:>16} {:>10} {:>10}",
+            "{} {:>14} {} {:>10} {:>10}",
             first("layer", "holds"),
             "entries",
-            "positions",
+            counted("positions", reach.then_some("reachable")),
             "least",
             "greatest"
         )?;
@@ -120,10 +134,10 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
         let plies = |r: Option<usize>| r.map_or("-".to_string(), |r| r.to_string());
         if results {
             outln!(
-                "{} {:>14} {:>16} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8}",
+                "{} {:>14} {} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8}",
                 name,
                 l.entries,
-                l.positions,
+                counted(l.positions, l.reachable),
                 l.wins,
                 l.losses,
                 l.draws,
@@ -133,10 +147,10 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
             )?;
         } else {
             outln!(
-                "{} {:>14} {:>16} {:>10} {:>10}",
+                "{} {:>14} {} {:>10} {:>10}",
                 name,
                 l.entries,
-                l.positions,
+                counted(l.positions, l.reachable),
                 value(l.min_value),
                 value(l.max_value)
             )?;
@@ -145,21 +159,29 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     Ok(0)
 }
 
+/// The positions column, and the reachable one beside it where asked for.
+fn counted(positions: impl std::fmt::Display, reachable: Option<impl std::fmt::Display>) -> String {
+    match reachable {
+        Some(r) => format!("{positions:>16} {r:>16}"),
+        None => format!("{positions:>16}"),
+    }
+}
+
 fn value(v: Option<i64>) -> String {
     v.map_or("-".to_string(), |v| v.to_string())
 }
 
 /// `--split`'s table: a row per class of each layer.
-fn print_split(rows: &[SplitRow], results: bool) -> Result<i32> {
+fn print_split(rows: &[SplitRow], results: bool, reach: bool) -> Result<i32> {
     let plies = |r: Option<usize>| r.map_or("-".to_string(), |r| r.to_string());
     if results {
         outln!(
-            "{:>5} {:>3} {:>3} {:>7} {:>16} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8}",
+            "{:>5} {:>3} {:>3} {:>7} {} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8}",
             "layer",
             "x",
             "o",
             "to move",
-            "positions",
+            counted("positions", reach.then_some("reachable")),
             "wins",
             "losses",
             "draws",
@@ -169,12 +191,12 @@ fn print_split(rows: &[SplitRow], results: bool) -> Result<i32> {
         )?;
     } else {
         outln!(
-            "{:>5} {:>3} {:>3} {:>7} {:>16} {:>10} {:>10}",
+            "{:>5} {:>3} {:>3} {:>7} {} {:>10} {:>10}",
             "layer",
             "x",
             "o",
             "to move",
-            "positions",
+            counted("positions", reach.then_some("reachable")),
             "least",
             "greatest"
         )?;
@@ -182,12 +204,12 @@ fn print_split(rows: &[SplitRow], results: bool) -> Result<i32> {
     for r in rows {
         if results {
             outln!(
-                "{:>5} {:>3} {:>3} {:>7} {:>16} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8}",
+                "{:>5} {:>3} {:>3} {:>7} {} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8}",
                 r.layer,
                 r.x,
                 r.o,
                 r.to_move,
-                r.positions,
+                counted(r.positions, r.reachable),
                 r.wins,
                 r.losses,
                 r.draws,
@@ -197,12 +219,12 @@ fn print_split(rows: &[SplitRow], results: bool) -> Result<i32> {
             )?;
         } else {
             outln!(
-                "{:>5} {:>3} {:>3} {:>7} {:>16} {:>10} {:>10}",
+                "{:>5} {:>3} {:>3} {:>7} {} {:>10} {:>10}",
                 r.layer,
                 r.x,
                 r.o,
                 r.to_move,
-                r.positions,
+                counted(r.positions, r.reachable),
                 value(r.min_value),
                 value(r.max_value)
             )?;

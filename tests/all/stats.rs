@@ -299,3 +299,116 @@ fn split_rows_count_each_class_of_positions() {
         assert_eq!(got, want, "{game} {board}");
     }
 }
+
+/// The positions play from the start reaches, per layer, found by a breadth-first search
+/// over the game's moves (`Gameplay::moves`) on every position its own entry.
+fn reached_by_search<G: retro::game::Registered>(board: G::Board) -> Vec<u64> {
+    use retro::game::{Game, Gameplay};
+    let game = G::unfolded(board).unwrap();
+    let start = game.start_position().unwrap();
+    let mut seen = std::collections::HashSet::new();
+    let mut counts = vec![0u64; game.last_layer() + 1];
+    let mut queue = std::collections::VecDeque::from([start]);
+    while let Some(pos) = queue.pop_front() {
+        let k = game.layer_of(&pos);
+        if !seen.insert((k, game.rank(&pos))) {
+            continue;
+        }
+        counts[k] += 1;
+        if game.ended(&pos).is_none() {
+            queue.extend(game.moves(&pos).into_iter().map(|m| m.child));
+        }
+    }
+    counts
+}
+
+/// `stats --reachable`: per layer and per class, the positions play from the start
+/// reaches, equal to a breadth-first search from the start on every small board of every
+/// game; a table without a start refuses it in one line.
+#[test]
+fn reachable_counts_equal_a_search_from_the_start() {
+    use retro::game::{Board, Connect, Mnk, Morris, Quixo, Teeko, Twins, Young};
+    let dir = tempfile::tempdir().unwrap();
+    let shipped = |f: &str| format!("{}/tables/{f}", env!("CARGO_MANIFEST_DIR"));
+    let read = |f: &str| std::fs::read_to_string(shipped(f)).unwrap();
+    let cases: Vec<(&str, String, Vec<u64>)> = vec![
+        (
+            "quixo",
+            "3x3".into(),
+            reached_by_search::<Quixo>(Board::parse("3x3").unwrap()),
+        ),
+        (
+            "teeko",
+            "4x4s3".into(),
+            reached_by_search::<Teeko>(Board::parse("4x4s3").unwrap()),
+        ),
+        (
+            "mnk",
+            "3x3k3".into(),
+            reached_by_search::<Mnk>(Board::parse("3x3k3").unwrap()),
+        ),
+        (
+            "connect",
+            "4x4".into(),
+            reached_by_search::<Connect>(Board::parse("4x4").unwrap()),
+        ),
+        (
+            "morris",
+            "six stones=3".into(),
+            reached_by_search::<Morris>(Board::parse("six stones=3").unwrap()),
+        ),
+        (
+            "young",
+            shipped("young-sample.txt"),
+            reached_by_search::<Young>(Board::parse(&read("young-sample.txt")).unwrap()),
+        ),
+        (
+            "twins",
+            shipped("twins-sample1.txt"),
+            reached_by_search::<Twins>(Board::parse(&read("twins-sample1.txt")).unwrap()),
+        ),
+    ];
+    for (game, board, want) in cases {
+        let table = dir.path().join(format!("{game}.retro"));
+        let table = table.to_str().unwrap();
+        ok(&retro(&["build", game, &board, "-o", table, "-q"], ""));
+        let stats = ok(&retro(
+            &["stats", table, "--json", "--split", "--reachable"],
+            "",
+        ));
+        let stats: Value = serde_json::from_str(&stats).unwrap();
+        let got: Vec<u64> = stats["layers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["reachable"].as_u64().unwrap())
+            .collect();
+        assert_eq!(got, want, "{game} {board}");
+        let total: u64 = want.iter().sum();
+        assert_eq!(stats["total"]["reachable"].as_u64(), Some(total), "{game}");
+        // The classes of a layer share out its reachable positions.
+        for (k, &n) in want.iter().enumerate() {
+            let split: u64 = stats["split"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|r| r["layer"] == k)
+                .map(|r| r["reachable"].as_u64().unwrap())
+                .sum();
+            assert_eq!(split, n, "{game} layer {k}");
+        }
+    }
+    let moving = dir.path().join("moving.retro");
+    let moving = moving.to_str().unwrap();
+    ok(&retro(
+        &["build", "morris", "six stones=3 moving", "-o", moving, "-q"],
+        "",
+    ));
+    let refused = retro(&["stats", moving, "--reachable"], "");
+    assert_eq!(refused.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.starts_with("error: this table has no start") && err.lines().count() == 1,
+        "{err}"
+    );
+}

@@ -91,6 +91,16 @@ impl Gameplay for Quixo {
         Ok(())
     }
 
+    /// The test above refuses only what the last move shows. Cubes change hands one way
+    /// only (a taken cube shows its taker's mark for good), so many more positions are
+    /// out of play's reach: on 3 x 3 a search from the empty board reaches 542 positions
+    /// with all nine cubes taken, where this test accepts 1,020. Where it matters
+    /// (`export`'s `reachable`, `stats --reachable`) the forward pass from the start
+    /// answers.
+    fn check_reachable_is_exact(&self) -> bool {
+        false
+    }
+
     fn format_position(&self, pos: &QuixoPosition) -> String {
         let marks = moving::marks_of(pos.x, pos.marked & !pos.x, self.cells);
         moving::format_grid(&marks, self.n, Some(pos.side))
