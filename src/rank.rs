@@ -7,6 +7,33 @@
 
 use crate::error::{Error, Result};
 
+/// The colex rank of a set of cells read a byte of its mask at a time (Quixo's cubes, the
+/// occupied sets of `symmetry::Orbits`): entry `(c * (cells + 1) + t) * 256 + byte` is what
+/// the set bits of byte `c` add to the rank when `t` cells of the set lie below that byte.
+/// Cells are `0..cells`, so a bit at `cells` or past it (the last byte of a board whose
+/// cells are not a multiple of 8) adds nothing: no set of the board has one.
+pub fn colex_chunk_table(binom: &Binomial, cells: usize) -> Vec<u64> {
+    let chunks = cells.div_ceil(8).max(1);
+    let mut table = vec![0u64; chunks * (cells + 1) * 256];
+    for c in 0..chunks {
+        for t in 0..=cells {
+            for bits in 0..256usize {
+                let (mut rest, mut j, mut sum) = (bits as u64, t, 0);
+                while rest != 0 {
+                    let at = 8 * c + rest.trailing_zeros() as usize;
+                    if at < cells {
+                        sum += binom.get(at, j + 1);
+                    }
+                    rest &= rest - 1;
+                    j += 1;
+                }
+                table[(c * (cells + 1) + t) * 256 + bits] = sum;
+            }
+        }
+    }
+    table
+}
+
 /// Pascal's triangle up to `n`, every entry checked to fit in a u64.
 #[derive(Debug, Clone)]
 pub struct Binomial {

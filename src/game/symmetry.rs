@@ -33,7 +33,9 @@ use std::sync::OnceLock;
 
 use crate::error::{Error, Result};
 use crate::game::two_colour;
-use crate::rank::{Binomial, POP8, colex_next_mask, colex_unrank_mask, compress};
+use crate::rank::{
+    Binomial, POP8, colex_chunk_table, colex_next_mask, colex_unrank_mask, compress,
+};
 
 /// Which symmetries of a grid a game folds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -306,24 +308,7 @@ impl Orbits {
                 )));
             }
         }
-        let chunks = cells.div_ceil(8).max(1);
-        let mut chunk_rank = vec![0u64; chunks * (cells + 1) * 256];
-        for c in 0..chunks {
-            for t in 0..=cells {
-                for bits in 0..256usize {
-                    let (mut rest, mut j, mut sum) = (bits as u64, t, 0);
-                    while rest != 0 {
-                        let at = 8 * c + rest.trailing_zeros() as usize;
-                        if at < cells {
-                            sum += binom.get(at, j + 1);
-                        }
-                        rest &= rest - 1;
-                        j += 1;
-                    }
-                    chunk_rank[(c * (cells + 1) + t) * 256 + bits] = sum;
-                }
-            }
-        }
+        let chunk_rank = colex_chunk_table(&binom, cells);
         let sizes: Vec<u64> = specs.iter().map(|&(k, h)| burnside(&sym, k, h)).collect();
         if sizes.iter().any(|&n| n >= LOW) {
             return Err(Error::too_large("a layer has too many orbits to fold"));

@@ -22,7 +22,9 @@ use crate::error::{Error, Result};
 use crate::game::symmetry::{Cursor, GridGroup, GridSymmetries, Orbits};
 use crate::game::two_colour::spread;
 use crate::game::{Edge, Game, LayerKind, Move, Values, Wdl};
-use crate::rank::{Binomial, POP8, colex_next_mask, colex_unrank_mask, compress, squeeze_out};
+use crate::rank::{
+    Binomial, POP8, colex_chunk_table, colex_next_mask, colex_unrank_mask, compress, squeeze_out,
+};
 
 /// A Quixo position: the marked cubes, x's among them, and who moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,25 +107,7 @@ impl Quixo {
             chunk_rank: Vec::new(),
             orbits: None,
         };
-        let chunks = cells.div_ceil(8);
-        let mut chunk_rank = vec![0u64; chunks * (cells + 1) * 256];
-        for c in 0..chunks {
-            for t in 0..=cells {
-                for bits in 0..256usize {
-                    let (mut rest, mut j, mut sum) = (bits as u64, t, 0);
-                    while rest != 0 {
-                        let at = 8 * c + rest.trailing_zeros() as usize;
-                        if at <= cells {
-                            sum += quixo.binom.get(at, j + 1);
-                        }
-                        rest &= rest - 1;
-                        j += 1;
-                    }
-                    chunk_rank[(c * (cells + 1) + t) * 256 + bits] = sum;
-                }
-            }
-        }
-        quixo.chunk_rank = chunk_rank;
+        quixo.chunk_rank = colex_chunk_table(&quixo.binom, cells);
         for from in (0..cells).filter(|&c| ring >> c & 1 == 1) {
             let targets: Vec<usize> = quixo.targets(from).collect();
             for to in targets {
