@@ -979,7 +979,8 @@ mod browser {
 
         // The 24-point board's labels lie inside the drawing, g's descender included.
         c.goto(&server.url("/morris-nine3")).await.unwrap();
-        wait_text(c, "position", &text(c, "position").await).await;
+        // It opens on the start: 24 empty points, three stones in each hand, x to move.
+        wait_text(c, "position", ".../.../.../....../.../.../... 3 3 x").await;
         let deadline = Instant::now() + Duration::from_secs(15);
         let inside = loop {
             let found = c
