@@ -303,7 +303,6 @@ fn split_rows_count_each_class_of_positions() {
 /// The positions play from the start reaches, per layer, found by a breadth-first search
 /// over the game's moves (`Gameplay::moves`) on every position its own entry.
 fn reached_by_search<G: retro::game::Registered>(board: G::Board) -> Vec<u64> {
-    use retro::game::{Game, Gameplay};
     let game = G::unfolded(board).unwrap();
     let start = game.start_position().unwrap();
     let mut seen = std::collections::HashSet::new();
