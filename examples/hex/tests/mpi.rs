@@ -26,7 +26,13 @@ fn ok(out: Output) -> String {
 
 fn mpirun(np: usize, args: &[&str]) -> Output {
     Command::new("mpirun")
-        .args(["--oversubscribe", "--timeout", "300", "-np", &np.to_string()])
+        .args([
+            "--oversubscribe",
+            "--timeout",
+            "300",
+            "-np",
+            &np.to_string(),
+        ])
         .arg(RETRO_HEX)
         .args(args)
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
@@ -48,7 +54,13 @@ fn hex_over_ranks_matches_one_process() {
         let one = dir.path().join("one.retro");
         let one_s = one.to_str().expect("utf-8");
         ok(Command::new(RETRO_HEX)
-            .args([&["build", "-q", "--fresh", "-o", one_s, "hex", "4x4"][..], flags].concat())
+            .args(
+                [
+                    &["build", "-q", "--fresh", "-o", one_s, "hex", "4x4"][..],
+                    flags,
+                ]
+                .concat(),
+            )
             .output()
             .expect("retro-hex"));
         for np in 1..=4 {
@@ -56,7 +68,11 @@ fn hex_over_ranks_matches_one_process() {
             let many_s = many.to_str().expect("utf-8");
             ok(mpirun(
                 np,
-                &[&["build", "-q", "--fresh", "-o", many_s, "hex", "4x4"][..], flags].concat(),
+                &[
+                    &["build", "-q", "--fresh", "-o", many_s, "hex", "4x4"][..],
+                    flags,
+                ]
+                .concat(),
             ));
             assert!(
                 std::fs::read(&many).expect("table") == std::fs::read(&one).expect("table"),
