@@ -639,9 +639,16 @@ impl RawTable {
 
     /// `stats --json`'s object: each layer's counts and the totals, and with `split`
     /// (`--split`) each class's.
-    fn stats<'py>(&self, py: Python<'py>, split: bool, reachable: bool) -> PyResult<Bound<'py, PyAny>> {
+    fn stats<'py>(
+        &self,
+        py: Python<'py>,
+        split: bool,
+        reachable: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let asked = retro::stats::Asked { split, reachable };
-        let stats = self.answer(py, || retro::stats::stats_json::<Builtin>(&self.table, asked))?;
+        let stats = self.answer(py, || {
+            retro::stats::stats_json::<Builtin>(&self.table, asked)
+        })?;
         to_py(py, &stats)
     }
 
@@ -830,7 +837,13 @@ impl RawTable {
                 .map(
                     |(
                         (
-                            ((((((values, results), remoteness), to_move), orbit_size), reachable), numbers),
+                            (
+                                (
+                                    ((((values, results), remoteness), to_move), orbit_size),
+                                    reachable,
+                                ),
+                                numbers,
+                            ),
                             hands,
                         ),
                         stones,
@@ -848,20 +861,20 @@ impl RawTable {
                     },
                 )
                 .collect();
-                texts = self.answer(py, || {
-                    parallel(|| {
-                        outs.into_par_iter()
-                            .enumerate()
-                            .map(|(c, out)| {
-                                let first = start + (c * CHUNK) as u64;
-                                self.game
-                                    .layer_rows(&self.table, k, first, out, text, moves)
-                            })
-                            .collect::<retro::Result<Vec<_>>>()
-                    })?
-                })?;
-                Ok(())
+            texts = self.answer(py, || {
+                parallel(|| {
+                    outs.into_par_iter()
+                        .enumerate()
+                        .map(|(c, out)| {
+                            let first = start + (c * CHUNK) as u64;
+                            self.game
+                                .layer_rows(&self.table, k, first, out, text, moves)
+                        })
+                        .collect::<retro::Result<Vec<_>>>()
+                })?
             })?;
+            Ok(())
+        })?;
         let out = PyDict::new(py);
         out.set_item("value", values)?;
         if outcomes {
