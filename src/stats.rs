@@ -458,7 +458,7 @@ fn stats_of<G: Registered>(game: &G, table: &Table, asked: Asked) -> Result<Stat
         layers.push(LayerStats {
             layer: k,
             holds: words.as_ref().map(|w| w.holds.clone()),
-            phase: words.map(|w| w.phase.to_string()),
+            phase: words.map(|w| w.phase),
             entries: n,
             positions: game.layer_positions(k),
             reachable: asked.reachable.then_some(reached),

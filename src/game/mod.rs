@@ -93,13 +93,13 @@ pub struct Outcome {
 }
 
 /// What a layer holds (`Gameplay::layer_words`): in a line (`x 9 o 8`), and the phase
-/// of play its positions are in (`placing`, `moving`).
+/// of play its positions are in (`placing`, `moving`; Quixo: `22 cubes taken`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LayerWords {
     /// What its positions have in common, in a few words.
     pub holds: String,
     /// The phase of play, for a line per phase.
-    pub phase: &'static str,
+    pub phase: String,
 }
 
 /// How moves are written for humans (query, play, pv): a cell, or, where a move only

@@ -227,6 +227,9 @@ fn pdep_bmi2(bits: u64, mask: u64) -> u64 {
 /// every layer of the boards played here but the largest of Teeko's and Quixo's 5 x 5.
 const PATTERN_TABLE: u64 = 1 << 20;
 
+/// The cells `Orbits::pattern_rank` covers: patterns of more are ranked by chunks.
+const PATTERN_BITS: usize = 16;
+
 /// The most occupied sets a layer's orbit table may cover (`Orbits`): 2^28 sets take about
 /// 1.3 GiB of tables. A board past it does not fold (its layers are far beyond any table
 /// anyway).
@@ -246,6 +249,10 @@ pub struct Orbits {
     /// Colex ranks by 8-cell chunk, as `quixo` keeps them: entry `(c * (cells + 1) + t) * 256
     /// + bits` is what chunk c's set bits add when t set bits lie below it.
     chunk_rank: Vec<u64>,
+    /// The colex rank of every colour pattern of the 16 lowest cells among those with as
+    /// many bits, for layers of a given number of x's: a pattern's rank does not depend on
+    /// the layer, so one table of 256 KiB serves them all (empty where no layer counts x's).
+    pattern_rank: Vec<u32>,
     layers: Vec<OnceLock<Layer>>,
 }
 
@@ -271,8 +278,6 @@ struct Layer {
     lists: Vec<Box<[u64]>>,
     /// The first rank of each such orbit, by its index in `lists`.
     special_offset: Vec<u64>,
-    /// Colour patterns' ranks among those of h bits, where k <= 16 (`Exactly`): a lookup.
-    pattern_rank: Vec<u32>,
     /// The colour patterns of h bits by rank, where there are at most `PATTERN_TABLE`
     /// (`Exactly`): unranking a position reads one entry rather than walking binomials
     /// (Nine Men's Morris's moving layers tell some 10^9 positions' parents, each
@@ -314,6 +319,21 @@ impl Orbits {
             return Err(Error::too_large("a layer has too many orbits to fold"));
         }
         let layers = specs.iter().map(|_| OnceLock::new()).collect();
+        let pattern_rank = match specs.iter().any(|&(_, xs)| xs.is_some()) {
+            true => (0..1u64 << cells.min(PATTERN_BITS))
+                .map(|p| {
+                    let mut rest = p;
+                    let (mut rank, mut i) = (0, 0);
+                    while rest != 0 {
+                        i += 1;
+                        rank += binom.get(rest.trailing_zeros() as usize, i);
+                        rest &= rest - 1;
+                    }
+                    rank as u32
+                })
+                .collect(),
+            false => Vec::new(),
+        };
         Ok(Orbits {
             sym,
             binom,
@@ -321,6 +341,7 @@ impl Orbits {
             specs,
             sizes,
             chunk_rank,
+            pattern_rank,
             layers,
         })
     }
@@ -392,9 +413,11 @@ impl Orbits {
     fn rank_pattern(&self, layer: &Layer, p: u64) -> u64 {
         match layer.xs {
             None => p,
-            Some(_) if !layer.pattern_rank.is_empty() => layer.pattern_rank[p as usize] as u64,
-            // A pattern's colex rank is its rank as a set of cells (its bits below k).
-            Some(_) => self.set_rank(p),
+            Some(_) => match self.pattern_rank.get(p as usize) {
+                Some(&r) => r as u64,
+                // A pattern's colex rank is its rank as a set of cells (its bits below k).
+                None => self.set_rank(p),
+            },
         }
     }
 
@@ -457,20 +480,6 @@ impl Orbits {
                 set = colex_next_mask(set);
             }
         }
-        let pattern_rank = match xs {
-            Some(h) if k <= 16 => {
-                let mut table = vec![0u32; 1 << k];
-                let mut p = (1u64 << h) - 1;
-                for i in 0..self.binom.get(k, h) {
-                    table[p as usize] = i as u32;
-                    if h > 0 {
-                        p = colex_next_mask(p);
-                    }
-                }
-                table
-            }
-            _ => Vec::new(),
-        };
         let pattern_unrank = match xs {
             Some(h) if self.binom.get(k, h) <= PATTERN_TABLE => {
                 let mut p = (1u64 << h) - 1;
@@ -545,7 +554,6 @@ impl Orbits {
             special,
             lists,
             special_offset,
-            pattern_rank,
             pattern_unrank,
         }
     }
@@ -612,7 +620,7 @@ impl Orbits {
                 }
                 let g = ((e >> HOW_SHIFT) as u16).trailing_zeros() as usize;
                 *p = pext(self.sym.map(g, x), self.sym.map(g, set));
-                if let Some(r) = layer.pattern_rank.get(*p as usize) {
+                if let (Some(_), Some(r)) = (layer.xs, self.pattern_rank.get(*p as usize)) {
                     crate::memory::prefetch(r);
                 }
                 out[first + i] = e & LOW;

@@ -115,7 +115,7 @@ fn headers_naming_the_largest_boards_open_within_bounded_memory() {
         .collect();
     boards.push((
         "quixo-5".into(),
-        AnyBoard::new::<Quixo>(QuixoBoard { n: 5 }),
+        AnyBoard::new::<Quixo>(QuixoBoard { n: 5, min: 0 }),
     ));
     for (rows, cols, k) in [(6, 7, 6), (7, 6, 4), (1, 41, 4), (1, 43, 43), (62, 1, 1)] {
         boards.push((

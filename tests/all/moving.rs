@@ -964,3 +964,44 @@ fn teeko_builds_stopped_in_and_after_the_movement_layer_resume_byte_identical() 
     let at = at.unwrap_or(usize::MAX);
     assert!(at < 8 && kept == Some((8, at + 1)), "{at} {kept:?}");
 }
+
+/// `quixo "3x3 min=7"` builds, names its file after the part it holds, says so in `info`,
+/// answers its own positions as the whole game does, refuses the others in a line, and
+/// verifies.
+#[test]
+fn a_quixo_board_of_part_of_the_game_builds_and_answers() {
+    let d = dir("min");
+    let whole = d.join("whole.retro");
+    build("quixo", "3x3", &whole, &[]);
+    // The default name says the part it holds.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_retro"))
+        .args(["build", "quixo", "3x3 min=7", "-q", "--no-fold"])
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    ok(&out);
+    let named = d.join("tables").join("quixo-3x3-min=7.retro");
+    assert!(named.exists(), "no {named:?}");
+    let part = d.join("part.retro");
+    std::fs::rename(&named, &part).unwrap();
+    let info = ok(&retro(&["info", part.to_str().unwrap()], ""));
+    assert!(info.contains("at least 7 cubes taken"), "{info}");
+    for position in ["xox/oxo/o.x:o", "xxo/oox/xo.:x", "xox/oxo/oxo:x"] {
+        let a = json(&whole, position);
+        let b = json(&part, position);
+        assert_eq!(a["value"], b["value"], "{position}");
+        assert_eq!(a["result"], b["result"], "{position}");
+    }
+    fails(
+        &retro(&["query", part.to_str().unwrap(), "x../.../...:o"], ""),
+        2,
+        "at least 7",
+    );
+    ok(&retro(&["verify", part.to_str().unwrap(), "-q"], ""));
+    // A board past the cubes there are is refused.
+    fails(
+        &retro(&["build", "quixo", "3x3 min=10", "-q"], ""),
+        2,
+        "min is 0 to 9",
+    );
+}

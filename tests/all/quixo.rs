@@ -180,7 +180,86 @@ fn quixo_2x2_and_3x3_match_the_brute_force_on_every_position() {
 #[test]
 fn quixo_layers_have_the_published_sizes() {
     let game = Quixo::unfolded(4).unwrap();
-    let total: u64 = (0..=16).map(|k| game.layer_size(k)).sum();
+    let total: u64 = (0..=game.last_layer()).map(|k| game.layer_size(k)).sum();
     assert_eq!(total, 2 * 3u64.pow(16));
     assert_eq!(total, 86_093_442);
+}
+
+/// A board of the positions with at least `min` cubes taken holds the whole game's values
+/// for them: no move leaves it, so nothing outside it is needed. Folded and not, every
+/// position of every layer, against the whole game solved in memory.
+#[test]
+fn a_board_from_min_cubes_holds_the_whole_games_values() {
+    use retro::game::{Gameplay, QuixoBoard, Registered};
+    let whole = Quixo::unfolded(3).unwrap();
+    let want = all_values(&whole).unwrap();
+    for min in [1, 5, 8, 9] {
+        for fold in [false, true] {
+            let board = QuixoBoard { n: 3, min };
+            let part = match fold {
+                true => <Quixo as Registered>::new(board).unwrap(),
+                false => <Quixo as Registered>::unfolded(board).unwrap(),
+            };
+            let got = all_values(&part).unwrap();
+            let mut checked = 0;
+            for (k, values) in got.iter().enumerate() {
+                for (r, &v) in values.iter().enumerate() {
+                    let pos = part.unrank(k, r as u64);
+                    assert_eq!(part.rank(&pos), r as u64, "min={min} layer {k}");
+                    assert!(pos.marked.count_ones() as usize >= min);
+                    let text = part.format_position(&pos);
+                    let there = whole.parse_position(&text).unwrap();
+                    let expected = want[whole.layer_of(&there)][whole.rank(&there) as usize];
+                    assert_eq!(v, expected, "min={min} fold={fold}: {text}");
+                    checked += 1;
+                }
+            }
+            // Every position with `min` cubes or more, once (folded: once per orbit).
+            let positions: u64 = (0..=part.last_layer())
+                .map(|k| part.layer_positions(k))
+                .sum();
+            let all: u64 = (min..=9u64 as usize)
+                .map(|t| {
+                    let c = |n: u64, r: u64| (0..r).fold(1u64, |a, i| a * (n - i) / (i + 1));
+                    c(9, t as u64) * (1 << t) * 2
+                })
+                .sum();
+            assert_eq!(positions, all, "min={min}");
+            if !fold {
+                assert_eq!(checked as u64, all, "min={min}");
+            }
+            // A position with fewer cubes is refused in a line.
+            let err = part
+                .parse_position(".../.../...:x")
+                .map(|_| ())
+                .unwrap_err();
+            assert!(
+                err.to_string().contains(&format!("at least {min}")),
+                "{err}"
+            );
+        }
+    }
+}
+
+/// Each layer holds the positions where one side has `a` cubes and the other `b`, and no
+/// move within a layer changes either count.
+#[test]
+fn a_layer_holds_one_pair_of_cube_counts() {
+    use retro::game::Gameplay;
+    for game in [Quixo::unfolded(3).unwrap(), Quixo::new(3).unwrap()] {
+        for k in 0..=game.last_layer() {
+            let mut seen = std::collections::BTreeSet::new();
+            for r in 0..game.layer_size(k) {
+                let pos = game.unrank(k, r);
+                let [x, o] = game.side_stones(&pos);
+                seen.insert((x.min(o), x.max(o)));
+                for m in game.moves(&pos) {
+                    let [cx, co] = game.side_stones(&m.child);
+                    let same = game.layer_of(&m.child) == k;
+                    assert_eq!(same, (cx, co) == (x, o), "layer {k}");
+                }
+            }
+            assert_eq!(seen.len(), 1, "layer {k}: {seen:?}");
+        }
+    }
 }

@@ -103,10 +103,15 @@ fn stats_count_what_export_writes() {
         assert_eq!(total["win_entries"].as_u64(), Some(wins), "{game}");
         // The table as people read it: a header, a row per layer, the totals, and a line
         // per phase where the game names them (morris: placing, moving and the lost
-        // entry).
+        // entry; quixo: each number of cubes taken).
         let text = ok(&retro(&["stats", table], ""));
         let phases = stats["phases"].as_array().map_or(0, |p| p.len());
-        assert_eq!(game == "morris", phases == 3, "{game}: {stats}");
+        let named = match game {
+            "morris" => 3,
+            "quixo" => 10,
+            _ => 0,
+        };
+        assert_eq!(phases, named, "{game}: {stats}");
         assert_eq!(text.lines().count(), layers.len() + 2 + phases, "{text}");
         if game == "morris" {
             // Each layer says what it holds: each side's stones, and what is in hand.
@@ -116,6 +121,13 @@ fn stats_count_what_export_writes() {
             assert_eq!(last["phase"], "moving", "{stats}");
             assert!(text.contains(" stones 0-0, in hand 3-3 "), "{text}");
             assert!(text.contains("placing: "), "{text}");
+        } else if game == "quixo" {
+            // Each layer: each side's cubes; its phase, the cubes taken.
+            assert_eq!(layers[0]["holds"], "cubes 0-0", "{stats}");
+            assert_eq!(layers[1]["phase"], "1 cube taken", "{stats}");
+            assert_eq!(layers[4]["holds"], "cubes 0-3", "{stats}");
+            assert_eq!(layers[5]["holds"], "cubes 1-2", "{stats}");
+            assert!(text.contains("3 cubes taken: "), "{text}");
         } else {
             assert!(layers[0].get("holds").is_none(), "{stats}");
         }

@@ -103,15 +103,15 @@ impl Gameplay for Morris {
                     s - p.div_ceil(2),
                     s - p / 2
                 ),
-                phase: "placing",
+                phase: "placing".into(),
             },
             Shape::Movement { a, b } => LayerWords {
                 holds: format!("stones {a}-{b}"),
-                phase: "moving",
+                phase: "moving".into(),
             },
             Shape::Lost => LayerWords {
                 holds: "a side under 3 stones".into(),
-                phase: "lost",
+                phase: "lost".into(),
             },
         })
     }

@@ -3,7 +3,7 @@
 //! (`Registered`).
 
 use super::*;
-use crate::game::{Game, Gameplay, MoveNotation, Registered, moving};
+use crate::game::{Game, Gameplay, LayerWords, MoveNotation, Registered, moving};
 
 impl Quixo {
     fn form(&self) -> String {
@@ -13,20 +13,38 @@ impl Quixo {
         )
     }
 
+    /// This very position (folded: not its orbit's canonical one). Its cubes taken must be
+    /// at least the board's `min`.
     pub(super) fn position(&self, marked: u64, x: u64, side: u8) -> QuixoPosition {
-        if self.orbits.is_some() {
-            // This very position, not its orbit's canonical one.
-            return QuixoPosition {
-                k: marked.count_ones() as usize,
-                marked,
-                x,
-                side,
-                bits: 0,
-                board_rank: 0,
-                cursor: Default::default(),
-            };
+        let layer = self.layer_at(marked, x);
+        let (part, _) = self.ranker(layer).part_of(marked, x, side);
+        QuixoPosition {
+            marked,
+            x,
+            side,
+            layer,
+            part: part as u8,
+            local: 0,
+            cursor: Default::default(),
         }
-        self.unrank(marked.count_ones() as usize, self.rank_of(marked, x, side))
+    }
+
+    /// A table of part of the game opens on the first position, in rank order, of its
+    /// first layer with the cubes shared as evenly as they can be, that play can reach
+    /// (by what the board shows) and that is not over.
+    fn stand_in(&self) -> QuixoPosition {
+        let t = self.layers.min();
+        let k = self.layers.index(t / 2, t - t / 2);
+        let mut pos = self.unrank(k, 0);
+        for r in 0..self.layer_size(k).min(1 << 16) {
+            if r > 0 {
+                self.advance(&mut pos);
+            }
+            if self.ended(&pos).is_none() && self.check_reachable(&pos).is_ok() {
+                return pos;
+            }
+        }
+        self.unrank(k, 0)
     }
 }
 
@@ -37,6 +55,35 @@ impl Gameplay for Quixo {
             pos.x.count_ones() as usize,
             (pos.marked & !pos.x).count_ones() as usize,
         ]
+    }
+
+    fn layer_words(&self, k: usize) -> Option<LayerWords> {
+        let layer = self.layer(k);
+        Some(LayerWords {
+            holds: format!("cubes {}-{}", layer.a, layer.b),
+            phase: match layer.taken() {
+                1 => "1 cube taken".into(),
+                t => format!("{t} cubes taken"),
+            },
+        })
+    }
+
+    /// The empty board, where the table holds the whole game.
+    fn start_position(&self) -> Option<QuixoPosition> {
+        (self.board.min == 0).then(|| self.unrank(0, 0))
+    }
+
+    fn opening(&self) -> (QuixoPosition, Option<String>) {
+        match self.start_position() {
+            Some(start) => (start, None),
+            None => (
+                self.stand_in(),
+                Some(format!(
+                    "a table of the positions with at least {} cubes taken has no start: this is the first position of its first layer with the cubes shared evenly that can arise and is not over",
+                    self.board.min
+                )),
+            ),
+        }
     }
 
     fn move_notation(&self) -> MoveNotation {
@@ -65,6 +112,20 @@ impl Gameplay for Quixo {
                 )));
             }
         };
+        let taken = (x | o).count_ones() as usize;
+        if taken < self.board.min {
+            return Err(Error::input(format!(
+                "quixo position {} has {taken} {}: this board holds the positions with at least {} (min={})",
+                crate::error::excerpt(text),
+                if taken == 1 {
+                    "cube taken"
+                } else {
+                    "cubes taken"
+                },
+                self.board.min,
+                self.board.min
+            )));
+        }
         Ok(self.position(x | o, x, side))
     }
 
@@ -83,7 +144,7 @@ impl Gameplay for Quixo {
         } else {
             (pos.x, "x")
         };
-        if (pos.k > 0 || pos.side == 1) && last & self.ring == 0 {
+        if (pos.marked != 0 || pos.side == 1) && last & self.ring == 0 {
             return Err(Error::input(format!(
                 "this position cannot arise: {name} has just moved, so a cube showing {name} is on the border"
             )));
@@ -168,11 +229,11 @@ impl Registered for Quixo {
     type Board = QuixoBoard;
 
     fn new(board: QuixoBoard) -> Result<Self> {
-        Quixo::new(board.n)
+        Quixo::of(board, true)
     }
 
     fn unfolded(board: QuixoBoard) -> Result<Self> {
-        Quixo::unfolded(board.n)
+        Quixo::of(board, false)
     }
 
     fn board(&self) -> &QuixoBoard {

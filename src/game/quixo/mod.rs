@@ -5,9 +5,10 @@
 //! 3). N of one's marks in a row, a column or a main diagonal win; a move that completes a
 //! line of the opponent's loses, even if it completes one of the mover's too.
 //!
-//! Layer k holds the boards with k marked cubes: taking a blank cube raises the layer, taking
-//! one's own keeps it. A layer is ranked as (the k marked cells in colex order) x (which of
-//! them are x's, as k bits) x (the side to move), so it holds C(N^2, k) 2^k boards x 2 sides.
+//! Layers are by each side's cubes (`layers.rs`): taking a blank cube adds one to the
+//! mover's cubes, taking one's own keeps both counts. A board may also hold only the
+//! positions with at least `min` cubes taken (`QuixoBoard::min`), a part of the game no move
+//! leaves.
 //!
 //! A position where the side to move has a line has been won by it (the other side completed
 //! it); one where only the other side has a line is lost. Positions where play went on past a
@@ -15,33 +16,30 @@
 
 mod board;
 mod gameplay;
+mod layers;
 
 pub use board::QuixoBoard;
 
+use layers::{Layer, Layers};
+
 use crate::error::{Error, Result};
-use crate::game::symmetry::{Cursor, GridGroup, GridSymmetries, Orbits};
-use crate::game::two_colour::spread;
+use crate::game::symmetry::Cursor;
 use crate::game::{Edge, Game, LayerKind, Move, Values, Wdl};
-use crate::rank::{
-    Binomial, POP8, colex_chunk_table, colex_next_mask, colex_unrank_mask, compress, squeeze_out,
-};
 
 /// A Quixo position: the marked cubes, x's among them, and who moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QuixoPosition {
-    /// Marked cubes (the layer is their number).
-    pub k: usize,
     /// Cells with a marked cube, as a mask (cell r * N + c).
     pub marked: u64,
     /// Cells showing x.
     pub x: u64,
     /// 0 when x moves, 1 when o moves.
     pub side: u8,
-    /// Which of the marked cells are x's, as k bits in their order.
-    bits: u64,
-    /// Rank of the board within its side's half.
-    board_rank: u64,
-    /// Where a folded layer's walk is (`Orbits::advance`).
+    /// Its layer (`layers.rs`).
+    layer: usize,
+    /// Where a layer's walk is: the part, the rank within it, the orbit tables' cursor.
+    part: u8,
+    local: u64,
     cursor: Cursor,
 }
 
@@ -50,40 +48,38 @@ pub struct Quixo {
     board: QuixoBoard,
     n: usize,
     cells: usize,
-    binom: Binomial,
     /// The outer ring's cells, as a mask.
     ring: u64,
     /// Every row, column and main diagonal, as cell masks.
     lines: Vec<u64>,
     /// For each cell, the ring cells whose cube may be pushed in there.
     sources: Vec<u64>,
-    /// Colex ranks by 8-cell chunk: entry `(c * (cells + 1) + t) * 256 + bits` is what chunk
-    /// c's set bits add when t set bits lie below it.
-    chunk_rank: Vec<u64>,
-    /// The orbits of positions with x to move under the square's 8 symmetries, where the
-    /// game folds them (`Quixo::new`; None for `Quixo::unfolded`). The rules are the same
-    /// for both sides, so a position with o to move is ranked as the one with the colours
-    /// exchanged and x to move: a layer holds one entry per orbit of 16.
-    orbits: Option<Orbits>,
+    /// Whether positions are folded by the square's 8 symmetries and the exchange of
+    /// colours: the rules are the same for both sides, so a position with o to move is
+    /// ranked as the one with the colours exchanged and x to move, and a layer holds one
+    /// entry per orbit of 16 (`Quixo::unfolded`: every position its own entry).
+    fold: bool,
+    /// The layers and the orbit tables that rank them.
+    layers: Layers,
 }
 
 impl Quixo {
     /// Quixo on an N x N board (2 <= N <= 5), its positions folded by the square's
     /// symmetries and the exchange of colours: one table entry per orbit.
     pub fn new(n: usize) -> Result<Quixo> {
-        let mut game = Quixo::unfolded(n)?;
-        let sym = GridSymmetries::grid(n, n, GridGroup::Dihedral);
-        game.orbits = Orbits::new(sym, vec![None; game.cells + 1]).ok();
-        Ok(game)
+        Quixo::of(QuixoBoard { n, min: 0 }, true)
     }
 
     /// Quixo on an N x N board with every position its own table entry.
     pub fn unfolded(n: usize) -> Result<Quixo> {
-        if !(2..=5).contains(&n) {
-            return Err(Error::input(format!(
-                "quixo {n} x {n}: the board is 2 x 2 to 5 x 5"
-            )));
-        }
+        Quixo::of(QuixoBoard { n, min: 0 }, false)
+    }
+
+    /// The game on `board` (its positions with at least `board.min` cubes taken), folded
+    /// or not.
+    pub fn of(board: QuixoBoard, fold: bool) -> Result<Quixo> {
+        let board = board.checked()?;
+        let n = board.n;
         let cells = n * n;
         let bit = |r: usize, c: usize| 1u64 << (r * n + c);
         let mut lines = Vec::new();
@@ -96,18 +92,17 @@ impl Quixo {
         let ring = (0..cells)
             .filter(|&c| c / n == 0 || c / n == n - 1 || c % n == 0 || c % n == n - 1)
             .fold(0, |m, c| m | 1 << c);
+        let layers = Layers::new(n, board.min, fold)?;
         let mut quixo = Quixo {
-            board: QuixoBoard { n },
+            board,
             n,
             cells,
-            binom: Binomial::new(cells)?,
             ring,
             lines,
             sources: vec![0; cells],
-            chunk_rank: Vec::new(),
-            orbits: None,
+            fold,
+            layers,
         };
-        quixo.chunk_rank = colex_chunk_table(&quixo.binom, cells);
         for from in (0..cells).filter(|&c| ring >> c & 1 == 1) {
             let targets: Vec<usize> = quixo.targets(from).collect();
             for to in targets {
@@ -117,34 +112,53 @@ impl Quixo {
         Ok(quixo)
     }
 
-    /// Boards of layer k, one side's half.
-    fn boards(&self, k: usize) -> u64 {
-        self.binom.get(self.cells, k) << k
+    /// The layer of a board: its cubes taken and x's among them.
+    #[inline]
+    fn layer_at(&self, marked: u64, x: u64) -> usize {
+        let xs = x.count_ones() as usize;
+        self.layers.index(xs, marked.count_ones() as usize - xs)
     }
 
-    /// The rank of a board with `side` to move in layer k.
+    /// Layer `k`'s ranking, looked up once for the many boards of a position's moves.
     #[inline]
-    fn rank_of(&self, marked: u64, x: u64, side: u8) -> u64 {
-        if let Some(orbits) = &self.orbits {
-            // x to move: o to move is the colours exchanged.
-            let x = if side == 1 { marked & !x } else { x };
-            return orbits.rank(marked.count_ones() as usize, marked, x);
+    fn ranker(&self, k: usize) -> Ranker<'_> {
+        let layer = &self.layers.layers[k];
+        let mut parts = [(0, 0); 4];
+        for (to, p) in parts.iter_mut().zip(&layer.parts) {
+            *to = (p.spec, p.offset);
         }
-        let (mut rank, mut k) = (0, 0);
-        for c in 0..self.cells.div_ceil(8) {
-            let bits = ((marked >> (8 * c)) & 255) as usize;
-            rank += self.chunk_rank[(c * (self.cells + 1) + k) * 256 + bits];
-            k += POP8[bits] as usize;
+        Ranker {
+            orbits: &self.layers.orbits,
+            fold: self.fold,
+            a: layer.a,
+            parts,
         }
-        // x's cells packed over the marked ones: drop the blank cells, few in the large
-        // layers.
-        let holes = ((1u64 << self.cells) - 1) & !marked;
-        let bits = if k * 2 >= self.cells {
-            squeeze_out(x, holes)
-        } else {
-            compress(x, marked)
-        };
-        side as u64 * self.boards(k) + (rank << k) + bits
+    }
+
+    /// The rank of a board with `side` to move in its layer `k`.
+    #[inline]
+    fn rank_of(&self, k: usize, marked: u64, x: u64, side: u8) -> u64 {
+        self.ranker(k).rank(marked, x, side)
+    }
+
+    /// Layer `k`'s rules of play.
+    fn layer(&self, k: usize) -> &Layer {
+        &self.layers.layers[k]
+    }
+
+    /// The position of rank `local` in part `part` of layer `k`.
+    fn unrank_part(&self, k: usize, part: usize, local: u64) -> QuixoPosition {
+        let p = self.layer(k).parts[part];
+        let (marked, ranked, cursor) = self.layers.orbits.unrank(p.spec, local);
+        QuixoPosition {
+            marked,
+            x: ranked,
+            side: p.side,
+            layer: k,
+            part: part as u8,
+            local,
+            cursor,
+        }
     }
 
     /// The distinct boards (marked, x) the mover's pushes of its own cubes make.
@@ -175,11 +189,6 @@ impl Quixo {
             }
         }
         distinct
-    }
-
-    /// The rank of a position within its layer.
-    pub fn rank(&self, pos: &QuixoPosition) -> u64 {
-        self.rank_of(pos.marked, pos.x, pos.side)
     }
 
     fn has_line(&self, cells: u64) -> bool {
@@ -235,12 +244,48 @@ impl Quixo {
     }
 }
 
+/// One layer's ranking (`Quixo::ranker`).
+struct Ranker<'a> {
+    orbits: &'a crate::game::symmetry::Orbits,
+    fold: bool,
+    /// The layer's first count of x's cubes.
+    a: usize,
+    /// Each part's orbit table layer and first rank.
+    parts: [(usize, u64); 4],
+}
+
+impl Ranker<'_> {
+    /// The part a board with `side` to move is in, and the cubes it is ranked by (folded:
+    /// the side to move's). Parts go by the count of x's cubes, the layer's `a` first, then
+    /// (unfolded) by the side to move.
+    #[inline]
+    fn part_of(&self, marked: u64, x: u64, side: u8) -> (usize, u64) {
+        let ranked = if self.fold && side == 1 {
+            marked & !x
+        } else {
+            x
+        };
+        let other = ranked.count_ones() as usize != self.a;
+        let part = match self.fold {
+            true => other as usize,
+            false => 2 * other as usize + side as usize,
+        };
+        (part, ranked)
+    }
+
+    #[inline]
+    fn rank(&self, marked: u64, x: u64, side: u8) -> u64 {
+        let (part, ranked) = self.part_of(marked, x, side);
+        let (spec, offset) = self.parts[part & 3];
+        offset + self.orbits.rank(spec, marked, ranked)
+    }
+}
+
 impl Game for Quixo {
     type Position = QuixoPosition;
 
-    /// Every cube marked.
     fn last_layer(&self) -> usize {
-        self.cells
+        self.layers.layers.len() - 1
     }
 
     fn values(&self) -> Values {
@@ -248,11 +293,11 @@ impl Game for Quixo {
     }
 
     fn rank(&self, pos: &QuixoPosition) -> u64 {
-        self.rank_of(pos.marked, pos.x, pos.side)
+        self.rank_of(pos.layer, pos.marked, pos.x, pos.side)
     }
 
     fn layer_of(&self, pos: &QuixoPosition) -> usize {
-        pos.k
+        pos.layer
     }
 
     /// Every push, by the cube taken then the end it goes in at; two pushes that make the
@@ -288,54 +333,68 @@ impl Game for Quixo {
     }
 
     fn layer_size(&self, k: usize) -> u64 {
-        match &self.orbits {
-            Some(orbits) => orbits.layer_size(k),
-            None => 2 * self.boards(k),
-        }
+        self.layer(k).parts.iter().map(|p| p.size).sum()
+    }
+
+    fn child_layers(&self, k: usize) -> Vec<usize> {
+        self.layer(k).children.clone()
     }
 
     fn prepare_layer(&self, k: usize) {
-        if let Some(orbits) = &self.orbits {
-            orbits.prepare(k);
+        for p in &self.layer(k).parts {
+            self.layers.orbits.prepare(p.spec);
         }
     }
 
+    /// Each count of x's cubes the layer holds, both sides to move.
     fn layer_positions(&self, k: usize) -> u64 {
-        2 * self.boards(k)
+        let layer = self.layer(k);
+        let boards = |xs: usize| {
+            let binom = |n: usize, r: usize| -> u64 {
+                (0..r).fold(1u64, |acc, i| acc * (n - i) as u64 / (i + 1) as u64)
+            };
+            binom(self.cells, layer.taken()) * binom(layer.taken(), xs)
+        };
+        let both = if layer.a == layer.b {
+            boards(layer.a)
+        } else {
+            boards(layer.a) + boards(layer.b)
+        };
+        2 * both
     }
 
     fn symmetries(&self) -> usize {
-        match &self.orbits {
-            Some(orbits) => 2 * orbits.symmetries().len(),
-            None => 1,
+        match self.fold {
+            true => 2 * self.layers.orbits.symmetries().len(),
+            false => 1,
         }
     }
 
     /// Each board with its side to move, and its colours exchanged with the other side to
     /// move.
     fn orbit_size(&self, pos: &QuixoPosition) -> u64 {
-        match &self.orbits {
-            Some(orbits) => 2 * orbits.orbit_size(pos.marked, pos.x),
-            None => 1,
+        match self.fold {
+            true => 2 * self.layers.orbits.orbit_size(pos.marked, pos.x),
+            false => 1,
         }
     }
 
     fn images(&self, pos: &QuixoPosition) -> Vec<QuixoPosition> {
-        let Some(orbits) = &self.orbits else {
+        if !self.fold {
             return vec![*pos];
-        };
+        }
         let mut out = Vec::new();
-        for (marked, x) in orbits.images(pos.marked, pos.x) {
+        for (marked, x) in self.layers.orbits.images(pos.marked, pos.x) {
             out.push(self.position(marked, x, pos.side));
             out.push(self.position(marked, marked & !x, 1 - pos.side));
         }
         out
     }
 
-    /// Pushing one of the mover's own cubes keeps the marked count: every layer but the
-    /// blank board has moves inside it.
+    /// Pushing one of the mover's own cubes keeps the layer: every layer but the blank
+    /// board has moves inside it.
     fn layer_kind(&self, k: usize) -> LayerKind {
-        if k > 0 {
+        if self.layer(k).taken() > 0 {
             LayerKind::Fixpoint
         } else {
             LayerKind::Pass
@@ -343,48 +402,22 @@ impl Game for Quixo {
     }
 
     fn unrank(&self, k: usize, rank: u64) -> QuixoPosition {
-        if let Some(orbits) = &self.orbits {
-            let (marked, x, cursor) = orbits.unrank(k, rank);
-            let mut pos = self.position(marked, x, 0);
-            pos.cursor = cursor;
-            return pos;
-        }
-        let boards = self.boards(k);
-        let (side, board_rank) = ((rank / boards) as u8, rank % boards);
-        let marked = colex_unrank_mask(&self.binom, board_rank >> k, k);
-        let bits = board_rank & ((1u64 << k) - 1);
-        QuixoPosition {
-            k,
-            marked,
-            x: spread(bits, marked),
-            side,
-            bits,
-            board_rank,
-            cursor: Cursor::default(),
-        }
+        let parts = &self.layer(k).parts;
+        let part = parts.iter().rposition(|p| p.offset <= rank).unwrap_or(0);
+        self.unrank_part(k, part, rank - parts[part].offset)
     }
 
     fn advance(&self, pos: &mut QuixoPosition) {
-        let k = pos.k;
-        if let Some(orbits) = &self.orbits {
-            let (marked, x) = orbits.advance(k, &mut pos.cursor);
-            pos.marked = marked;
-            pos.x = x;
+        let k = pos.layer;
+        let part = self.layer(k).parts[pos.part as usize];
+        if pos.local + 1 == part.size {
+            *pos = self.unrank_part(k, pos.part as usize + 1, 0);
             return;
         }
-        pos.board_rank += 1;
-        if pos.board_rank == self.boards(k) {
-            pos.board_rank = 0;
-            pos.side = 1;
-            pos.marked = (1u64 << k) - 1;
-            pos.bits = 0;
-        } else if pos.bits + 1 == 1u64 << k {
-            pos.marked = colex_next_mask(pos.marked);
-            pos.bits = 0;
-        } else {
-            pos.bits += 1;
-        }
-        pos.x = spread(pos.bits, pos.marked);
+        let (marked, x) = self.layers.orbits.advance(part.spec, &mut pos.cursor);
+        pos.local += 1;
+        pos.marked = marked;
+        pos.x = x;
     }
 
     /// A line of the mover's (won: the other side pushed it) or only of the other side's.
@@ -405,7 +438,7 @@ impl Game for Quixo {
     }
 
     fn for_each_child(&self, pos: &QuixoPosition, mut f: impl FnMut(Edge)) {
-        let (k, next) = (pos.k, pos.k + 1);
+        let k = pos.layer;
         let mark = pos.side + 1;
         let theirs = if pos.side == 0 {
             pos.marked & !pos.x
@@ -414,6 +447,7 @@ impl Game for Quixo {
         };
         let mut within = [0u64; 64];
         let mut count = 0;
+        let here = self.ranker(k);
         let mut rest = self.ring & !theirs;
         while rest != 0 {
             let from = rest.trailing_zeros() as usize;
@@ -421,15 +455,15 @@ impl Game for Quixo {
             let blank = pos.marked >> from & 1 == 0;
             for to in self.targets(from) {
                 let (m, x) = self.push(pos.marked, pos.x, from, to, mark);
-                let rank = self.rank_of(m, x, 1 - pos.side);
                 if blank {
+                    let layer = self.layer_at(m, x);
                     f(Edge {
-                        layer: next,
-                        rank,
+                        layer,
+                        rank: self.rank_of(layer, m, x, 1 - pos.side),
                         reward: 0,
                     });
                 } else {
-                    within[count] = rank;
+                    within[count] = here.rank(m, x, 1 - pos.side);
                     count += 1;
                 }
             }
@@ -446,7 +480,6 @@ impl Game for Quixo {
 
     /// Pushes of blank cubes only.
     fn for_each_child_outside(&self, pos: &QuixoPosition, mut f: impl FnMut(Edge)) {
-        let next = pos.k + 1;
         let mark = pos.side + 1;
         let mut rest = self.ring & !pos.marked;
         while rest != 0 {
@@ -454,9 +487,10 @@ impl Game for Quixo {
             rest &= rest - 1;
             for to in self.targets(from) {
                 let (m, x) = self.push(pos.marked, pos.x, from, to, mark);
+                let layer = self.layer_at(m, x);
                 f(Edge {
-                    layer: next,
-                    rank: self.rank_of(m, x, 1 - pos.side),
+                    layer,
+                    rank: self.rank_of(layer, m, x, 1 - pos.side),
                     reward: 0,
                 });
             }
@@ -468,12 +502,13 @@ impl Game for Quixo {
     fn children_within(&self, pos: &QuixoPosition) -> usize {
         let mut boards = [(0, 0); 64];
         let n = self.boards_within(pos, &mut boards);
-        if self.orbits.is_none() {
+        if !self.fold {
             return n;
         }
         let mut ranks = [0u64; 64];
+        let here = self.ranker(pos.layer);
         for (r, &(m, x)) in ranks.iter_mut().zip(&boards[..n]) {
-            *r = self.rank_of(m, x, 1 - pos.side);
+            *r = here.rank(m, x, 1 - pos.side);
         }
         let ranks = &mut ranks[..n];
         ranks.sort_unstable();
@@ -495,6 +530,7 @@ impl Game for Quixo {
         // At most 4 (N - 1) ends on the ring with 2 (N - 1) sources each: 128 for N = 5.
         let mut parents = [0u64; 128];
         let mut count = 0;
+        let here = self.ranker(pos.layer);
         let mut ends = self.ring & shows;
         while ends != 0 {
             let to = ends.trailing_zeros() as usize;
@@ -509,7 +545,7 @@ impl Game for Quixo {
                 let o = m & !x;
                 let (mine, theirs) = if last == 0 { (x, o) } else { (o, x) };
                 if !self.has_line(mine) && !self.has_line(theirs) {
-                    parents[count] = self.rank_of(m, x, last);
+                    parents[count] = here.rank(m, x, last);
                     count += 1;
                 }
             }
