@@ -18,8 +18,8 @@ mod baseline;
 use std::time::Instant;
 
 use retro::Registry;
+use retro::build;
 use retro::game::AnyBoard;
-use retro::job;
 use retro::{Driver, Silent};
 
 fn rows(flat: &[i64], cols: usize) -> Vec<Vec<i64>> {
@@ -89,7 +89,7 @@ fn compare(game: &str, size: usize, cols: usize, max: u64) {
     // Peak memory: retro's sweep once in this process first, so the peak so far is its
     // own; the baseline's array then raises it.
     pool(1).install(|| {
-        job::solve_board::<retro::Builtin>(&spec, Driver::Parallel, &Silent).expect("solve")
+        build::solve_board::<retro::Builtin>(&spec, Driver::Parallel, &Silent).expect("solve")
     });
     let retro_peak = retro::peak_rss().unwrap_or(0);
     let positions: u64 = retro::Builtin::layer_sizes(&spec)

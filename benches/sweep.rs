@@ -3,7 +3,7 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use retro::Registry;
-use retro::job;
+use retro::build;
 use retro::{Driver, Silent};
 
 fn sweeps(c: &mut Criterion) {
@@ -28,7 +28,7 @@ fn sweeps(c: &mut Criterion) {
             group.bench_with_input(BenchmarkId::new("threads", threads), &spec, |b, spec| {
                 b.iter(|| {
                     pool.install(|| {
-                        job::solve_board::<retro::Builtin>(spec, Driver::Parallel, &Silent)
+                        build::solve_board::<retro::Builtin>(spec, Driver::Parallel, &Silent)
                             .expect("solve")
                     })
                 })

@@ -17,14 +17,17 @@
 //!   own can share: the value model ([`game::values`]), the two-colour ranking
 //!   ([`game::two_colour`]), grid notation ([`game::moving`]), grid symmetries
 //!   ([`game::symmetry`]);
-//! - [`rank`]: binomial tables and the colex combinatorial number system;
+//!   [`game::rank`] holds the binomial tables and the colex combinatorial number system;
 //! - [`solve`]: the one solve driver ([`Driver`]: serial or parallel): layers in order, each
 //!   by the worker its kind needs (the placement sweep's kernel, or the retrograde workers
 //!   for values of the side to move, one pass or to a fixpoint);
 //! - [`table`]: the file format ([`table::header`], the writer, the reader over
 //!   [`ReadAt`](table::ReadAt));
-//! - [`probe`]: a position's value, its moves' values, the principal variation, as data;
-//! - [`job`]: solve a board, build a table (what the commands call);
+//! - [`answers`]: what is asked of a table: a position's value, its moves' values and the
+//!   principal variation as data ([`answers::probe`]), statistics ([`answers::stats`]),
+//!   reachability ([`answers::reach`]), and the text, export, info and verify behind the
+//!   commands;
+//! - [`build`]: solve a board, build a table (what the commands call);
 //! - [`testing`]: the conformance checks every game must pass;
 //! - [`value`]: the integer types values are stored in;
 //! - [`error`]: one error enum, whose variant decides the exit code;
@@ -39,7 +42,7 @@
 //! ```
 //! use retro::game::{Young, YoungBoard};
 //! use retro::prelude::*;
-//! use retro::probe;
+//! use retro::answers::probe;
 //!
 //! # fn main() -> retro::Result<()> {
 //! // The contest sample of the young game (docs/games.md): 2 rows, 3 columns.
@@ -48,7 +51,7 @@
 //! let dir = std::env::temp_dir().join(format!("retro-doc-{}", std::process::id()));
 //! std::fs::create_dir_all(&dir).map_err(|e| retro::Error::io("mkdir", e))?;
 //! let path = dir.join("sample.retro");
-//! let report = retro::job::build(&game, &path, &Default::default(), Driver::Parallel, &Silent)?;
+//! let report = retro::build::build(&game, &path, &Default::default(), Driver::Parallel, &Silent)?;
 //! assert_eq!(report.root_value, 2);
 //!
 //! let table = Table::open(&path)?;
@@ -143,40 +146,28 @@
 //! # Ok::<(), retro::Error>(())
 //! ```
 
-// The public modules: what a game author and a table user reach by path.
+// The public modules, from the bottom up: the games and their rules (`game`), the solver
+// (`solve`), the table files (`table`), what is asked of a table (`answers`), and building a
+// board's table (`build`); a game author's checks (`testing`); the stored integer types
+// (`value`); errors.
+pub mod answers;
+pub mod build;
 pub mod error;
 pub mod game;
-pub mod job;
-pub mod probe;
-pub mod rank;
-pub mod reach;
 pub mod solve;
-pub mod stats;
 pub mod table;
 pub mod testing;
 pub mod value;
 
-// The rest is the library's own: the command line and what only it calls, the sweep's
-// kernel and the retrograde workers behind `solve`, the MPI sweep, partial files. What
-// outside code needs of them is re-exported below.
-#[cfg(feature = "cli")]
-mod bench;
+// The rest is the library's own: the command line (with `retro bench`), the MPI front end,
+// memory, progress and random boards. What outside code needs of them is re-exported below.
 #[cfg(feature = "cli")]
 mod cli;
 #[cfg(feature = "cli")]
 mod distributed;
-// Without the command line, only the best move's functions of `export` and `number_grid` of
-// `text` are used.
-#[cfg_attr(not(feature = "cli"), allow(dead_code))]
-mod export;
 mod memory;
-mod partial;
 mod progress;
 mod random;
-mod summary;
-#[cfg_attr(not(feature = "cli"), allow(dead_code))]
-mod text;
-mod verify;
 
 // For game authors: the traits a game implements, the registry that gives it tables and
 // every command, and what solving it takes (a driver, progress, random boards).
@@ -190,10 +181,10 @@ pub use solve::Driver;
 
 // For table users: open a table, read a position's best move (and its numbers, as `export`
 // writes them), say what it holds, check it.
-pub use export::{BestMove, best_move, move_numbers, number_columns};
-pub use summary::info_json;
+pub use answers::export::{BestMove, best_move, move_numbers, number_columns};
+pub use answers::info::info_json;
+pub use answers::verify::{verify_all, verify_sample};
 pub use table::Table;
-pub use verify::{verify_all, verify_sample};
 
 // For programs that build tables and report what it took: memory before, memory after.
 pub use memory::{available_memory, peak_rss};

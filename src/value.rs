@@ -207,6 +207,9 @@ macro_rules! with_value_type {
         }
     };
 }
+// The macro by its module's path (`crate::value::with_value_type!`), as the rest of the
+// crate names it.
+pub use crate::with_value_type;
 
 #[cfg(test)]
 mod tests {

@@ -1,7 +1,7 @@
 //! `retro._retro`: the Rust half of the Python package `retro` (`python/retro/` is the
 //! other half, which callers import). Every answer comes from the same library functions
 //! the command line calls (`probe::Prober::query_json` for `query --json`,
-//! `summary::info_json` for `info --json`, `job::build`, `job::solve`), so the two cannot
+//! `answers::info::info_json` for `info --json`, `build::build`, `build::solve`), so the two cannot
 //! drift apart. Long work releases the GIL; nothing here panics on what a caller passes.
 
 use std::path::{Path, PathBuf};
@@ -18,10 +18,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyDict, PyList, PyString};
 use rayon::prelude::*;
 
+use retro::answers::probe::{self, Prober};
+use retro::build::{BuildOptions, Estimate};
 use retro::error::{Error, Kind};
 use retro::game::{Builtin, Outcome, Registered, Registry, Visitor};
-use retro::job::{self, BuildOptions, Estimate};
-use retro::probe::{self, Prober};
 use retro::{Driver, Progress};
 
 create_exception!(
@@ -379,8 +379,11 @@ struct LayerText {
 }
 
 /// A table's game, with the positions play reaches where the game cannot tell them from a
-/// position alone (`retro::reach`), found the first time a `reachable` column is asked for.
-struct Game<G: Registered>(G, std::sync::OnceLock<Option<retro::reach::Reachable<G>>>);
+/// position alone (`retro::answers::reach`), found the first time a `reachable` column is asked for.
+struct Game<G: Registered>(
+    G,
+    std::sync::OnceLock<Option<retro::answers::reach::Reachable<G>>>,
+);
 
 impl<G: Registered> Game<G> {
     /// A value of layer `k` that has no outcome, in a game whose values all have one.
@@ -479,7 +482,7 @@ impl<G: Registered> Probe for Game<G> {
             true => match self.1.get() {
                 Some(r) => r.as_ref(),
                 None => {
-                    let r = retro::reach::Reachable::where_needed(game)?;
+                    let r = retro::answers::reach::Reachable::where_needed(game)?;
                     self.1.get_or_init(|| r).as_ref()
                 }
             },
@@ -645,9 +648,9 @@ impl RawTable {
         split: bool,
         reachable: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let asked = retro::stats::Asked { split, reachable };
+        let asked = retro::answers::stats::Asked { split, reachable };
         let stats = self.answer(py, || {
-            retro::stats::stats_json::<Builtin>(&self.table, asked)
+            retro::answers::stats::stats_json::<Builtin>(&self.table, asked)
         })?;
         to_py(py, &stats)
     }
@@ -1112,12 +1115,18 @@ struct Build<'a> {
 impl Visitor for Build<'_> {
     type Output = serde_json::Value;
     fn visit<G: Registered>(self, game: G) -> retro::Result<serde_json::Value> {
-        job::check_encoding(&game, self.options)?;
+        retro::build::check_encoding(&game, self.options)?;
         let estimate = Estimate::of(&game, self.path, self.options)?;
         Estimate::check_memory(&game, self.options)?;
         estimate.check_disk(self.path, self.options)?;
         self.watch.total.store(game.total_positions(), Relaxed);
-        let report = job::build(&game, self.path, self.options, Driver::Parallel, self.watch)?;
+        let report = retro::build::build_checked(
+            &game,
+            self.path,
+            self.options,
+            Driver::Parallel,
+            self.watch,
+        )?;
         let mut json = report.to_json(&game, self.path);
         // A game with outcomes stores a code (teeko's 8 is "win in 7"): its root is said
         // as a result and a remoteness, and the code is named as one.
@@ -1214,7 +1223,7 @@ impl Visitor for Solve<'_> {
     type Output = Solved;
     fn visit<G: Registered>(self, game: G) -> retro::Result<Solved> {
         self.watch.total.store(game.total_positions(), Relaxed);
-        let value = job::solve(&game, Driver::Parallel, self.watch)?;
+        let value = retro::build::solve(&game, Driver::Parallel, self.watch)?;
         let outcome = game.outcome(value, 0);
         Ok((value, outcome.map(|o| (o.result.as_str(), o.remoteness))))
     }

@@ -6,13 +6,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::{BoardArgs, progress_bar};
+use crate::build::{self, BuildOptions, Estimate};
 use crate::error::{Result, io_error};
 use crate::game::{AnyBoard, Registered, Registry, Visitor};
-use crate::job::{self, BuildOptions, Estimate};
 use crate::memory::human_bytes;
-use crate::partial::check_unlocked;
 use crate::progress::{self, Progress, Silent};
 use crate::solve::Driver;
+use crate::table::partial::check_unlocked;
 use crate::table::writer::{check_output, partial_path};
 
 #[derive(clap::Args)]
@@ -105,13 +105,13 @@ fn default_path(board: &AnyBoard, file: Option<&Path>) -> PathBuf {
 pub fn run<R: Registry>(args: Args) -> Result<i32> {
     args.threads.start()?;
     if let Some(n) = args.crash_before_step {
-        crate::partial::crash_before_step(n);
+        crate::table::partial::crash_before_step(n);
     }
     if let Some(k) = args.cut_after_layer {
-        crate::partial::cut_after_layer(k);
+        crate::table::partial::cut_after_layer(k);
     }
     if let (Some(n), Some(bytes)) = (args.tear_write, args.tear_at) {
-        crate::partial::tear_write(n, bytes);
+        crate::table::partial::tear_write(n, bytes);
     }
     let board = args.board.load::<R>()?;
     // A stored best move is an index into the moves of the position itself, not of its
@@ -132,7 +132,7 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     };
     check_output(&path)?;
     if let Some(input) = input {
-        crate::partial::check_not_input(&path, &[(input, "the board file being read")])?;
+        crate::table::partial::check_not_input(&path, &[(input, "the board file being read")])?;
     }
     R::visit(&board, Build { args: &args, path })
 }
@@ -147,11 +147,11 @@ impl Visitor for Build<'_> {
     type Output = i32;
 
     fn visit<G: Registered>(self, game: G) -> Result<i32> {
-        build(&game, self.args, &self.path)
+        build_board(&game, self.args, &self.path)
     }
 }
 
-fn build<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32> {
+fn build_board<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32> {
     let path = path.to_path_buf();
     let options = BuildOptions {
         compact: args.compact,
@@ -165,7 +165,7 @@ fn build<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32> {
     // MPI: every rank builds its slices of the one table (see `distributed`).
     let encoding = options.encoding()?;
     // Before the estimate: a request that cannot be built is the more useful thing to hear.
-    crate::job::check_encoding(game, &options)?;
+    crate::build::check_encoding(game, &options)?;
     #[cfg(feature = "mpi")]
     if crate::distributed::under_mpi() {
         if let Some(report) = crate::distributed::build(game, &path, &options, args.quiet)? {
@@ -175,7 +175,7 @@ fn build<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32> {
     }
     // One process: stop at once if another build holds this table's lock (the ranks of
     // an MPI build all open the partial file at once, so they do not take this check).
-    check_unlocked(&path, crate::partial::Kind::Table)?;
+    check_unlocked(&path, crate::table::partial::Kind::Table)?;
     let estimate = Estimate::of(game, &path, &options)?;
     if !args.quiet {
         let free = estimate
@@ -213,7 +213,7 @@ fn build<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32> {
         checks: AtomicU64::new(0),
         layer: AtomicUsize::new(usize::MAX),
     };
-    let report = job::build(game, &path, &options, Driver::Parallel, &progress);
+    let report = build::build_checked(game, &path, &options, Driver::Parallel, &progress);
     let stopped_in = progress.layer.load(Relaxed);
     if let Some(bar) = &bar {
         bar.finish_and_clear();
@@ -254,7 +254,7 @@ fn build<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32> {
         human_bytes(report.file_bytes as f64),
         report.file_bytes,
         report.value_bytes as f64 / report.positions as f64,
-        crate::probe::root_text(game, report.root_value)
+        crate::answers::probe::root_text(game, report.root_value)
     )?;
     Ok(0)
 }

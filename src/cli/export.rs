@@ -12,12 +12,12 @@ use std::path::{Path, PathBuf};
 use clap::ArgGroup;
 
 use super::{open_table, progress_bar};
+use crate::answers::export::{CsvSink, RowSink};
 use crate::error::{Error, Result, io_error};
-use crate::export::{CsvSink, RowSink};
 use crate::game::{AnyBoard, Registered, Registry, Visitor};
-use crate::partial::{self, Kind, Partial, crash_point};
 use crate::progress::{Progress, Silent};
 use crate::table::Table;
+use crate::table::partial::{self, Kind, Partial, crash_point};
 
 /// Rows per Parquet row group. Readers parallelise and skip by row group, so groups should
 /// be large, but the writer holds a whole group before writing it.
@@ -141,7 +141,7 @@ impl std::io::Write for Out {
 pub fn run<R: Registry>(args: Args) -> Result<i32> {
     args.threads.start()?;
     if let Some(n) = args.crash_before_step {
-        crate::partial::crash_before_step(n);
+        crate::table::partial::crash_before_step(n);
     }
     let format = format(&args)?;
     let to_stdout = args.output.as_os_str() == "-";
@@ -289,9 +289,9 @@ impl Visitor for Export<'_> {
         let outcomes = game.outcome(0, 0).is_some();
         // A folded table: one row per entry with its orbit's size, or every position.
         let shape = if args.all {
-            crate::export::Rows::Positions
+            crate::answers::export::Rows::Positions
         } else {
-            crate::export::Rows::Entries
+            crate::answers::export::Rows::Entries
         };
         let orbits = game.symmetries() > 1 && !args.all;
         // A game whose stones in hand are part of the position gets them as columns.
@@ -304,7 +304,7 @@ impl Visitor for Export<'_> {
                 partial,
                 args.row_group,
                 notation,
-                crate::export::columns_of(notation, outcomes, orbits, hands),
+                crate::answers::export::columns_of(notation, outcomes, orbits, hands),
             )
             .and_then(|sink| rows_with_bar(&game, table, layers, sink, args.quiet, shape)),
             _ => {
@@ -329,7 +329,7 @@ fn rows_with_bar<G: Registered, S: RowSink + Send>(
     layers: RangeInclusive<usize>,
     sink: S,
     quiet: bool,
-    shape: crate::export::Rows,
+    shape: crate::answers::export::Rows,
 ) -> Result<(S::Output, u64)> {
     let total = layers.clone().map(|k| game.layer_size(k)).sum();
     let bar = progress_bar(total, quiet);
@@ -337,9 +337,9 @@ fn rows_with_bar<G: Registered, S: RowSink + Send>(
         Some(b) => b,
         None => &Silent,
     };
-    let reach = crate::reach::Reachable::where_needed(game)?;
+    let reach = crate::answers::reach::Reachable::where_needed(game)?;
     let written =
-        crate::export::rows_of(game, table, layers, sink, progress, shape, reach.as_ref());
+        crate::answers::export::rows_of(game, table, layers, sink, progress, shape, reach.as_ref());
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -361,8 +361,8 @@ mod parquet_sink {
     use parquet::schema::parser::parse_message_type;
     use parquet::schema::types::ColumnPath;
 
+    use crate::answers::export::{CHUNK, Row, RowSink, move_numbers};
     use crate::error::{Error, Result};
-    use crate::export::{CHUNK, Row, RowSink, move_numbers};
     use crate::game::{AnyBoard, MoveNotation};
 
     /// The Parquet type of each of `export::columns_of`: every column is required but the move

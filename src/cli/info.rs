@@ -25,7 +25,9 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     let table = open_table::<R>(&args.table)?;
     let h = &table.header;
     let entries = h.total_positions();
-    let positions: u64 = crate::summary::layer_positions::<R>(&table)?.iter().sum();
+    let positions: u64 = crate::answers::info::layer_positions::<R>(&table)?
+        .iter()
+        .sum();
     let value_bytes = h.value_bytes();
     let (largest, entry) = h
         .layers
@@ -140,12 +142,12 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
         );
     }
     if args.json {
-        let summary = crate::summary::info_json::<R>(&table, true)?;
+        let summary = crate::answers::info::info_json::<R>(&table, true)?;
         super::outln!("{summary}")?;
         return Ok(0);
     }
     // The empty board's value, in the game's words.
-    let words = crate::summary::root_words::<R>(&table)?;
+    let words = crate::answers::info::root_words::<R>(&table)?;
     rows.push(("root value", words.text));
     for (key, value) in rows {
         super::outln!("{key:<12} {value}")?;

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::error::{EXIT_CODES, Error, Result, io_error};
-use crate::partial::{Kind, Partial};
+use crate::table::partial::{Kind, Partial};
 
 #[derive(clap::Args)]
 #[command(after_help = "\

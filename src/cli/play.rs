@@ -10,9 +10,11 @@ use clap::ValueEnum;
 
 use super::lines::{Line, MAX_LINE, read_line};
 use super::open_table;
+use crate::answers::probe::{
+    Answer, MoveStyle, answer_text, describe_move, scores_after, start_scores,
+};
 use crate::error::{Error, Result};
 use crate::game::{Board, MoveNotation, Registered, Registry, Scores, Visitor};
-use crate::probe::{Answer, MoveStyle, answer_text, describe_move, scores_after, start_scores};
 use crate::table::Table;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -140,7 +142,7 @@ fn play<G: Registered>(game: &G, table: &Table, args: &Args) -> Result<i32> {
         // A game that names its moves labels its own drawing (morris: files and ranks).
         let drawing = match notation {
             MoveNotation::Named => drawing,
-            _ => crate::text::labelled(&drawing, notation != MoveNotation::Column),
+            _ => crate::answers::text::labelled(&drawing, notation != MoveNotation::Column),
         };
         write!(out, "\n{drawing}").map_err(io)?;
         let action = if a.moves.is_empty() {
@@ -500,7 +502,7 @@ fn ask<G: Registered>(
 
 #[cfg(test)]
 mod tests {
-    use crate::text::labelled;
+    use crate::answers::text::labelled;
 
     #[test]
     fn spaced_and_unspaced_drawings_look_the_same() {

@@ -8,9 +8,9 @@ use super::lines::{Line, MAX_LINE, read_line};
 use super::open_table;
 use std::io::Write;
 
+use crate::answers::probe::{answer, answer_text, principal_variation, pv_json, to_json};
 use crate::error::{Error, Result};
 use crate::game::{Registered, Registry, Visitor};
-use crate::probe::{answer, answer_text, principal_variation, pv_json, to_json};
 use crate::table::Table;
 
 #[derive(clap::Args)]
@@ -99,11 +99,11 @@ impl Visitor for Query<'_> {
             }
             super::outln!("{out}")?;
         } else {
-            super::out!("{}", crate::text::answer(&game, &a))?;
+            super::out!("{}", crate::answers::text::answer(&game, &a))?;
             if let Some(pv) = &pv {
                 super::out!(
                     "{}",
-                    crate::text::principal_variation(&game, pv, a.value, &a.position)
+                    crate::answers::text::principal_variation(&game, pv, a.value, &a.position)
                 )?;
             }
         }

@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use crate::answers::probe::Prober;
 use crate::error::{Error, Result};
 use crate::game::{Registered, Registry, Visitor};
-use crate::probe::Prober;
 use crate::table::Table;
 
 #[derive(clap::Args)]
@@ -97,7 +97,7 @@ impl Served {
             "rows": rows,
             "cols": cols,
             // A folded table's entries stand for more positions: both, each by its name.
-            "positions": crate::summary::layer_positions::<R>(&table)?.iter().sum::<u64>(),
+            "positions": crate::answers::info::layer_positions::<R>(&table)?.iter().sum::<u64>(),
             "entries": table.header.total_positions(),
             "value_type": table.header.value_type.name(),
             "root_value": table.value(0, 0)?,

@@ -1,9 +1,9 @@
 //! `retro solve`: the contest answer, and nothing else on stdout.
 
 use super::BoardArgs;
+use crate::build;
 use crate::error::Result;
 use crate::game::{Registered, Registry, Visitor};
-use crate::job;
 use crate::progress::Silent;
 use crate::solve::Driver;
 
@@ -41,7 +41,7 @@ impl Visitor for ContestAnswer {
         if crate::distributed::under_mpi() {
             return crate::distributed::solve(&game);
         }
-        let value = job::solve(&game, Driver::Parallel, &Silent)?;
+        let value = build::solve(&game, Driver::Parallel, &Silent)?;
         Ok(Some(game.contest_answer(value)))
     }
 }

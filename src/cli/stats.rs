@@ -1,14 +1,14 @@
 //! `retro stats`: per layer, the entries, the positions they stand for, the positions won,
 //! lost, drawn and tied for the side to move and the longest loss and win in plies; with
 //! `--split`, per class of positions (each side's stones and the side to move)
-//! (`crate::stats`).
+//! (`crate::answers::stats`).
 
 use std::path::PathBuf;
 
 use super::{Threads, open_table, outln};
+use crate::answers::stats::SplitRow;
 use crate::error::Result;
 use crate::game::Registry;
-use crate::stats::SplitRow;
 
 #[derive(clap::Args)]
 #[command(after_help = "\
@@ -64,13 +64,13 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
         // Each layer's checksum is checked as it is first read, as `verify` does.
         table = table.check_layers_as_read();
     }
-    let asked = crate::stats::Asked {
+    let asked = crate::answers::stats::Asked {
         split: args.split,
         reachable: args.reachable,
     };
-    let stats = crate::stats::table_stats::<R>(&table, asked)?;
+    let stats = crate::answers::stats::table_stats::<R>(&table, asked)?;
     if args.json {
-        outln!("{}", crate::stats::json_of(&stats)?)?;
+        outln!("{}", crate::answers::stats::json_of(&stats)?)?;
         return Ok(0);
     }
     let layers = &stats.layers;
@@ -81,8 +81,8 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     if let Some(rows) = &stats.split {
         return print_split(rows, results, reach);
     }
-    let total = crate::stats::total(layers);
-    let phases = crate::stats::phases(layers);
+    let total = crate::answers::stats::total(layers);
+    let phases = crate::answers::stats::phases(layers);
     // What each layer holds, where the game says it: as wide as its longest.
     let holds = layers
         .iter()

@@ -3,11 +3,11 @@
 use std::path::PathBuf;
 
 use super::{open_table, progress_bar};
+use crate::answers::verify::{self, Mismatch};
 use crate::error::{Error, Result};
 use crate::game::{Registered, Registry, Visitor};
 use crate::progress::{Progress, Silent};
 use crate::table::Table;
-use crate::verify::{self, Mismatch};
 
 #[derive(clap::Args)]
 #[command(after_help = "\
@@ -49,7 +49,7 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
         Ok(checked) if args.json => {
             let summary = serde_json::json!({
                 "table": args.table.display().to_string(),
-                "positions": crate::summary::layer_positions::<R>(&table)?.iter().sum::<u64>(),
+                "positions": crate::answers::info::layer_positions::<R>(&table)?.iter().sum::<u64>(),
                 "entries": table.header.total_positions(),
                 "checked": checked,
                 "sampled": args.sample.is_some(),

@@ -497,7 +497,7 @@ mod tests {
 
     /// The sparse marks give exactly the spans the bitmap plan of an MPI build fetches.
     #[test]
-    fn sparse_spans_equal_the_build_plan() -> crate::Result<()> {
+    fn sparse_spans_equal_the_build_plan() -> crate::error::Result<()> {
         sparse_spans_equal_the_plan(&random_game::<Young>(4, 5, 1, 0)?);
         sparse_spans_equal_the_plan(&random_game::<Twins>(3, 4, 1, 0)?);
         sparse_spans_equal_the_plan(&random_game::<Mnk>(3, 3, 1, 0)?);
@@ -531,7 +531,7 @@ mod tests {
     }
 
     #[test]
-    fn many_ranks_are_planned_from_a_sample() -> crate::Result<()> {
+    fn many_ranks_are_planned_from_a_sample() -> crate::error::Result<()> {
         let g: Twins = random_game(3, 4, 1, 0)?;
         let layers = plan(&g, MAX_RANKS, 1, 1, false, (1.0, 2.0), 1e9);
         assert!(layers.iter().all(|l| l.sampled));
@@ -543,7 +543,7 @@ mod tests {
     }
 
     #[test]
-    fn one_rank_fetches_only_from_itself() -> crate::Result<()> {
+    fn one_rank_fetches_only_from_itself() -> crate::error::Result<()> {
         let game: Young = random_game(5, 6, 1, 0)?;
         let layers = plan(&game, 1, 1, 1, false, (1.0, 2.0), 1e9);
         assert_eq!(layers.len(), 31);

@@ -98,7 +98,7 @@ mod tests {
     }
 
     #[test]
-    fn plans_cover_exactly_the_children_young() -> crate::Result<()> {
+    fn plans_cover_exactly_the_children_young() -> crate::error::Result<()> {
         for (rows, cols) in [(3, 4), (5, 6), (6, 7)] {
             plans_are_exact(&random_game::<Young>(rows, cols, 3, 50)?);
         }
@@ -106,7 +106,7 @@ mod tests {
     }
 
     #[test]
-    fn plans_cover_exactly_the_children_twins() -> crate::Result<()> {
+    fn plans_cover_exactly_the_children_twins() -> crate::error::Result<()> {
         for (rows, cols) in [(3, 3), (3, 4)] {
             plans_are_exact(&random_game::<Twins>(rows, cols, 3, 50)?);
         }

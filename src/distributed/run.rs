@@ -17,9 +17,9 @@ use mpi::traits::*;
 use super::exchange::{self, MAX_MESSAGE, Traffic};
 use super::split;
 use super::writer::{self, HeaderOwner, Shared};
+use crate::build::{BuildOptions, Estimate};
 use crate::error::{Error, Result, io_error};
 use crate::game::{AnyBoard, Gameplay, Registered};
-use crate::job::{BuildOptions, Estimate};
 use crate::memory::peak_rss;
 use crate::progress::{Progress, Silent};
 use crate::solve::{Cut, Driver, From, Hooks, OnLayer, Ranks, Solved, children::Span};
@@ -236,7 +236,7 @@ pub fn solve<G: Gameplay>(game: &G) -> Result<Option<String>> {
     let solved = (|| {
         test_failure(ctx.rank)?;
         let vt = crate::solve::value_type(game);
-        let value = crate::with_value_type!(vt, V => crate::solve::solve_layers::<_, V, _>(
+        let value = crate::value::with_value_type!(vt, V => crate::solve::solve_layers::<_, V, _>(
             game,
             Driver::Parallel,
             &Silent,
@@ -254,7 +254,7 @@ pub fn solve<G: Gameplay>(game: &G) -> Result<Option<String>> {
 #[derive(Debug, Clone)]
 pub struct DistributedReport {
     /// The build's figures as one process reports them.
-    pub build: crate::job::BuildReport,
+    pub build: crate::build::BuildReport,
     /// The root's value in words.
     pub root_text: String,
     /// Ranks, and threads per rank.
@@ -309,7 +309,7 @@ pub fn build<G: Registered>(
         None => &Silent,
     };
     let vt = crate::solve::value_type(game);
-    let result = crate::with_value_type!(vt, V => build_layers::<_, V>(&ctx, game, path, options, progress, start));
+    let result = crate::value::with_value_type!(vt, V => build_layers::<_, V>(&ctx, game, path, options, progress, start));
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -486,7 +486,7 @@ fn narrow<V: Value>(k: usize, values: &[V], stored: ValueType) -> Result<Vec<i8>
     values
         .par_iter()
         .map(|v| {
-            crate::job::one_byte(stored, v.to_i64()).ok_or_else(|| {
+            crate::build::one_byte(stored, v.to_i64()).ok_or_else(|| {
                 Error::other(format!(
                     "layer {k}: a value does not fit the table's one-byte values ({})",
                     stored.name()
@@ -513,7 +513,7 @@ fn build_layers<G: Registered, V: Value>(
     let encoding = options.encoding()?;
     // The type one process stores values in while it builds (it narrows them at the end,
     // as rank 0 does here).
-    let stored = crate::job::stored_type(game, options);
+    let stored = crate::build::stored_type(game, options);
     let partial = partial_path(path);
     let check = partial_path(&partial);
     // Rank 0 checks the disk, creates or resumes the partial file, and leaves a token
@@ -628,7 +628,7 @@ fn build_layers<G: Registered, V: Value>(
                 stop_after: None,
                 ..options.clone()
             };
-            crate::job::build(game, path, &finish, Driver::Parallel, &Silent).map(Some)
+            crate::build::build(game, path, &finish, Driver::Parallel, &Silent).map(Some)
         }
         None => Ok(None),
     };
@@ -646,7 +646,7 @@ fn build_layers<G: Registered, V: Value>(
     build.peak_rss = Some(rss);
     build.resumed_below = (resume != NO_LAYER).then_some(resume as usize);
     Ok(Some(DistributedReport {
-        root_text: crate::probe::root_text(game, build.root_value),
+        root_text: crate::answers::probe::root_text(game, build.root_value),
         build,
         ranks: ctx.size,
         threads: rayon::current_num_threads(),

@@ -11,10 +11,10 @@ use xxhash_rust::xxh3::Xxh3;
 
 use crate::error::{Error, Result, io_error};
 use crate::game::Registry;
-use crate::partial::{Kind, Partial, partial_path};
 use crate::table::blocks;
 use crate::table::header::{self, Header};
 use crate::table::journal::Journal;
+use crate::table::partial::{Kind, Partial, partial_path};
 use crate::table::writer::check_partial;
 use crate::value::Value;
 

@@ -19,6 +19,7 @@ mod mnk;
 mod morris;
 pub mod moving;
 mod quixo;
+pub mod rank;
 mod registry;
 pub mod symmetry;
 mod teeko;
@@ -175,7 +176,7 @@ pub struct Edge {
 /// the positions with k stones, every layer is a `Pass`, and its moves lead to layer k + 1,
 /// the defaults. What a stored value means, and so how it passes through a move and which is
 /// better, is the game's value model (`values`). `docs/adding-a-game.md` says what each
-/// method must guarantee, and `crate::testing::check_game` checks it.
+/// method must guarantee, and `testing::check_game` checks it.
 pub trait Game: Send + Sync + Sized {
     /// A decoded position; it also serves as the cursor that walks a layer in rank order,
     /// so it may carry whatever the game needs to rank children cheaply.

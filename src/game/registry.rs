@@ -108,7 +108,8 @@ pub trait Registered: Gameplay + 'static {
     }
     /// The board it was built from.
     fn board(&self) -> &Self::Board;
-    /// Its rules, input format and notation, for `retro help games` (Markdown).
+    /// Its rules, input format and notation, for `retro help games` (Markdown). The built-in
+    /// games have their page there (`docs/games.md`) and leave this empty.
     fn rules() -> &'static str {
         ""
     }

@@ -32,10 +32,10 @@
 use std::sync::OnceLock;
 
 use crate::error::{Error, Result};
-use crate::game::two_colour;
-use crate::rank::{
+use crate::game::rank::{
     Binomial, POP8, colex_chunk_table, colex_next_mask, colex_unrank_mask, compress,
 };
+use crate::game::two_colour;
 
 /// Which symmetries of a grid a game folds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -828,7 +828,7 @@ mod tests {
     /// random, and across two layers in turn.
     #[test]
     fn deposit_and_the_orbit_lookup_agree_with_the_plain_ways() {
-        let mut rng = crate::SplitMix(7);
+        let mut rng = crate::random::SplitMix(7);
         for _ in 0..100_000 {
             let (bits, mask) = (rng.next_u64(), rng.next_u64() >> (rng.next_u64() % 64));
             assert_eq!(deposit(bits, mask), two_colour::spread(bits, mask));

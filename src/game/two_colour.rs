@@ -22,7 +22,7 @@ use std::sync::{Arc, OnceLock};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::rank::{Binomial, colex_next_mask, colex_rank_mask, colex_unrank_mask};
+use crate::game::rank::{Binomial, colex_next_mask, colex_rank_mask, colex_unrank_mask};
 
 /// Boards up to this many cells: a cell set fits a u64 mask and any layer count fits u64.
 pub const MAX_CELLS: usize = 62;

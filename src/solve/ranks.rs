@@ -1,4 +1,4 @@
-//! The processes a solve runs on: one (`One`), or MPI ranks (`crate::distributed`). A leaf
+//! The processes a solve runs on: one (`One`), or MPI ranks (the `distributed` module). A leaf
 //! of the solver, like `layers.rs`.
 //!
 //! Every rank owns a contiguous slice of each layer (`Cut`) and solves only that; ranks

@@ -21,7 +21,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use super::header::{HEADER_CHECKSUM_AT, HEADER_LEN_AT, MAGIC, MAX_HEADER_LEN, PREFIX_LEN};
 use crate::error::{Result, io_error};
-use crate::partial::{crash_point, write_step};
+use crate::table::partial::{crash_point, write_step};
 
 /// What follows the copy of a header: this mark, then the copy's offset (u64 LE).
 const MARK: [u8; 8] = *b"RETROJNL";

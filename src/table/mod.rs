@@ -8,6 +8,7 @@ pub mod header;
 pub(crate) mod journal;
 pub(crate) mod mapped;
 pub(crate) mod moves;
+pub(crate) mod partial;
 pub(crate) mod reader;
 pub(crate) mod writer;
 

@@ -9,7 +9,7 @@
 //!
 //! The sweep itself is unchanged: the driver derives a layer's indices from its values and
 //! the values of the layer after it right after the layer is swept, while those are at
-//! hand (`crate::solve::moves`; over MPI ranks, with the children fetched from other
+//! hand (`solve::moves`; over MPI ranks, with the children fetched from other
 //! ranks). What is here reads them back.
 
 use crate::error::{Error, Result};

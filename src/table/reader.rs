@@ -304,7 +304,7 @@ impl Table {
         let sizes = &self.sizes;
         if sizes.len() != h.layers.len() {
             return Err(format!(
-                "header lists {} layers, the board has {}",
+                "header lists {} layers, the board has {} (damaged, or written by a retro that numbered this game's layers otherwise: rebuild it)",
                 h.layers.len(),
                 sizes.len()
             ));

@@ -6,7 +6,7 @@
 //! at every instant: a layer's bytes reach the disk before the header lists it, and a
 //! header that stops listing layers reaches the disk before they are cut off.
 //!
-//! The partial file is opened, locked and, for a fresh start, emptied by `crate::partial`
+//! The partial file is opened, locked and, for a fresh start, emptied by `crate::table::partial`
 //! (no symbolic links followed, never a file retro did not write).
 
 use std::os::unix::fs::FileExt;
@@ -20,10 +20,10 @@ use super::journal::{self, Journal};
 use super::reader::Table;
 use crate::error::{Error, Result, io_error};
 use crate::game::{AnyBoard, Builtin, Registry};
-use crate::partial::{Kind, Partial, crash_point, write_step};
+use crate::table::partial::{Kind, Partial, crash_point, write_step};
 use crate::value::{Value, ValueType};
 
-pub use crate::partial::{check_output, partial_path};
+pub use crate::table::partial::{check_output, partial_path};
 
 /// A table being written: layers appended to the locked partial file, then renamed.
 pub struct TableWriter {
@@ -363,7 +363,7 @@ impl TableWriter {
         entry.checksum = hasher.digest();
         self.write_header()?;
         self.sync()?;
-        if crate::partial::cut_after(k) {
+        if crate::table::partial::cut_after(k) {
             // Test hook: another program cuts the file in the middle of this layer.
             let _ = self.partial.file.set_len(offset + (self.end - offset) / 2);
         }

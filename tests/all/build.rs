@@ -58,7 +58,7 @@ fn compact_tables_hold_the_same_values_in_fewer_bytes() {
         // The estimate is exact for plain tables and an upper bound for compact ones.
         let spec = tp.header.game.clone();
         let estimate = |compact: bool, path: &Path| {
-            let options = retro::job::BuildOptions {
+            let options = retro::build::BuildOptions {
                 compact,
                 ..Default::default()
             };

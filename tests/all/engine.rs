@@ -239,7 +239,7 @@ impl Visitor for SameValues<'_> {
 fn round_trip(spec: AnyBoard) -> retro::Result<()> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.retro");
-    let report = retro::job::build_board::<retro::Builtin>(
+    let report = retro::build::build_board::<retro::Builtin>(
         &spec,
         &path,
         &Default::default(),

@@ -35,7 +35,7 @@ fn build_cli(dir: &Path, args: &[&str], name: &str) -> PathBuf {
 }
 
 fn build_lib(spec: &AnyBoard, path: &Path) -> PathBuf {
-    retro::job::build_board::<retro::Builtin>(
+    retro::build::build_board::<retro::Builtin>(
         spec,
         path,
         &Default::default(),

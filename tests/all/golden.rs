@@ -4,7 +4,7 @@
 //! format version and record the new checksums here.
 
 use retro::Registry;
-use retro::job::{self, BuildOptions};
+use retro::build::{self, BuildOptions};
 use retro::table::Table;
 use retro::{Driver, Silent};
 
@@ -55,7 +55,7 @@ fn sample_tables_match_their_recorded_checksums() {
             ..Default::default()
         };
         let report =
-            job::build_board::<retro::Builtin>(&spec, &path, &options, Driver::Parallel, &Silent)
+            build::build_board::<retro::Builtin>(&spec, &path, &options, Driver::Parallel, &Silent)
                 .unwrap();
         assert_eq!(report.root_value, root, "{board}");
         let table = Table::open(&path).unwrap();

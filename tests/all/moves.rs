@@ -9,9 +9,9 @@ use std::path::Path;
 use common::random_board;
 use common::retro;
 use retro::Registry;
+use retro::answers::probe;
+use retro::build::{self, BuildOptions};
 use retro::game::{AnyBoard, Registered, Visitor};
-use retro::job::{self, BuildOptions};
-use retro::probe;
 use retro::table::{Encoding, Table};
 use retro::{Driver, Silent};
 
@@ -21,7 +21,7 @@ fn build(spec: &AnyBoard, path: &Path, moves: Option<u32>) -> Table {
         force: true,
         ..Default::default()
     };
-    job::build_board::<retro::Builtin>(spec, path, &options, Driver::Parallel, &Silent)
+    build::build_board::<retro::Builtin>(spec, path, &options, Driver::Parallel, &Silent)
         .expect("build");
     Table::open(path).expect("open")
 }
@@ -283,11 +283,11 @@ fn an_interrupted_build_of_moves_resumes_to_an_identical_table() {
             ..Default::default()
         };
         let err =
-            job::build_board::<retro::Builtin>(&spec, &path, &options, Driver::Parallel, &Silent);
+            build::build_board::<retro::Builtin>(&spec, &path, &options, Driver::Parallel, &Silent);
         assert!(err.is_err(), "stop {stop}");
         options.stop_after = None;
         let report =
-            job::build_board::<retro::Builtin>(&spec, &path, &options, Driver::Serial, &Silent)
+            build::build_board::<retro::Builtin>(&spec, &path, &options, Driver::Serial, &Silent)
                 .unwrap();
         // Layers of moves are written again from the lowest finished layer of values.
         let expect = match stop {

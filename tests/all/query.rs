@@ -50,7 +50,7 @@ fn all_positions<G: Gameplay>(game: &G) -> Vec<String> {
 }
 
 fn build(spec: &AnyBoard, path: &Path) -> Table {
-    retro::job::build_board::<retro::Builtin>(
+    retro::build::build_board::<retro::Builtin>(
         spec,
         path,
         &Default::default(),

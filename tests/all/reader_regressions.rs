@@ -134,8 +134,8 @@ fn errors_are_typed_and_keep_their_source() {
     assert!(bad.is_input() && bad.exit_code() == 2, "{bad:?}");
     // Young 24 x 24: two adjacent layers of about 2.5 TB.
     let huge: Young = retro::testing::random_game(24, 24, 1, 9).unwrap();
-    let options = retro::job::BuildOptions::default();
-    let err = retro::job::Estimate::check_memory(&huge, &options)
+    let options = retro::build::BuildOptions::default();
+    let err = retro::build::Estimate::check_memory(&huge, &options)
         .err()
         .unwrap();
     assert!(matches!(err, Error::TooLarge(_)), "{err:?}");
@@ -147,7 +147,7 @@ fn tables_read_from_memory_through_the_positioned_reader() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.retro");
     let spec = retro::Builtin::random("twins", (3, 3), 4, 100, "--max").unwrap();
-    retro::job::build_board::<retro::Builtin>(
+    retro::build::build_board::<retro::Builtin>(
         &spec,
         &path,
         &Default::default(),

@@ -148,7 +148,7 @@ fn hex_passes_retros_conformance_checks() {
 fn the_first_player_wins_every_square_board_up_to_4x4() {
     for n in 1..=4 {
         let g = game(n, n);
-        let root = retro::job::solve(&g, Driver::Parallel, &retro::Silent).unwrap();
+        let root = retro::build::solve(&g, Driver::Parallel, &retro::Silent).unwrap();
         assert!(root > 0, "{n}x{n}: root {root}");
         let outcome = g.outcome(root, 0).unwrap();
         assert_eq!(outcome.result, retro::game::Verdict::Win, "{n}x{n}");
@@ -163,7 +163,7 @@ fn winning_first_moves_match_the_brute_force_and_the_half_turn() {
     let (rows, cols) = (3, 3);
     let g = game(rows, cols);
     let path = dir.path().join("hex.retro");
-    retro::job::build(
+    retro::build::build(
         &g,
         &path,
         &Default::default(),
@@ -172,7 +172,7 @@ fn winning_first_moves_match_the_brute_force_and_the_half_turn() {
     )
     .unwrap();
     let table = Table::open_in::<Hex>(&path).unwrap();
-    let answer = retro::probe::answer_text(&g, &table, "empty").unwrap();
+    let answer = retro::answers::probe::answer_text(&g, &table, "empty").unwrap();
     let mut brute = Brute::new(rows, cols);
     let mut winning = Vec::new();
     for (mv, value) in &answer.moves {

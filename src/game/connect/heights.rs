@@ -14,7 +14,7 @@
 //! of canonical colourings per palindrome, up to C(24, 12) = 2.7 million of them on 6 x 4.
 
 use crate::error::{Error, Result};
-use crate::rank::Binomial;
+use crate::game::rank::Binomial;
 
 /// Most height vectors (over all layers) a board may have: (H + 1)^W. Their tables cost
 /// 16 bytes per column with room plus 12 per vector (folded: those of the canonical vectors,

@@ -40,7 +40,7 @@ use super::lines;
 use super::symmetry::pext;
 use super::{Edge, Game, Move, RunSink, Values, WinLoss, two_colour};
 use crate::error::{Error, Result};
-use crate::rank::{colex_next_mask, colex_unrank_mask};
+use crate::game::rank::{colex_next_mask, colex_unrank_mask};
 pub use heights::MAX_HEIGHT_VECTORS;
 use heights::{ColourRank, Heights};
 
@@ -530,9 +530,9 @@ impl Game for Connect {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::rank::colex_rank_mask;
     #[allow(unused_imports)]
     use crate::game::{Board, Gameplay};
-    use crate::rank::colex_rank_mask;
 
     fn game(w: usize, h: usize, k: usize) -> Connect {
         Connect::new(ConnectBoard::checked(w, h, k).unwrap()).unwrap()
@@ -569,7 +569,7 @@ mod tests {
     /// occupied sets.
     #[test]
     fn next_on_follows_the_packed_successor() {
-        let binom = crate::rank::Binomial::new(12).unwrap();
+        let binom = crate::game::rank::Binomial::new(12).unwrap();
         for occupied in [0b1011_0111u64, 0b111_0000_1101, 0b1_0101_0101] {
             let n = occupied.count_ones() as usize;
             for h in 1..=n {
@@ -581,7 +581,7 @@ mod tests {
                         two_colour::spread(packed, occupied),
                         "{occupied:b} {h} {r}"
                     );
-                    assert_eq!(crate::rank::compress(board, occupied), packed);
+                    assert_eq!(crate::game::rank::compress(board, occupied), packed);
                     if r + 1 < binom.get(n, h) {
                         packed = colex_next_mask(packed);
                         board = next_on(board, occupied);

@@ -367,10 +367,6 @@ impl Registered for Morris {
         &self.board
     }
 
-    fn rules() -> &'static str {
-        "The Morris family (mills): five, six (16 points), nine and twelve (24 points; twelve adds the diagonals) men's morris, S stones each (5, 6, 9, 12), x first. While a player has stones in hand a move places one on an empty point; then a move slides a stone along a line to the next point, or, with flying (nine, twelve), flies it anywhere when the player has 3 left. A stone that closes a mill (three of the mover's in a line) removes one of the opponent's stones not in a mill (any, if all are). A player with fewer than 3 stones, or no legal move, has lost. Options after the variant: `stones=N`, `flying`, `no-flying`, `diagonals`. Positions: the points in reading order (top row first, as x, o or .; '/' between rows allowed), then x's stones in hand, o's, and the side to move: `........................ 9 9 x`, or `start`. Moves: `d2` (a placement), `d2-d3` (a slide or a flight), with `xa4` after a move that removes the stone on a4. Values: for the side to move, win or loss in r plies, or a draw."
-    }
-
     fn notation() -> crate::game::Notation {
         crate::game::Notation {
             summary: "Five, Six, Nine and Twelve Men's Morris: place, then slide (or fly); three in a line removes a stone",

@@ -33,9 +33,9 @@ pub use board::{Geometry, MorrisBoard};
 
 use crate::error::{Error, Result};
 use crate::game::moving::each_distinct;
+use crate::game::rank::Binomial;
 use crate::game::symmetry::{Cursor, GridSymmetries, Orbits};
 use crate::game::{Edge, Game, LayerKind, Move, Values, Wdl};
-use crate::rank::Binomial;
 use stabiliser::Stabiliser;
 
 /// A Morris position: both sides' stones, their hands and who moves.

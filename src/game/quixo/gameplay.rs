@@ -240,14 +240,10 @@ impl Registered for Quixo {
         &self.board
     }
 
-    fn rules() -> &'static str {
-        "Quixo (Thierry Chapeau): N x N cubes (2 to 5; 5 when no size is given), all blank, x first. A move takes a cube from the border that is blank or shows the mover's mark, turns it to the mover's mark, and pushes it back in at an end of its row or column (not where it came from), shifting the others. N of one's marks in a row, column or main diagonal win; completing the opponent's line loses, even with one's own. Positions: rows of x, o, . (blank) separated by /, then :x or :o for the side to move. Moves: `r,c-r,c`, the cube taken then the end it goes in at (1-based). Values: for the side to move, win or loss in r plies, or a draw."
-    }
-
     fn notation() -> crate::game::Notation {
         crate::game::Notation {
             summary: "Quixo: take a blank or own cube from the border, push it back in at an end of its row or column; N in a line win",
-            board: "`N` or `NxN`, N from 2 to 5, or nothing for 5 x 5: `4x4`",
+            board: "`N` or `NxN`, N from 2 to 5, or nothing for 5 x 5, then `min=M` for the positions with at least M cubes taken: `4x4`, `5x5 min=22`",
             position: "rows of x, o, . (blank) separated by /, then `:x` or `:o` for the side to move: `.../.../...:x`",
             moves: "`row,col-row,col`, the cube taken and the end it goes back in at (1-based, row 1 the top): `1,1-1,3`",
             marks: Some(('x', 'o')),

@@ -204,10 +204,6 @@ impl Registered for Teeko {
         &self.board
     }
 
-    fn rules() -> &'static str {
-        "Teeko (John Scarne, 1937): 5 x 5, 4 stones each, x first. While a player has stones in hand a move drops one on an empty cell; once all 8 are down a move slides one of the mover's stones to an empty neighbouring cell (8 directions). Four in a straight line, or on the four cells of a 2 x 2 square, win. Board input: nothing (standard), `RxC` or `RxCsS` (S stones each), then `advanced` (the corners of the 3 x 3, 4 x 4 and 5 x 5 squares win too) and/or `no-centre-first` (x's first drop may not be on the centre cell; boards with odd rows and odd columns). Positions: rows of x, o, . separated by /, then :x or :o for the side to move (needed once all stones are down). Moves: `r,c` drops on a cell, `r,c-r,c` slides a stone (1-based). Values: for the side to move, win or loss in r plies, or a draw."
-    }
-
     fn notation() -> crate::game::Notation {
         crate::game::Notation {
             summary: "Teeko: x and o drop their stones, then slide them; four in a line or on a 2 x 2 square win",

@@ -20,10 +20,10 @@ mod board;
 mod gameplay;
 
 use crate::error::{Error, Result};
+use crate::game::rank::{Binomial, colex_next_mask, colex_unrank_mask, squeeze_out};
 use crate::game::symmetry::{Cursor, GridGroup, GridSymmetries, Orbits};
 use crate::game::two_colour::spread;
 use crate::game::{Edge, Game, LayerKind, Move, Values, Wdl};
-use crate::rank::{Binomial, colex_next_mask, colex_unrank_mask, squeeze_out};
 
 /// A Teeko board: its size, the stones each player has, the patterns and the first-drop rule.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -19,8 +19,7 @@ impl Gameplay for Young {
 
     fn draw_weights(&self) -> Option<String> {
         let (rows, cols) = (self.board.rows, self.board.cols);
-        let grid =
-            |w: &[i64]| crate::text::number_grid(rows, cols, |i, j| w[i * cols + j].to_string());
+        let grid = |w: &[i64]| number_grid(rows, cols, |i, j| w[i * cols + j].to_string());
         Some(format!(
             "first's weights (a: first earns a cell's a by playing there):\n{}\
              second's weights (b: second earns a cell's b by playing there):\n{}",
@@ -143,4 +142,35 @@ impl Registered for Young {
             marks: None,
         }
     }
+}
+
+/// A grid of numbers under 1-based column labels and beside 1-based row labels, each
+/// column as wide as its widest entry: `play`'s drawing of a board's weights.
+fn number_grid(rows: usize, cols: usize, at: impl Fn(usize, usize) -> String) -> String {
+    let cells: Vec<Vec<String>> = (0..rows)
+        .map(|i| (0..cols).map(|j| at(i, j)).collect())
+        .collect();
+    let width = |j: usize| {
+        cells
+            .iter()
+            .map(|row| row[j].len())
+            .chain([(j + 1).to_string().len()])
+            .max()
+            .unwrap_or(1)
+    };
+    let widths: Vec<usize> = (0..cols).map(width).collect();
+    let rw = rows.to_string().len();
+    let mut out = format!("{:rw$} ", "");
+    for (j, w) in widths.iter().enumerate() {
+        out.push_str(&format!(" {:>w$}", j + 1));
+    }
+    out.push('\n');
+    for (i, row) in cells.iter().enumerate() {
+        out.push_str(&format!("{:>rw$} ", i + 1));
+        for (cell, w) in row.iter().zip(&widths) {
+            out.push_str(&format!(" {cell:>w$}"));
+        }
+        out.push('\n');
+    }
+    out
 }

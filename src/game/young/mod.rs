@@ -247,7 +247,7 @@ impl Young {
             )));
         }
         // C(n + m, n) diagrams in all: refuse before sizing any table if that passes u64.
-        crate::rank::Binomial::new(n + m).map_err(|_| {
+        crate::game::rank::Binomial::new(n + m).map_err(|_| {
             Error::input(format!(
                 "board size {n} x {m} is too large: counts overflow 64 bits"
             ))

@@ -115,17 +115,17 @@ pub fn all_positions(board: &retro::AnyBoard) -> Vec<String> {
     retro::Builtin::visit(board, Positions).expect("the board's game")
 }
 
-/// What building a board's table will take (`job::Estimate::of` on its game).
+/// What building a board's table will take (`build::Estimate::of` on its game).
 pub fn estimate(
     board: &retro::AnyBoard,
     path: &std::path::Path,
-    options: &retro::job::BuildOptions,
-) -> retro::job::Estimate {
-    struct Estimate<'a>(&'a std::path::Path, &'a retro::job::BuildOptions);
+    options: &retro::build::BuildOptions,
+) -> retro::build::Estimate {
+    struct Estimate<'a>(&'a std::path::Path, &'a retro::build::BuildOptions);
     impl retro::Visitor for Estimate<'_> {
-        type Output = retro::job::Estimate;
+        type Output = retro::build::Estimate;
         fn visit<G: retro::Registered>(self, game: G) -> retro::Result<Self::Output> {
-            retro::job::Estimate::of(&game, self.0, self.1)
+            retro::build::Estimate::of(&game, self.0, self.1)
         }
     }
     use retro::Registry;

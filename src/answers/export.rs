@@ -10,13 +10,13 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use crate::answers::probe::{MoveStyle, from_to_text};
+use crate::answers::reach::Reachable;
 use crate::error::{Error, Result, io_error};
 use crate::game::{Gameplay, MoveNotation};
-use crate::partial::crash_point;
-use crate::probe::{MoveStyle, from_to_text};
 use crate::progress::Progress;
-use crate::reach::Reachable;
 use crate::table::Table;
+use crate::table::partial::crash_point;
 
 /// Rows per read of the table and per progress update: large enough that the bar and the
 /// positioned reads cost nothing per row, small enough to keep the values read in cache.
@@ -293,7 +293,9 @@ fn make_chunk<G: Gameplay>(
             let best = best_move(game, table, p, value)?;
             chunk.ends.push(chunk.text.len());
             chunk.best.push(best);
-            chunk.sides.push(crate::probe::side_to_move(game, p));
+            chunk
+                .sides
+                .push(crate::answers::probe::side_to_move(game, p));
             chunk.reachable.push(match (entry_reached, reach) {
                 (Some(reached), _) => reached,
                 (None, Some(r)) => r.contains(p),

@@ -25,7 +25,7 @@ pub fn root_words<R: Registry>(table: &Table) -> Result<RootWords> {
         fn visit<G: Registered>(self, game: G) -> Result<RootWords> {
             Ok(RootWords {
                 value: self.0,
-                text: crate::probe::root_text(&game, self.0),
+                text: crate::answers::probe::root_text(&game, self.0),
                 outcome: game.outcome(self.0, 0),
             })
         }

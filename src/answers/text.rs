@@ -1,8 +1,8 @@
 //! Answers as text, the way `retro query` and `retro play` print them: the library renders,
 //! the command line prints.
 
+use crate::answers::probe::{self, Answer, Line, MoveStyle, describe_move};
 use crate::game::{Gameplay, MoveNotation};
-use crate::probe::{self, Answer, Line, MoveStyle, describe_move};
 
 /// The board under column numbers and, where moves name cells (`rows`), beside row
 /// numbers; a game whose moves are columns needs only the column numbers. `Game::draw`
@@ -175,37 +175,6 @@ pub fn answer<G: Gameplay>(game: &G, a: &Answer<G::Position>) -> String {
             "          {cell:<width$} {:<pw$} {value}{best}\n",
             game.format_position(&mv.child)
         ));
-    }
-    out
-}
-
-/// A grid of numbers under 1-based column labels and beside 1-based row labels, each
-/// column as wide as its widest entry: `play`'s drawing of a board's weights.
-pub fn number_grid(rows: usize, cols: usize, at: impl Fn(usize, usize) -> String) -> String {
-    let cells: Vec<Vec<String>> = (0..rows)
-        .map(|i| (0..cols).map(|j| at(i, j)).collect())
-        .collect();
-    let width = |j: usize| {
-        cells
-            .iter()
-            .map(|row| row[j].len())
-            .chain([(j + 1).to_string().len()])
-            .max()
-            .unwrap_or(1)
-    };
-    let widths: Vec<usize> = (0..cols).map(width).collect();
-    let rw = rows.to_string().len();
-    let mut out = format!("{:rw$} ", "");
-    for (j, w) in widths.iter().enumerate() {
-        out.push_str(&format!(" {:>w$}", j + 1));
-    }
-    out.push('\n');
-    for (i, row) in cells.iter().enumerate() {
-        out.push_str(&format!("{:>rw$} ", i + 1));
-        for (cell, w) in row.iter().zip(&widths) {
-            out.push_str(&format!(" {cell:>w$}"));
-        }
-        out.push('\n');
     }
     out
 }

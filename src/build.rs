@@ -17,7 +17,7 @@ use crate::table::header::{self, Header};
 use crate::table::mapped::GuardedMap;
 use crate::table::writer::{Start, TableWriter, partial_path};
 use crate::value::Value;
-use crate::with_value_type;
+use crate::value::with_value_type;
 
 /// Value of the empty board, holding only the layers the solve needs at once (after
 /// checking they fit in memory).
@@ -219,8 +219,22 @@ pub fn build<G: Registered>(
     progress: &dyn Progress,
 ) -> Result<BuildReport> {
     check_encoding(game, options)?;
-    let vt = driver_::value_type(game);
     Estimate::check_memory(game, options)?;
+    build_checked(game, path, options, driver, progress)
+}
+
+/// `build` for a front end that has made its checks itself, in the order it reports them
+/// (`check_encoding`, then the estimate it prints, `Estimate::check_memory` and
+/// `Estimate::check_disk`): the command line and the Python package, so that each check on
+/// a build's path is made once.
+pub fn build_checked<G: Registered>(
+    game: &G,
+    path: &Path,
+    options: &BuildOptions,
+    driver: Driver,
+    progress: &dyn Progress,
+) -> Result<BuildReport> {
+    let vt = driver_::value_type(game);
     with_value_type!(vt, V => build_layers::<G, V>(game, path, options, driver, progress))
 }
 
@@ -343,7 +357,7 @@ fn build_layers<G: Registered, V: Value>(
         let placed: std::sync::Mutex<Vec<Option<(u64, u64)>>> =
             std::sync::Mutex::new(vec![None; sizes.len()]);
         // The partial file is this build's own, locked against other builds
-        // (`crate::partial`); its finished layers are never written again while the solve
+        // (`crate::table::partial`); its finished layers are never written again while the solve
         // runs (the rewrite to i8 comes after it, once every map is dropped). A program
         // that cuts it short anyway meets the SIGBUS guard of `GuardedMap`, and the solve
         // reports it after the layer that read there.

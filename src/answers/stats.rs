@@ -14,9 +14,9 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
+use crate::answers::reach::Reachable;
 use crate::error::{Error, Result};
 use crate::game::{Registered, Registry, Verdict, Visitor};
-use crate::reach::Reachable;
 use crate::table::Table;
 
 /// One layer's counts (or a phase's, or the table's).

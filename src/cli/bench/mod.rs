@@ -4,9 +4,11 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use super::BoardArgs;
-use crate::bench::{self, Progress};
+mod runs;
+
 use crate::error::{Error, Result};
 use crate::game::{Registered, Registry, Visitor};
+use runs::{self as bench, Progress};
 
 #[derive(clap::Args)]
 #[command(after_help = "\

@@ -110,7 +110,7 @@ pub fn verify_all<G: Gameplay>(
 ) -> Result<std::result::Result<u64, Mismatch>> {
     let vt = table.header.value_type;
     crate::solve::check_memory(game, vt.held_as().width(), None)?;
-    crate::with_value_type!(vt, V => verify_layers::<G, V>(game, table, progress))
+    crate::value::with_value_type!(vt, V => verify_layers::<G, V>(game, table, progress))
 }
 
 fn verify_layers<G: Gameplay, V: Value>(
@@ -174,7 +174,7 @@ fn verify_layers<G: Gameplay, V: Value>(
                         finished.get(e.layer, e.rank)
                     };
                     v.map(|v| v.to_i64())
-                        .ok_or_else(|| crate::Error::corrupt("a child outside the table"))
+                        .ok_or_else(|| crate::error::Error::corrupt("a child outside the table"))
                 };
                 let e = expected(game, &pos, child)?;
                 if moves {

@@ -6,9 +6,9 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use crate::build;
 use crate::error::{Error, Result};
 use crate::game::{AnyBoard, Registered};
-use crate::job;
 use crate::progress::Silent;
 use crate::solve::Driver;
 
@@ -96,7 +96,7 @@ pub fn run<G: Registered>(
         // A fresh pool's first sweeps are slower: on this VM a newly busy core took up to
         // three twins 4 x 4 sweeps (0.27 s) to run at full speed, enough to move a median
         // of 9. Warming up by time rather than by count covers small and large boards alike.
-        let sweep = || pool.install(|| job::solve(game, Driver::Parallel, &Silent));
+        let sweep = || pool.install(|| build::solve(game, Driver::Parallel, &Silent));
         progress(Progress::WarmUp { threads: t });
         let warm = Instant::now();
         loop {
