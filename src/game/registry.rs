@@ -608,8 +608,9 @@ tuple_registry!(A, B, C, D, E, F);
 tuple_registry!(A, B, C, D, E, F, H);
 tuple_registry!(A, B, C, D, E, F, H, I);
 
-/// The bincode a table header uses for a board (fixed-width integers, little-endian).
-fn board_config() -> impl bincode::config::Config {
+/// The bincode a table header uses for a board (fixed-width integers, little-endian); a
+/// board's `decode_earlier` reads its older forms with it.
+pub(crate) fn board_config() -> impl bincode::config::Config {
     bincode::config::standard()
         .with_little_endian()
         .with_fixed_int_encoding()

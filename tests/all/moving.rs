@@ -880,20 +880,21 @@ fn a_build_stopped_mid_fixpoint_keeps_its_finished_layers() {
     ));
     let want = std::fs::read(&whole).unwrap();
     let t = d.join("t.retro");
-    // Check 165 falls in layer 5's levels (each level checks once per chunk of its 8064
-    // positions that has work, to decide and to tell; layers 9 to 6 took the checks before).
-    let out = build_stopped_at("quixo", "3x3", &t, 165);
+    // Check 185 falls in a layer's levels (each level checks once per chunk that has work,
+    // to decide and to tell; the layers above took the checks before). 3 x 3 has 30 layers,
+    // by each side's cubes, the last (29) with every cube taken.
+    let out = build_stopped_at("quixo", "3x3", &t, 185);
     let err = common::text(&out.stderr);
     let (at, kept) = stopped_in(&out);
     let at = at.unwrap_or_else(|| panic!("{err}"));
-    assert!((1..9).contains(&at), "{err}");
-    assert_eq!(kept, Some((9, at + 1)), "{err}");
+    assert!((1..29).contains(&at), "{err}");
+    assert_eq!(kept, Some((29, at + 1)), "{err}");
     assert!(
         err.contains(&format!("layer {at}: level 0:")),
         "the stop came before layer {at}'s levels: {err}"
     );
     assert_eq!(
-        stop_and_resume("quixo", "3x3", &t, 165, &want),
+        stop_and_resume("quixo", "3x3", &t, 185, &want),
         (Some(at), kept)
     );
 }

@@ -212,10 +212,7 @@ impl Board for MorrisBoard {
     }
 
     fn decode_earlier(bytes: &[u8]) -> Option<(Self, usize)> {
-        let config = bincode::config::standard()
-            .with_little_endian()
-            .with_fixed_int_encoding()
-            .with_limit::<{ 1 << 20 }>();
+        let config = crate::game::registry::board_config();
         let (b, used): (BoardBeforeMoving, usize) =
             bincode::serde::decode_from_slice(bytes, config).ok()?;
         let board = MorrisBoard {

@@ -118,10 +118,7 @@ impl Board for QuixoBoard {
     }
 
     fn decode_earlier(bytes: &[u8]) -> Option<(Self, usize)> {
-        let config = bincode::config::standard()
-            .with_little_endian()
-            .with_fixed_int_encoding()
-            .with_limit::<{ 1 << 20 }>();
+        let config = crate::game::registry::board_config();
         let (b, used): (BoardBeforeMin, usize) =
             bincode::serde::decode_from_slice(bytes, config).ok()?;
         Some((QuixoBoard { n: b.n, min: 0 }, used))
