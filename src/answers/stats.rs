@@ -8,7 +8,7 @@
 //! its values (a flat one for values of one or two bytes), and each distinct value is read
 //! in the game's words once. Where the table folds symmetric positions, the pass also
 //! walks the range's entries: each value is weighed by its entry's orbit, and for a split,
-//! each position of the orbit (`Game::images`) goes to its own class.
+//! each position of the orbit goes to its own class (`Game::images_by_class`).
 
 use std::collections::HashMap;
 
@@ -422,21 +422,24 @@ fn stats_of<G: Registered>(game: &G, table: &Table, asked: Asked) -> Result<Stat
                     if !(split || asked.reachable) {
                         continue;
                     }
-                    let mut each = |p: &G::Position| {
+                    let mut each = |p: &G::Position, weight: u64| {
                         let [x, o] = game.side_stones(p);
                         let class = (x, o, game.first_to_move(p));
                         if split {
                             let values = c.classes.entry(class);
-                            *values.or_default().entry(v).or_insert(0) += 1;
+                            *values.or_default().entry(v).or_insert(0) += weight;
                         }
                         if asked.reachable && reached(p) {
-                            c.reached += 1;
-                            *c.reached_classes.entry(class).or_default() += 1;
+                            c.reached += weight;
+                            *c.reached_classes.entry(class).or_default() += weight;
                         }
                     };
                     match folded {
-                        true => game.images(&pos).iter().for_each(&mut each),
-                        false => each(&pos),
+                        true => game
+                            .images_by_class(&pos)
+                            .iter()
+                            .for_each(|(p, w)| each(p, *w)),
+                        false => each(&pos, 1),
                     }
                 }
                 Ok(c)

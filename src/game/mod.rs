@@ -320,6 +320,16 @@ pub trait Game: Send + Sync + Sized {
         vec![pos.clone()]
     }
 
+    /// The positions that share `pos`'s entry as a few of them, each standing for as many
+    /// as its weight, for counts by each side's stones and the side to move (`stats
+    /// --split`): each given position must stand for positions with its own stones and side
+    /// to move. The default gives every image once; a game whose symmetries keep each side's
+    /// stones (the board's) gives one position per class instead, so that a split costs
+    /// what a plain count does.
+    fn images_by_class(&self, pos: &Self::Position) -> Vec<(Self::Position, u64)> {
+        self.images(pos).into_iter().map(|p| (p, 1)).collect()
+    }
+
     /// Moves with their child positions, in a fixed order (for query and play).
     fn moves(&self, pos: &Self::Position) -> Vec<Move<Self::Position>>;
     /// Calls `f(child, reward)` for every move in `moves` order, until `f` breaks.

@@ -391,6 +391,17 @@ impl Game for Quixo {
         out
     }
 
+    /// The square's symmetries keep each side's cubes and the side to move; exchanging the
+    /// colours swaps them: half the orbit each way.
+    fn images_by_class(&self, pos: &QuixoPosition) -> Vec<(QuixoPosition, u64)> {
+        if !self.fold {
+            return vec![(*pos, 1)];
+        }
+        let half = self.layers.orbits.orbit_size(pos.marked, pos.x);
+        let swapped = self.position(pos.marked, pos.marked & !pos.x, 1 - pos.side);
+        vec![(*pos, half), (swapped, half)]
+    }
+
     /// Pushing one of the mover's own cubes keeps the layer: every layer but the blank
     /// board has moves inside it.
     fn layer_kind(&self, k: usize) -> LayerKind {
