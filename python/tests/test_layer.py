@@ -127,12 +127,17 @@ def test_layer_out_of_range(tables):
         t.layer(len(t.layer_sizes))
 
 
-@pytest.mark.parametrize("name", ["connect-4x4k3", "connect-4x4k3-compact", "quixo-3x3-unfolded", "teeko-4x4s3"])
+@pytest.mark.parametrize("name", ["connect-4x4k3", "connect-4x4k3-compact", "quixo-4x4-min16-unfolded", "teeko-4x4s3"])
 def test_slices_and_chunks_equal_the_whole_layer(cli, tables, tmp_path, name):
     if name.endswith("-compact"):
         # Blocks of 4096 values: slices that start and end inside them.
         path = tmp_path / "t.retro"
         cli.run("build", "connect", "4x4k3", "--compact", "-o", str(path), "--quiet")
+    elif name == "quixo-4x4-min16-unfolded":
+        # Every position with all 16 cubes taken: its largest layer (8 cubes each) is
+        # 25,740 positions, more than one chunk (3 x 3's layers are all smaller).
+        path = tmp_path / "t.retro"
+        cli.run("build", "quixo", "4x4 min=16", "--no-fold", "-o", str(path), "--quiet")
     elif name == "teeko-4x4s3":
         # Folded, with a layer of more than one chunk: its orbit sizes sliced too.
         path = tmp_path / "t.retro"
