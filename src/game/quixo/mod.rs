@@ -23,6 +23,7 @@ pub use board::QuixoBoard;
 use layers::{Layer, Layers};
 
 use crate::error::{Error, Result};
+use crate::game::rank::Binomial;
 use crate::game::symmetry::Cursor;
 use crate::game::{Edge, Game, LayerKind, Move, Values, Wdl};
 
@@ -61,6 +62,7 @@ pub struct Quixo {
     fold: bool,
     /// The layers and the orbit tables that rank them.
     layers: Layers,
+    binom: Binomial,
 }
 
 impl Quixo {
@@ -102,6 +104,7 @@ impl Quixo {
             sources: vec![0; cells],
             fold,
             layers,
+            binom: Binomial::new(cells)?,
         };
         for from in (0..cells).filter(|&c| ring >> c & 1 == 1) {
             let targets: Vec<usize> = quixo.targets(from).collect();
@@ -349,12 +352,9 @@ impl Game for Quixo {
     /// Each count of x's cubes the layer holds, both sides to move.
     fn layer_positions(&self, k: usize) -> u64 {
         let layer = self.layer(k);
-        let boards = |xs: usize| {
-            let binom = |n: usize, r: usize| -> u64 {
-                (0..r).fold(1u64, |acc, i| acc * (n - i) as u64 / (i + 1) as u64)
-            };
-            binom(self.cells, layer.taken()) * binom(layer.taken(), xs)
-        };
+        let binom = &self.binom;
+        let boards =
+            |xs: usize| binom.get(self.cells, layer.taken()) * binom.get(layer.taken(), xs);
         let both = if layer.a == layer.b {
             boards(layer.a)
         } else {
