@@ -110,9 +110,14 @@ pub fn check_ranking<G: Gameplay>(game: &G) {
         both.sort_unstable();
         let told_outside: Vec<_> = fast.iter().copied().filter(|c| c.0 != k).collect();
         assert_eq!(outside, told_outside, "for_each_child_outside of {text}");
-        assert_eq!(counted, within, "children_within of {text}");
+        // A game counts either its distinct children's entries or its moves within the
+        // layer (`check_parents` checks the count against the weights told back).
+        assert!(
+            counted >= within,
+            "children_within of {text}: {counted} < {within}"
+        );
         assert_eq!(both, told_outside, "count_children's children of {text}");
-        assert_eq!(counted_both, within, "count_children's count of {text}");
+        assert_eq!(counted_both, counted, "count_children's count of {text}");
         let declared = game.child_layers(k);
         for &(layer, rank, _) in &fast {
             assert!(
@@ -313,7 +318,8 @@ pub fn check_parallel_equals_serial<G: Gameplay>(game: &G) {
 
 /// In every layer with moves inside it, over positions where play goes on, parents within
 /// the layer (`for_each_parent_within`) and children within it are each other's inverse,
-/// and no parent has ended.
+/// no parent has ended, and each position's count of children (`children_within`) is the
+/// sum of the weights its children tell it.
 pub fn check_parents<G: Gameplay>(game: &G) {
     use std::collections::HashMap;
     for k in 0..=game.last_layer() {
@@ -322,6 +328,8 @@ pub fn check_parents<G: Gameplay>(game: &G) {
         }
         let mut children: HashMap<u64, Vec<u64>> = HashMap::new();
         let mut parents: HashMap<u64, Vec<u64>> = HashMap::new();
+        let mut counted: HashMap<u64, usize> = HashMap::new();
+        let mut weighed: HashMap<u64, usize> = HashMap::new();
         let mut ended = HashSet::new();
         let mut pos = game.unrank(k, 0);
         for r in 0..game.layer_size(k) {
@@ -338,10 +346,28 @@ pub fn check_parents<G: Gameplay>(game: &G) {
                     }
                 });
                 children.insert(r, c);
+                counted.insert(r, game.children_within(&pos));
             }
             let mut p = Vec::new();
-            game.for_each_parent_within(&pos, |q| p.push(q));
+            game.for_each_parent_within(&pos, |q, weight| {
+                assert!(weight > 0, "layer {k}: {r} tells parent {q} a weight of 0");
+                p.push(q);
+                *weighed.entry(q).or_default() += weight as usize;
+            });
+            let distinct: HashSet<u64> = p.iter().copied().collect();
+            assert_eq!(
+                distinct.len(),
+                p.len(),
+                "layer {k}: {r} tells a parent twice"
+            );
             parents.insert(r, p);
+        }
+        for (&q, &count) in &counted {
+            assert_eq!(
+                weighed.get(&q).copied().unwrap_or(0),
+                count,
+                "layer {k}: {q} counts {count} children within, and is told other weights"
+            );
         }
         for (&r, ps) in &parents {
             for &q in ps {

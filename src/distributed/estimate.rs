@@ -422,7 +422,7 @@ fn retrograde_traffic<G: Game>(
                     }
                 });
                 if fixpoint {
-                    game.for_each_parent_within(&pos, |q| told += !own.contains(&q) as u64);
+                    game.for_each_parent_within(&pos, |q, _| told += !own.contains(&q) as u64);
                 }
             }
             (grains, told)

@@ -261,9 +261,12 @@ pub trait Game: Send + Sync + Sized {
     }
 
     /// In a `Fixpoint` layer: every position of the layer where play goes on and that has
-    /// this one among its children, each once, by rank. Required of a game with such
-    /// layers; the default reports none.
-    fn for_each_parent_within(&self, _pos: &Self::Position, _f: impl FnMut(u64)) {}
+    /// this one among its children, each once, by rank, with its weight: how many of the
+    /// children its `children_within` counts lie in this position's entry. Where a game
+    /// counts distinct children's entries that is 1; where it counts moves, the parent's
+    /// moves into this entry (`moving::each_weighted` works it out from the moves undone,
+    /// folded or not). Required of a game with such layers; the default reports none.
+    fn for_each_parent_within(&self, _pos: &Self::Position, _f: impl FnMut(u64, u32)) {}
     /// The children outside the position's own layer alone; a game overrides it where that
     /// saves ranking the children within the layer.
     fn for_each_child_outside(&self, pos: &Self::Position, mut f: impl FnMut(Edge)) {
@@ -275,15 +278,19 @@ pub trait Game: Send + Sync + Sized {
         });
     }
     /// The children outside the position's own layer to `f` (`for_each_child_outside`), and
-    /// how many distinct children it has within it (`children_within`): what the fixpoint
+    /// its count of children within it (`children_within`): what the fixpoint
     /// counts of each position first. A game overrides it where the two share work (morris
     /// finds the moves that close a mill once for both).
     fn count_children(&self, pos: &Self::Position, f: impl FnMut(Edge)) -> usize {
         self.for_each_child_outside(pos, f);
         self.children_within(pos)
     }
-    /// How many distinct children within the position's own layer; a game overrides it where
-    /// counting is cheaper than ranking them.
+    /// How many children within the position's own layer the fixpoint waits on before the
+    /// position loses: the distinct children's entries (the default, which ranks them), or
+    /// its moves that stay in the layer, counted without ranking a child, where the game's
+    /// `for_each_parent_within` weighs each parent by its moves (Quixo and Teeko: a
+    /// folded layer's children then need no ranking to be told apart). Either way, a
+    /// position's count is the sum of the weights its children tell it. At most 255.
     fn children_within(&self, pos: &Self::Position) -> usize {
         let (k, mut n) = (self.layer_of(pos), 0);
         self.for_each_child(pos, |e| {
@@ -296,8 +303,8 @@ pub trait Game: Send + Sync + Sized {
 
     /// How many positions the board's symmetries fold onto one entry at most, where the game
     /// folds them (`game::symmetry`): its ranking then gives every position of an orbit the
-    /// same rank, `unrank` gives the orbit's canonical position, and every count a solver
-    /// asks for (`children_within`, `for_each_parent_within`) is of orbits. 1 (the default)
+    /// same rank, `unrank` gives the orbit's canonical position, and the parents a solver
+    /// asks for (`for_each_parent_within`) are orbits. 1 (the default)
     /// where it folds nothing, which costs the solvers nothing: they see only ranks.
     fn symmetries(&self) -> usize {
         1

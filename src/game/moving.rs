@@ -19,6 +19,29 @@ pub(crate) fn each_distinct(ranks: &mut [u64], mut f: impl FnMut(u64)) -> usize 
     n
 }
 
+/// A position's parents within its layer, for a game whose `children_within` counts moves
+/// (`Game::for_each_parent_within`): `parents` holds, for every move undone, the parent's
+/// rank and how many symmetries fix the parent; `fixed` is how many fix the position itself.
+/// Each parent entry goes to `f` once, with the number of its moves that lead into this
+/// position's entry: the moves undone into it, times the parent's fixed count over this
+/// position's (the moves from the orbit of one side onto the orbit of the other, counted
+/// from either end, are one set).
+pub(crate) fn each_weighted(parents: &mut [(u64, u32)], fixed: u32, mut f: impl FnMut(u64, u32)) {
+    parents.sort_unstable_by_key(|p| p.0);
+    let mut i = 0;
+    while i < parents.len() {
+        let (rank, theirs) = parents[i];
+        let mut j = i + 1;
+        while j < parents.len() && parents[j].0 == rank {
+            j += 1;
+        }
+        let undone = (j - i) as u32;
+        debug_assert_eq!(undone * theirs % fixed, 0, "moves between two orbits");
+        f(rank, undone * theirs / fixed);
+        i = j;
+    }
+}
+
 /// A grid position read from text: cells (0 empty, 1 x, 2 o; row-major from the top) and
 /// the side to move if the text names one (`:x` / `:o`; 0 x, 1 o).
 pub struct Grid {

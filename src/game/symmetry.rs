@@ -562,6 +562,15 @@ impl Orbits {
     /// stones `x` (a subset of `set`; layer k = the number of cells in `set`).
     #[inline]
     pub fn rank(&self, k: usize, set: u64, x: u64) -> u64 {
+        self.rank_fixed(k, set, x).0
+    }
+
+    /// `rank`, and how many of the symmetries map the position onto itself (its orbit holds
+    /// `len() / fixed` positions). Only a position whose set is its own image under another
+    /// symmetry can be fixed by one, so for most the count costs nothing: a solver that
+    /// weighs its parents by their orbits (`Game::for_each_parent_within`) asks it of each.
+    #[inline]
+    pub fn rank_fixed(&self, k: usize, set: u64, x: u64) -> (u64, u32) {
         let layer = self.layer(k);
         let e = layer.entry[self.set_rank(set) as usize];
         let how = (e >> HOW_SHIFT) as u16;
@@ -570,18 +579,27 @@ impl Orbits {
         let canon = self.sym.map(g, set);
         if e & SPECIAL == 0 {
             let p = pext(self.sym.map(g, x), canon);
-            return (e & LOW) + self.rank_pattern(layer, p);
+            return ((e & LOW) + self.rank_pattern(layer, p), 1);
         }
+        // The symmetries that carry the set onto the canonical one carry the position onto
+        // its least image as many times as it has symmetries of its own.
         let at = (e & LOW) as usize;
         let mut rest = how;
-        let mut least = u64::MAX;
+        let (mut least, mut fixed) = (u64::MAX, 0);
         while rest != 0 {
             let g = rest.trailing_zeros() as usize;
             rest &= rest - 1;
-            least = least.min(pext(self.sym.map(g, x), canon));
+            let p = pext(self.sym.map(g, x), canon);
+            if p < least {
+                (least, fixed) = (p, 1);
+            } else if p == least {
+                fixed += 1;
+            }
         }
         let list = &layer.lists[at];
-        layer.special_offset[at] + list.binary_search(&least).unwrap_or_else(|i| i) as u64
+        let rank =
+            layer.special_offset[at] + list.binary_search(&least).unwrap_or_else(|i| i) as u64;
+        (rank, fixed)
     }
 
     /// The ranks in layer k of `n` positions at once, the i-th given by `position(i)` as

@@ -7,14 +7,16 @@
 //! is solved to a fixpoint by classic retrograde analysis
 //! with child counters and predecessor generation, level by level of remoteness:
 //!
-//! - Every position first counts its distinct children inside the layer and folds its
+//! - Every position first counts its children inside the layer (`Game::children_within`:
+//!   distinct entries, or moves where the game weighs its parents so) and folds its
 //!   children in the next layer into one pending word: the earliest level at which it wins
 //!   (a child that loses), or else the level before which it cannot lose (the slowest child
 //!   that wins), or "never loses" (a child that draws). Both go in the position's 32-bit
 //!   word, which holds its value instead once it is decided.
 //! - Level d first decides the positions whose value has remoteness d: a win where the
 //!   pending word says d, a loss where no child within the layer is left unresolved and the
-//!   floor is reached. It then tells their parents: a win takes a counter from each, a loss
+//!   floor is reached. It then tells their parents: a win takes from each the weight the
+//!   game gives it (`Game::for_each_parent_within`), a loss
 //!   offers each a win at d + 1 (each an atomic compare-and-swap on the parent's word, which
 //!   leaves a decided parent alone). Deciding reads only what earlier levels wrote, so each
 //!   phase is one parallel pass without a lock. Only the candidates the last level made are
@@ -69,7 +71,7 @@ const TELL_BATCH: usize = 256;
 ///
 /// Over several ranks, each rank holds the words of its own slice; a level's decisions are
 /// told to the parents in the rank's own slice in place, and to the others' through one
-/// exchange (`Ranks::trade`: the parents' positions, bucketed by owner), after which each
+/// exchange (`Ranks::trade`: the parents' positions and what each is told, bucketed by owner), after which each
 /// rank applies what it received; the levels go on while any rank has a candidate. A value
 /// does not depend on the order the updates come in (a win takes the fastest, a loss the
 /// slowest), so every rank count writes the same values.
@@ -269,12 +271,12 @@ pub fn solve_layer<G: Game, V: Value, R: Ranks>(
         // A win takes a counter from each parent; the last child to win leaves a parent that
         // loses, at the next level or at its floor (a slower win outside the layer). A loss
         // offers each parent a win at the next level. A decided parent is left alone.
-        let tell = |batch: &[(u64, bool)]| {
+        let tell = |batch: &[(u64, u8)]| {
             for &(q, _) in batch {
                 words.prefetch(q as usize);
             }
-            for &(q, win) in batch {
-                tell_parent(&words, &ready, &next, q as usize, win, d);
+            for &(q, told) in batch {
+                tell_parent(&words, &ready, &next, q as usize, told, d);
             }
         };
         (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
@@ -283,20 +285,23 @@ pub fn solve_layer<G: Game, V: Value, R: Ranks>(
             }
             // The parents' words are scattered over the layer: they are gathered a batch at
             // a time and fetched ahead of the updates, so that the cache misses overlap.
-            let mut batch: Vec<(u64, bool)> = Vec::with_capacity(TELL_BATCH + 64);
+            let mut batch: Vec<(u64, u8)> = Vec::with_capacity(TELL_BATCH + 128);
             let mut away: Vec<Vec<u64>> = Vec::new();
             now.take_chunk(c, |at| words.prefetch(at));
             now.take_chunk(c, |at| {
                 let win = Word::final_value(words.get(at).load(Relaxed)) > 0;
                 let pos = game.unrank(k, base + at as u64);
-                game.for_each_parent_within(&pos, |q| match cut.local(q) {
-                    Some(l) => batch.push((l as u64, win)),
-                    None if !cut.whole() => {
-                        away.resize_with(cut.ranks(), Vec::new);
-                        away[cut.owner(q)].push(q << 1 | win as u64);
+                game.for_each_parent_within(&pos, |q, weight| {
+                    let told = Tell::of(win, weight);
+                    match cut.local(q) {
+                        Some(l) => batch.push((l as u64, told)),
+                        None if !cut.whole() => {
+                            away.resize_with(cut.ranks(), Vec::new);
+                            away[cut.owner(q)].push(Tell::message(q, told));
+                        }
+                        // A parent past the layer: a game's bug, which no rank owns.
+                        None => {}
                     }
-                    // A parent past the layer: a game's bug, which no rank owns.
-                    None => {}
                 });
                 if batch.len() >= TELL_BATCH {
                     tell(&batch);
@@ -325,9 +330,12 @@ pub fn solve_layer<G: Game, V: Value, R: Ranks>(
             traded += received.len() as u64;
             t_trade += t.elapsed().as_secs_f64();
             received.par_chunks(TELL_BATCH).for_each(|part| {
-                let batch: Vec<(u64, bool)> = part
+                let batch: Vec<(u64, u8)> = part
                     .iter()
-                    .filter_map(|&m| cut.local(m >> 1).map(|l| (l as u64, m & 1 == 1)))
+                    .filter_map(|&m| {
+                        let (q, told) = Tell::read(m);
+                        cut.local(q).map(|l| (l as u64, told))
+                    })
                     .collect();
                 tell(&batch);
             });
@@ -376,17 +384,51 @@ fn least_over<R: Ranks>(ranks: &R, ready: &Ready) -> Option<u32> {
     u32::try_from(least).ok()
 }
 
-/// Tell the parent at `q` (in this rank's slice) that a child was decided at level `d`: a
-/// win takes a counter from it, and the last child to win leaves a parent that loses, at
-/// the next level or at its floor (a slower win outside the layer); a loss offers it a win
-/// at the next level. A decided parent is left alone.
+/// What a parent is told of a child decided at a level: `LOSS` (the child lost: the
+/// parent may win), or the child won, with the weight the game gives the parent (how many
+/// of the children it counted the child stands for, 1 to 255).
+struct Tell;
+
+impl Tell {
+    const LOSS: u8 = 0;
+
+    #[inline]
+    fn of(win: bool, weight: u32) -> u8 {
+        debug_assert!((1..=255).contains(&weight), "a parent's weight");
+        if win { weight as u8 } else { Self::LOSS }
+    }
+
+    /// A tell to a parent another rank owns, as one word: the parent's rank in the layer
+    /// above 8 bits of what it is told.
+    #[inline]
+    fn message(q: u64, told: u8) -> u64 {
+        q << 8 | told as u64
+    }
+
+    #[inline]
+    fn read(m: u64) -> (u64, u8) {
+        (m >> 8, m as u8)
+    }
+}
+
+/// Tell the parent at `q` (in this rank's slice) that a child was decided at level `d`
+/// (`Tell`): a win takes its weight from the parent's count, and the last child to win
+/// leaves a parent that loses, at the next level or at its floor (a slower win outside the
+/// layer); a loss offers it a win at the next level. A decided parent is left alone.
 #[inline]
-fn tell_parent(words: &Words, ready: &Ready, next: &Marks, q: usize, win: bool, d: u32) {
+fn tell_parent(words: &Words, ready: &Ready, next: &Marks, q: usize, told: u8, d: u32) {
     let word = words.get(q);
-    if win {
-        let taken = word.fetch_update(Relaxed, Relaxed, |w| (!Word::decided(w)).then(|| w - 1));
+    if told != Tell::LOSS {
+        let weight = told as u32;
+        let taken = word.fetch_update(Relaxed, Relaxed, |w| {
+            debug_assert!(
+                Word::decided(w) || Word::count(w) as u32 >= weight,
+                "counts"
+            );
+            (!Word::decided(w)).then(|| w - weight)
+        });
         if let Ok(w) = taken
-            && Word::count(w) == 1
+            && Word::count(w) as u32 == weight
         {
             let p = Word::pending(w);
             match p & !FLOOR {

@@ -160,6 +160,28 @@ fn folded_quixo_answers_every_position_as_unfolded_quixo() {
     }
 }
 
+/// Quixo and Teeko count a position's moves within its layer, not its distinct children,
+/// and weigh each parent by its moves into the child's orbit: folded and not, every count
+/// is the sum of the weights told back, and parents and children are each other's inverse.
+#[test]
+fn counts_of_moves_are_what_the_parents_are_told() {
+    for n in [2, 3] {
+        retro::testing::check_parents(&Quixo::new(n).unwrap());
+        retro::testing::check_parents(&Quixo::unfolded(n).unwrap());
+    }
+    for (rows, cols, stones) in [(3, 3, 2), (3, 3, 3), (4, 4, 3), (2, 5, 2)] {
+        let board = TeekoBoard {
+            rows,
+            cols,
+            stones,
+            advanced: false,
+            no_centre_first: false,
+        };
+        retro::testing::check_parents(&Teeko::new(board.clone()).unwrap());
+        retro::testing::check_parents(&Teeko::unfolded(board).unwrap());
+    }
+}
+
 #[test]
 fn folded_mnk_answers_every_position_as_unfolded_mnk() {
     // Squares (8 symmetries), rectangles both ways round (4), a single row (2).

@@ -916,7 +916,7 @@ impl Game for Morris {
         }
     }
 
-    fn for_each_parent_within(&self, pos: &MorrisPosition, mut f: impl FnMut(u64)) {
+    fn for_each_parent_within(&self, pos: &MorrisPosition, mut f: impl FnMut(u64, u32)) {
         if !matches!(
             self.layers[pos.layer as usize].shape,
             Shape::Movement { .. }
@@ -960,8 +960,9 @@ impl Game for Morris {
         self.rank_all(pos.layer, 1 - pos.side, distinct, parent, &mut ranks);
         let ranks = &mut ranks[..distinct];
         ranks.sort_unstable();
+        // Each once, as `children_within` counts distinct children.
         for &r in ranks.iter() {
-            f(r);
+            f(r, 1);
         }
     }
 

@@ -55,6 +55,9 @@ pub struct Quixo {
     lines: Vec<u64>,
     /// For each cell, the ring cells whose cube may be pushed in there.
     sources: Vec<u64>,
+    /// The ring cells whose cube goes back in at two ends (the corners); the others' at
+    /// three.
+    corners: u64,
     /// Whether positions are folded by the square's 8 symmetries and the exchange of
     /// colours: the rules are the same for both sides, so a position with o to move is
     /// ranked as the one with the colours exchanged and x to move, and a layer holds one
@@ -102,12 +105,17 @@ impl Quixo {
             ring,
             lines,
             sources: vec![0; cells],
+            corners: 0,
             fold,
             layers,
             binom: Binomial::new(cells)?,
         };
         for from in (0..cells).filter(|&c| ring >> c & 1 == 1) {
             let targets: Vec<usize> = quixo.targets(from).collect();
+            debug_assert!(matches!(targets.len(), 2 | 3), "a ring cube's ends");
+            if targets.len() == 2 {
+                quixo.corners |= 1 << from;
+            }
             for to in targets {
                 quixo.sources[to] |= 1 << from;
             }
@@ -162,36 +170,6 @@ impl Quixo {
             local,
             cursor,
         }
-    }
-
-    /// The distinct boards (marked, x) the mover's pushes of its own cubes make.
-    fn boards_within(&self, pos: &QuixoPosition, out: &mut [(u64, u64); 64]) -> usize {
-        let mark = pos.side + 1;
-        let mine = if pos.side == 0 {
-            pos.x
-        } else {
-            pos.marked & !pos.x
-        };
-        let mut count = 0;
-        let mut rest = self.ring & mine;
-        while rest != 0 {
-            let from = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            for to in self.targets(from) {
-                out[count] = self.push(pos.marked, pos.x, from, to, mark);
-                count += 1;
-            }
-        }
-        let boards = &mut out[..count];
-        boards.sort_unstable();
-        let mut distinct = 0;
-        for i in 0..count {
-            if i == 0 || boards[i] != boards[i - 1] {
-                boards[distinct] = boards[i];
-                distinct += 1;
-            }
-        }
-        distinct
     }
 
     fn has_line(&self, cells: u64) -> bool {
@@ -281,6 +259,15 @@ impl Ranker<'_> {
         let (part, ranked) = self.part_of(marked, x, side);
         let (spec, offset) = self.parts[part & 3];
         offset + self.orbits.rank(spec, marked, ranked)
+    }
+
+    /// `rank`, and how many of the folded symmetries map the board onto itself.
+    #[inline]
+    fn rank_fixed(&self, marked: u64, x: u64, side: u8) -> (u64, u32) {
+        let (part, ranked) = self.part_of(marked, x, side);
+        let (spec, offset) = self.parts[part & 3];
+        let (rank, fixed) = self.orbits.rank_fixed(spec, marked, ranked);
+        (offset + rank, fixed)
     }
 }
 
@@ -508,27 +495,20 @@ impl Game for Quixo {
         }
     }
 
-    /// Distinct boards, told apart by their masks without ranking them (folded: distinct
-    /// orbits, told apart by their ranks).
+    /// The pushes of the mover's own cubes, counted without making a board: each parent is
+    /// told back with its pushes into the child's entry (`for_each_parent_within`).
     fn children_within(&self, pos: &QuixoPosition) -> usize {
-        let mut boards = [(0, 0); 64];
-        let n = self.boards_within(pos, &mut boards);
-        if !self.fold {
-            return n;
-        }
-        let mut ranks = [0u64; 64];
-        let here = self.ranker(pos.layer);
-        for (r, &(m, x)) in ranks.iter_mut().zip(&boards[..n]) {
-            *r = here.rank(m, x, 1 - pos.side);
-        }
-        let ranks = &mut ranks[..n];
-        ranks.sort_unstable();
-        (0..n)
-            .filter(|&i| i == 0 || ranks[i] != ranks[i - 1])
-            .count()
+        let mine = if pos.side == 0 {
+            pos.x
+        } else {
+            pos.marked & !pos.x
+        } & self.ring;
+        (3 * mine.count_ones() - (mine & self.corners).count_ones()) as usize
     }
 
-    fn for_each_parent_within(&self, pos: &QuixoPosition, f: impl FnMut(u64)) {
+    /// Every push undone, weighed: a parent is told how many of its pushes lead into this
+    /// position's entry, which `children_within` counted.
+    fn for_each_parent_within(&self, pos: &QuixoPosition, f: impl FnMut(u64, u32)) {
         // The side that moved last took one of its own cubes from the ring at `from` and
         // pushed it in at `to`, where it now shows its mark: undo that push.
         let last = 1 - pos.side;
@@ -539,9 +519,10 @@ impl Game for Quixo {
             pos.marked & !pos.x
         };
         // At most 4 (N - 1) ends on the ring with 2 (N - 1) sources each: 128 for N = 5.
-        let mut parents = [0u64; 128];
+        let mut parents = [(0u64, 0u32); 128];
         let mut count = 0;
         let here = self.ranker(pos.layer);
+        let fixed = here.rank_fixed(pos.marked, pos.x, pos.side).1;
         let mut ends = self.ring & shows;
         while ends != 0 {
             let to = ends.trailing_zeros() as usize;
@@ -556,11 +537,11 @@ impl Game for Quixo {
                 let o = m & !x;
                 let (mine, theirs) = if last == 0 { (x, o) } else { (o, x) };
                 if !self.has_line(mine) && !self.has_line(theirs) {
-                    parents[count] = here.rank(m, x, last);
+                    parents[count] = here.rank_fixed(m, x, last);
                     count += 1;
                 }
             }
         }
-        crate::game::moving::each_distinct(&mut parents[..count], f);
+        crate::game::moving::each_weighted(&mut parents[..count], fixed, f);
     }
 }

@@ -682,16 +682,11 @@ impl Game for Teeko {
         }
     }
 
-    /// The mover's slides: each stone's empty neighbours (folded: the distinct orbits they
-    /// reach).
+    /// The mover's slides: each stone's empty neighbours, counted without ranking a child
+    /// (folded, each parent is told back with its slides into the child's orbit).
     fn children_within(&self, pos: &TeekoPosition) -> usize {
         if pos.k < self.movement() {
             return 0;
-        }
-        if self.orbits.is_some() {
-            let mut ranks = [0u64; 8 * 18];
-            let n = self.slide_ranks(pos, &mut ranks);
-            return crate::game::moving::each_distinct(&mut ranks[..n], |_| {});
         }
         let empty = self.all() & !pos.occupied();
         let mut stones = if pos.side == 0 { pos.x } else { pos.o };
@@ -754,7 +749,9 @@ impl Game for Teeko {
         out
     }
 
-    fn for_each_parent_within(&self, pos: &TeekoPosition, mut f: impl FnMut(u64)) {
+    /// Every slide undone. Unfolded, each gives another parent, told once; folded, each
+    /// parent orbit is told how many of its slides lead into this position's orbit.
+    fn for_each_parent_within(&self, pos: &TeekoPosition, mut f: impl FnMut(u64, u32)) {
         // The side that moved last slid one of its stones from a neighbouring empty cell.
         let last = 1 - pos.side;
         let (theirs, other) = if last == 0 {
@@ -768,20 +765,17 @@ impl Game for Teeko {
             return;
         }
         let empty = self.all() & !pos.occupied();
-        if self.orbits.is_some() {
-            // Each parent orbit once, however many of its slides lead to this orbit.
-            let mut ranks = [0u64; 8 * 18];
+        if let Some(orbits) = &self.orbits {
+            // The movement layer ranks the side to move's stones (`rank_of`).
+            let mover = if pos.side == 0 { pos.x } else { pos.o };
+            let fixed = orbits.rank_fixed(pos.k, pos.occupied(), mover).1;
+            let mut parents = [(0u64, 0u32); 8 * 18];
             let mut n = 0;
             self.each_slide_back(theirs, empty, |_, _, moved| {
-                let (x, o) = if last == 0 {
-                    (moved, other)
-                } else {
-                    (other, moved)
-                };
-                ranks[n] = self.rank_of(pos.k, x, o, last);
+                parents[n] = orbits.rank_fixed(pos.k, moved | other, moved);
                 n += 1;
             });
-            crate::game::moving::each_distinct(&mut ranks[..n], f);
+            crate::game::moving::each_weighted(&mut parents[..n], fixed, f);
             return;
         }
         let half = last as u64 * self.boards(pos.k);
@@ -795,12 +789,15 @@ impl Game for Teeko {
             };
             self.each_slide_back(theirs, empty, |at, cell, _| {
                 let without = pos.o_packed & !(1u64 << packed_index(at));
-                f(base + self.mask_rank(without | 1u64 << packed_index(cell)));
+                f(
+                    base + self.mask_rank(without | 1u64 << packed_index(cell)),
+                    1,
+                );
             });
             return;
         }
         self.each_slide_back(theirs, empty, |_, _, x| {
-            f(half + self.board_rank(pos.k, x, pos.o))
+            f(half + self.board_rank(pos.k, x, pos.o), 1)
         });
     }
 }
