@@ -10,7 +10,7 @@ use crate::game::{AnyBoard, Board, Game, Registered, Registry, Visitor};
 use crate::memory::{self, free_bytes, peak_rss};
 use crate::progress::{self, Progress};
 use crate::solve::Driver;
-use crate::solve::{self as driver_, From};
+use crate::solve::{self as driver_, StartAt};
 use crate::table::Encoding;
 use crate::table::blocks;
 use crate::table::header::{self, Header};
@@ -305,8 +305,8 @@ fn build_layers<G: Registered, V: Value>(
         Start::Resume { layer } => Some(layer),
     };
     let from = match resumed_below {
-        None => From::Start,
-        Some(layer) => From::Below {
+        None => StartAt::Top,
+        Some(layer) => StartAt::Below {
             layer,
             held: driver_::held_below(game, layer)
                 .into_iter()

@@ -15,7 +15,7 @@
 //! - [`game`]: the [`Game`], [`Gameplay`] and [`Registered`] traits, the open registry
 //!   ([`Registry`], [`Visitor`], [`Builtin`]), the built-in games, and what a game of one's
 //!   own can share: the value model ([`game::values`]), the two-colour ranking
-//!   ([`game::two_colour`]), grid notation ([`game::moving`]), grid symmetries
+//!   ([`game::two_colour`]), grid notation ([`game::grid`]), grid symmetries
 //!   ([`game::symmetry`]);
 //!   [`game::rank`] holds the binomial tables and the colex combinatorial number system;
 //! - [`solve`]: the one solve driver ([`Driver`]: serial or parallel): layers in order, each

@@ -22,7 +22,7 @@ use crate::error::{Error, Result, io_error};
 use crate::game::{AnyBoard, Gameplay, Registered};
 use crate::memory::peak_rss;
 use crate::progress::{Progress, Silent};
-use crate::solve::{Cut, Driver, From, Hooks, OnLayer, Ranks, Solved, children::Span};
+use crate::solve::{Cut, Driver, Hooks, OnLayer, Ranks, Solved, StartAt, children::Span};
 use crate::table::blocks::{self, BLOCK, DIR_ENTRY, SLACK};
 use crate::table::header::{Encoding, Header};
 use crate::table::reader::Table;
@@ -240,7 +240,7 @@ pub fn solve<G: Gameplay>(game: &G) -> Result<Option<String>> {
             game,
             Driver::Parallel,
             &Silent,
-            From::Start,
+            StartAt::Top,
             Hooks::none(),
             &ctx,
         ))?;
@@ -555,7 +555,7 @@ fn build_layers<G: Registered, V: Value>(
     }
     // A resumed build reads back its slices of the finished layers the rest reads.
     let from = match resume {
-        NO_LAYER => From::Start,
+        NO_LAYER => StartAt::Top,
         l => {
             let layer = l as usize;
             let read = (|| {
@@ -575,7 +575,7 @@ fn build_layers<G: Registered, V: Value>(
                 }
                 Ok(held)
             })();
-            From::Below {
+            StartAt::Below {
                 layer,
                 held: ctx.agree(read)?,
             }

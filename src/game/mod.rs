@@ -14,10 +14,10 @@
 //! is a straight vectorisable pass instead of one data-dependent loop per position.
 
 mod connect;
+pub mod grid;
 mod lines;
 mod mnk;
 mod morris;
-pub mod moving;
 mod quixo;
 pub mod rank;
 mod registry;
@@ -26,6 +26,7 @@ mod teeko;
 mod twins;
 pub mod two_colour;
 pub mod values;
+mod within;
 mod young;
 
 use crate::error::{Error, Result};
@@ -146,7 +147,7 @@ pub struct Move<P> {
 pub enum LayerKind {
     /// No move stays inside the layer: every position's value follows from its children in
     /// finished layers, in one parallel pass.
-    Pass,
+    OnePass,
     /// Moves stay inside the layer (stones slide, positions repeat): solved to a fixpoint by
     /// retrograde analysis; positions never resolved are draws.
     Fixpoint,
@@ -188,7 +189,7 @@ pub trait Game: Send + Sync + Sized {
     fn layer_size(&self, k: usize) -> u64;
     /// How layer `k` is solved (default: `Pass`, no move stays inside it).
     fn layer_kind(&self, _k: usize) -> LayerKind {
-        LayerKind::Pass
+        LayerKind::OnePass
     }
     /// The layers other than `k` itself that moves from layer `k` lead to (default: k + 1,
     /// none from the last layer). They may be fuller or emptier layers, as long as the
@@ -264,7 +265,7 @@ pub trait Game: Send + Sync + Sized {
     /// this one among its children, each once, by rank, with its weight: how many of the
     /// children its `children_within` counts lie in this position's entry. Where a game
     /// counts distinct children's entries that is 1; where it counts moves, the parent's
-    /// moves into this entry (`moving::each_weighted` works it out from the moves undone,
+    /// moves into this entry (`within::each_weighted` works it out from the moves undone,
     /// folded or not). Required of a game with such layers; the default reports none.
     fn for_each_parent_within(&self, _pos: &Self::Position, _f: impl FnMut(u64, u32)) {}
     /// The children outside the position's own layer alone; a game overrides it where that

@@ -200,6 +200,20 @@ pub(crate) static POP8: [u8; 256] = {
     table
 };
 
+/// The cells of a mask, lowest first: the walk every game's move generator makes over
+/// its stones, empty cells and ring.
+#[inline]
+pub(crate) fn bits(mask: u64) -> impl Iterator<Item = usize> {
+    let mut rest = mask;
+    std::iter::from_fn(move || {
+        (rest != 0).then(|| {
+            let b = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            b
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -565,6 +565,17 @@ impl Orbits {
         self.rank_fixed(k, set, x).0
     }
 
+    /// How many of the symmetries map the position onto itself (`rank_fixed`'s count): one
+    /// table read for most positions.
+    #[inline]
+    pub fn fixed(&self, k: usize, set: u64, x: u64) -> u32 {
+        let e = self.layer(k).entry[self.set_rank(set) as usize];
+        match e & SPECIAL {
+            0 => 1,
+            _ => self.rank_fixed(k, set, x).1,
+        }
+    }
+
     /// `rank`, and how many of the symmetries map the position onto itself (its orbit holds
     /// `len() / fixed` positions). Only a position whose set is its own image under another
     /// symmetry can be fixed by one, so for most the count costs nothing: a solver that

@@ -51,8 +51,8 @@ pub enum Worker {
 pub fn worker<G: Game>(game: &G, k: usize) -> Worker {
     match (game.layer_kind(k), game.values()) {
         (LayerKind::Fixpoint, _) => Worker::Fixpoint,
-        (LayerKind::Pass, Values::SideToMove) => Worker::Pass,
-        (LayerKind::Pass, _) => Worker::Sweep,
+        (LayerKind::OnePass, Values::SideToMove) => Worker::Pass,
+        (LayerKind::OnePass, _) => Worker::Sweep,
     }
 }
 
@@ -186,9 +186,9 @@ pub(crate) fn check_memory<G: Game>(game: &G, width: usize, spills: Option<usize
 }
 
 /// Where a solve starts: from the last layer, or below finished layers (a resumed build).
-pub(crate) enum From<V> {
-    /// Nothing finished.
-    Start,
+pub(crate) enum StartAt<V> {
+    /// Nothing finished: from the last layer down.
+    Top,
     /// Layers `layer..` are finished; `held` gives the values of those the layers below read
     /// (`held_below`).
     Below {
@@ -266,7 +266,7 @@ pub(crate) fn solve_layers<G: Game, V: Value, R: Ranks>(
     game: &G,
     driver: Driver,
     progress: &dyn Progress,
-    from: From<V>,
+    from: StartAt<V>,
     hooks: Hooks<'_, V>,
     ranks: &R,
 ) -> Result<i64> {
@@ -301,8 +301,8 @@ pub(crate) fn solve_layers<G: Game, V: Value, R: Ranks>(
     let mut held: Vec<Option<Held<V>>> = (0..=last).map(|_| None).collect();
     let mut spare: Vec<Vec<V>> = Vec::new();
     let top = match from {
-        From::Start => last + 1,
-        From::Below { layer, held: read } => {
+        StartAt::Top => last + 1,
+        StartAt::Below { layer, held: read } => {
             progress.advance(sizes[layer..].iter().sum());
             for (j, values) in read {
                 if j < layer || j > last || values.len() != cuts[j].len() {
@@ -652,12 +652,12 @@ pub fn solve_each<G: Game, V: Value>(
         on_layer: Some(OnLayer::Beside(&mut each)),
         ..Hooks::none()
     };
-    solve_layers::<G, V, One>(game, driver, progress, From::Start, hooks, &One)
+    solve_layers::<G, V, One>(game, driver, progress, StartAt::Top, hooks, &One)
 }
 
 /// The empty board's value, holding only the layers the solve needs at once.
 pub fn solve<G: Game, V: Value>(game: &G, driver: Driver, progress: &dyn Progress) -> Result<i64> {
-    solve_layers::<G, V, One>(game, driver, progress, From::Start, Hooks::none(), &One)
+    solve_layers::<G, V, One>(game, driver, progress, StartAt::Top, Hooks::none(), &One)
 }
 
 /// Every layer's values, in memory (tests, small boards).

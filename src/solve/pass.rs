@@ -1,5 +1,5 @@
 //! The one-pass worker for values of the side to move: a layer no move stays inside
-//! (`LayerKind::Pass`: Morris's placements) is computed in one parallel pass from the
+//! (`LayerKind::OnePass`: Morris's placements) is computed in one parallel pass from the
 //! finished layers its moves lead to, a batch of positions at a time with their children's
 //! values fetched ahead, as the fixpoint counts. Values are for the side to move (`Wdl`).
 

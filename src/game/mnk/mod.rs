@@ -20,8 +20,8 @@
 mod board;
 mod gameplay;
 
+use super::grid::marks_of;
 use super::lines;
-use super::moving::marks_of;
 use super::symmetry::{Cursor, GridGroup, GridSymmetries, Orbits};
 use super::two_colour::{self, MAX_CELLS, TwoColour};
 use super::{Edge, Game, Move, RunSink, Values, WinLoss};

@@ -32,9 +32,9 @@ mod stabiliser;
 pub use board::{Geometry, MorrisBoard};
 
 use crate::error::{Error, Result};
-use crate::game::moving::each_distinct;
 use crate::game::rank::Binomial;
 use crate::game::symmetry::{Cursor, GridSymmetries, Orbits};
+use crate::game::within::each_distinct;
 use crate::game::{Edge, Game, LayerKind, Move, Values, Wdl};
 use stabiliser::Stabiliser;
 
@@ -742,16 +742,10 @@ impl Morris {
     }
 }
 
-/// The set bits of a mask, lowest first.
+/// The set bits of a mask, lowest first (`rank::bits` over Morris's 32-bit masks).
+#[inline]
 fn bits(mask: u32) -> impl Iterator<Item = usize> {
-    let mut rest = mask;
-    std::iter::from_fn(move || {
-        (rest != 0).then(|| {
-            let b = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            b
-        })
-    })
+    crate::game::rank::bits(u64::from(mask))
 }
 
 impl Game for Morris {
@@ -771,7 +765,7 @@ impl Game for Morris {
     fn layer_kind(&self, k: usize) -> LayerKind {
         match self.layers[k].shape {
             Shape::Movement { .. } => LayerKind::Fixpoint,
-            _ => LayerKind::Pass,
+            _ => LayerKind::OnePass,
         }
     }
 

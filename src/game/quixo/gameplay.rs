@@ -3,7 +3,7 @@
 //! (`Registered`).
 
 use super::*;
-use crate::game::{Game, Gameplay, LayerWords, MoveNotation, Registered, moving};
+use crate::game::{Game, Gameplay, LayerWords, MoveNotation, Registered, grid};
 
 impl Quixo {
     fn form(&self) -> String {
@@ -92,7 +92,7 @@ impl Gameplay for Quixo {
 
     fn parse_position(&self, text: &str) -> Result<QuixoPosition> {
         let form = self.form();
-        let grid = moving::parse_grid(text, self.n, self.n, &form)?;
+        let grid = grid::parse_grid(text, self.n, self.n, &form)?;
         let mask = |m: u8| {
             grid.marks
                 .iter()
@@ -163,12 +163,12 @@ impl Gameplay for Quixo {
     }
 
     fn format_position(&self, pos: &QuixoPosition) -> String {
-        let marks = moving::marks_of(pos.x, pos.marked & !pos.x, self.cells);
-        moving::format_grid(&marks, self.n, Some(pos.side))
+        let marks = grid::marks_of(pos.x, pos.marked & !pos.x, self.cells);
+        grid::format_grid(&marks, self.n, Some(pos.side))
     }
 
     fn draw(&self, pos: &QuixoPosition) -> String {
-        let marks = moving::marks_of(pos.x, pos.marked & !pos.x, self.cells);
+        let marks = grid::marks_of(pos.x, pos.marked & !pos.x, self.cells);
         crate::game::two_colour::draw_marks(&marks, self.n, 'x', 'o')
     }
 
@@ -184,7 +184,7 @@ impl Gameplay for Quixo {
     ) -> Option<String> {
         let n = self.n;
         let moves = self.moves(pos);
-        let example = moves.first().map(moving::move_text).unwrap_or_default();
+        let example = moves.first().map(grid::move_text).unwrap_or_default();
         let Some(f) = from else {
             return Some(format!(
                 "a move takes a cube from the border and pushes it back in at the end of its row or column: write where from and where to, as {example}"
@@ -199,8 +199,8 @@ impl Gameplay for Quixo {
             _ => pos.x,
         };
         let (them, name) = match pos.side {
-            0 => ("o", moving::cell_text(f)),
-            _ => ("x", moving::cell_text(f)),
+            0 => ("o", grid::cell_text(f)),
+            _ => ("x", grid::cell_text(f)),
         };
         if cell & self.ring == 0 {
             return Some(format!(
@@ -215,7 +215,7 @@ impl Gameplay for Quixo {
         let ends: Vec<String> = moves
             .iter()
             .filter(|m| m.from == Some(f))
-            .map(|m| moving::cell_text((m.row, m.col)))
+            .map(|m| grid::cell_text((m.row, m.col)))
             .collect();
         Some(format!(
             "the cube from {name} goes back in at an end of its row or column: {}",

@@ -55,6 +55,12 @@ pub struct Quixo {
     lines: Vec<u64>,
     /// For each cell, the ring cells whose cube may be pushed in there.
     sources: Vec<u64>,
+    /// By `from * cells + to`, a push's line: the cells from `from` to `to`, which shift,
+    /// and the step between two of them (1 along a row, N along a column). Every board a
+    /// solve makes is a push, so the line is read, not walked.
+    spans: Vec<(u64, u32)>,
+    /// For each ring cell, the ends its cube may go back in at (`targets`), as a mask.
+    ends: Vec<u64>,
     /// The ring cells whose cube goes back in at two ends (the corners); the others' at
     /// three.
     corners: u64,
@@ -106,6 +112,8 @@ impl Quixo {
             lines,
             sources: vec![0; cells],
             corners: 0,
+            spans: vec![(0, 0); cells * cells],
+            ends: vec![0; cells],
             fold,
             layers,
             binom: Binomial::new(cells)?,
@@ -115,6 +123,16 @@ impl Quixo {
             debug_assert!(matches!(targets.len(), 2 | 3), "a ring cube's ends");
             if targets.len() == 2 {
                 quixo.corners |= 1 << from;
+            }
+            for &to in &targets {
+                let step = if from / n == to / n { 1 } else { n };
+                let span = (from.min(to)..=from.max(to))
+                    .step_by(step)
+                    .fold(0u64, |m, c| m | 1 << c);
+                // An undone push walks the same line the other way.
+                quixo.spans[from * cells + to] = (span, step as u32);
+                quixo.spans[to * cells + from] = (span, step as u32);
+                quixo.ends[from] |= 1 << to;
             }
             for to in targets {
                 quixo.sources[to] |= 1 << from;
@@ -192,20 +210,9 @@ impl Quixo {
 
     /// The board after the cube at `from` goes in at `to` showing `mark` (1 x, 2 o): the
     /// cubes between shift one step toward `from`. Boards are (marked, x) masks.
+    #[inline]
     fn push(&self, marked: u64, x: u64, from: usize, to: usize, mark: u8) -> (u64, u64) {
-        let step = if from / self.n == to / self.n {
-            1
-        } else {
-            self.n
-        };
-        // The cells from `from` to `to` along the line; the others stay.
-        let (lo, hi) = (from.min(to), from.max(to));
-        let mut span = 0u64;
-        let mut c = lo;
-        while c <= hi {
-            span |= 1 << c;
-            c += step;
-        }
+        let (span, step) = self.spans[from * self.cells + to];
         let shift = |mask: u64| {
             let moved = if to > from {
                 (mask & span) >> step
@@ -261,6 +268,13 @@ impl Ranker<'_> {
         offset + self.orbits.rank(spec, marked, ranked)
     }
 
+    /// How many of the folded symmetries map the board onto itself.
+    #[inline]
+    fn fixed(&self, marked: u64, x: u64, side: u8) -> u32 {
+        let (part, ranked) = self.part_of(marked, x, side);
+        self.orbits.fixed(self.parts[part & 3].0, marked, ranked)
+    }
+
     /// `rank`, and how many of the folded symmetries map the board onto itself.
     #[inline]
     fn rank_fixed(&self, marked: u64, x: u64, side: u8) -> (u64, u32) {
@@ -307,7 +321,7 @@ impl Game for Quixo {
         while rest != 0 {
             let from = rest.trailing_zeros() as usize;
             rest &= rest - 1;
-            for to in self.targets(from) {
+            for to in crate::game::rank::bits(self.ends[from]) {
                 let (m, x) = self.push(pos.marked, pos.x, from, to, mark);
                 out.push(Move {
                     from: Some((from / self.n, from % self.n)),
@@ -395,7 +409,7 @@ impl Game for Quixo {
         if self.layer(k).taken() > 0 {
             LayerKind::Fixpoint
         } else {
-            LayerKind::Pass
+            LayerKind::OnePass
         }
     }
 
@@ -451,7 +465,7 @@ impl Game for Quixo {
             let from = rest.trailing_zeros() as usize;
             rest &= rest - 1;
             let blank = pos.marked >> from & 1 == 0;
-            for to in self.targets(from) {
+            for to in crate::game::rank::bits(self.ends[from]) {
                 let (m, x) = self.push(pos.marked, pos.x, from, to, mark);
                 if blank {
                     let layer = self.layer_at(m, x);
@@ -467,7 +481,7 @@ impl Game for Quixo {
             }
         }
         // Different pushes can make the same board: each child within the layer once.
-        crate::game::moving::each_distinct(&mut within[..count], |rank| {
+        crate::game::within::each_distinct(&mut within[..count], |rank| {
             f(Edge {
                 layer: k,
                 rank,
@@ -483,7 +497,7 @@ impl Game for Quixo {
         while rest != 0 {
             let from = rest.trailing_zeros() as usize;
             rest &= rest - 1;
-            for to in self.targets(from) {
+            for to in crate::game::rank::bits(self.ends[from]) {
                 let (m, x) = self.push(pos.marked, pos.x, from, to, mark);
                 let layer = self.layer_at(m, x);
                 f(Edge {
@@ -519,10 +533,10 @@ impl Game for Quixo {
             pos.marked & !pos.x
         };
         // At most 4 (N - 1) ends on the ring with 2 (N - 1) sources each: 128 for N = 5.
-        let mut parents = [(0u64, 0u32); 128];
+        let mut parents = [0u64; 128];
         let mut count = 0;
         let here = self.ranker(pos.layer);
-        let fixed = here.rank_fixed(pos.marked, pos.x, pos.side).1;
+        let fixed = here.fixed(pos.marked, pos.x, pos.side);
         let mut ends = self.ring & shows;
         while ends != 0 {
             let to = ends.trailing_zeros() as usize;
@@ -537,11 +551,11 @@ impl Game for Quixo {
                 let o = m & !x;
                 let (mine, theirs) = if last == 0 { (x, o) } else { (o, x) };
                 if !self.has_line(mine) && !self.has_line(theirs) {
-                    parents[count] = here.rank_fixed(m, x, last);
+                    parents[count] = crate::game::within::weighed(here.rank_fixed(m, x, last));
                     count += 1;
                 }
             }
         }
-        crate::game::moving::each_weighted(&mut parents[..count], fixed, f);
+        crate::game::within::each_weighted(&mut parents[..count], fixed, f);
     }
 }

@@ -3,7 +3,7 @@
 //! (`Registered`).
 
 use super::*;
-use crate::game::{Gameplay, MoveNotation, Registered, moving};
+use crate::game::{Gameplay, MoveNotation, Registered, grid};
 
 impl Teeko {
     fn form(&self) -> String {
@@ -28,7 +28,7 @@ impl Gameplay for Teeko {
 
     fn parse_position(&self, text: &str) -> Result<TeekoPosition> {
         let form = self.form();
-        let grid = moving::parse_grid(text, self.board.rows, self.board.cols, &form)?;
+        let grid = grid::parse_grid(text, self.board.rows, self.board.cols, &form)?;
         let bad = |why: String| {
             Error::input(format!(
                 "bad teeko position {}: {why}; {form}",
@@ -123,13 +123,13 @@ impl Gameplay for Teeko {
     }
 
     fn format_position(&self, pos: &TeekoPosition) -> String {
-        let marks = moving::marks_of(pos.x, pos.o, self.cells);
+        let marks = grid::marks_of(pos.x, pos.o, self.cells);
         let side = (pos.k == self.movement()).then_some(pos.side);
-        moving::format_grid(&marks, self.board.cols, side)
+        grid::format_grid(&marks, self.board.cols, side)
     }
 
     fn draw(&self, pos: &TeekoPosition) -> String {
-        let marks = moving::marks_of(pos.x, pos.o, self.cells);
+        let marks = grid::marks_of(pos.x, pos.o, self.cells);
         crate::game::two_colour::draw_marks(&marks, self.board.cols, 'x', 'o')
     }
 
@@ -146,7 +146,7 @@ impl Gameplay for Teeko {
         let (rows, cols) = (self.board.rows, self.board.cols);
         let bit = |(r, c): (usize, usize)| (r < rows && c < cols).then(|| 1u64 << (r * cols + c));
         let moves = self.moves(pos);
-        let example = moves.first().map(moving::move_text).unwrap_or_default();
+        let example = moves.first().map(grid::move_text).unwrap_or_default();
         let (mine, theirs) = match pos.side {
             0 => (pos.x, pos.o),
             _ => (pos.o, pos.x),
@@ -168,17 +168,17 @@ impl Gameplay for Teeko {
             Some(f) => match bit(f) {
                 None => outside(),
                 Some(b) if b & mine == 0 => {
-                    format!("{} is not one of your stones", moving::cell_text(f))
+                    format!("{} is not one of your stones", grid::cell_text(f))
                 }
                 Some(_) if to_bit & (mine | theirs) != 0 => {
-                    format!("{} is taken", moving::cell_text(to))
+                    format!("{} is taken", grid::cell_text(to))
                 }
                 Some(_) => format!(
                     "a stone moves one step, to an empty cell beside it (diagonals too), as {example}"
                 ),
             },
             None if to_bit & (mine | theirs) != 0 => {
-                format!("{} is taken", moving::cell_text(to))
+                format!("{} is taken", grid::cell_text(to))
             }
             None if self.board.no_centre_first && pos.k == 0 => {
                 "x's first stone may not go on the centre in this game".to_string()

@@ -578,7 +578,7 @@ impl Game for Teeko {
         if k == self.movement() {
             LayerKind::Fixpoint
         } else {
-            LayerKind::Pass
+            LayerKind::OnePass
         }
     }
 
@@ -651,7 +651,7 @@ impl Game for Teeko {
             // Two slides may reach one orbit: each once.
             let mut ranks = [0u64; 8 * 18];
             let n = self.slide_ranks(pos, &mut ranks);
-            crate::game::moving::each_distinct(&mut ranks[..n], |rank| {
+            crate::game::within::each_distinct(&mut ranks[..n], |rank| {
                 f(Edge {
                     layer: pos.k,
                     rank,
@@ -768,14 +768,15 @@ impl Game for Teeko {
         if let Some(orbits) = &self.orbits {
             // The movement layer ranks the side to move's stones (`rank_of`).
             let mover = if pos.side == 0 { pos.x } else { pos.o };
-            let fixed = orbits.rank_fixed(pos.k, pos.occupied(), mover).1;
-            let mut parents = [(0u64, 0u32); 8 * 18];
+            let fixed = orbits.fixed(pos.k, pos.occupied(), mover);
+            let mut parents = [0u64; 8 * 18];
             let mut n = 0;
             self.each_slide_back(theirs, empty, |_, _, moved| {
-                parents[n] = orbits.rank_fixed(pos.k, moved | other, moved);
+                parents[n] =
+                    crate::game::within::weighed(orbits.rank_fixed(pos.k, moved | other, moved));
                 n += 1;
             });
-            crate::game::moving::each_weighted(&mut parents[..n], fixed, f);
+            crate::game::within::each_weighted(&mut parents[..n], fixed, f);
             return;
         }
         let half = last as u64 * self.boards(pos.k);

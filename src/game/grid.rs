@@ -1,46 +1,8 @@
-//! What Teeko and Quixo share as people see them: a grid with the side to move after it
-//! (`x./.o:x`). Their values are the side-to-move model's (`values::Wdl`). Also what the
-//! games whose stones move share in their solvers' hooks (`each_distinct`).
+//! A grid with the side to move after it (`x./.o:x`), as people see the positions of the
+//! games whose stones move (Teeko, Quixo) and mnk's: reading, writing and naming cells and
+//! moves. Their values are the side-to-move model's (`values::Wdl`).
 
 use crate::error::{Error, Result};
-
-/// Distinct ranks among `ranks`, each passed to `f` once, in rank order; returns how many.
-/// A position's children or parents within its layer are reported once each, though two
-/// moves may reach one position (Quixo's pushes) or one orbit (a folded layer).
-pub(crate) fn each_distinct(ranks: &mut [u64], mut f: impl FnMut(u64)) -> usize {
-    ranks.sort_unstable();
-    let mut n = 0;
-    for i in 0..ranks.len() {
-        if i == 0 || ranks[i] != ranks[i - 1] {
-            f(ranks[i]);
-            n += 1;
-        }
-    }
-    n
-}
-
-/// A position's parents within its layer, for a game whose `children_within` counts moves
-/// (`Game::for_each_parent_within`): `parents` holds, for every move undone, the parent's
-/// rank and how many symmetries fix the parent; `fixed` is how many fix the position itself.
-/// Each parent entry goes to `f` once, with the number of its moves that lead into this
-/// position's entry: the moves undone into it, times the parent's fixed count over this
-/// position's (the moves from the orbit of one side onto the orbit of the other, counted
-/// from either end, are one set).
-pub(crate) fn each_weighted(parents: &mut [(u64, u32)], fixed: u32, mut f: impl FnMut(u64, u32)) {
-    parents.sort_unstable_by_key(|p| p.0);
-    let mut i = 0;
-    while i < parents.len() {
-        let (rank, theirs) = parents[i];
-        let mut j = i + 1;
-        while j < parents.len() && parents[j].0 == rank {
-            j += 1;
-        }
-        let undone = (j - i) as u32;
-        debug_assert_eq!(undone * theirs % fixed, 0, "moves between two orbits");
-        f(rank, undone * theirs / fixed);
-        i = j;
-    }
-}
 
 /// A grid position read from text: cells (0 empty, 1 x, 2 o; row-major from the top) and
 /// the side to move if the text names one (`:x` / `:o`; 0 x, 1 o).
