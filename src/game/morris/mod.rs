@@ -85,7 +85,7 @@ pub(crate) enum Shape {
 #[derive(Debug, Clone, Copy)]
 struct Part {
     /// The orbit table's layer (`Orbits::with_layers`).
-    spec: usize,
+    orbit_layer: usize,
     /// The part's first rank in the layer.
     offset: u64,
     /// Its ranks.
@@ -224,25 +224,26 @@ impl Morris {
             children: Vec::new(),
         });
         // The orbit tables: one per (occupied points, stones of the side ranked).
-        let mut specs: Vec<(usize, Option<usize>)> = Vec::new();
-        let mut spec = |k: usize, h: usize| match specs.iter().position(|&s| s == (k, Some(h))) {
-            Some(i) => i,
-            None => {
-                specs.push((k, Some(h)));
-                specs.len() - 1
-            }
-        };
+        let mut orbit_layers: Vec<(usize, Option<usize>)> = Vec::new();
+        let mut orbit_layer =
+            |k: usize, h: usize| match orbit_layers.iter().position(|&s| s == (k, Some(h))) {
+                Some(i) => i,
+                None => {
+                    orbit_layers.push((k, Some(h)));
+                    orbit_layers.len() - 1
+                }
+            };
         let mut parts_of = Vec::with_capacity(layers.len());
         for layer in &layers {
             let parts: Vec<(usize, usize, u8)> = match layer.shape {
-                Shape::Placement { bx, bo, .. } => vec![(spec(bx + bo, bx), 0, 0)],
+                Shape::Placement { bx, bo, .. } => vec![(orbit_layer(bx + bo, bx), 0, 0)],
                 Shape::Movement { a, b } => {
                     let counts: &[usize] = if a == b { &[a] } else { &[a, b] };
                     let sides: &[u8] = if fold { &[0] } else { &[0, 1] };
                     let mut out = Vec::new();
                     for &side in sides {
                         for &c in counts {
-                            out.push((spec(a + b, c), c, side));
+                            out.push((orbit_layer(a + b, c), c, side));
                         }
                     }
                     out
@@ -256,14 +257,14 @@ impl Morris {
         } else {
             vec![geometry.symmetries[0].clone()]
         };
-        let orbits = Orbits::with_layers(GridSymmetries::from_images(n, images), specs)?;
+        let orbits = Orbits::with_layers(GridSymmetries::from_images(n, images), orbit_layers)?;
         let fixers = Stabiliser::new(orbits.symmetries(), regions(&geometry));
         for (layer, parts) in layers.iter_mut().zip(parts_of) {
             let mut offset = 0;
-            for (spec, count, side) in parts {
-                let size = orbits.layer_size(spec);
+            for (orbit_layer, count, side) in parts {
+                let size = orbits.layer_size(orbit_layer);
                 layer.parts.push(Part {
-                    spec,
+                    orbit_layer,
                     offset,
                     size,
                     count,
@@ -345,7 +346,7 @@ impl Morris {
     }
 
     /// The layer of a position, or why none counts it.
-    fn locate(
+    fn layer_of_stones(
         &self,
         x: u32,
         o: u32,
@@ -409,7 +410,7 @@ impl Morris {
         let (bx, bo) = (x.count_ones() as usize, o.count_ones() as usize);
         let (hx, ho) = (hands[0] as usize, hands[1] as usize);
         if x & o != 0 || bx + hx > s || bo + ho > s {
-            // `locate` says why.
+            // `layer_of_stones` says why.
             return None;
         }
         let placing = hx != 0 || ho != 0;
@@ -434,7 +435,7 @@ impl Morris {
 
     /// Why it cannot be `side`'s turn while placing with these hands, if it cannot: x
     /// places first, so with x to move both hands hold the same, with o to move x's one
-    /// fewer. The hands are at most the stones (`locate` checks that first).
+    /// fewer. The hands are at most the stones (`layer_of_stones` checks that first).
     fn wrong_turn(&self, hands: [u8; 2], side: u8) -> Option<String> {
         let [hx, ho] = hands.map(usize::from);
         let (px, po) = (self.stones - hx, self.stones - ho);
@@ -597,7 +598,9 @@ impl Morris {
 
     /// A move's child: its layer follows from the move, so it is always counted.
     fn child(&self, x: u32, o: u32, hands: [u8; 2], side: u8) -> MorrisPosition {
-        let layer = self.locate(x, o, hands, side).unwrap_or(self.lost_layer());
+        let layer = self
+            .layer_of_stones(x, o, hands, side)
+            .unwrap_or(self.lost_layer());
         MorrisPosition {
             x,
             o,
@@ -628,7 +631,7 @@ impl Morris {
             }
             Shape::Lost => (
                 Part {
-                    spec: 0,
+                    orbit_layer: 0,
                     offset: 0,
                     size: 1,
                     count: 0,
@@ -653,7 +656,7 @@ impl Morris {
     fn unrank_part(&self, k: usize, part: usize, local: u64) -> MorrisPosition {
         let layer = &self.layers[k];
         let p = layer.parts[part];
-        let (set, ranked, cursor) = self.orbits.unrank(p.spec, local);
+        let (set, ranked, cursor) = self.orbits.unrank(p.orbit_layer, local);
         let (set, ranked) = (set as u32, ranked as u32);
         let (x, o, hands, side) = match layer.shape {
             Shape::Placement { p, .. } => {
@@ -715,7 +718,7 @@ impl Morris {
         };
         let (part, ..) = self.part_of(&first);
         self.orbits.rank_many(
-            part.spec,
+            part.orbit_layer,
             n,
             |i| {
                 let (x, o) = position(i);
@@ -784,7 +787,7 @@ impl Game for Morris {
 
     fn prepare_layer(&self, k: usize) {
         for p in &self.layers[k].parts {
-            self.orbits.prepare(p.spec);
+            self.orbits.prepare(p.orbit_layer);
         }
     }
 
@@ -818,11 +821,11 @@ impl Game for Morris {
             return 0;
         }
         let k = set.count_ones() as usize;
-        debug_assert_eq!(self.orbits_k(part.spec), k);
+        debug_assert_eq!(self.orbit_layer_points(part.orbit_layer), k);
         part.offset
             + self
                 .orbits
-                .rank(part.spec, u64::from(set), u64::from(ranked))
+                .rank(part.orbit_layer, u64::from(set), u64::from(ranked))
     }
 
     fn layer_of(&self, pos: &MorrisPosition) -> usize {
@@ -837,7 +840,7 @@ impl Game for Morris {
             *pos = self.unrank_part(k, pos.part as usize + 1, 0);
             return;
         }
-        let (set, ranked) = self.orbits.advance(part.spec, &mut pos.cursor);
+        let (set, ranked) = self.orbits.advance(part.orbit_layer, &mut pos.cursor);
         let (set, ranked) = (set as u32, ranked as u32);
         pos.local += 1;
         pos.x = ranked;
@@ -1210,8 +1213,8 @@ impl Morris {
     }
 
     /// The occupied points of an orbit table's layer (checks in debug builds).
-    fn orbits_k(&self, spec: usize) -> usize {
-        self.orbits.occupied(spec)
+    fn orbit_layer_points(&self, orbit_layer: usize) -> usize {
+        self.orbits.occupied(orbit_layer)
     }
 
     /// The board's geometry.
@@ -1221,7 +1224,7 @@ impl Morris {
 
     /// Why a position cannot be ranked, if it cannot.
     pub(crate) fn why_not(&self, x: u32, o: u32, hands: [u8; 2], side: u8) -> Option<String> {
-        self.locate(x, o, hands, side).err()
+        self.layer_of_stones(x, o, hands, side).err()
     }
 
     /// The error for a position no layer counts.

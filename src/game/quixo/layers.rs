@@ -23,7 +23,7 @@ use crate::game::symmetry::{GridGroup, GridSymmetries, Orbits};
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Part {
     /// The orbit table's layer.
-    pub spec: usize,
+    pub orbit_layer: usize,
     /// The part's first rank in the layer.
     pub offset: u64,
     /// Its ranks.
@@ -70,11 +70,11 @@ impl Layers {
             GridSymmetries::from_images(cells, vec![(0..cells as u8).collect()])
         };
         // The orbit tables' layers: t cubes taken, h of them x's, for every t from `min`.
-        let spec = |t: usize, h: usize| (t * (t + 1) - min * (min + 1)) / 2 + h;
-        let specs: Vec<(usize, Option<usize>)> = (min..=cells)
+        let orbit_layer = |t: usize, h: usize| (t * (t + 1) - min * (min + 1)) / 2 + h;
+        let orbit_layers: Vec<(usize, Option<usize>)> = (min..=cells)
             .flat_map(|t| (0..=t).map(move |h| (t, Some(h))))
             .collect();
-        let orbits = Orbits::with_layers(sym, specs)?;
+        let orbits = Orbits::with_layers(sym, orbit_layers)?;
         let mut first = Vec::new();
         let mut layers = Vec::new();
         for t in min..=cells {
@@ -87,9 +87,9 @@ impl Layers {
                 let mut offset = 0;
                 for &xs in counts {
                     for &side in sides {
-                        let size = orbits.layer_size(spec(t, xs));
+                        let size = orbits.layer_size(orbit_layer(t, xs));
                         parts.push(Part {
-                            spec: spec(t, xs),
+                            orbit_layer: orbit_layer(t, xs),
                             offset,
                             size,
                             side,

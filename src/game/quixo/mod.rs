@@ -154,7 +154,7 @@ impl Quixo {
         let layer = &self.layers.layers[k];
         let mut parts = [(0, 0); 4];
         for (to, p) in parts.iter_mut().zip(&layer.parts) {
-            *to = (p.spec, p.offset);
+            *to = (p.orbit_layer, p.offset);
         }
         Ranker {
             orbits: &self.layers.orbits,
@@ -178,7 +178,7 @@ impl Quixo {
     /// The position of rank `local` in part `part` of layer `k`.
     fn unrank_part(&self, k: usize, part: usize, local: u64) -> QuixoPosition {
         let p = self.layer(k).parts[part];
-        let (marked, ranked, cursor) = self.layers.orbits.unrank(p.spec, local);
+        let (marked, ranked, cursor) = self.layers.orbits.unrank(p.orbit_layer, local);
         QuixoPosition {
             marked,
             x: ranked,
@@ -264,8 +264,8 @@ impl Ranker<'_> {
     #[inline]
     fn rank(&self, marked: u64, x: u64, side: u8) -> u64 {
         let (part, ranked) = self.part_of(marked, x, side);
-        let (spec, offset) = self.parts[part & 3];
-        offset + self.orbits.rank(spec, marked, ranked)
+        let (orbit_layer, offset) = self.parts[part & 3];
+        offset + self.orbits.rank(orbit_layer, marked, ranked)
     }
 
     /// How many of the folded symmetries map the board onto itself.
@@ -279,8 +279,8 @@ impl Ranker<'_> {
     #[inline]
     fn rank_fixed(&self, marked: u64, x: u64, side: u8) -> (u64, u32) {
         let (part, ranked) = self.part_of(marked, x, side);
-        let (spec, offset) = self.parts[part & 3];
-        let (rank, fixed) = self.orbits.rank_fixed(spec, marked, ranked);
+        let (orbit_layer, offset) = self.parts[part & 3];
+        let (rank, fixed) = self.orbits.rank_fixed(orbit_layer, marked, ranked);
         (offset + rank, fixed)
     }
 }
@@ -346,7 +346,7 @@ impl Game for Quixo {
 
     fn prepare_layer(&self, k: usize) {
         for p in &self.layer(k).parts {
-            self.layers.orbits.prepare(p.spec);
+            self.layers.orbits.prepare(p.orbit_layer);
         }
     }
 
@@ -426,7 +426,10 @@ impl Game for Quixo {
             *pos = self.unrank_part(k, pos.part as usize + 1, 0);
             return;
         }
-        let (marked, x) = self.layers.orbits.advance(part.spec, &mut pos.cursor);
+        let (marked, x) = self
+            .layers
+            .orbits
+            .advance(part.orbit_layer, &mut pos.cursor);
         pos.local += 1;
         pos.marked = marked;
         pos.x = x;

@@ -1,8 +1,63 @@
-//! The Teeko board: its input format (`5x5`, `4x4s3`, `advanced`, `no-centre-first`).
+//! The Teeko board: its size, stones and rules (`TeekoBoard`), and its input format (`5x5`,
+//! `4x4s3`, `advanced`, `no-centre-first`).
 
 use super::*;
 use crate::game::Board;
 use crate::random::SplitMix;
+
+/// A Teeko board: its size, the stones each player has, the patterns and the first-drop rule.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TeekoBoard {
+    /// Rows R.
+    pub rows: usize,
+    /// Columns C.
+    pub cols: usize,
+    /// Stones each player has (S).
+    pub stones: usize,
+    /// The corners of squares larger than 2 x 2 win too (S = 4).
+    pub advanced: bool,
+    /// x's first drop may not be on the centre cell (boards with a centre).
+    pub no_centre_first: bool,
+}
+
+impl TeekoBoard {
+    /// Standard Teeko: 5 x 5, 4 stones each.
+    pub fn standard() -> TeekoBoard {
+        TeekoBoard {
+            rows: 5,
+            cols: 5,
+            stones: 4,
+            advanced: false,
+            no_centre_first: false,
+        }
+    }
+
+    /// The board, refused unless both players' stones fit with a cell to spare and a
+    /// first-drop rule has a centre to keep x off.
+    pub fn checked(self) -> Result<TeekoBoard> {
+        let cells = self.rows.saturating_mul(self.cols);
+        if self.rows == 0 || self.cols == 0 || cells > 36 {
+            return Err(Error::input(format!(
+                "teeko board {} x {}: a board has 1 to 36 cells",
+                self.rows, self.cols
+            )));
+        }
+        // 2s >= cells, without doubling a count that may be near usize::MAX.
+        if self.stones == 0 || self.stones >= cells.div_ceil(2) {
+            return Err(Error::input(format!(
+                "teeko with {} stones each on {} cells: the stones must leave a cell free",
+                self.stones, cells
+            )));
+        }
+        if self.no_centre_first && (self.rows.is_multiple_of(2) || self.cols.is_multiple_of(2)) {
+            return Err(Error::input(format!(
+                "teeko no-centre-first needs a board with a centre cell (odd rows and odd columns); {} x {} has none",
+                self.rows, self.cols
+            )));
+        }
+        Ok(self)
+    }
+}
 
 /// What the input must look like, for error messages.
 const FORM: &str = "expected nothing (standard Teeko, 5x5 with 4 stones each), or `RxC` or `RxCsS` (S stones each; default 4, or fewer on a small board), then `advanced` and/or `no-centre-first`, e.g. `5x5 advanced`";

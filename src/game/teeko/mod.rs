@@ -19,65 +19,13 @@
 mod board;
 mod gameplay;
 
+pub use board::TeekoBoard;
+
 use crate::error::{Error, Result};
 use crate::game::rank::{Binomial, colex_next_mask, colex_unrank_mask, squeeze_out};
 use crate::game::symmetry::{Cursor, GridGroup, GridSymmetries, Orbits};
 use crate::game::two_colour::spread;
 use crate::game::{Edge, Game, LayerKind, Move, Values, Wdl};
-
-/// A Teeko board: its size, the stones each player has, the patterns and the first-drop rule.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct TeekoBoard {
-    /// Rows R.
-    pub rows: usize,
-    /// Columns C.
-    pub cols: usize,
-    /// Stones each player has (S).
-    pub stones: usize,
-    /// The corners of squares larger than 2 x 2 win too (S = 4).
-    pub advanced: bool,
-    /// x's first drop may not be on the centre cell (boards with a centre).
-    pub no_centre_first: bool,
-}
-
-impl TeekoBoard {
-    /// Standard Teeko: 5 x 5, 4 stones each.
-    pub fn standard() -> TeekoBoard {
-        TeekoBoard {
-            rows: 5,
-            cols: 5,
-            stones: 4,
-            advanced: false,
-            no_centre_first: false,
-        }
-    }
-
-    /// The board, refused unless both players' stones fit with a cell to spare and a
-    /// first-drop rule has a centre to keep x off.
-    pub fn checked(self) -> Result<TeekoBoard> {
-        let cells = self.rows.saturating_mul(self.cols);
-        if self.rows == 0 || self.cols == 0 || cells > 36 {
-            return Err(Error::input(format!(
-                "teeko board {} x {}: a board has 1 to 36 cells",
-                self.rows, self.cols
-            )));
-        }
-        // 2s >= cells, without doubling a count that may be near usize::MAX.
-        if self.stones == 0 || self.stones >= cells.div_ceil(2) {
-            return Err(Error::input(format!(
-                "teeko with {} stones each on {} cells: the stones must leave a cell free",
-                self.stones, cells
-            )));
-        }
-        if self.no_centre_first && (self.rows.is_multiple_of(2) || self.cols.is_multiple_of(2)) {
-            return Err(Error::input(format!(
-                "teeko no-centre-first needs a board with a centre cell (odd rows and odd columns); {} x {} has none",
-                self.rows, self.cols
-            )));
-        }
-        Ok(self)
-    }
-}
 
 /// A position: x's cells, o's cells, and who moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -374,11 +322,6 @@ impl Teeko {
     pub fn has_pattern(&self, stones: u64) -> bool {
         // Every pattern has S cells, so equal masks hold the same number of stones.
         stones != 0 && self.by_lowest[stones.trailing_zeros() as usize].contains(&stones)
-    }
-
-    /// The rank of a position within its layer.
-    pub fn rank(&self, pos: &TeekoPosition) -> u64 {
-        self.rank_of(pos.k, pos.x, pos.o, pos.side)
     }
 
     /// The position of given stones and side.

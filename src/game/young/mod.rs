@@ -20,6 +20,8 @@ mod board;
 mod gameplay;
 mod templates;
 
+use templates::{Head, SuffixChain, Templates};
+
 pub use board::YoungBoard;
 
 use super::{Edge, Game, Move, RunSink, Values, check_weights};
@@ -59,80 +61,6 @@ const TEMPLATE_MAX: u64 = 128;
 const CHAIN_MIN: usize = 3;
 const NO_TEMPLATE: u32 = u32::MAX;
 
-/// Suffix templates. The diagrams that share rows 0..j-1 form a contiguous run of ranks;
-/// their suffixes (rows j..n-1) are the non-increasing sequences with entries <= C (the row
-/// above, m for j = 0) summing to R (rem_j), in lex order. For every (j, C, R) that a
-/// position can reach with at most `TEMPLATE_MAX` completions (and more than that for
-/// every row above), the template lists those suffixes with their row lengths and their
-/// movable rows' child ranks relative to rank + acc_j, so stepping inside the run is a
-/// counter increment.
-///
-/// Consecutive suffixes often have a move each whose children are consecutive too: the
-/// same row's move when they share the rows above it, and often a move of another row
-/// (young 15 x 15: four in five suffix moves lie in such runs of three or more). A chain
-/// stores such a run once, with its moves' rewards side by side; the rest are `kids`.
-#[derive(Default)]
-struct Templates {
-    /// Template id per (j, C, R) at `(j * (m + 1) + C) * (cells + 1) + R`, or NO_TEMPLATE.
-    index: Vec<u32>,
-    heads: Vec<Head>,
-    /// Per suffix (plus a sentinel): where its kids and row lengths start.
-    entries: Vec<Entry>,
-    kids: Vec<TplKid>,
-    chains: Vec<TplChain>,
-    /// The rewards of the chains' moves, per player: [0] = +a, [1] = -b.
-    chain_rewards: [Vec<i64>; 2],
-    /// Row lengths of each suffix: n - j values.
-    rows: Vec<u8>,
-}
-
-/// One template while the templates are built: entries, kids and chains numbered from
-/// its first entry, row lengths and chain rewards from its own start.
-#[derive(Default)]
-struct Template {
-    entries: Vec<Entry>,
-    kids: Vec<TplKid>,
-    chains: Vec<TplChain>,
-    chain_rewards: [Vec<i64>; 2],
-    rows: Vec<u8>,
-}
-
-/// A template: its first entry, its number of entries, and its chains
-/// (`chains[chains.0..chains.1]`).
-#[derive(Debug, Clone, Copy)]
-struct Head {
-    first: u32,
-    len: u32,
-    chains: (u32, u32),
-}
-
-/// One move each of the `len` suffixes from global entry `at` on, with consecutive
-/// children: the child of entry `at + t` is (rank - entry + acc_j) + delta + t, as for a
-/// `TplKid` of entry `at`, and its reward is `chain_rewards[player][rewards + t]`.
-#[derive(Debug, Clone, Copy)]
-struct TplChain {
-    delta: u64,
-    at: u32,
-    len: u32,
-    rewards: u32,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Entry {
-    kids: u32,
-    rows: u32,
-}
-
-/// A suffix row that can take a stone, for the suffix of global entry index `at`: the
-/// child's rank minus (rank - at + acc_j), so that one base serves a whole run of suffixes,
-/// and the rewards ([0] = +a for the first player, [1] = -b for the second).
-#[derive(Debug, Clone, Copy)]
-struct TplKid {
-    delta: u64,
-    reward: [i64; 2],
-    at: u32,
-}
-
 /// For a row with `b` rows below it, length r and rem s (the cells of this row and below):
 /// `child` = T(b, r + 1, s + 1) - T(b, r, s), what the row's own term gains when it takes the
 /// stone; `carry` = T(b, r, s + 1) - T(b, r, s), what its term gains when a row below takes
@@ -153,7 +81,7 @@ struct RowInfo {
 
 /// One child slot per row: the child's rank minus this rank (wrapping), and the reward.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-struct Kid {
+struct RowChild {
     delta: u64,
     reward: i64,
 }
@@ -226,7 +154,7 @@ pub struct YoungPosition {
     /// Bit i set: prefix row i (< j) can take a stone.
     movable: u64,
     /// Per prefix row; meaningful where `movable` is set.
-    kids: [Kid; MAX_ROWS],
+    kids: [RowChild; MAX_ROWS],
     /// Per row i <= j: rem_i and acc_i.
     rem: [u32; MAX_ROWS + 1],
     acc: [u64; MAX_ROWS + 1],
@@ -332,7 +260,9 @@ impl Young {
             value_range: (lo, hi),
             tpl: Templates::default(),
         };
-        young.layer_sizes = (0..=cells).map(|k| young.t(n - 1, m + 1, k)).collect();
+        young.layer_sizes = (0..=cells)
+            .map(|k| young.shorter(n - 1, m + 1, k))
+            .collect();
         let total: u128 = young.layer_sizes.iter().map(|&x| x as u128).sum();
         if total > u64::MAX as u128 {
             return Err(too_large());
@@ -342,7 +272,8 @@ impl Young {
     }
 
     #[inline(always)]
-    fn t(&self, rows: usize, r: usize, s: usize) -> u64 {
+    /// T(rows, r, s) (the module's note): the diagrams whose current row is shorter than r.
+    fn shorter(&self, rows: usize, r: usize, s: usize) -> u64 {
         self.counts[(rows * (self.m + 2) + r) * self.s_stride + s]
     }
 
@@ -359,7 +290,7 @@ impl Young {
             last: 0,
             tacc: 0,
             movable: 0,
-            kids: [Kid::default(); MAX_ROWS],
+            kids: [RowChild::default(); MAX_ROWS],
             rem: [0; MAX_ROWS + 1],
             acc: [0; MAX_ROWS + 1],
         };
@@ -380,19 +311,19 @@ impl Young {
             }
             let (step, reward) = self.slot(j, r, rem, par);
             pos.movable |= u64::from(r < cap) << j;
-            pos.kids[j] = Kid {
+            pos.kids[j] = RowChild {
                 delta: acc.wrapping_add(step.child),
                 reward,
             };
             acc = acc.wrapping_add(step.carry);
-            prefix_rank += self.t(n - 1 - j, r as usize, rem);
+            prefix_rank += self.shorter(n - 1 - j, r as usize, rem);
             rem -= r as usize;
             j += 1;
         };
         let mut idx = 0u64;
         let mut left = rem;
         for (i, &r) in rows.iter().enumerate().skip(j) {
-            idx += self.t(n - 1 - i, r as usize, left);
+            idx += self.shorter(n - 1 - i, r as usize, left);
             left -= r as usize;
         }
         let Head { first, len, .. } = self.tpl.heads[id as usize];
@@ -440,7 +371,7 @@ impl Young {
 
     /// The chains of the cursor's template.
     #[inline(always)]
-    fn head_chains(&self, pos: &YoungPosition) -> &[TplChain] {
+    fn head_chains(&self, pos: &YoungPosition) -> &[SuffixChain] {
         let (start, end) = self.tpl.heads[pos.head as usize].chains;
         &self.tpl.chains[start as usize..end as usize]
     }
@@ -531,7 +462,7 @@ impl Young {
             let (cap, r) = (u32::from(cells[l]), u32::from(cells[l + 1]));
             let (step, reward) = self.slot(l, r, rem, par);
             movable |= u64::from(r < cap) << l;
-            pos.kids[l] = Kid {
+            pos.kids[l] = RowChild {
                 delta: acc.wrapping_add(step.child),
                 reward,
             };
@@ -582,10 +513,10 @@ impl Game for Young {
             let below = self.n - 1 - i;
             // The longest row length whose preceding block does not pass `left`.
             let mut v = cap.min(rem);
-            while self.t(below, v, rem) > left {
+            while self.shorter(below, v, rem) > left {
                 v -= 1;
             }
-            left -= self.t(below, v, rem);
+            left -= self.shorter(below, v, rem);
             *row = v as u32;
             rem -= v;
             cap = v;
@@ -803,10 +734,10 @@ impl Game for Young {
         for (i, row) in rows[..self.n].iter_mut().enumerate() {
             let below = self.n - 1 - i;
             let mut v = cap.min(rem);
-            while self.t(below, v, rem) > left {
+            while self.shorter(below, v, rem) > left {
                 v -= 1;
             }
-            left -= self.t(below, v, rem);
+            left -= self.shorter(below, v, rem);
             *row = v;
             rem -= v;
             cap = v;
@@ -828,7 +759,7 @@ impl Game for Young {
         rows[i] += 1;
         let (mut child, mut rem) = (0u64, k + 1);
         for (j, &len) in rows[..self.n].iter().enumerate() {
-            child += self.t(self.n - 1 - j, len, rem);
+            child += self.shorter(self.n - 1 - j, len, rem);
             rem -= len;
         }
         let reward = if k.is_multiple_of(2) {

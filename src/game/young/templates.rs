@@ -1,4 +1,4 @@
-//! Building the suffix templates (see `Templates` in `mod.rs` for what they hold).
+//! The suffix templates (`Templates`: what they hold) and their building.
 
 use rayon::prelude::*;
 
@@ -10,10 +10,10 @@ impl Young {
         let t = &self.tpl;
         t.index.len() * 4
             + t.heads.len() * std::mem::size_of::<Head>()
-            + t.chains.len() * std::mem::size_of::<TplChain>()
+            + t.chains.len() * std::mem::size_of::<SuffixChain>()
             + t.chain_rewards.iter().map(|r| r.len() * 8).sum::<usize>()
             + t.entries.len() * std::mem::size_of::<Entry>()
-            + t.kids.len() * std::mem::size_of::<TplKid>()
+            + t.kids.len() * std::mem::size_of::<SuffixMove>()
             + t.rows.len()
     }
 
@@ -40,7 +40,7 @@ impl Young {
         let (n, m) = (self.n, self.m);
         let cells = n * m;
         // P(n - j, C, R): suffixes of rows j.. under C summing to R.
-        let count = |j: usize, c: usize, r: usize| self.t(n - 1 - j, c + 1, r);
+        let count = |j: usize, c: usize, r: usize| self.shorter(n - 1 - j, c + 1, r);
         let mut index = vec![NO_TEMPLATE; n * (m + 1) * (cells + 1)];
         let mut todo: Vec<(usize, usize, usize)> = Vec::new();
         let mut add = |index: &mut Vec<u32>, j: usize, c: usize, r: usize| {
@@ -105,13 +105,13 @@ impl Young {
                 kids: e.kids + kids,
                 rows: e.rows + rows,
             }));
-            tpl.kids.extend(part.kids.iter().map(|k| TplKid {
+            tpl.kids.extend(part.kids.iter().map(|k| SuffixMove {
                 delta: k.delta.wrapping_add(u64::from(first)),
                 at: k.at + first,
                 ..*k
             }));
             let (chains, rewards) = (tpl.chains.len() as u32, tpl.chain_rewards[0].len() as u32);
-            tpl.chains.extend(part.chains.iter().map(|c| TplChain {
+            tpl.chains.extend(part.chains.iter().map(|c| SuffixChain {
                 delta: c.delta.wrapping_add(u64::from(first)),
                 at: c.at + first,
                 rewards: c.rewards + rewards,
@@ -139,7 +139,7 @@ impl Young {
     fn template(&self, j: usize, cap: usize, rem: usize) -> Template {
         let n = self.n;
         let mut tpl = Template::default();
-        let mut moves: Vec<TplKid> = Vec::new();
+        let mut moves: Vec<SuffixMove> = Vec::new();
         let mut suffix = vec![0u32; n - j];
         self.each_suffix(&mut suffix, 0, cap, rem, &mut |rows: &[u32]| {
             let at = tpl.entries.len() as u32;
@@ -155,7 +155,7 @@ impl Young {
                 let (step, _) = self.slot(l, r, left, 0);
                 if r < above {
                     let cell = l * self.m + r as usize;
-                    moves.push(TplKid {
+                    moves.push(SuffixMove {
                         delta: acc.wrapping_add(step.child).wrapping_add(u64::from(at)),
                         reward: [self.board.a[cell], -self.board.b[cell]],
                         at,
@@ -167,15 +167,15 @@ impl Young {
             }
         });
         let len = tpl.entries.len();
-        debug_assert_eq!(len as u64, self.t(n - 1 - j, cap + 1, rem));
+        debug_assert_eq!(len as u64, self.shorter(n - 1 - j, cap + 1, rem));
         // Moves with the same child offset (delta - at) on consecutive suffixes chain up.
         // Two moves of one suffix never share an offset: their children differ.
-        let offset = |kid: &TplKid| kid.delta.wrapping_sub(u64::from(kid.at));
+        let offset = |kid: &SuffixMove| kid.delta.wrapping_sub(u64::from(kid.at));
         moves.sort_unstable_by_key(|kid| (offset(kid), kid.at));
         let mut kids = Vec::new();
         for run in moves.chunk_by(|a, b| offset(a) == offset(b) && b.at == a.at + 1) {
             if run.len() >= CHAIN_MIN {
-                tpl.chains.push(TplChain {
+                tpl.chains.push(SuffixChain {
                     delta: run[0].delta,
                     at: run[0].at,
                     len: run.len() as u32,
@@ -225,4 +225,78 @@ impl Young {
             self.each_suffix(out, d + 1, v, rem - v, f);
         }
     }
+}
+
+/// Suffix templates. The diagrams that share rows 0..j-1 form a contiguous run of ranks;
+/// their suffixes (rows j..n-1) are the non-increasing sequences with entries <= C (the row
+/// above, m for j = 0) summing to R (rem_j), in lex order. For every (j, C, R) that a
+/// position can reach with at most `TEMPLATE_MAX` completions (and more than that for
+/// every row above), the template lists those suffixes with their row lengths and their
+/// movable rows' child ranks relative to rank + acc_j, so stepping inside the run is a
+/// counter increment.
+///
+/// Consecutive suffixes often have a move each whose children are consecutive too: the
+/// same row's move when they share the rows above it, and often a move of another row
+/// (young 15 x 15: four in five suffix moves lie in such runs of three or more). A chain
+/// stores such a run once, with its moves' rewards side by side; the rest are `kids`.
+#[derive(Default)]
+pub(super) struct Templates {
+    /// Template id per (j, C, R) at `(j * (m + 1) + C) * (cells + 1) + R`, or NO_TEMPLATE.
+    pub(super) index: Vec<u32>,
+    pub(super) heads: Vec<Head>,
+    /// Per suffix (plus a sentinel): where its kids and row lengths start.
+    pub(super) entries: Vec<Entry>,
+    pub(super) kids: Vec<SuffixMove>,
+    pub(super) chains: Vec<SuffixChain>,
+    /// The rewards of the chains' moves, per player: [0] = +a, [1] = -b.
+    pub(super) chain_rewards: [Vec<i64>; 2],
+    /// Row lengths of each suffix: n - j values.
+    pub(super) rows: Vec<u8>,
+}
+
+/// One template while the templates are built: entries, kids and chains numbered from
+/// its first entry, row lengths and chain rewards from its own start.
+#[derive(Default)]
+pub(super) struct Template {
+    pub(super) entries: Vec<Entry>,
+    pub(super) kids: Vec<SuffixMove>,
+    pub(super) chains: Vec<SuffixChain>,
+    pub(super) chain_rewards: [Vec<i64>; 2],
+    pub(super) rows: Vec<u8>,
+}
+
+/// A template: its first entry, its number of entries, and its chains
+/// (`chains[chains.0..chains.1]`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Head {
+    pub(super) first: u32,
+    pub(super) len: u32,
+    pub(super) chains: (u32, u32),
+}
+
+/// One move each of the `len` suffixes from global entry `at` on, with consecutive
+/// children: the child of entry `at + t` is (rank - entry + acc_j) + delta + t, as for a
+/// `SuffixMove` of entry `at`, and its reward is `chain_rewards[player][rewards + t]`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct SuffixChain {
+    pub(super) delta: u64,
+    pub(super) at: u32,
+    pub(super) len: u32,
+    pub(super) rewards: u32,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Entry {
+    pub(super) kids: u32,
+    pub(super) rows: u32,
+}
+
+/// A suffix row that can take a stone, for the suffix of global entry index `at`: the
+/// child's rank minus (rank - at + acc_j), so that one base serves a whole run of suffixes,
+/// and the rewards ([0] = +a for the first player, [1] = -b for the second).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct SuffixMove {
+    pub(super) delta: u64,
+    pub(super) reward: [i64; 2],
+    pub(super) at: u32,
 }
