@@ -1,234 +1,25 @@
-//! `retro build` and `retro solve` under MPI: the ranks (`Ctx`, the solve driver's
-//! `Ranks` over MPI) and the entry points. The layers are solved by the one driver
-//! (`crate::solve`), as in one process; what is here is MPI's: start-up, the collectives
-//! the driver asks for, and the table's layers written by every rank into one file.
+//! `retro build` and `retro solve` under MPI: the entry points, and the table's layers
+//! written by every rank into one file. The layers are solved by the one driver
+//! (`crate::solve`), as in one process, over the ranks of `ranks.rs` (`Ctx`).
 
-use std::cell::{Cell, RefCell};
 use std::io::IsTerminal;
 use std::path::Path;
 use std::thread::ScopedJoinHandle;
 use std::time::Instant;
 
-use mpi::collective::SystemOperation;
-use mpi::environment::Universe;
-use mpi::topology::SimpleCommunicator;
-use mpi::traits::*;
-
-use super::exchange::{self, MAX_MESSAGE, Traffic};
-use super::split;
+use super::ranks::{Ctx, test_failure};
 use super::writer::{self, HeaderOwner, Shared};
 use crate::build::{BuildOptions, Estimate};
 use crate::error::{Error, Result, io_error};
 use crate::game::{AnyBoard, Gameplay, Registered};
 use crate::memory::peak_rss;
 use crate::progress::{Progress, Silent};
-use crate::solve::{Cut, Driver, Hooks, OnLayer, Ranks, Solved, StartAt, children::Span};
+use crate::solve::{Cut, Driver, Hooks, OnLayer, Solved, StartAt};
 use crate::table::blocks::{self, BLOCK, DIR_ENTRY, SLACK};
 use crate::table::header::{Encoding, Header};
 use crate::table::reader::Table;
 use crate::table::writer::partial_path;
 use crate::value::{Value, ValueType};
-
-/// Whether this process was started by an MPI launcher (Open MPI's mpirun, a PMI or PMIx
-/// launcher such as MPICH's or Slurm's srun). Checked from the environment so that a plain
-/// `retro build` never initialises MPI.
-pub fn under_mpi() -> bool {
-    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"]
-        .iter()
-        .any(|v| std::env::var_os(v).is_some())
-}
-
-/// One rank's view of the run. Every method is collective: all ranks call it, in the same
-/// order, from the main thread.
-struct Ctx {
-    world: SimpleCommunicator,
-    rank: usize,
-    size: usize,
-    max_message: u64,
-    /// What this rank's exchanges moved, and the time they took.
-    stats: RefCell<Stats>,
-    /// Whether an error was shared with every rank (`agree`): then all ranks return it
-    /// together; any other error must abort the job (`settle`).
-    agreed: Cell<bool>,
-}
-
-/// Exit code of a job a rank aborts.
-const ABORTED: i32 = 70;
-
-impl Ctx {
-    fn init() -> Result<(Universe, Ctx)> {
-        let (universe, threading) = mpi::initialize_with_threading(mpi::Threading::Funneled)
-            .ok_or_else(|| Error::other("MPI was already initialised"))?;
-        if threading == mpi::Threading::Single {
-            return Err(Error::other(
-                "this MPI library does not allow threads (funneled support needed)",
-            ));
-        }
-        abort_on_panic();
-        let world = universe.world();
-        let max_message = std::env::var("RETRO_MPI_MAX_MESSAGE")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .filter(|&m: &u64| m > 0)
-            .unwrap_or(MAX_MESSAGE)
-            .min(MAX_MESSAGE);
-        let ctx = Ctx {
-            rank: world.rank() as usize,
-            size: world.size() as usize,
-            world,
-            max_message,
-            stats: RefCell::default(),
-            agreed: Cell::new(false),
-        };
-        Ok((universe, ctx))
-    }
-
-    /// The end of a run on this rank. An error the other ranks have not heard of would
-    /// leave them waiting in their next collective and this rank in MPI_Finalize waiting
-    /// for them: it aborts the job instead.
-    fn settle<T>(&self, result: Result<T>) -> Result<T> {
-        match result {
-            Err(e) if !self.agreed.get() => {
-                eprintln!("error: rank {}: {e}", self.rank);
-                self.world.abort(ABORTED)
-            }
-            other => other,
-        }
-    }
-
-    /// Every rank learns whether any failed. A failure is reported with its rank; the
-    /// other ranks stop with a line naming it, instead of waiting in the next collective.
-    fn agree<T>(&self, result: Result<T>) -> Result<T> {
-        let mine = if result.is_err() {
-            self.rank as u64
-        } else {
-            u64::MAX
-        };
-        let first = self.min(mine);
-        self.agreed.set(first != u64::MAX);
-        match result {
-            Err(e) => Err(e.context(format!("rank {}", self.rank))),
-            Ok(_) if first != u64::MAX => Err(Error::other(format!(
-                "rank {}: stopping because rank {first} failed",
-                self.rank
-            ))),
-            Ok(v) => Ok(v),
-        }
-    }
-
-    fn reduce(&self, x: u64, op: SystemOperation) -> u64 {
-        let mut out = 0u64;
-        self.world.all_reduce_into(&x, &mut out, op);
-        out
-    }
-    fn min(&self, x: u64) -> u64 {
-        self.reduce(x, SystemOperation::min())
-    }
-    fn max(&self, x: u64) -> u64 {
-        self.reduce(x, SystemOperation::max())
-    }
-    fn sum(&self, x: u64) -> u64 {
-        self.reduce(x, SystemOperation::sum())
-    }
-    /// Sum over lower ranks (0 on rank 0, where MPI leaves it undefined).
-    fn exscan(&self, x: u64) -> u64 {
-        let mut out = 0u64;
-        self.world
-            .exclusive_scan_into(&x, &mut out, SystemOperation::sum());
-        if self.rank == 0 { 0 } else { out }
-    }
-    fn broadcast(&self, values: &mut [u64]) {
-        self.world.process_at_rank(0).broadcast_into(values);
-    }
-}
-
-/// A panic unwinding on one rank would reach MPI_Finalize (the `Universe`'s drop), which
-/// waits for ranks that wait in a collective for this one: mpirun would never end. After
-/// the usual message, the hook aborts the job.
-fn abort_on_panic() {
-    let report = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        report(info);
-        SimpleCommunicator::world().abort(ABORTED);
-    }));
-}
-
-/// Test hook: `RETRO_MPI_TEST_FAIL=R:panic` or `R:error` makes rank R fail at its first
-/// layer, without telling the other ranks.
-fn test_failure(rank: usize) -> Result<()> {
-    let Ok(hook) = std::env::var("RETRO_MPI_TEST_FAIL") else {
-        return Ok(());
-    };
-    match hook.split_once(':') {
-        Some((r, how)) if r.parse() == Ok(rank) => match how {
-            "panic" => panic!("rank {rank}: failing as RETRO_MPI_TEST_FAIL asks"),
-            _ => Err(Error::other("failing as RETRO_MPI_TEST_FAIL asks")),
-        },
-        _ => Ok(()),
-    }
-}
-
-/// What one rank saw; reduced over ranks at the end.
-#[derive(Debug, Default)]
-struct Stats {
-    traffic: Traffic,
-    /// Collective exchanges (fetches of children, trades of a fixpoint level's updates).
-    exchanges: u64,
-    /// Seconds in them, waiting for the other ranks included.
-    exchange: f64,
-    write: f64,
-    checksum: f64,
-}
-
-/// The solve driver's ranks, over MPI: slices cut in whole blocks (`split`), children
-/// fetched with two all-to-alls, a level's updates traded with one.
-impl Ranks for Ctx {
-    fn count(&self) -> usize {
-        self.size
-    }
-    fn rank(&self) -> usize {
-        self.rank
-    }
-    fn bounds(&self, positions: u64) -> Vec<u64> {
-        split::bounds(positions, self.size)
-    }
-    fn fetch<V: Value>(&self, positions: u64, spans: &[Span], mine: &[V]) -> Result<Vec<V>> {
-        let t = Instant::now();
-        let fetched = exchange::fetch(&self.world, spans, positions, mine, self.max_message);
-        let (values, traffic, _) = Ctx::agree(self, fetched)?;
-        let mut stats = self.stats.borrow_mut();
-        stats.traffic.sent += traffic.sent;
-        stats.traffic.received += traffic.received;
-        stats.exchanges += 1;
-        stats.exchange += t.elapsed().as_secs_f64();
-        Ok(values)
-    }
-    fn trade(&self, buckets: Vec<Vec<u64>>) -> Result<Vec<u64>> {
-        let t = Instant::now();
-        let counts: Vec<u64> = buckets.iter().map(|b| b.len() as u64).collect();
-        let send: Vec<u64> = buckets.into_iter().flatten().collect();
-        let received = exchange::all_to_all_v(&self.world, &send, &counts, self.max_message);
-        let mut stats = self.stats.borrow_mut();
-        let others = |total: u64, own: u64| 8 * (total - own);
-        stats.traffic.sent += others(send.len() as u64, counts[self.rank]);
-        stats.traffic.received += others(received.len() as u64, counts[self.rank]);
-        stats.exchanges += 1;
-        stats.exchange += t.elapsed().as_secs_f64();
-        Ok(received)
-    }
-    fn any(&self, local: bool) -> bool {
-        self.max(local as u64) == 1
-    }
-    fn min(&self, local: u64) -> u64 {
-        Ctx::min(self, local)
-    }
-    fn max(&self, local: u64) -> u64 {
-        Ctx::max(self, local)
-    }
-    fn agree<T>(&self, result: Result<T>) -> Result<T> {
-        Ctx::agree(self, result)
-    }
-}
 
 /// `retro solve` under MPI: the contest answer, on rank 0 (None on the other ranks).
 pub fn solve<G: Gameplay>(game: &G) -> Result<Option<String>> {
