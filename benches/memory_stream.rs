@@ -15,7 +15,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use retro::Registry;
 use retro::game::AnyBoard;
-use retro::value::ValueType;
+use retro::stored::ValueType;
 
 /// Read all of `next`, write all of `out`.
 fn stream<V: Copy + Send + Sync + Into<i64> + From<i8>>(out: &mut [V], next: &[V]) -> i64 {

@@ -8,16 +8,16 @@ use crate::error::Error;
 use crate::error::Result;
 use crate::game::{AnyBoard, Board, Game, Registered, Registry, Visitor};
 use crate::memory::{self, free_bytes, peak_rss};
-use crate::progress::{self, Progress};
+use crate::progress::Progress;
+use crate::solve as driver_;
 use crate::solve::Driver;
-use crate::solve::{self as driver_, StartAt};
+use crate::stored::Value;
+use crate::stored::with_value_type;
 use crate::table::Encoding;
 use crate::table::blocks;
 use crate::table::header::{self, Header};
-use crate::table::mapped::GuardedMap;
-use crate::table::writer::{Start, TableWriter, partial_path};
-use crate::value::Value;
-use crate::value::with_value_type;
+use crate::table::sink::{Layout, TableSink};
+use crate::table::writer::partial_path;
 
 /// Value of the empty board, holding only the layers the solve needs at once (after
 /// checking they fit in memory).
@@ -223,11 +223,8 @@ pub fn build<G: Registered>(
     build_checked(game, path, options, driver, progress)
 }
 
-/// `build` for a front end that has made its checks itself, in the order it reports them
-/// (`check_encoding`, then the estimate it prints, `Estimate::check_memory` and
-/// `Estimate::check_disk`): the command line and the Python package, so that each check on
-/// a build's path is made once.
-pub fn build_checked<G: Registered>(
+/// `build` once the checks are made.
+fn build_checked<G: Registered>(
     game: &G,
     path: &Path,
     options: &BuildOptions,
@@ -242,9 +239,9 @@ pub fn build_checked<G: Registered>(
 /// first layer on where the game's values have them (`Game::halved_values`, or the test
 /// hook), else the type the solve computes in (a game of values for the side to move
 /// narrows its table to one byte once every value is known).
-pub(crate) fn stored_type<G: Game>(game: &G, options: &BuildOptions) -> crate::value::ValueType {
+pub(crate) fn stored_type<G: Game>(game: &G, options: &BuildOptions) -> crate::stored::ValueType {
     if game.values().for_side_to_move() && (game.halved_values() || options.halve) {
-        crate::value::ValueType::Halved
+        crate::stored::ValueType::Halved
     } else {
         driver_::value_type(game)
     }
@@ -270,277 +267,108 @@ fn build_layers<G: Registered, V: Value>(
     driver: Driver,
     progress: &dyn Progress,
 ) -> Result<BuildReport> {
-    use crate::value::ValueType;
     let start = Instant::now();
-    let sizes: Vec<u64> = (0..=game.last_layer())
-        .map(|k| game.layer_size(k))
-        .collect();
-    let encoding = options.encoding()?;
-    let side_to_move = game.values().for_side_to_move();
-    // A partial file goes on in its type: one already narrowed to one byte, or one of
-    // the type the solve computes in begun before its game stored halved codes.
-    let partial = partial_path(path);
-    let stored_type = match crate::table::Table::open_partial::<G>(&partial) {
-        Ok(t)
-            if !options.fresh
-                && (side_to_move
-                    && matches!(t.header.value_type, ValueType::I8 | ValueType::Halved)
-                    || t.header.value_type == V::TYPE) =>
-        {
-            t.header.value_type
-        }
-        _ => stored_type(game, options),
+    let layout = Layout {
+        encoding: options.encoding()?,
+        stored: stored_type(game, options),
+        fresh: options.fresh,
+        stop_after: options.stop_after,
+        halve: options.halve,
     };
-    let (mut writer, from) = TableWriter::open::<G>(
-        path,
-        AnyBoard::of(game),
-        stored_type,
-        encoding,
-        &sizes,
-        options.fresh,
-    )?;
-    writer.stop_after(options.stop_after);
-    let resumed_below = match from {
-        Start::Fresh => None,
-        Start::Resume { layer } => Some(layer),
-    };
-    let from = match resumed_below {
-        None => StartAt::Top,
-        Some(layer) => StartAt::Below {
-            layer,
-            held: driver_::held_below(game, layer)
-                .into_iter()
-                .map(|j| Ok((j, writer.read_back::<V>(j)?)))
-                .collect::<Result<_>>()?,
-        },
-    };
-    let too_wide = |k: usize, stored: ValueType| {
-        Error::other(format!(
-            "layer {k}: a value does not fit the table's one-byte values ({}: {})",
-            stored.name(),
-            match stored {
-                ValueType::Halved => "wins in odd plies and losses in even, up to 254",
-                _ => "up to 127",
-            }
-        ))
-    };
-    let root_value = if let Encoding::Moves { .. } = encoding {
-        // The layers of best moves: derived by the driver while each layer's children are
-        // at hand.
-        let last = game.last_layer();
-        let moves_at = |k: usize| !encoding.stores_values(k, last);
-        let mut write = |s: driver_::Solved<'_, V>| match s.moves {
-            Some(moves) => writer.write_moves(s.layer, moves),
-            None => writer.write_layer(s.layer, s.values),
-        };
-        let hooks = driver_::Hooks {
-            on_layer: Some(driver_::OnLayer::Beside(&mut write)),
-            map_layer: None,
-            moves_at: Some(&moves_at),
-        };
-        driver_::solve_layers::<G, V, driver_::One>(
-            game,
-            driver,
-            progress,
-            from,
-            hooks,
-            &driver_::One,
-        )?
-    } else {
-        // Finished layers a later layer reads are mapped back from the partial file rather
-        // than held (a plain table of the values the solve computes in), each where the
-        // writer put it.
-        let stored = writer.value_type();
-        let spills =
-            encoding == Encoding::Plain && (stored == V::TYPE || stored == ValueType::Halved);
-        let partial = writer.partial_file().to_path_buf();
-        let placed: std::sync::Mutex<Vec<Option<(u64, u64)>>> =
-            std::sync::Mutex::new(vec![None; sizes.len()]);
-        // The partial file is this build's own, locked against other builds
-        // (`crate::table::partial`); its finished layers are never written again while the solve
-        // runs (the rewrite to i8 comes after it, once every map is dropped). A program
-        // that cuts it short anyway meets the SIGBUS guard of `GuardedMap`, and the solve
-        // reports it after the layer that read there.
-        let map = |k: usize| -> Option<GuardedMap> {
-            let (offset, bytes) = (*placed.lock().ok()?.get(k)?)?;
-            let file = std::fs::File::open(&partial).ok()?;
-            GuardedMap::range(&file, offset, usize::try_from(bytes).ok()?)
-                .ok()
-                .flatten()
-        };
-        let mut write = |s: driver_::Solved<'_, V>| {
-            let (k, values) = (s.layer, s.values);
-            if stored == V::TYPE {
-                writer.write_layer(k, values)?;
-            } else {
-                // One byte a value: halved codes from the first layer, or a resumed build
-                // of a table narrowed to one byte. Every value is checked before any is
-                // written, so a layer is whole or absent.
-                use rayon::prelude::*;
-                if !values
-                    .par_iter()
-                    .all(|v| one_byte(stored, v.to_i64()).is_some())
-                {
-                    return Err(too_wide(k, stored));
-                }
-                writer.write_narrowed(k, values, |v| {
-                    one_byte(stored, v.to_i64()).unwrap_or_default()
-                })?;
-            }
-            if let Ok(mut placed) = placed.lock() {
-                placed[k] = Some(writer.layer_place(k));
-            }
-            Ok(())
-        };
-        let hooks = driver_::Hooks {
-            on_layer: Some(driver_::OnLayer::Beside(&mut write)),
-            map_layer: spills.then_some(driver_::MapLayer { stored, map: &map }),
-            moves_at: None,
-        };
-        driver_::solve_layers::<G, V, driver_::One>(
-            game,
-            driver,
-            progress,
-            from,
-            hooks,
-            &driver_::One,
-        )?
-    };
-    if side_to_move && writer.value_type().width() > 1 {
-        narrow_to_i8(&mut writer, sizes.len(), options.halve, progress)?;
-    }
-    let mut report = finish(writer, start, &sizes, root_value, resumed_below)?;
-    report.positions = (0..=game.last_layer())
-        .map(|k| game.layer_positions(k))
-        .sum();
-    report.symmetries = game.symmetries().max(1) as u32;
-    Ok(report)
-}
-
-/// A value's byte in a table of one-byte type `stored` (`I8` or `Halved`), if it has one.
-pub(crate) fn one_byte(stored: crate::value::ValueType, value: i64) -> Option<i8> {
-    match stored {
-        crate::value::ValueType::Halved => crate::value::ValueType::halved(value),
-        _ => i8::try_from(value).ok(),
-    }
-}
-
-/// Write a finished table of values for the side to move again in one byte a value if every
-/// value fits: as `i8` where each does, else as halved codes (`ValueType::Halved`) where
-/// each has one (wins in odd plies and losses in even, up to 254: Nine Men's Morris's moving
-/// phase reaches 204).
-/// A stop is honoured while the layers are checked (they are all on disk, and a resumed
-/// build narrows them), not once they are being rewritten: a stop there would drop the
-/// `i16` layers not yet written again, and the rewrite takes seconds where the solve took
-/// minutes.
-///
-/// The layers are read in ranges, never whole as `i64`s: a plain table is rewritten in
-/// place, each layer read whole as `i8`s and written where the one before it ended, which
-/// is never past where its own `i16`s began (so the rewrite holds one layer's `i8`s, and the
-/// disk no second copy). A compact table, whose blocks may not shrink, is read whole first.
-fn narrow_to_i8(
-    writer: &mut TableWriter,
-    layers: usize,
-    halve: bool,
-    progress: &dyn Progress,
-) -> Result<()> {
-    use crate::value::ValueType;
-    const RANGE: usize = 1 << 22;
-    let old = writer.current()?;
-    // Do all fit a byte, as i8s or as halved codes? Checked in ranges, a layer at a time.
-    let (mut plain, mut halved) = (true, true);
-    for k in 0..layers {
-        progress::check_stopped(progress)?;
-        let size = old.header.layers[k].positions;
-        for start in (0..size).step_by(RANGE) {
-            let part = old.read_range(k, start, RANGE.min((size - start) as usize))?;
-            plain &= part.iter().all(|&v| i8::try_from(v).is_ok());
-            halved &= part.iter().all(|&v| ValueType::halved(v).is_some());
-            if !plain && !halved {
-                return Ok(());
-            }
-        }
-    }
-    let stored = if plain && !(halve && halved) {
-        ValueType::I8
-    } else {
-        ValueType::Halved
-    };
-    let narrow_layer = |k: usize| -> Result<Vec<i8>> {
-        let size = old.header.layers[k].positions;
-        let mut out = Vec::with_capacity(size as usize);
-        for start in (0..size).step_by(RANGE) {
-            let part = old.read_range(k, start, RANGE.min((size - start) as usize))?;
-            for v in part {
-                // Every value was checked above.
-                out.push(one_byte(stored, v).unwrap_or_default());
-            }
-        }
-        Ok(out)
-    };
-    // Layers in the order the file holds them (the build writes the last first).
-    let mut order: Vec<usize> = (0..layers).collect();
-    order.sort_by_key(|&k| old.header.layers[k].offset);
-    if writer.encoding() != crate::table::Encoding::Plain {
-        let mut narrow = Vec::with_capacity(layers);
-        for k in 0..layers {
-            narrow.push(narrow_layer(k)?);
-        }
-        writer.restart_as(stored)?;
-        for &k in &order {
-            writer.write_layer(k, &narrow[k])?;
-        }
-        return Ok(());
-    }
-    writer.restart_over_as(stored)?;
-    for &k in &order {
-        let values = narrow_layer(k)?;
-        writer.write_layer(k, &values)?;
-    }
-    writer.cut()
-}
-
-/// Seal the table under its name and say what the build did.
-fn finish(
-    writer: TableWriter,
-    start: Instant,
-    sizes: &[u64],
-    root_value: i64,
-    resumed_below: Option<usize>,
-) -> Result<BuildReport> {
-    let value_bytes = writer.value_bytes();
-    let file_bytes = writer.finish()?;
+    let mut sink = TableSink::open::<G, V>(game, path, &layout)?;
+    let resumed_below = sink.resumed_below();
+    let root_value = sink.solve::<G, V>(game, driver, progress)?;
+    let sealed = sink.seal(progress)?;
     Ok(BuildReport {
-        positions: sizes.iter().sum(),
-        entries: sizes.iter().sum(),
-        symmetries: 1,
+        positions: (0..=game.last_layer())
+            .map(|k| game.layer_positions(k))
+            .sum(),
+        entries: sealed.entries,
+        symmetries: game.symmetries().max(1) as u32,
         seconds: start.elapsed().as_secs_f64(),
-        file_bytes,
-        value_bytes,
+        file_bytes: sealed.file_bytes,
+        value_bytes: sealed.value_bytes,
         root_value,
         peak_rss: peak_rss(),
         resumed_below,
     })
 }
 
-/// `build` for a board of any game of registry `R` (`Builtin` for retro's own games).
+/// What a build will take, worked out before it starts: for a front end to say, and to
+/// size its progress bar by.
+pub struct Prepared<'a> {
+    /// The table's size and the memory and disk the build needs.
+    pub estimate: &'a Estimate,
+    /// Whether the table's size is the most it takes (a compact table, or one whose values
+    /// are narrowed once known) rather than its size.
+    pub table_at_most: bool,
+    /// Whether a layer is solved to a fixpoint: the memory is then that layer's and the
+    /// layers it reads, not two adjacent layers'.
+    pub fixpoint: bool,
+    /// The positions the solve walks (a progress bar's total).
+    pub positions: u64,
+}
+
+/// A finished build of a board of any game, with what its game says of it.
+pub struct Built {
+    /// What the build did.
+    pub report: BuildReport,
+    /// `retro build --json`'s object (`BuildReport::to_json`).
+    pub json: serde_json::Value,
+    /// The empty board's value in words (`probe::root_text`).
+    pub root_text: String,
+}
+
+/// Build a board of any game of registry `R` (`Builtin` for retro's own games) into
+/// `path`, as the command line and the Python package do: the checks on a build's path,
+/// each made once and in the order a user hears of them (options the game cannot be
+/// built with; another build holding this table; then `before`, told the estimate; the
+/// memory; the disk), then the build.
 pub fn build_board<R: Registry>(
     board: &AnyBoard,
     path: &Path,
     options: &BuildOptions,
     driver: Driver,
     progress: &dyn Progress,
-) -> Result<BuildReport> {
+    before: &mut dyn FnMut(&Prepared<'_>) -> Result<()>,
+) -> Result<Built> {
     struct Build<'a> {
         path: &'a Path,
         options: &'a BuildOptions,
         driver: Driver,
         progress: &'a dyn Progress,
+        before: &'a mut dyn FnMut(&Prepared<'_>) -> Result<()>,
     }
     impl Visitor for Build<'_> {
-        type Output = BuildReport;
-        fn visit<G: Registered>(self, game: G) -> Result<BuildReport> {
-            build(&game, self.path, self.options, self.driver, self.progress)
+        type Output = Built;
+        fn visit<G: Registered>(self, game: G) -> Result<Built> {
+            let Build {
+                path,
+                options,
+                driver,
+                progress,
+                before,
+            } = self;
+            // A request that cannot be built is the more useful thing to hear first.
+            check_encoding(&game, options)?;
+            crate::table::partial::check_unlocked(path, crate::table::partial::Kind::Table)?;
+            let estimate = Estimate::of(&game, path, options)?;
+            before(&Prepared {
+                estimate: &estimate,
+                table_at_most: options.encoding()?.blocked() || game.values().for_side_to_move(),
+                fixpoint: driver_::beyond_sweep(&game),
+                positions: game.total_positions(),
+            })?;
+            // Memory before disk: a board that cannot be swept at all is the more useful
+            // thing to hear.
+            Estimate::check_memory(&game, options)?;
+            estimate.check_disk(path, options)?;
+            let report = build_checked(&game, path, options, driver, progress)?;
+            Ok(Built {
+                json: report.to_json(&game, path),
+                root_text: crate::answers::probe::root_text(&game, report.root_value),
+                report,
+            })
         }
     }
     R::visit(
@@ -550,6 +378,7 @@ pub fn build_board<R: Registry>(
             options,
             driver,
             progress,
+            before,
         },
     )
 }

@@ -149,15 +149,15 @@
 // The public modules, from the bottom up: the games and their rules (`game`), the solver
 // (`solve`), the table files (`table`), what is asked of a table (`answers`), and building a
 // board's table (`build`); a game author's checks (`testing`); the stored integer types
-// (`value`); errors.
+// (`stored`); errors.
 pub mod answers;
 pub mod build;
 pub mod error;
 pub mod game;
 pub mod solve;
+pub mod stored;
 pub mod table;
 pub mod testing;
-pub mod value;
 
 // The rest is the library's own: the command line (with `retro bench`), the MPI front end,
 // memory, progress and random boards. What outside code needs of them is re-exported below.

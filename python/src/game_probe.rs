@@ -4,13 +4,12 @@
 use crate::*;
 
 /// What the table object needs of its game, behind a trait object: the table's game is
-/// known only once its header is read (`Builtin::visit`).
+/// known only once its header is read (`Builtin::visit`). What the command line answers
+/// too (a query, a position at a rank, a layer's size) is the library's `Prober`; what is
+/// the package's own (a batch's columns, a layer's rows) is here.
 pub(crate) trait Probe: Send + Sync {
-    /// `query --json`'s object (with `pv` when asked for).
-    fn query(&self, table: &retro::Table, text: &str, pv: bool)
-    -> retro::Result<serde_json::Value>;
-    /// `query --pv --json`'s `pv` array.
-    fn pv(&self, table: &retro::Table, text: &str) -> retro::Result<serde_json::Value>;
+    /// The game, as `retro serve` holds it.
+    fn prober(&self) -> &dyn Prober;
     /// One chunk of a batch (`query --batch`), its lines separated by line breaks, the
     /// first of them line `first` of the batch: per line its value or outcome into `out`,
     /// or its input error into `bad`; another error (a damaged table) stops the batch.
@@ -34,23 +33,13 @@ pub(crate) trait Probe: Send + Sync {
         text: bool,
         moves: bool,
     ) -> retro::Result<LayerText>;
-    /// The number of entries of layer `k` (an error past the last layer).
-    fn layer_size(&self, k: usize) -> retro::Result<u64>;
     /// The names of the best move's integer columns, as `retro export` writes them.
     fn number_columns(&self) -> Vec<&'static str>;
     /// Whether the game's positions hold stones in hand (`Gameplay::hands`).
     fn has_hands(&self) -> bool;
-    /// Whether the game folds symmetric positions onto one entry (`Gameplay::symmetries`).
-    fn folded(&self) -> bool;
-    /// The position of rank `rank` in layer `k`, in the game's notation.
-    fn position(&self, k: usize, rank: u64) -> retro::Result<String>;
-    /// A position's layer and rank.
-    fn locate(&self, text: &str) -> retro::Result<(usize, u64)>;
-    /// The outcome of the empty board's value, for a game that has outcomes.
-    fn root_outcome(&self, value: i64) -> Option<Outcome>;
     /// Whether the game's values are wins, losses, ties or draws with a remoteness.
     fn has_outcomes(&self) -> bool {
-        self.root_outcome(0).is_some()
+        self.prober().outcome_of(0, 0).is_some()
     }
 }
 
@@ -80,19 +69,8 @@ impl<G: Registered> Game<G> {
 }
 
 impl<G: Registered> Probe for Game<G> {
-    fn query(
-        &self,
-        table: &retro::Table,
-        text: &str,
-        pv: bool,
-    ) -> retro::Result<serde_json::Value> {
-        self.0.query_json(table, text, pv)
-    }
-
-    fn pv(&self, table: &retro::Table, text: &str) -> retro::Result<serde_json::Value> {
-        let answer = probe::answer_text(&self.0, table, text)?;
-        let line = probe::principal_variation(&self.0, table, &answer.position)?;
-        Ok(probe::pv_json(&self.0, &line))
+    fn prober(&self) -> &dyn Prober {
+        &self.0
     }
 
     fn answer_lines(
@@ -228,45 +206,12 @@ impl<G: Registered> Probe for Game<G> {
         Ok(texts)
     }
 
-    fn layer_size(&self, k: usize) -> retro::Result<u64> {
-        let cells = self.0.last_layer();
-        if k > cells {
-            return Err(Error::input(format!(
-                "layer {k} is out of range: the table has layers 0..={cells}"
-            )));
-        }
-        Ok(self.0.layer_size(k))
-    }
-
-    fn folded(&self) -> bool {
-        self.0.symmetries() > 1
-    }
-
     fn number_columns(&self) -> Vec<&'static str> {
         retro::number_columns(self.0.move_notation())
     }
 
     fn has_hands(&self) -> bool {
         self.0.hands(&self.0.unrank(0, 0)).is_some()
-    }
-
-    fn position(&self, k: usize, rank: u64) -> retro::Result<String> {
-        let size = self.layer_size(k)?;
-        if rank >= size {
-            return Err(Error::input(format!(
-                "rank {rank} is out of range: layer {k} has {size} positions"
-            )));
-        }
-        Ok(self.0.format_position(&self.0.unrank(k, rank)))
-    }
-
-    fn locate(&self, text: &str) -> retro::Result<(usize, u64)> {
-        let pos = self.0.parse_position(text)?;
-        Ok((self.0.layer_of(&pos), self.0.rank(&pos)))
-    }
-
-    fn root_outcome(&self, value: i64) -> Option<Outcome> {
-        self.0.outcome(value, 0)
     }
 }
 

@@ -171,43 +171,6 @@ pub(crate) fn parse_board(
     Ok(if fold { board } else { board.unfolded() })
 }
 
-/// The rest of a build, on the board's game: the checks `retro build` makes before it
-/// starts (encoding, memory, disk), then the build.
-pub(crate) struct Build<'a> {
-    pub(crate) path: &'a Path,
-    pub(crate) options: &'a BuildOptions,
-    pub(crate) watch: &'a Watch,
-}
-
-impl Visitor for Build<'_> {
-    type Output = serde_json::Value;
-    fn visit<G: Registered>(self, game: G) -> retro::Result<serde_json::Value> {
-        retro::build::check_encoding(&game, self.options)?;
-        let estimate = Estimate::of(&game, self.path, self.options)?;
-        Estimate::check_memory(&game, self.options)?;
-        estimate.check_disk(self.path, self.options)?;
-        self.watch.total.store(game.total_positions(), Relaxed);
-        let report = retro::build::build_checked(
-            &game,
-            self.path,
-            self.options,
-            Driver::Parallel,
-            self.watch,
-        )?;
-        let mut json = report.to_json(&game, self.path);
-        // A game with outcomes stores a code (teeko's 8 is "win in 7"): its root is said
-        // as a result and a remoteness, and the code is named as one.
-        if let (Some(o), Some(fields)) = (game.outcome(report.root_value, 0), json.as_object_mut())
-        {
-            fields.remove("root_value");
-            fields.insert("root_code".into(), report.root_value.into());
-            fields.insert("root_result".into(), o.result.as_str().into());
-            fields.insert("root_remoteness".into(), o.remoteness.into());
-        }
-        Ok(json)
-    }
-}
-
 #[pyfunction]
 #[pyo3(signature = (game, board, path, *, source=None, rows=None, cols=None, threads=None,
                     encoding="plain", values_every=None, fresh=false, force=false,
@@ -266,14 +229,21 @@ pub(crate) fn build<'py>(
     options.encoding().map_err(py_err)?;
     retro::table::check_output(&path).map_err(py_err)?;
     let report = watched(py, threads, progress, |watch| {
-        Builtin::visit(
+        // The checks `retro build` makes before it starts (encoding, memory, disk), then
+        // the build; the progress callback's total once it is known.
+        let mut before = |p: &retro::build::Prepared<'_>| {
+            watch.total.store(p.positions, Relaxed);
+            Ok(())
+        };
+        retro::build::build_board::<Builtin>(
             &board,
-            Build {
-                path: &path,
-                options: &options,
-                watch,
-            },
+            &path,
+            &options,
+            Driver::Parallel,
+            watch,
+            &mut before,
         )
+        .map(|built| built.json)
     })?;
     to_py(py, &report)
 }

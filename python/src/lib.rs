@@ -9,7 +9,7 @@
 //! `game_probe.rs` what the table object asks of its game; `table.rs` the table object;
 //! `jobs.rs` builds and solves. This file registers them as the module `retro._retro`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, mpsc};
 use std::time::Duration;
@@ -23,8 +23,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyDict, PyList, PyString};
 use rayon::prelude::*;
 
-use retro::answers::probe::{self, Prober};
-use retro::build::{BuildOptions, Estimate};
+use retro::answers::probe::Prober;
+use retro::build::BuildOptions;
 use retro::error::{Error, Kind};
 use retro::game::{Builtin, Outcome, Registered, Registry, Visitor};
 use retro::{Driver, Progress};

@@ -66,12 +66,14 @@ impl RawTable {
         position: &str,
         pv: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let answer = self.answer(py, || self.game.query(&self.table, position, pv))?;
+        let answer = self.answer(py, || {
+            self.game.prober().query_json(&self.table, position, pv)
+        })?;
         to_py(py, &answer)
     }
 
     pub(crate) fn pv<'py>(&self, py: Python<'py>, position: &str) -> PyResult<Bound<'py, PyAny>> {
-        let steps = self.answer(py, || self.game.pv(&self.table, position))?;
+        let steps = self.answer(py, || self.game.prober().pv_json(&self.table, position))?;
         to_py(py, &steps)
     }
 
@@ -185,7 +187,7 @@ impl RawTable {
         start: u64,
         stop: Option<u64>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let size = self.game.layer_size(k).map_err(py_err)?;
+        let size = self.game.prober().layer_entries(k).map_err(py_err)?;
         let stop = stop.unwrap_or(size);
         if start > stop || stop > size {
             return Err(PyValueError::new_err(format!(
@@ -194,7 +196,7 @@ impl RawTable {
         }
         let rows = stop - start;
         let outcomes = self.game.has_outcomes();
-        let folded = self.game.folded();
+        let folded = self.game.prober().folded();
         let hands = self.game.has_hands();
         let count = column_bytes(rows, 1).map_err(py_err)?;
         let lens = [
@@ -323,14 +325,17 @@ impl RawTable {
     }
 
     pub(crate) fn position(&self, k: usize, rank: u64) -> PyResult<String> {
-        self.game.position(k, rank).map_err(|e| match e.kind() {
-            Kind::Input => PyIndexError::new_err(e.to_string()),
-            _ => py_err(e),
-        })
+        self.game
+            .prober()
+            .position_at(k, rank)
+            .map_err(|e| match e.kind() {
+                Kind::Input => PyIndexError::new_err(e.to_string()),
+                _ => py_err(e),
+            })
     }
 
     pub(crate) fn locate(&self, position: &str) -> PyResult<(usize, u64)> {
-        self.game.locate(position).map_err(py_err)
+        self.game.prober().locate(position).map_err(py_err)
     }
 
     pub(crate) fn has_outcomes(&self) -> bool {

@@ -5,7 +5,7 @@
 
 use serde_json::json;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::game::{Gameplay, Move, MoveNotation, Registered, Scores, Verdict};
 use crate::table::Table;
 
@@ -431,14 +431,29 @@ pub fn pv_json<G: Gameplay>(game: &G, line: &Line<G::Position>) -> serde_json::V
 }
 
 /// A game behind a trait object, for code that holds tables of several games at once
-/// (`retro serve`) without listing the games: built once per table through a `Visitor`.
+/// (`retro serve`, the Python package) without listing the games: built once per table
+/// through a `Visitor`.
 pub trait Prober: Send + Sync {
     /// `query --json`'s object for a position in the game's notation, with the principal
     /// variation under `pv` when asked for.
     fn query_json(&self, table: &Table, text: &str, pv: bool) -> Result<serde_json::Value>;
+    /// `query --pv --json`'s `pv` array for a position in the game's notation.
+    fn pv_json(&self, table: &Table, text: &str) -> Result<serde_json::Value>;
     /// Where a table opens (`Gameplay::opening`): the position in the game's notation,
     /// and a note where it is not the game's start.
     fn opening(&self) -> (String, Option<String>);
+    /// The number of entries of layer `k` (an input error past the last layer).
+    fn layer_entries(&self, k: usize) -> Result<u64>;
+    /// The position of rank `rank` in layer `k`, in the game's notation (an input error
+    /// for a rank or layer out of range).
+    fn position_at(&self, k: usize, rank: u64) -> Result<String>;
+    /// A position's layer and rank.
+    fn locate(&self, text: &str) -> Result<(usize, u64)>;
+    /// Whether the game folds symmetric positions onto one entry.
+    fn folded(&self) -> bool;
+    /// The outcome of a value of layer `k`, for a game that has outcomes (wins, losses,
+    /// ties and draws with a remoteness).
+    fn outcome_of(&self, value: i64, k: usize) -> Option<crate::game::Outcome>;
 }
 
 impl<G: Registered> Prober for G {
@@ -451,8 +466,49 @@ impl<G: Registered> Prober for G {
         Ok(out)
     }
 
+    fn pv_json(&self, table: &Table, text: &str) -> Result<serde_json::Value> {
+        let answer = answer_text(self, table, text)?;
+        Ok(pv_json(
+            self,
+            &principal_variation(self, table, &answer.position)?,
+        ))
+    }
+
     fn opening(&self) -> (String, Option<String>) {
         let (pos, note) = Gameplay::opening(self);
         (self.format_position(&pos), note)
+    }
+
+    fn layer_entries(&self, k: usize) -> Result<u64> {
+        let last = self.last_layer();
+        if k > last {
+            return Err(Error::input(format!(
+                "layer {k} is out of range: the table has layers 0..={last}"
+            )));
+        }
+        Ok(self.layer_size(k))
+    }
+
+    fn position_at(&self, k: usize, rank: u64) -> Result<String> {
+        let size = self.layer_entries(k)?;
+        if rank >= size {
+            return Err(Error::input(format!(
+                "rank {rank} is out of range: layer {k} has {size} positions"
+            )));
+        }
+        Ok(self.format_position(&self.unrank(k, rank)))
+    }
+
+    fn locate(&self, text: &str) -> Result<(usize, u64)> {
+        let pos = self.parse_position(text)?;
+        Ok((self.layer_of(&pos), self.rank(&pos)))
+    }
+
+    fn folded(&self) -> bool {
+        self.symmetries() > 1
+    }
+
+    fn outcome_of(&self, value: i64, k: usize) -> Option<crate::game::Outcome> {
+        self.outcome(value, k)
     }
 }

@@ -10,8 +10,8 @@ use crate::game::{Edge, Game, Gameplay};
 use crate::progress::Progress;
 use crate::solve::Finished;
 use crate::solve::sweep::CHUNK;
+use crate::stored::Value;
 use crate::table::Table;
-use crate::value::Value;
 
 /// The first entry whose stored value is not what its children give.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,7 +110,7 @@ pub fn verify_all<G: Gameplay>(
 ) -> Result<std::result::Result<u64, Mismatch>> {
     let vt = table.header.value_type;
     crate::solve::check_memory(game, vt.held_as().width(), None)?;
-    crate::value::with_value_type!(vt, V => verify_layers::<G, V>(game, table, progress))
+    crate::stored::with_value_type!(vt, V => verify_layers::<G, V>(game, table, progress))
 }
 
 fn verify_layers<G: Gameplay, V: Value>(

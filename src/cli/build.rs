@@ -6,13 +6,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::{BoardArgs, progress_bar};
-use crate::build::{self, BuildOptions, Estimate};
+use crate::build::{self, BuildOptions};
 use crate::error::{Result, io_error};
-use crate::game::{AnyBoard, Registered, Registry, Visitor};
+use crate::game::{AnyBoard, Registry};
 use crate::memory::human_bytes;
 use crate::progress::{self, Progress, Silent};
 use crate::solve::Driver;
-use crate::table::partial::check_unlocked;
 use crate::table::writer::{check_output, partial_path};
 
 #[derive(clap::Args)]
@@ -134,25 +133,12 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     if let Some(input) = input {
         crate::table::partial::check_not_input(&path, &[(input, "the board file being read")])?;
     }
-    R::visit(&board, Build { args: &args, path })
+    build_board::<R>(&board, &args, &path)
 }
 
-/// The rest of `build`, on the board's game.
-struct Build<'a> {
-    args: &'a Args,
-    path: PathBuf,
-}
-
-impl Visitor for Build<'_> {
-    type Output = i32;
-
-    fn visit<G: Registered>(self, game: G) -> Result<i32> {
-        build_board(&game, self.args, &self.path)
-    }
-}
-
-fn build_board<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32> {
-    let path = path.to_path_buf();
+/// The rest of `build`, on the board: over MPI's ranks where started under `mpirun`, else
+/// in this process with the estimate on stderr and a progress bar.
+fn build_board<R: Registry>(board: &AnyBoard, args: &Args, path: &Path) -> Result<i32> {
     let options = BuildOptions {
         compact: args.compact,
         moves: args.moves,
@@ -162,48 +148,17 @@ fn build_board<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32>
         assume_free: args.assume_free_bytes,
         halve: args.halve_values,
     };
-    // MPI: every rank builds its slices of the one table (see `distributed`).
-    let encoding = options.encoding()?;
-    // Before the estimate: a request that cannot be built is the more useful thing to hear.
-    crate::build::check_encoding(game, &options)?;
+    // MPI: every rank builds its slices of the one table (see `distributed`). The ranks
+    // open the partial file all at once, so they do not take the lock's check below.
     #[cfg(feature = "mpi")]
     if crate::distributed::under_mpi() {
-        if let Some(report) = crate::distributed::build(game, &path, &options, args.quiet)? {
-            print_distributed(&path, &report, args.quiet)?;
+        let built = crate::distributed::build_board::<R>(board, path, &options, args.quiet)?;
+        if let Some(report) = built {
+            print_distributed(path, &report, args.quiet)?;
         }
         return Ok(0);
     }
-    // One process: stop at once if another build holds this table's lock (the ranks of
-    // an MPI build all open the partial file at once, so they do not take this check).
-    check_unlocked(&path, crate::table::partial::Kind::Table)?;
-    let estimate = Estimate::of(game, &path, &options)?;
-    if !args.quiet {
-        let free = estimate
-            .free_disk
-            .map_or("unknown".into(), |f| human_bytes(f as f64));
-        eprintln!(
-            "estimate: table {}{}, layer memory {} ({}), disk needed {} ({free} free)",
-            if encoding.blocked() || game.values().for_side_to_move() {
-                "at most "
-            } else {
-                ""
-            },
-            human_bytes(estimate.table_bytes as f64),
-            human_bytes(estimate.peak_memory as f64),
-            if crate::solve::beyond_sweep(game) {
-                "a layer solved to a fixpoint and the layers it reads"
-            } else {
-                "two adjacent layers"
-            },
-            human_bytes(estimate.table_bytes as f64),
-        );
-    }
-    // Memory first: a board that cannot be swept at all is the more useful thing to hear.
-    Estimate::check_memory(game, &options)?;
-    estimate.check_disk(&path, &options)?;
-    let total = game.total_positions();
-    stop_on_interrupt(args.quiet);
-    let bar = progress_bar(total, args.quiet);
+    let bar = progress_bar(0, args.quiet);
     let progress = Stoppable {
         bar: match &bar {
             Some(bar) => bar,
@@ -213,25 +168,57 @@ fn build_board<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32>
         checks: AtomicU64::new(0),
         layer: AtomicUsize::new(usize::MAX),
     };
-    let report = build::build_checked(game, &path, &options, Driver::Parallel, &progress);
+    let mut before = |p: &build::Prepared<'_>| {
+        let estimate = p.estimate;
+        if !args.quiet {
+            let free = estimate
+                .free_disk
+                .map_or("unknown".into(), |f| human_bytes(f as f64));
+            eprintln!(
+                "estimate: table {}{}, layer memory {} ({}), disk needed {} ({free} free)",
+                if p.table_at_most { "at most " } else { "" },
+                human_bytes(estimate.table_bytes as f64),
+                human_bytes(estimate.peak_memory as f64),
+                if p.fixpoint {
+                    "a layer solved to a fixpoint and the layers it reads"
+                } else {
+                    "two adjacent layers"
+                },
+                human_bytes(estimate.table_bytes as f64),
+            );
+        }
+        if let Some(bar) = &bar {
+            bar.set_length(p.positions);
+        }
+        stop_on_interrupt(args.quiet);
+        Ok(())
+    };
+    let built = build::build_board::<R>(
+        board,
+        path,
+        &options,
+        Driver::Parallel,
+        &progress,
+        &mut before,
+    );
     let stopped_in = progress.layer.load(Relaxed);
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
-    if let Err(e) = &report
+    if let Err(e) = &built
         && STOP.load(Relaxed)
         && progress::is_interrupted(e)
     {
-        eprintln!("{}", interrupted::<G>(&path, stopped_in));
+        eprintln!("{}", interrupted::<R>(path, stopped_in));
         return Ok(crate::error::Exit::Interrupted.code());
     }
-    let report = report?;
+    let built = built?;
+    let report = &built.report;
     let peak = report
         .peak_rss
         .map_or("unknown".into(), |b| human_bytes(b as f64));
     if args.json {
-        let summary = report.to_json(game, &path);
-        super::outln!("{summary}")?;
+        super::outln!("{}", built.json)?;
         return Ok(0);
     }
     let resumed = report
@@ -254,7 +241,7 @@ fn build_board<G: Registered>(game: &G, args: &Args, path: &Path) -> Result<i32>
         human_bytes(report.file_bytes as f64),
         report.file_bytes,
         report.value_bytes as f64 / report.positions as f64,
-        crate::answers::probe::root_text(game, report.root_value)
+        built.root_text
     )?;
     Ok(0)
 }
@@ -313,9 +300,9 @@ fn stop_on_interrupt(quiet: bool) {
 
 /// What a stopped build leaves, having last begun layer `at` (`usize::MAX`: none): the
 /// finished layers its partial file holds, and how to go on.
-fn interrupted<G: Registered>(path: &Path, at: usize) -> String {
+fn interrupted<R: Registry>(path: &Path, at: usize) -> String {
     let partial = partial_path(path);
-    let kept = crate::table::Table::open_partial::<G>(&partial)
+    let kept = crate::table::Table::open_partial::<R>(&partial)
         .ok()
         .and_then(|t| {
             let finished: Vec<usize> = (0..t.header.layers.len())

@@ -29,4 +29,4 @@ mod writer;
 #[cfg(feature = "mpi")]
 pub use ranks::under_mpi;
 #[cfg(feature = "mpi")]
-pub use run::{DistributedReport, build, solve};
+pub use run::{DistributedReport, build_board, solve};

@@ -15,7 +15,7 @@ use super::exchange::{self, MAX_MESSAGE, Traffic};
 use super::split;
 use crate::error::{Error, Result};
 use crate::solve::{Ranks, children::Span};
-use crate::value::Value;
+use crate::stored::Value;
 
 /// Whether this process was started by an MPI launcher (Open MPI's mpirun, a PMI or PMIx
 /// launcher such as MPICH's or Slurm's srun). Checked from the environment so that a plain

@@ -11,15 +11,15 @@ use super::ranks::{Ctx, test_failure};
 use super::writer::{self, HeaderOwner, Shared};
 use crate::build::{BuildOptions, Estimate};
 use crate::error::{Error, Result, io_error};
-use crate::game::{AnyBoard, Gameplay, Registered};
+use crate::game::{AnyBoard, Gameplay, Registered, Registry, Visitor};
 use crate::memory::peak_rss;
 use crate::progress::{Progress, Silent};
 use crate::solve::{Cut, Driver, Hooks, OnLayer, Solved, StartAt};
+use crate::stored::{Value, ValueType};
 use crate::table::blocks::{self, BLOCK, DIR_ENTRY, SLACK};
 use crate::table::header::{Encoding, Header};
 use crate::table::reader::Table;
 use crate::table::writer::partial_path;
-use crate::value::{Value, ValueType};
 
 /// `retro solve` under MPI: the contest answer, on rank 0 (None on the other ranks).
 pub fn solve<G: Gameplay>(game: &G) -> Result<Option<String>> {
@@ -27,7 +27,7 @@ pub fn solve<G: Gameplay>(game: &G) -> Result<Option<String>> {
     let solved = (|| {
         test_failure(ctx.rank)?;
         let vt = crate::solve::value_type(game);
-        let value = crate::value::with_value_type!(vt, V => crate::solve::solve_layers::<_, V, _>(
+        let value = crate::stored::with_value_type!(vt, V => crate::solve::solve_layers::<_, V, _>(
             game,
             Driver::Parallel,
             &Silent,
@@ -100,11 +100,41 @@ pub fn build<G: Registered>(
         None => &Silent,
     };
     let vt = crate::solve::value_type(game);
-    let result = crate::value::with_value_type!(vt, V => build_layers::<_, V>(&ctx, game, path, options, progress, start));
+    let result = crate::stored::with_value_type!(vt, V => build_layers::<_, V>(&ctx, game, path, options, progress, start));
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
     ctx.settle(result)
+}
+
+/// `build` for a board of any game of registry `R`, after the check a build on one process
+/// makes first (`build::check_encoding`).
+pub fn build_board<R: Registry>(
+    board: &AnyBoard,
+    path: &Path,
+    options: &BuildOptions,
+    quiet: bool,
+) -> Result<Option<DistributedReport>> {
+    struct Build<'a> {
+        path: &'a Path,
+        options: &'a BuildOptions,
+        quiet: bool,
+    }
+    impl Visitor for Build<'_> {
+        type Output = Option<DistributedReport>;
+        fn visit<G: Registered>(self, game: G) -> Result<Option<DistributedReport>> {
+            crate::build::check_encoding(&game, self.options)?;
+            build(&game, self.path, self.options, self.quiet)
+        }
+    }
+    R::visit(
+        board,
+        Build {
+            path,
+            options,
+            quiet,
+        },
+    )
 }
 
 /// A build's finished layers on their way to disk. Each rank writes its slice of a layer
@@ -277,7 +307,7 @@ fn narrow<V: Value>(k: usize, values: &[V], stored: ValueType) -> Result<Vec<i8>
     values
         .par_iter()
         .map(|v| {
-            crate::build::one_byte(stored, v.to_i64()).ok_or_else(|| {
+            crate::table::sink::one_byte(stored, v.to_i64()).ok_or_else(|| {
                 Error::other(format!(
                     "layer {k}: a value does not fit the table's one-byte values ({})",
                     stored.name()

@@ -11,12 +11,12 @@ use xxhash_rust::xxh3::Xxh3;
 
 use crate::error::{Error, Result, io_error};
 use crate::game::Registry;
+use crate::stored::Value;
 use crate::table::blocks;
 use crate::table::header::{self, Header};
 use crate::table::journal::Journal;
 use crate::table::partial::{Kind, Partial, partial_path};
 use crate::table::writer::check_partial;
-use crate::value::Value;
 
 /// Rank 0's side of a build: the partial file's header.
 pub struct HeaderOwner {

@@ -214,9 +214,35 @@ pub(crate) fn bits(mask: u64) -> impl Iterator<Item = usize> {
     })
 }
 
+/// The cells of a mask as one-bit masks, lowest first: the same walk as `bits`, for move
+/// generators that place and lift stones by mask (Teeko).
+#[inline]
+pub(crate) fn cells(mask: u64) -> impl Iterator<Item = u64> {
+    let mut rest = mask;
+    std::iter::from_fn(move || {
+        (rest != 0).then(|| {
+            let cell = rest & rest.wrapping_neg();
+            rest &= rest - 1;
+            cell
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bits_and_cells_walk_a_mask_lowest_first() {
+        let mask = 0b1001_0000_0110u64 | 1 << 63;
+        assert_eq!(bits(mask).collect::<Vec<_>>(), vec![1, 2, 8, 11, 63]);
+        assert_eq!(
+            cells(mask).collect::<Vec<_>>(),
+            vec![1 << 1, 1 << 2, 1 << 8, 1 << 11, 1 << 63]
+        );
+        assert_eq!(bits(0).count(), 0);
+        assert_eq!(cells(0).count(), 0);
+    }
 
     #[test]
     fn compress_squeeze_out_and_spread_agree() {

@@ -18,7 +18,7 @@
 //!   can repeat is solved to a fixpoint; a position with no move is lost.
 
 use super::{Outcome, Verdict};
-use crate::value::ValueType;
+use crate::stored::ValueType;
 
 /// A game's value model (see the module's docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

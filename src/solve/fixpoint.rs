@@ -49,7 +49,7 @@ use crate::error::Result;
 use crate::game::values::MAX_REMOTENESS;
 use crate::game::{Edge, Game, Wdl};
 use crate::progress::{Progress, check_stopped};
-use crate::value::Value;
+use crate::stored::Value;
 
 /// How a position of a batch starts its layer's solve.
 #[derive(Clone, Copy)]

@@ -4,8 +4,8 @@
 //! (`sweep.rs`, `pass.rs`, `fixpoint.rs`) import it, it imports none of them.
 
 use super::children::Fetched;
+use crate::stored::{Value, ValueType};
 use crate::table::mapped::GuardedMap;
-use crate::value::{Value, ValueType};
 
 /// How the positions of a layer are computed: on one thread or on rayon's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

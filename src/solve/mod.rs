@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::game::{Game, LayerKind, Values};
 use crate::memory;
 use crate::progress::{Progress, Silent, check_stopped};
-use crate::value::{Value, ValueType};
+use crate::stored::{Value, ValueType};
 
 pub(crate) mod children;
 mod fixpoint;

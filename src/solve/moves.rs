@@ -9,8 +9,8 @@ use rayon::prelude::*;
 use super::sweep::{CHUNK, ChildValues};
 use crate::error::{Error, Result};
 use crate::game::Game;
+use crate::stored::Value;
 use crate::table::moves::MAX_INDEX;
-use crate::value::Value;
 
 /// For every position `first..first + values.len()` of layer `k` (`values`: the whole
 /// layer, or a rank's slice), the index in `Game::moves` order of its first move whose

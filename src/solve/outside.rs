@@ -6,7 +6,7 @@ use super::layers::Finished;
 use crate::error::Error;
 use crate::game::values::MAX_REMOTENESS;
 use crate::game::{Edge, Wdl};
-use crate::value::Value;
+use crate::stored::Value;
 
 /// Positions per parallel task.
 pub(super) const CHUNK: usize = 4096;

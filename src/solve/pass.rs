@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::game::values::MAX_REMOTENESS;
 use crate::game::{Edge, Game};
 use crate::progress::{Progress, check_stopped};
-use crate::value::Value;
+use crate::stored::Value;
 
 /// Positions `start..start + out.len()` of layer `k` (a rank's slice, or the whole layer)
 /// into `out`, from the finished layers its moves lead to; no move of the layer may stay

@@ -12,7 +12,7 @@ use std::ops::Range;
 
 use super::children::Span;
 use crate::error::Result;
-use crate::value::Value;
+use crate::stored::Value;
 
 /// The ranks a solve runs on, and the collective operations between them. Every method but
 /// `count`, `rank` and `bounds` is collective: every rank calls it, in the same order, from

@@ -16,7 +16,7 @@ use super::ranks::Ranks;
 use crate::error::Result;
 use crate::game::{Game, RunSink};
 use crate::progress::Progress;
-use crate::value::Value;
+use crate::stored::Value;
 
 /// Chains of at most this many moves take the kernel's plain loop.
 const SHORT_CHAIN: usize = 8;
@@ -369,7 +369,7 @@ mod tests {
         for (rows, cols) in [(5, 6), (7, 7), (4, 9)] {
             let game: Young = random_game(rows, cols, 11, 1000)?;
             // The board's own value type (what the sweep runs) and the widest.
-            crate::value::with_value_type!(value_type(&game), V => builds_agree::<_, V>(&game));
+            crate::stored::with_value_type!(value_type(&game), V => builds_agree::<_, V>(&game));
             builds_agree::<_, i64>(&game);
         }
         Ok(())
@@ -380,7 +380,7 @@ mod tests {
         for (rows, cols) in [(3, 3), (3, 4)] {
             let game: Twins = random_game(rows, cols, 5, 100)?;
             // The board's own value type (what the sweep runs) and the widest.
-            crate::value::with_value_type!(value_type(&game), V => builds_agree::<_, V>(&game));
+            crate::stored::with_value_type!(value_type(&game), V => builds_agree::<_, V>(&game));
             builds_agree::<_, i64>(&game);
         }
         Ok(())

@@ -5,7 +5,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use crate::error::{Error, Result};
 use crate::game::{AnyBoard, Registry};
-use crate::value::ValueType;
+use crate::stored::ValueType;
 
 /// First eight bytes of every table.
 pub const MAGIC: [u8; 8] = *b"RETROTBL";

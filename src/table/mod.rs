@@ -10,6 +10,7 @@ pub(crate) mod mapped;
 pub(crate) mod moves;
 pub(crate) mod partial;
 pub(crate) mod reader;
+pub(crate) mod sink;
 pub(crate) mod writer;
 
 pub use header::{Encoding, Header, LayerEntry};

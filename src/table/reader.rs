@@ -19,7 +19,7 @@ use super::mapped::GuardedMap;
 use super::moves::{self, Follow, Next};
 use crate::error::{Error, Result, io_error};
 use crate::game::{Builtin, Registered, Registry, Visitor};
-use crate::value::ValueType;
+use crate::stored::ValueType;
 
 /// Positioned reads of a table's bytes, as shakmaty-syzygy's `RandomAccessFile`: files,
 /// memory maps and plain bytes in memory (tests, the fuzzer) all serve a [`Table`].

@@ -20,8 +20,8 @@ use super::journal::{self, Journal};
 use super::reader::Table;
 use crate::error::{Error, Result, io_error};
 use crate::game::{AnyBoard, Builtin, Registry};
+use crate::stored::{Value, ValueType};
 use crate::table::partial::{Kind, Partial, crash_point, write_step};
-use crate::value::{Value, ValueType};
 
 pub use crate::table::partial::{check_output, partial_path};
 

@@ -14,8 +14,8 @@ use retro::game::{
     AnyBoard, Connect, ConnectBoard, Mnk, MnkBoard, Quixo, QuixoBoard, Teeko, TeekoBoard, Twins,
     TwinsBoard, Young, YoungBoard,
 };
+use retro::stored::ValueType;
 use retro::table::header::{self, Encoding, Header, LayerEntry};
-use retro::value::ValueType;
 
 /// The address space each command gets: 2 GiB, room for threads and every table a
 /// bounded board needs, far below what a table sized from a huge board would take.

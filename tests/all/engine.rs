@@ -245,8 +245,10 @@ fn round_trip(spec: AnyBoard) -> retro::Result<()> {
         &Default::default(),
         Driver::Parallel,
         &Silent,
+        &mut |_| Ok(()),
     )
-    .unwrap();
+    .unwrap()
+    .report;
     let table = Table::open(&path).unwrap();
     table.verify_checksum().unwrap();
     assert_eq!(table.header.game, spec);

@@ -41,6 +41,7 @@ fn build_lib(spec: &AnyBoard, path: &Path) -> PathBuf {
         &Default::default(),
         Driver::Parallel,
         &Silent,
+        &mut |_| Ok(()),
     )
     .unwrap();
     path.to_path_buf()

@@ -54,9 +54,16 @@ fn sample_tables_match_their_recorded_checksums() {
             compact,
             ..Default::default()
         };
-        let report =
-            build::build_board::<retro::Builtin>(&spec, &path, &options, Driver::Parallel, &Silent)
-                .unwrap();
+        let report = build::build_board::<retro::Builtin>(
+            &spec,
+            &path,
+            &options,
+            Driver::Parallel,
+            &Silent,
+            &mut |_| Ok(()),
+        )
+        .unwrap()
+        .report;
         assert_eq!(report.root_value, root, "{board}");
         let table = Table::open(&path).unwrap();
         table.verify_checksum().unwrap();

@@ -21,8 +21,15 @@ fn build(spec: &AnyBoard, path: &Path, moves: Option<u32>) -> Table {
         force: true,
         ..Default::default()
     };
-    build::build_board::<retro::Builtin>(spec, path, &options, Driver::Parallel, &Silent)
-        .expect("build");
+    build::build_board::<retro::Builtin>(
+        spec,
+        path,
+        &options,
+        Driver::Parallel,
+        &Silent,
+        &mut |_| Ok(()),
+    )
+    .expect("build");
     Table::open(path).expect("open")
 }
 
@@ -282,13 +289,26 @@ fn an_interrupted_build_of_moves_resumes_to_an_identical_table() {
             stop_after: Some(stop),
             ..Default::default()
         };
-        let err =
-            build::build_board::<retro::Builtin>(&spec, &path, &options, Driver::Parallel, &Silent);
+        let err = build::build_board::<retro::Builtin>(
+            &spec,
+            &path,
+            &options,
+            Driver::Parallel,
+            &Silent,
+            &mut |_| Ok(()),
+        );
         assert!(err.is_err(), "stop {stop}");
         options.stop_after = None;
-        let report =
-            build::build_board::<retro::Builtin>(&spec, &path, &options, Driver::Serial, &Silent)
-                .unwrap();
+        let report = build::build_board::<retro::Builtin>(
+            &spec,
+            &path,
+            &options,
+            Driver::Serial,
+            &Silent,
+            &mut |_| Ok(()),
+        )
+        .unwrap()
+        .report;
         // Layers of moves are written again from the lowest finished layer of values.
         let expect = match stop {
             17 => Some(20),

@@ -741,7 +741,7 @@ fn verify_names_a_wrong_entry_by_its_result() {
     let (mut writer, _) = TableWriter::open::<Quixo>(
         &path,
         AnyBoard::of(&game),
-        retro::value::ValueType::I16,
+        retro::stored::ValueType::I16,
         Encoding::Plain,
         &sizes,
         true,

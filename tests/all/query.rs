@@ -56,6 +56,7 @@ fn build(spec: &AnyBoard, path: &Path) -> Table {
         &Default::default(),
         Driver::Parallel,
         &Silent,
+        &mut |_| Ok(()),
     )
     .unwrap();
     Table::open(path).unwrap()

@@ -4,9 +4,9 @@
 
 use retro::Registry;
 use retro::game::{AnyBoard, Twins, TwinsBoard, Young, YoungBoard};
+use retro::stored::ValueType;
 use retro::table::Table;
 use retro::table::header::{self, Encoding, Header, LayerEntry};
-use retro::value::ValueType;
 
 fn open_with(game: AnyBoard) -> retro::Result<Table> {
     let dir = tempfile::tempdir().unwrap();
@@ -153,6 +153,7 @@ fn tables_read_from_memory_through_the_positioned_reader() {
         &Default::default(),
         retro::Driver::Serial,
         &retro::Silent,
+        &mut |_| Ok(()),
     )
     .unwrap();
     let bytes = std::fs::read(&path).unwrap();

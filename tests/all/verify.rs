@@ -21,7 +21,7 @@ fn write_table(path: &std::path::Path, corrupt: Option<(usize, usize)>) {
     let (mut writer, _) = TableWriter::open::<Twins>(
         path,
         AnyBoard::new::<Twins>(spec),
-        retro::value::ValueType::I16,
+        retro::stored::ValueType::I16,
         Encoding::Blocked,
         &sizes,
         true,

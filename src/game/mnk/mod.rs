@@ -22,6 +22,7 @@ mod gameplay;
 
 use super::grid::marks_of;
 use super::lines;
+use super::rank::{bits, cells};
 use super::symmetry::{Cursor, GridGroup, GridSymmetries, Orbits};
 use super::two_colour::{self, MAX_CELLS, TwoColour};
 use super::{Edge, Game, Move, RunSink, Values, WinLoss};
@@ -195,13 +196,9 @@ impl Mnk {
             if line & occupied != line {
                 continue;
             }
-            let mut rel = 0u64;
-            let mut rest = line;
-            while rest != 0 {
-                let cell = rest.trailing_zeros();
-                rel |= 1 << (occupied & ((1u64 << cell) - 1)).count_ones();
-                rest &= rest - 1;
-            }
+            let rel = bits(line).fold(0u64, |rel, cell| {
+                rel | 1 << (occupied & ((1u64 << cell) - 1)).count_ones()
+            });
             out.push(rel);
         }
     }
@@ -255,10 +252,7 @@ impl Mnk {
             match self.values.line_value(lines.x, lines.o, k) {
                 Some(value) => sink.terminal(i, value),
                 None => {
-                    let mut empty = self.all() & !occupied;
-                    while empty != 0 {
-                        let cell = empty & empty.wrapping_neg();
-                        empty &= empty - 1;
+                    for cell in cells(self.all() & !occupied) {
                         sink.single(i, Self::folded_child(orbits, k, occupied, x, cell), 0);
                     }
                 }
@@ -394,10 +388,7 @@ impl Game for Mnk {
         match (&self.orbits, &pos.0) {
             (Some(orbits), _) => {
                 let (occupied, x) = (pos.occupied(), pos.x_cells());
-                let mut empty = self.all() & !occupied;
-                while empty != 0 {
-                    let cell = empty & empty.wrapping_neg();
-                    empty &= empty - 1;
+                for cell in cells(self.all() & !occupied) {
                     f(edge(Self::folded_child(
                         orbits,
                         layer - 1,

@@ -232,18 +232,14 @@ impl Morris {
         // each once, from the first child that needs it, rather than per child.
         let (mut plain, mut capture) = (None, None);
         let mut removable = None;
-        let mut from_bits = if in_hand { 1 } else { mine };
-        while from_bits != 0 {
-            let from = (!in_hand).then(|| from_bits.trailing_zeros() as usize);
-            from_bits &= from_bits - 1;
+        // A stone from the hand is one "from" (None); else each of the mover's stones.
+        for from_bit in bits(if in_hand { 1 } else { mine }) {
+            let from = (!in_hand).then_some(from_bit);
             let lifted = match from {
                 Some(s) => mine & !(1 << s),
                 None => mine,
             };
-            let mut to_bits = self.targets(pos, mine, from);
-            while to_bits != 0 {
-                let to = to_bits.trailing_zeros() as usize;
-                to_bits &= to_bits - 1;
+            for to in bits(self.targets(pos, mine, from)) {
                 let moved = lifted | 1 << to;
                 let make = |theirs: u32, layer: &mut Option<u32>| {
                     let (x, o) = if side == 0 {
@@ -254,10 +250,8 @@ impl Morris {
                     self.child_of(pos, x, o, hands, layer)
                 };
                 if theirs != 0 && self.closes_mill(moved, to) {
-                    let mut takes = *removable.get_or_insert_with(|| self.removable(theirs));
-                    while takes != 0 {
-                        let take = takes.trailing_zeros() as usize;
-                        takes &= takes - 1;
+                    let takes = *removable.get_or_insert_with(|| self.removable(theirs));
+                    for take in bits(takes) {
                         f(
                             from,
                             to,
@@ -720,14 +714,9 @@ impl Morris {
         }
         let sym = self.orbits.symmetries();
         for set in sets.iter_mut() {
-            let mut rest = stabiliser;
-            let mut least = *set;
-            while rest != 0 {
-                let g = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                least = least.min(sym.map(g, u64::from(*set)) as u32);
-            }
-            *set = least;
+            *set = bits(stabiliser)
+                .map(|g| sym.map(g, u64::from(*set)) as u32)
+                .fold(*set, u32::min);
         }
         sets.sort_unstable();
         let mut n = 0;

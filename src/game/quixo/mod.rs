@@ -23,7 +23,7 @@ pub use board::QuixoBoard;
 use layers::{Layer, Layers};
 
 use crate::error::{Error, Result};
-use crate::game::rank::Binomial;
+use crate::game::rank::{Binomial, bits};
 use crate::game::symmetry::Cursor;
 use crate::game::{Edge, Game, LayerKind, Move, Values, Wdl};
 
@@ -317,11 +317,8 @@ impl Game for Quixo {
         } else {
             pos.x
         };
-        let mut rest = self.ring & !theirs;
-        while rest != 0 {
-            let from = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            for to in crate::game::rank::bits(self.ends[from]) {
+        for from in bits(self.ring & !theirs) {
+            for to in bits(self.ends[from]) {
                 let (m, x) = self.push(pos.marked, pos.x, from, to, mark);
                 out.push(Move {
                     from: Some((from / self.n, from % self.n)),
@@ -463,12 +460,9 @@ impl Game for Quixo {
         let mut within = [0u64; 64];
         let mut count = 0;
         let here = self.ranker(k);
-        let mut rest = self.ring & !theirs;
-        while rest != 0 {
-            let from = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
+        for from in bits(self.ring & !theirs) {
             let blank = pos.marked >> from & 1 == 0;
-            for to in crate::game::rank::bits(self.ends[from]) {
+            for to in bits(self.ends[from]) {
                 let (m, x) = self.push(pos.marked, pos.x, from, to, mark);
                 if blank {
                     let layer = self.layer_at(m, x);
@@ -496,11 +490,8 @@ impl Game for Quixo {
     /// Pushes of blank cubes only.
     fn for_each_child_outside(&self, pos: &QuixoPosition, mut f: impl FnMut(Edge)) {
         let mark = pos.side + 1;
-        let mut rest = self.ring & !pos.marked;
-        while rest != 0 {
-            let from = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            for to in crate::game::rank::bits(self.ends[from]) {
+        for from in bits(self.ring & !pos.marked) {
+            for to in bits(self.ends[from]) {
                 let (m, x) = self.push(pos.marked, pos.x, from, to, mark);
                 let layer = self.layer_at(m, x);
                 f(Edge {
@@ -540,14 +531,8 @@ impl Game for Quixo {
         let mut count = 0;
         let here = self.ranker(pos.layer);
         let fixed = here.fixed(pos.marked, pos.x, pos.side);
-        let mut ends = self.ring & shows;
-        while ends != 0 {
-            let to = ends.trailing_zeros() as usize;
-            ends &= ends - 1;
-            let mut sources = self.sources[to];
-            while sources != 0 {
-                let from = sources.trailing_zeros() as usize;
-                sources &= sources - 1;
+        for to in bits(self.ring & shows) {
+            for from in bits(self.sources[to]) {
                 // Pushing the cube at `to` back in at `from` shifts the others back; the
                 // cube at `from` showed the mover's mark before (an own cube was taken).
                 let (m, x) = self.push(pos.marked, pos.x, to, from, mark);

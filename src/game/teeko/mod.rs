@@ -22,7 +22,7 @@ mod gameplay;
 pub use board::TeekoBoard;
 
 use crate::error::{Error, Result};
-use crate::game::rank::{Binomial, colex_next_mask, colex_unrank_mask, squeeze_out};
+use crate::game::rank::{Binomial, bits, cells, colex_next_mask, colex_unrank_mask, squeeze_out};
 use crate::game::symmetry::{Cursor, GridGroup, GridSymmetries, Orbits};
 use crate::game::two_colour::spread;
 use crate::game::{Edge, Game, LayerKind, Move, Values, Wdl};
@@ -253,13 +253,10 @@ impl Teeko {
     /// `mask` has at most S set bits.
     fn mask_rank(&self, mask: u64) -> u64 {
         let width = self.board.stones + 1;
-        let (mut rank, mut rest, mut j) = (0, mask, 1);
-        while rest != 0 {
-            rank += self.small_binom[rest.trailing_zeros() as usize * width + j];
-            rest &= rest - 1;
-            j += 1;
-        }
-        rank
+        bits(mask)
+            .enumerate()
+            .map(|(j, cell)| self.small_binom[cell * width + j + 1])
+            .sum()
     }
 
     /// The mask of `m` cells of colex rank `rank`: a lookup where the lists are kept.
@@ -274,13 +271,8 @@ impl Teeko {
     /// Set bits of a mask of at most 2S stones (the default x86-64 target has no popcount
     /// instruction; a stone at a time is quicker than its software popcount here).
     #[inline]
-    fn pop(mut mask: u64) -> u32 {
-        let mut n = 0;
-        while mask != 0 {
-            mask &= mask - 1;
-            n += 1;
-        }
-        n
+    fn pop(mask: u64) -> u32 {
+        cells(mask).count() as u32
     }
 
     fn movement(&self) -> usize {
@@ -393,22 +385,15 @@ impl Teeko {
             {
                 rest &= !(1u64 << c);
             }
-            while rest != 0 {
-                let cell = rest & rest.wrapping_neg();
-                rest &= rest - 1;
+            for cell in cells(rest) {
                 let (x, o) = place(pos.x, pos.o, 0, cell);
                 f(None, cell, x, o);
             }
             return;
         }
-        let mut stones = if pos.side == 0 { pos.x } else { pos.o };
-        while stones != 0 {
-            let from = stones & stones.wrapping_neg();
-            stones &= stones - 1;
-            let mut to = self.neighbours[from.trailing_zeros() as usize] & empty;
-            while to != 0 {
-                let cell = to & to.wrapping_neg();
-                to &= to - 1;
+        let stones = if pos.side == 0 { pos.x } else { pos.o };
+        for from in cells(stones) {
+            for cell in cells(self.neighbours[from.trailing_zeros() as usize] & empty) {
                 let (x, o) = place(pos.x, pos.o, from, cell);
                 f(Some(from), cell, x, o);
             }
@@ -419,20 +404,10 @@ impl Teeko {
     /// x having a pattern there (before the slide x was to move, so had none).
     fn x_could_have_slid(&self, pos: &TeekoPosition) -> bool {
         let empty = self.all() & !pos.occupied();
-        let mut stones = pos.x;
-        while stones != 0 {
-            let at = stones & stones.wrapping_neg();
-            stones &= stones - 1;
-            let mut from = self.neighbours[at.trailing_zeros() as usize] & empty;
-            while from != 0 {
-                let cell = from & from.wrapping_neg();
-                from &= from - 1;
-                if !self.has_pattern(pos.x & !at | cell) {
-                    return true;
-                }
-            }
-        }
-        false
+        cells(pos.x).any(|at| {
+            cells(self.neighbours[at.trailing_zeros() as usize] & empty)
+                .any(|cell| !self.has_pattern(pos.x & !at | cell))
+        })
     }
 
     /// Every slide that could have led here, undone: for each of the last mover's stones
@@ -441,14 +416,8 @@ impl Teeko {
     /// position where the mover already had a pattern (play had ended) are left out.
     #[inline]
     fn each_slide_back(&self, theirs: u64, empty: u64, mut f: impl FnMut(u64, u64, u64)) {
-        let mut stones = theirs;
-        while stones != 0 {
-            let at = stones & stones.wrapping_neg();
-            stones &= stones - 1;
-            let mut from = self.neighbours[at.trailing_zeros() as usize] & empty;
-            while from != 0 {
-                let cell = from & from.wrapping_neg();
-                from &= from - 1;
+        for at in cells(theirs) {
+            for cell in cells(self.neighbours[at.trailing_zeros() as usize] & empty) {
                 let before = theirs & !at | cell;
                 if !self.has_pattern(before) {
                     f(at, cell, before);
@@ -632,17 +601,10 @@ impl Game for Teeko {
             return 0;
         }
         let empty = self.all() & !pos.occupied();
-        let mut stones = if pos.side == 0 { pos.x } else { pos.o };
-        let mut n = 0;
-        while stones != 0 {
-            let mut to = self.neighbours[stones.trailing_zeros() as usize] & empty;
-            while to != 0 {
-                n += 1;
-                to &= to - 1;
-            }
-            stones &= stones - 1;
-        }
-        n
+        let stones = if pos.side == 0 { pos.x } else { pos.o };
+        bits(stones)
+            .map(|from| cells(self.neighbours[from] & empty).count())
+            .sum()
     }
 
     fn layer_positions(&self, k: usize) -> u64 {

@@ -187,27 +187,27 @@ impl_value!(i64, ValueType::I64);
 macro_rules! with_value_type {
     ($vt:expr, $V:ident => $body:expr) => {
         match $vt {
-            $crate::value::ValueType::I8 => {
+            $crate::stored::ValueType::I8 => {
                 type $V = i8;
                 $body
             }
             // Decoded values of halved codes reach 255: held as i16.
-            $crate::value::ValueType::I16 | $crate::value::ValueType::Halved => {
+            $crate::stored::ValueType::I16 | $crate::stored::ValueType::Halved => {
                 type $V = i16;
                 $body
             }
-            $crate::value::ValueType::I32 => {
+            $crate::stored::ValueType::I32 => {
                 type $V = i32;
                 $body
             }
-            $crate::value::ValueType::I64 => {
+            $crate::stored::ValueType::I64 => {
                 type $V = i64;
                 $body
             }
         }
     };
 }
-// The macro by its module's path (`crate::value::with_value_type!`), as the rest of the
+// The macro by its module's path (`crate::stored::with_value_type!`), as the rest of the
 // crate names it.
 pub use crate::with_value_type;
 
