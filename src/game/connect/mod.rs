@@ -40,7 +40,7 @@ use super::lines;
 use super::symmetry::pext;
 use super::{Edge, Game, Move, RunSink, Values, WinLoss, two_colour};
 use crate::error::{Error, Result};
-use crate::game::rank::{cells, colex_next_mask, colex_unrank_mask};
+use crate::game::rank::{colex_next_mask, colex_unrank_mask};
 pub use heights::MAX_HEIGHT_VECTORS;
 use heights::{ColourRank, Heights};
 
@@ -331,8 +331,17 @@ fn next_on(s: u64, occupied: u64) -> u64 {
     // the next occupied cell above it.
     let r = (s | !occupied).wrapping_add(low) & occupied;
     // The run's other cells go back to the lowest occupied cells.
-    let refill = (s.count_ones() - r.count_ones()) as usize;
-    cells(occupied).take(refill).fold(r, |out, cell| out | cell)
+    // Written out rather than as `rank::cells(occupied).take(refill)`: the count alone
+    // bounds the loop here (`occupied` always has the cells), and the sweep of connect
+    // 5 x 5 took 3% longer with the iterator's own check (`farm-bench`, one thread).
+    let mut refill = s.count_ones() - r.count_ones();
+    let (mut out, mut rest) = (r, occupied);
+    while refill > 0 {
+        out |= rest & rest.wrapping_neg();
+        rest &= rest - 1;
+        refill -= 1;
+    }
+    out
 }
 
 impl Game for Connect {
