@@ -75,8 +75,8 @@ pub struct LayerPlan {
 ///   entry (an orbit, where they fold): the single-process solve on one thread, folded,
 ///   medians of 5 paired runs (standard Teeko: 4.60 s for 12,097,029 entries; quixo 4x4:
 ///   3.66 s for 5,398,083; both counting moves rather than children, `Game::children_within`; morris
-///   `nine moving`, the moving phase of Nine Men's Morris: 4,319 s of CPU (user) on two
-///   threads for 8,904,593,602 entries, 485 ns an entry, one run of 2,251 s on an
+///   `nine moving`, the moving phase of Nine Men's Morris: 4,199 s of CPU (user) on two
+///   threads for 8,904,593,602 entries, 472 ns an entry, one run of 2,198 s on an
 ///   otherwise idle box).
 /// - every other game (twins, mnk, and games from other crates): `retro gen twins 4x5 --seed
 ///   7`, 14.12 s over 741.4 M positions on one rank; on 2 ranks rank 0 planned 29.56 s and
@@ -88,7 +88,7 @@ pub fn costs(game: &str) -> (f64, f64) {
         "connect" => (30.3, 114.2),
         "teeko" => (380.0, 0.0),
         "quixo" => (678.0, 0.0),
-        "morris" => (485.0, 0.0),
+        "morris" => (472.0, 0.0),
         _ => (19.0, 180.0),
     }
 }
