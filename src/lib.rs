@@ -29,7 +29,7 @@
 //!   commands;
 //! - [`build`]: solve a board, build a table (what the commands call);
 //! - [`testing`]: the conformance checks every game must pass;
-//! - [`value`]: the integer types values are stored in;
+//! - [`stored`]: the integer types values are stored in;
 //! - [`error`]: one error enum, whose variant decides the exit code;
 //! - at the root: [`Progress`] and [`Silent`] (how long work reports and is stopped),
 //!   [`SplitMix`] (random boards), [`best_move`], [`info_json`], [`verify_all`] and

@@ -307,7 +307,7 @@ fn narrow<V: Value>(k: usize, values: &[V], stored: ValueType) -> Result<Vec<i8>
     values
         .par_iter()
         .map(|v| {
-            crate::table::sink::one_byte(stored, v.to_i64()).ok_or_else(|| {
+            crate::build::sink::one_byte(stored, v.to_i64()).ok_or_else(|| {
                 Error::other(format!(
                     "layer {k}: a value does not fit the table's one-byte values ({})",
                     stored.name()

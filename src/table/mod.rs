@@ -10,7 +10,6 @@ pub(crate) mod mapped;
 pub(crate) mod moves;
 pub(crate) mod partial;
 pub(crate) mod reader;
-pub(crate) mod sink;
 pub(crate) mod writer;
 
 pub use header::{Encoding, Header, LayerEntry};

@@ -1,5 +1,5 @@
 //! A build's table as the solve's sink, on one process: what the file takes from the driver
-//! and how. It opens the partial file (or resumes one, reading back the finished layers
+//! and how (the policy; `crate::table` is the file itself). It opens the partial file (or resumes one, reading back the finished layers
 //! the rest of the solve reads), writes each layer as the driver hands it on (values in the
 //! type the table stores, or a layer's best moves), lets the driver map finished layers
 //! back from the file instead of holding them, and seals the table once every layer is in:
@@ -11,14 +11,14 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use super::mapped::GuardedMap;
-use super::writer::{Start, TableWriter, partial_path};
-use super::{Encoding, Table};
 use crate::error::{Error, Result};
 use crate::game::{AnyBoard, Registered};
 use crate::progress::{self, Progress};
 use crate::solve::{self as driver_, Driver, StartAt};
 use crate::stored::{Value, ValueType};
+use crate::table::mapped::GuardedMap;
+use crate::table::writer::{Start, TableWriter, partial_path};
+use crate::table::{Encoding, Table};
 
 /// How a build lays out its table.
 pub(crate) struct Layout {

@@ -1,5 +1,7 @@
-//! The jobs behind the commands, as library calls (the CLI, the benchmarks and the tests
-//! all go through here): solve a board, build a table.
+//! The jobs behind the commands, as library calls (the CLI, the Python package, the
+//! benchmarks and the tests all go through here): solve a board, build a table. The checks
+//! on a build's path are made here, each once; what the table takes from the solve is
+//! `sink.rs`.
 
 use std::path::Path;
 use std::time::Instant;
@@ -13,11 +15,13 @@ use crate::solve as driver_;
 use crate::solve::Driver;
 use crate::stored::Value;
 use crate::stored::with_value_type;
+pub(crate) mod sink;
+
 use crate::table::Encoding;
 use crate::table::blocks;
 use crate::table::header::{self, Header};
-use crate::table::sink::{Layout, TableSink};
 use crate::table::writer::partial_path;
+use sink::{Layout, TableSink};
 
 /// Value of the empty board, holding only the layers the solve needs at once (after
 /// checking they fit in memory).
