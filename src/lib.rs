@@ -146,8 +146,8 @@
 //! # Ok::<(), retro::Error>(())
 //! ```
 
-// The public modules, from the bottom up: the games and their rules (`game`), the solver
-// (`solve`), the table files (`table`), what is asked of a table (`answers`), and building a
+// The public modules, from the bottom up: the games and their rules (`game`), the table
+// files (`table`), the solver (`solve`), what is asked of a table (`answers`), and building a
 // board's table (`build`); a game author's checks (`testing`); the stored integer types
 // (`stored`); errors.
 pub mod answers;

@@ -5,7 +5,7 @@ use crate::error::Result;
 use crate::game::{Outcome, Registered, Registry, Visitor};
 use crate::table::{Encoding, Table};
 
-/// The root's value in its game's words (`probe::root_text`), and its outcome where the
+/// The root's value in its game's words (`Gameplay::root_text`), and its outcome where the
 /// game ends in a win, a loss, a tie or a draw.
 pub struct RootWords {
     /// The empty board's value.
@@ -25,7 +25,7 @@ pub fn root_words<R: Registry>(table: &Table) -> Result<RootWords> {
         fn visit<G: Registered>(self, game: G) -> Result<RootWords> {
             Ok(RootWords {
                 value: self.0,
-                text: crate::answers::probe::root_text(&game, self.0),
+                text: game.root_text(self.0),
                 outcome: game.outcome(self.0, 0),
             })
         }

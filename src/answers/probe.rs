@@ -81,20 +81,6 @@ pub fn describe_move<G: Gameplay>(game: &G, style: MoveStyle, mv: &Move<G::Posit
     from_to_text(game.move_notation(), style, mv.from, mv.row, mv.col)
 }
 
-/// A build's root value for its summary line: in words for a game that ends in a win, a
-/// loss, a tie or a draw ("o completes a line at ply 24, o's 12th stone", "x to move wins
-/// in 7 (remoteness 7)"), whose stored number is a code; the number for a game of scores.
-pub fn root_text<G: Gameplay>(game: &G, value: i64) -> String {
-    if game.values().for_side_to_move() {
-        // Values for the side to move: x moves on the empty board.
-        return game.contest_answer(value);
-    }
-    match game.outcome(value, 0) {
-        Some(_) => game.describe_value(value),
-        None => value.to_string(),
-    }
-}
-
 /// Look a position and all its children up in the table; a position play cannot reach
 /// is refused (`Game::check_reachable`).
 pub fn answer<G: Gameplay>(

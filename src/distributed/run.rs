@@ -467,7 +467,7 @@ fn build_layers<G: Registered, V: Value>(
     build.peak_rss = Some(rss);
     build.resumed_below = (resume != NO_LAYER).then_some(resume as usize);
     Ok(Some(DistributedReport {
-        root_text: crate::answers::probe::root_text(game, build.root_value),
+        root_text: game.root_text(build.root_value),
         build,
         ranks: ctx.size,
         threads: rayon::current_num_threads(),

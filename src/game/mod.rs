@@ -543,6 +543,20 @@ pub trait Gameplay: Game {
     fn contest_answer(&self, root: i64) -> String {
         self.values().describe_root(root)
     }
+    /// A build's root value for its summary line: in words for a game that ends in a win,
+    /// a loss, a tie or a draw ("o completes a line at ply 24, o's 12th stone", "x to move
+    /// wins in 7 (remoteness 7)"), whose stored number is a code; the number for a game of
+    /// scores.
+    fn root_text(&self, value: i64) -> String {
+        if self.values().for_side_to_move() {
+            // Values for the side to move: x moves on the empty board.
+            return self.contest_answer(value);
+        }
+        match self.outcome(value, 0) {
+            Some(_) => self.describe_value(value),
+            None => value.to_string(),
+        }
+    }
 }
 
 /// Receives the children of consecutive positions of one layer (`Game::visit_runs`); the

@@ -319,7 +319,7 @@ pub struct Built {
     pub report: BuildReport,
     /// `retro build --json`'s object (`BuildReport::to_json`).
     pub json: serde_json::Value,
-    /// The empty board's value in words (`probe::root_text`).
+    /// The empty board's value in words (`Gameplay::root_text`).
     pub root_text: String,
 }
 
@@ -370,7 +370,7 @@ pub fn build_board<R: Registry>(
             let report = build_checked(&game, path, options, driver, progress)?;
             Ok(Built {
                 json: report.to_json(&game, path),
-                root_text: crate::answers::probe::root_text(&game, report.root_value),
+                root_text: game.root_text(report.root_value),
                 report,
             })
         }
