@@ -126,29 +126,12 @@ impl TableSink {
             },
         };
         let encoding = writer.encoding();
-        if let Encoding::Moves { .. } = encoding {
-            // The layers of best moves: derived by the driver while each layer's children
-            // are at hand.
-            let last = game.last_layer();
-            let moves_at = |k: usize| !encoding.stores_values(k, last);
-            let mut write = |s: driver_::Solved<'_, V>| match s.moves {
-                Some(moves) => writer.write_moves(s.layer, moves),
-                None => writer.write_layer(s.layer, s.values),
-            };
-            let hooks = driver_::Hooks {
-                on_layer: Some(driver_::OnLayer::Beside(&mut write)),
-                map_layer: None,
-                moves_at: Some(&moves_at),
-            };
-            return driver_::solve_layers::<G, V, driver_::One>(
-                game,
-                driver,
-                progress,
-                from,
-                hooks,
-                &driver_::One,
-            );
-        }
+        // A table of best moves: the driver derives a layer's best moves while its
+        // children are at hand, for the layers that do not store values.
+        let last = game.last_layer();
+        let moves_at = |k: usize| !encoding.stores_values(k, last);
+        let moves_at: Option<&(dyn Fn(usize) -> bool + Sync)> =
+            matches!(encoding, Encoding::Moves { .. }).then_some(&moves_at);
         // Finished layers a later layer reads are mapped back from the partial file rather
         // than held (a plain table of the values the solve computes in), each where the
         // writer put it.
@@ -171,6 +154,9 @@ impl TableSink {
         };
         let mut write = |s: driver_::Solved<'_, V>| {
             let (k, values) = (s.layer, s.values);
+            if let Some(moves) = s.moves {
+                return writer.write_moves(k, moves);
+            }
             if stored == V::TYPE {
                 writer.write_layer(k, values)?;
             } else {
@@ -195,7 +181,7 @@ impl TableSink {
         let hooks = driver_::Hooks {
             on_layer: Some(driver_::OnLayer::Beside(&mut write)),
             map_layer: spills.then_some(driver_::MapLayer { stored, map: &map }),
-            moves_at: None,
+            moves_at,
         };
         driver_::solve_layers::<G, V, driver_::One>(
             game,
