@@ -161,8 +161,9 @@ impl Estimate {
             sum.saturating_add(layer_bytes(k, n))
         });
         let spills = (encoding == Encoding::Plain).then_some(width as usize);
+        let fixpoint = driver_::planned_fixpoint(game, vt.width(), spills);
         let peak_memory =
-            driver_::peak_bytes(game, vt.width(), spills).min(u64::MAX as u128) as u64;
+            driver_::peak_bytes(game, vt.width(), spills, fixpoint).min(u64::MAX as u128) as u64;
         let dir = path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())

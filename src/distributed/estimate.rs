@@ -5,7 +5,7 @@
 use rayon::prelude::*;
 
 use crate::game::Game;
-use crate::solve::{Worker, fixpoint_bytes};
+use crate::solve::{Fixpoint, Worker, fixpoint_bytes};
 use crate::table::blocks;
 
 use super::plan::{self, GRAIN, Marker};
@@ -191,7 +191,11 @@ pub fn plan<G: Game>(
                 })
                 .sum();
             let own = match worker {
-                Worker::Fixpoint => fixpoint_bytes(per_rank.into(), width.into()) as u64,
+                // Ranks take the counters worker (`solve::fixpoint_layer`), and so does one
+                // process where memory is planned to suffice.
+                Worker::Fixpoint => {
+                    fixpoint_bytes(per_rank.into(), width.into(), Fixpoint::Counters) as u64
+                }
                 _ => per_rank * width,
             };
             // A folded layer past `PREPARE_LIMIT` entries is not walked (preparing it

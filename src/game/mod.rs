@@ -268,6 +268,24 @@ pub trait Game: Send + Sync + Sized {
     /// moves into this entry (`within::each_weighted` works it out from the moves undone,
     /// folded or not). Required of a game with such layers; the default reports none.
     fn for_each_parent_within(&self, _pos: &Self::Position, _f: impl FnMut(u64, u32)) {}
+    /// In a `Fixpoint` layer: the rank of each child within the position's own layer, one
+    /// per move (a child reached by two moves may come twice), until `f` breaks: what the
+    /// fixpoint without counters (`solve/checks.rs`) reads to check whether every move
+    /// leads to a win, stopping at the first that does not. The default walks
+    /// `for_each_child` and cannot stop early; a game whose layers have moves inside them
+    /// overrides it to generate and rank one child at a time.
+    fn for_each_child_within(
+        &self,
+        pos: &Self::Position,
+        mut f: impl FnMut(u64) -> std::ops::ControlFlow<()>,
+    ) {
+        let (k, mut done) = (self.layer_of(pos), false);
+        self.for_each_child(pos, |e| {
+            if e.layer == k && !done {
+                done = f(e.rank).is_break();
+            }
+        });
+    }
     /// The children outside the position's own layer alone; a game overrides it where that
     /// saves ranking the children within the layer.
     fn for_each_child_outside(&self, pos: &Self::Position, mut f: impl FnMut(Edge)) {

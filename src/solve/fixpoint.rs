@@ -38,11 +38,12 @@
 //! other side completed the mover's line). The workers compute in `i16` words and write the
 //! table's value type.
 
-use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
 use super::layers::Finished;
+use super::levels::{BLOCK, Marks, NONE, Ready, least_over};
 use super::outside::{CHUNK, COUNT_BATCH, FLOOR, NEVER, Outside, child_value, too_far};
 use super::ranks::{Cut, Ranks};
 use crate::error::Result;
@@ -378,12 +379,6 @@ pub fn solve_layer<G: Game, V: Value, R: Ranks>(
     Ok(())
 }
 
-/// The least level any block of any rank is ready at.
-fn least_over<R: Ranks>(ranks: &R, ready: &Ready) -> Option<u32> {
-    let least = ranks.min(ready.least().map_or(u64::MAX, u64::from));
-    u32::try_from(least).ok()
-}
-
 /// What a parent is told of a child decided at a level: `LOSS` (the child lost: the
 /// parent may win), or the child won, with the weight the game gives the parent (how many
 /// of the children it counted the child stands for, 1 to 255).
@@ -447,67 +442,6 @@ fn tell_parent(words: &Words, ready: &Ready, next: &Marks, q: usize, told: u8, d
     }
 }
 
-/// Positions per block of `Ready`.
-const BLOCK: usize = 64;
-/// No level: nothing in the block is ready by itself.
-const NONE: u16 = u16::MAX;
-
-/// Per block of `BLOCK` positions, the least level at which a position of the block may be
-/// decided by what its word holds rather than because a child was decided the level
-/// before (a win pending from a child outside the layer, a floor with no child left within),
-/// and per chunk the least over its blocks: a level scans only the blocks ready at it. The
-/// levels are lower bounds (exact after a scan, until a position of the block is decided as
-/// a candidate), never past a position's own level, so nothing is missed; 2 bytes per 64
-/// positions.
-struct Ready {
-    blocks: Vec<AtomicU16>,
-    chunks: Vec<AtomicU16>,
-}
-
-impl Ready {
-    fn new(n: usize) -> Ready {
-        let blocks = n.div_ceil(BLOCK);
-        Ready {
-            blocks: crate::memory::zeroed_atomics(blocks, || AtomicU16::new(NONE)).into_vec(),
-            chunks: (0..n.div_ceil(CHUNK))
-                .map(|_| AtomicU16::new(NONE))
-                .collect(),
-        }
-    }
-
-    fn chunk(&self, c: usize) -> u16 {
-        self.chunks[c].load(Relaxed)
-    }
-
-    fn block(&self, c: usize, b: usize) -> u16 {
-        self.blocks[c * (CHUNK / BLOCK) + b].load(Relaxed)
-    }
-
-    /// Chunk c's blocks' levels, from the one thread that owns the chunk in this pass.
-    fn set_chunk(&self, c: usize, least: &[u16; CHUNK / BLOCK]) {
-        let first = c * (CHUNK / BLOCK);
-        for (b, &l) in least.iter().enumerate() {
-            if let Some(block) = self.blocks.get(first + b) {
-                block.store(l, Relaxed);
-            }
-        }
-        let chunk = least.iter().copied().min().unwrap_or(NONE);
-        self.chunks[c].store(chunk, Relaxed);
-    }
-
-    /// Position `at` may be decided at level `level` (from any thread).
-    fn lower(&self, at: usize, level: u16) {
-        self.blocks[at / BLOCK].fetch_min(level, Relaxed);
-        self.chunks[at / CHUNK].fetch_min(level, Relaxed);
-    }
-
-    /// The least level any block is ready at.
-    fn least(&self) -> Option<u32> {
-        let l = self.chunks.par_iter().map(|c| c.load(Relaxed)).min();
-        l.filter(|&l| l != NONE).map(u32::from)
-    }
-}
-
 /// The layer's words, in blocks that are freed one by one as the values are written.
 struct Words {
     blocks: Vec<Box<[AtomicU32]>>,
@@ -550,78 +484,6 @@ impl Words {
                     }
                 });
         }
-    }
-}
-
-/// A set of positions of the layer: a bit each, and a flag per chunk of `CHUNK` positions
-/// that may have a bit set.
-struct Marks {
-    bits: Vec<AtomicU64>,
-    chunks: Vec<AtomicBool>,
-}
-
-impl Marks {
-    fn new(n: usize) -> Marks {
-        Marks {
-            bits: crate::memory::zeroed_atomics(n.div_ceil(64), || AtomicU64::new(0)).into_vec(),
-            chunks: (0..n.div_ceil(CHUNK))
-                .map(|_| AtomicBool::new(false))
-                .collect(),
-        }
-    }
-
-    /// Mark a position from any thread.
-    #[inline]
-    fn mark(&self, at: usize) {
-        let bit = 1u64 << (at % 64);
-        let word = &self.bits[at / 64];
-        if word.load(Relaxed) & bit == 0 {
-            word.fetch_or(bit, Relaxed);
-        }
-        let flag = &self.chunks[at / CHUNK];
-        if !flag.load(Relaxed) {
-            flag.store(true, Relaxed);
-        }
-    }
-
-    /// Mark a position of a chunk the calling thread alone writes (no flag: `flag_chunk`).
-    #[inline]
-    fn mark_own(&self, at: usize) {
-        let word = &self.bits[at / 64];
-        word.store(word.load(Relaxed) | 1u64 << (at % 64), Relaxed);
-    }
-
-    fn flag_chunk(&self, c: usize) {
-        self.chunks[c].store(true, Relaxed);
-    }
-
-    fn chunk_marked(&self, c: usize) -> bool {
-        self.chunks[c].load(Relaxed)
-    }
-
-    /// Calls `f` with each marked position of chunk c.
-    fn take_chunk(&self, c: usize, mut f: impl FnMut(usize)) {
-        let words = c * CHUNK / 64..self.bits.len().min((c + 1) * CHUNK / 64);
-        for w in words {
-            let mut rest = self.bits[w].load(Relaxed);
-            while rest != 0 {
-                f(w * 64 + rest.trailing_zeros() as usize);
-                rest &= rest - 1;
-            }
-        }
-    }
-
-    /// Unmark chunk c.
-    fn clear_chunk(&self, c: usize) {
-        let words = c * CHUNK / 64..self.bits.len().min((c + 1) * CHUNK / 64);
-        for w in &self.bits[words] {
-            w.store(0, Relaxed);
-        }
-        self.chunks[c].store(false, Relaxed);
-    }
-
-    fn any(&self) -> bool {
-        self.chunks.par_iter().any(|f| f.load(Relaxed))
     }
 }
 

@@ -20,9 +20,11 @@ use crate::memory;
 use crate::progress::{Progress, Silent, check_stopped};
 use crate::stored::{Value, ValueType};
 
+mod checks;
 pub(crate) mod children;
 mod fixpoint;
 mod layers;
+mod levels;
 mod moves;
 mod outside;
 mod pass;
@@ -54,6 +56,63 @@ pub fn worker<G: Game>(game: &G, k: usize) -> Worker {
         (LayerKind::OnePass, Values::SideToMove) => Worker::Pass,
         (LayerKind::OnePass, _) => Worker::Sweep,
     }
+}
+
+/// How a layer with moves inside it is solved: counting each position's children
+/// (`fixpoint.rs`) or checking candidates forward without counters (`checks.rs`). Both
+/// write the same values; they differ in time and memory (`docs/design.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fixpoint {
+    /// A 32-bit word a position: its count of children not yet won and its pending word.
+    Counters,
+    /// A 16-bit word a position; a position a child's win may have left lost checks its
+    /// moves forward.
+    Checks,
+}
+
+/// `RETRO_FIXPOINT=counters` or `checks`: every layer solved on one process by that worker,
+/// whatever the memory (to measure one against the other).
+fn forced_fixpoint() -> Option<Fixpoint> {
+    match std::env::var("RETRO_FIXPOINT").as_deref() {
+        Ok("checks") => Some(Fixpoint::Checks),
+        Ok("counters") => Some(Fixpoint::Counters),
+        _ => None,
+    }
+}
+
+/// Layer `k`, a layer with moves inside it, by the fixpoint worker it takes: over several
+/// ranks the counters worker (a check would read children in other ranks' slices); on one
+/// process the counters worker where its words fit in the memory available now, the
+/// checks worker's half-size words where they do not (or as `RETRO_FIXPOINT` says), and
+/// the counters worker again where a layer's levels pass what the checks worker's words
+/// hold.
+fn fixpoint_layer<G: Game, V: Value, R: Ranks>(
+    game: &G,
+    k: usize,
+    cut: &Cut,
+    out: &mut [V],
+    finished: &Finished<'_, V>,
+    progress: &dyn Progress,
+    ranks: &R,
+) -> Result<()> {
+    let fixpoint = forced_fixpoint().unwrap_or_else(|| {
+        let need = fixpoint_bytes(
+            out.len() as u128,
+            size_of::<V>() as u128,
+            Fixpoint::Counters,
+        );
+        match memory::available_memory() {
+            Some(avail) if need > avail as u128 => Fixpoint::Checks,
+            _ => Fixpoint::Counters,
+        }
+    });
+    if cut.whole() && fixpoint == Fixpoint::Checks {
+        // Deeper than its words hold: solved again with counters, below.
+        if let Ok(()) = checks::solve_layer(game, k, out, finished, progress)? {
+            return Ok(());
+        }
+    }
+    fixpoint::solve_layer(game, k, cut, out, finished, progress, ranks)
 }
 
 /// Whether any layer of `game` is solved by another worker than the placement sweep (a game
@@ -110,11 +169,16 @@ pub(crate) fn lowest_readers<G: Game>(game: &G) -> Vec<Option<usize>> {
 }
 
 /// Bytes a fixpoint's solve of `own` positions holds for itself with values `width` bytes
-/// wide: its words (4 bytes a position), two bitmaps (a bit each) and the blocks' ready
+/// wide, by the worker that solves it: its words (the counters worker's 4 bytes a position,
+/// the checks worker's 2), its bitmaps (two or three, a bit each) and the blocks' ready
 /// levels (2 bytes per 64), and its values only as far as one block of words not yet freed
-/// (`fixpoint`).
-pub(crate) fn fixpoint_bytes(own: u128, width: u128) -> u128 {
-    own * 4 + own.div_ceil(4) + own.div_ceil(32) + own.min(1 << 24) * width
+/// (both free their words block by block as the values are written).
+pub(crate) fn fixpoint_bytes(own: u128, width: u128, fixpoint: Fixpoint) -> u128 {
+    let words = match fixpoint {
+        Fixpoint::Counters => own * 4 + 2 * own.div_ceil(8),
+        Fixpoint::Checks => own * 2 + 3 * own.div_ceil(8),
+    };
+    words + own.div_ceil(32) + own.min(1 << 24) * width
 }
 
 /// Bytes the driver holds at its peak with values `width` bytes wide: at each layer, its own
@@ -125,7 +189,12 @@ pub(crate) fn fixpoint_bytes(own: u128, width: u128) -> u128 {
 /// file stores them: the one finished last is written before the layer starts where the
 /// layer does not read it or the file stores it narrower, and held as computed otherwise
 /// (the same bytes).
-pub(crate) fn peak_bytes<G: Game>(game: &G, width: usize, spills: Option<usize>) -> u128 {
+pub(crate) fn peak_bytes<G: Game>(
+    game: &G,
+    width: usize,
+    spills: Option<usize>,
+    fixpoint: Fixpoint,
+) -> u128 {
     let last = game.last_layer();
     let lowest = lowest_readers(game);
     let width = width as u128;
@@ -133,7 +202,7 @@ pub(crate) fn peak_bytes<G: Game>(game: &G, width: usize, spills: Option<usize>)
         .map(|k| {
             let own = game.layer_size(k) as u128;
             let own_bytes = match worker(game, k) {
-                Worker::Fixpoint => fixpoint_bytes(own, width),
+                Worker::Fixpoint => fixpoint_bytes(own, width, fixpoint),
                 _ => own * width,
             };
             // Layers above k that some layer at or below k reads; spilled, only those k
@@ -161,9 +230,24 @@ pub fn value_type<G: Game>(game: &G) -> ValueType {
     game.values().value_type()
 }
 
-/// Refuse a board whose solve does not fit in available memory (`peak_bytes`).
+/// The fixpoint worker a plain build of `game` is planned with: the counters worker where
+/// the build fits in the memory available with it, else the checks worker (which each
+/// layer then takes where the counters worker's words would not fit: `fixpoint_layer`).
+pub(crate) fn planned_fixpoint<G: Game>(game: &G, width: usize, spills: Option<usize>) -> Fixpoint {
+    if let Some(forced) = forced_fixpoint() {
+        return forced;
+    }
+    let need = peak_bytes(game, width, spills, Fixpoint::Counters);
+    match memory::available_memory() {
+        Some(avail) if need > avail as u128 => Fixpoint::Checks,
+        _ => Fixpoint::Counters,
+    }
+}
+
+/// Refuse a board whose solve does not fit in available memory (`peak_bytes`, with the
+/// fixpoint worker that needs least where the other does not fit).
 pub(crate) fn check_memory<G: Game>(game: &G, width: usize, spills: Option<usize>) -> Result<()> {
-    let need = peak_bytes(game, width, spills);
+    let need = peak_bytes(game, width, spills, planned_fixpoint(game, width, spills));
     let max_layer = (0..=game.last_layer())
         .map(|k| game.layer_size(k))
         .max()
@@ -472,7 +556,7 @@ pub(crate) fn solve_layers<G: Game, V: Value, R: Ranks>(
                     },
                     Worker::Pass => pass::solve_layer(game, k, start, out, &finished, progress),
                     Worker::Fixpoint => {
-                        fixpoint::solve_layer(game, k, cut, out, &finished, progress, ranks)
+                        fixpoint_layer(game, k, cut, out, &finished, progress, ranks)
                     }
                 };
                 ranks.agree(computed)

@@ -23,6 +23,7 @@ mod diff;
 mod docs_lists;
 mod engine;
 mod export;
+mod fixpoint;
 mod golden;
 mod hostile;
 mod input;

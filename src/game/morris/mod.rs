@@ -448,6 +448,40 @@ impl Game for Morris {
         });
     }
 
+    /// In a movement layer the moves that remove no stone, one ranked at a time.
+    fn for_each_child_within(
+        &self,
+        pos: &MorrisPosition,
+        mut f: impl FnMut(u64) -> std::ops::ControlFlow<()>,
+    ) {
+        if !matches!(
+            self.layers[pos.layer as usize].shape,
+            Shape::Movement { .. }
+        ) {
+            return;
+        }
+        let (mine, theirs) = pos.sides();
+        let mut layer = None;
+        for from in bits(mine) {
+            let lifted = mine & !(1 << from);
+            for to in bits(self.targets(pos, mine, Some(from))) {
+                let moved = lifted | 1 << to;
+                if theirs != 0 && self.closes_mill(moved, to) {
+                    continue;
+                }
+                let (x, o) = if pos.side == 0 {
+                    (moved, theirs)
+                } else {
+                    (theirs, moved)
+                };
+                let child = self.child_of(pos, x, o, pos.hands, &mut layer);
+                if f(self.rank(&child)).is_break() {
+                    return;
+                }
+            }
+        }
+    }
+
     /// In a movement layer the moves that remove a stone are the ones that leave it: only
     /// they are ranked.
     fn for_each_child_outside(&self, pos: &MorrisPosition, f: impl FnMut(Edge)) {

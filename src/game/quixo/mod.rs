@@ -487,6 +487,29 @@ impl Game for Quixo {
         });
     }
 
+    /// Pushes of the mover's own cubes, one ranked at a time.
+    fn for_each_child_within(
+        &self,
+        pos: &QuixoPosition,
+        mut f: impl FnMut(u64) -> std::ops::ControlFlow<()>,
+    ) {
+        let mark = pos.side + 1;
+        let mine = if pos.side == 0 {
+            pos.x
+        } else {
+            pos.marked & !pos.x
+        };
+        let here = self.ranker(pos.layer);
+        for from in bits(self.ring & mine) {
+            for to in bits(self.ends[from]) {
+                let (m, x) = self.push(pos.marked, pos.x, from, to, mark);
+                if f(here.rank(m, x, 1 - pos.side)).is_break() {
+                    return;
+                }
+            }
+        }
+    }
+
     /// Pushes of blank cubes only.
     fn for_each_child_outside(&self, pos: &QuixoPosition, mut f: impl FnMut(Edge)) {
         let mark = pos.side + 1;

@@ -588,6 +588,31 @@ impl Game for Teeko {
         });
     }
 
+    /// The mover's slides, one ranked at a time.
+    fn for_each_child_within(
+        &self,
+        pos: &TeekoPosition,
+        mut f: impl FnMut(u64) -> std::ops::ControlFlow<()>,
+    ) {
+        if pos.k < self.movement() {
+            return;
+        }
+        let empty = self.all() & !pos.occupied();
+        let stones = if pos.side == 0 { pos.x } else { pos.o };
+        for from in cells(stones) {
+            for to in cells(self.neighbours[from.trailing_zeros() as usize] & empty) {
+                let (x, o) = if pos.side == 0 {
+                    (pos.x & !from | to, pos.o)
+                } else {
+                    (pos.x, pos.o & !from | to)
+                };
+                if f(self.rank_of(pos.k, x, o, 1 - pos.side)).is_break() {
+                    return;
+                }
+            }
+        }
+    }
+
     fn for_each_child_outside(&self, pos: &TeekoPosition, f: impl FnMut(Edge)) {
         if pos.k < self.movement() {
             self.for_each_child(pos, f);
