@@ -11,14 +11,17 @@
 //!   distinct entries, or moves where the game weighs its parents so) and folds its
 //!   children in the next layer into one pending word: the earliest level at which it wins
 //!   (a child that loses), or else the level before which it cannot lose (the slowest child
-//!   that wins), or "never loses" (a child that draws). Both go in the position's 32-bit
-//!   word, which holds its value instead once it is decided.
+//!   that wins), or "never loses" (a child that draws). The count goes in a byte a
+//!   position, the pending word in 16 bits, which hold the value instead once the position
+//!   is decided (a bit a position says which).
 //! - Level d first decides the positions whose value has remoteness d: a win where the
 //!   pending word says d, a loss where no child within the layer is left unresolved and the
 //!   floor is reached. It then tells their parents: a win takes from each the weight the
-//!   game gives it (`Game::for_each_parent_within`), a loss
-//!   offers each a win at d + 1 (each an atomic compare-and-swap on the parent's word, which
-//!   leaves a decided parent alone). Deciding reads only what earlier levels wrote, so each
+//!   game gives it (`Game::for_each_parent_within`: an atomic subtraction from the parent's
+//!   count byte, so the tells of wins, most of a level's, touch a quarter of the memory a
+//!   32-bit word would), a loss offers each a win at d + 1 (an atomic compare-and-swap on
+//!   the parent's pending word, which leaves a decided parent alone). A parent whose count
+//!   runs out is a candidate of the next level. Deciding reads only what earlier levels wrote, so each
 //!   phase is one parallel pass without a lock. Only the candidates the last level made are
 //!   looked at, and the blocks of 64 positions holding a position ready at this level by
 //!   what it held from the start (`Ready`: a win pending from a child outside the layer, a
@@ -28,17 +31,20 @@
 //!   that the cache misses overlap.
 //! - Positions never resolved are draws.
 //!
-//! Memory during a layer's solve: the word (4 bytes a position), two bitmaps (the
-//! candidates of the next level, the positions decided at this one) and 2 bytes per 64
+//! Memory during a layer's solve: the count and the word (3 bytes a position), three
+//! bitmaps (decided, the candidates of the next level, the positions decided at this one)
+//! and 2 bytes per 64
 //! positions for `Ready`, besides the finished layers it reads; the layer's values are made
 //! from the words at the end, block by block, each block of words freed once written.
+//! (`checks.rs` solves the same layers without counts, in 2 bytes a position.)
 //!
 //! Values are for the side to move (`Wdl`): 0 a draw, r + 1 a win in r plies, -(r + 1) a
 //! loss in r plies (a position where play has ended is a loss in 0, or a win in 0 where the
 //! other side completed the mover's line). The workers compute in `i16` words and write the
 //! table's value type.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
@@ -72,10 +78,10 @@ const TELL_BATCH: usize = 256;
 ///
 /// Over several ranks, each rank holds the words of its own slice; a level's decisions are
 /// told to the parents in the rank's own slice in place, and to the others' through one
-/// exchange (`Ranks::trade`: the parents' positions and what each is told, bucketed by owner), after which each
-/// rank applies what it received; the levels go on while any rank has a candidate. A value
-/// does not depend on the order the updates come in (a win takes the fastest, a loss the
-/// slowest), so every rank count writes the same values.
+/// exchange (`Ranks::trade`: the parents' positions and what each is told, bucketed by
+/// owner), after which each rank applies what it received; the levels go on while any rank
+/// has a candidate. A value does not depend on the order the updates come in (a win takes
+/// the fastest, a loss the slowest), so every rank count writes the same values.
 pub fn solve_layer<G: Game, V: Value, R: Ranks>(
     game: &G,
     k: usize,
@@ -86,16 +92,112 @@ pub fn solve_layer<G: Game, V: Value, R: Ranks>(
     ranks: &R,
 ) -> Result<()> {
     let n = out.len();
-    let base = cut.start();
-    let far = AtomicBool::new(false);
     let started = std::time::Instant::now();
     let trace = std::env::var_os("RETRO_TRACE").is_some();
-    // One word per position (`Word`): its counter and pending word while it is open, its
-    // value once decided. Each block of positions keeps the least level at which one of
-    // them may be decided by what it holds from the start (`Ready`), so that a level looks
-    // only at the blocks with something to decide.
     let words = Words::new(n);
     let ready = Ready::new(n);
+    let counted = count(game, k, cut.start(), &words, &ready, finished, progress);
+    ranks.agree(check_stopped(progress).and(counted))?;
+    if trace {
+        eprintln!(
+            "layer {k}: counted in {:.2} s",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    let levels = Levels {
+        game,
+        k,
+        cut,
+        words: &words,
+        ready: &ready,
+        next: Marks::new(n),
+        now: Marks::new(n),
+        remote: Mutex::new(vec![Vec::new(); cut.ranks()]),
+        told: AtomicU64::new(0),
+        progress,
+    };
+    let Some(mut d) = least_over(ranks, &ready) else {
+        // Nothing can be decided: every position draws.
+        words.into_values(out);
+        return Ok(());
+    };
+    // Where a layer's levels spend their time, for `RETRO_TRACE`: deciding against telling,
+    // and what the levels' exchanges cost (seconds, parents told by other ranks).
+    let (mut t_decide, mut t_tell, mut scans) = (0f64, 0f64, 0u32);
+    let (mut t_trade, mut traded) = (0f64, 0u64);
+    // Asked to stop (`Progress::stopped`): each pass skips its remaining chunks, and the
+    // solve ends with the interrupted error right after the pass, since a pass cut short
+    // leaves the words half told.
+    loop {
+        if d > MAX_REMOTENESS {
+            return Err(too_far(k));
+        }
+        let t0 = std::time::Instant::now();
+        scans += 1;
+        levels.decide(d);
+        check_stopped(progress)?;
+        t_decide += t0.elapsed().as_secs_f64();
+        let t0 = std::time::Instant::now();
+        levels.tell(d);
+        if !cut.whole() {
+            let t = std::time::Instant::now();
+            traded += levels.trade(ranks, d)?;
+            t_trade += t.elapsed().as_secs_f64();
+        }
+        // A parent pass cut short may leave no candidates, which must not read as the end.
+        check_stopped(progress)?;
+        let more = ranks.any(levels.next.any());
+        t_tell += t0.elapsed().as_secs_f64();
+        if trace {
+            eprintln!(
+                "layer {k}: level {d}: told, at {:.2} s",
+                started.elapsed().as_secs_f64()
+            );
+        }
+        // Level d + 1 resolves what level d resolved leads to (`next`); with none, the next
+        // level with anything to decide is the least a block is ready at.
+        d = if more {
+            d + 1
+        } else {
+            match least_over(ranks, &ready) {
+                // Never below d + 1 (a block's level is past the levels it was scanned at).
+                Some(l) => l.max(d + 1),
+                None => break,
+            }
+        };
+    }
+    if trace {
+        eprintln!(
+            "layer {k}: decide {t_decide:.2} s tell {t_tell:.2} s levels {scans}, {} parents told",
+            levels.told.load(Relaxed)
+        );
+        if !cut.whole() {
+            eprintln!(
+                "layer {k}: rank {}: {traded} parents received from other ranks in {scans} exchanges, {t_trade:.3} s",
+                ranks.rank()
+            );
+        }
+    }
+    drop(levels);
+    // Positions never decided are draws. The words go block by block as their values are
+    // written, so the layer's solve never holds both whole.
+    words.into_values(out);
+    Ok(())
+}
+
+/// The counting pass: each position's count of children within the layer and its pending
+/// word from those outside it, and each block's ready level.
+fn count<G: Game, V: Value>(
+    game: &G,
+    k: usize,
+    base: u64,
+    words: &Words,
+    ready: &Ready,
+    finished: &Finished<'_, V>,
+    progress: &dyn Progress,
+) -> Result<()> {
+    let n = words.len();
+    let far = AtomicBool::new(false);
     (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
         if progress.stopped() {
             return;
@@ -114,7 +216,7 @@ pub fn solve_layer<G: Game, V: Value, R: Ranks>(
             let size = COUNT_BATCH.min(range.end - first);
             edges.clear();
             for (i, slot) in batch[..size].iter_mut().enumerate() {
-                if first + i > c * CHUNK {
+                if first + i > range.start {
                     game.advance(&mut pos);
                 }
                 *slot = match game.ended(&pos).map(Wdl::decode) {
@@ -142,7 +244,6 @@ pub fn solve_layer<G: Game, V: Value, R: Ranks>(
                         for &e in &edges[from..to] {
                             seen.child(child_value(finished, e));
                         }
-                        seen.any |= within > 0;
                     }
                 }
                 from = to;
@@ -153,77 +254,49 @@ pub fn solve_layer<G: Game, V: Value, R: Ranks>(
                     far.store(true, Relaxed);
                     continue;
                 }
-                let word = Word::open(seen.pending(), within as u8);
-                words.get(at).store(word, Relaxed);
-                let b = (at - c * CHUNK) / BLOCK;
-                least[b] = least[b].min(Word::ready(word));
+                let (pending, count) = (seen.pending(), within as u8);
+                words.open(at, pending, count);
+                let b = (at - range.start) / BLOCK;
+                least[b] = least[b].min(ready_level(pending, count));
             }
             first += size;
         }
         ready.set_chunk(c, &least);
         progress.advance(len as u64);
     });
-    let counted = check_stopped(progress).and(match far.load(Relaxed) {
+    match far.load(Relaxed) {
         true => Err(too_far(k)),
         false => Ok(()),
-    });
-    ranks.agree(counted)?;
-    if trace {
-        eprintln!(
-            "layer {k}: counted in {:.2} s",
-            started.elapsed().as_secs_f64()
-        );
     }
+}
 
-    // The positions that may resolve at the next level (offered a win, or out of children),
-    // and those decided at this level: bitmaps, a bit per position, with a flag per chunk
-    // that has any bit set, so that a level costs what it finds, and the memory is bounded
-    // whatever a level decides (a list of them could outgrow the layer's words).
-    let next = Marks::new(n);
-    let now = Marks::new(n);
-    let Some(mut d) = least_over(ranks, &ready) else {
-        // Nothing can be decided: every position draws.
-        words.into_values(out);
-        return Ok(());
-    };
-    // Where a layer's levels spend their time, for `RETRO_TRACE`: deciding against telling.
-    let (mut t_decide, mut t_tell, mut scans) = (0f64, 0f64, 0u32);
-    // And what the levels' exchanges cost: seconds, and parents told to other ranks.
-    let (mut t_trade, mut traded) = (0f64, 0u64);
-    // Parents in other ranks' slices, bucketed by owner as they are found.
-    let remote = std::sync::Mutex::new(vec![Vec::<u64>::new(); cut.ranks()]);
-    // Asked to stop (`Progress::stopped`): each pass below skips its remaining chunks, and
-    // the solve ends with the interrupted error right after the pass, since a pass cut
-    // short leaves the words half told.
-    loop {
-        if d > MAX_REMOTENESS {
-            return Err(too_far(k));
-        }
-        // Decide first, then tell the parents: a decision at level d reads only what
-        // levels before d wrote, whatever the order the threads take the candidates in.
-        let decide = |at: usize| -> bool {
-            let word = words.get(at);
-            let w = word.load(Relaxed);
-            if Word::decided(w) {
-                return false;
-            }
-            let (p, count) = (Word::pending(w), Word::count(w));
-            let win = p == d as u16;
-            let loss = p >= FLOOR && p != NEVER && (p & !FLOOR) as u32 <= d && count == 0;
-            if !win && !loss {
-                return false;
-            }
-            let value = if win { Wdl::Win(d) } else { Wdl::Loss(d) }.encode();
-            word.store(Word::value(value), Relaxed);
-            true
-        };
-        let t0 = std::time::Instant::now();
-        scans += 1;
-        // The candidates the last level made, and the blocks ready at this level from what
-        // they held (each scanned, and its least ready level worked out again).
+/// What a layer's levels share: the words, the ready levels, the candidates of the next
+/// level (`next`), the positions decided at this one (`now`), and the parents other ranks
+/// own, bucketed by owner as they are found.
+struct Levels<'a, G: Game> {
+    game: &'a G,
+    k: usize,
+    cut: &'a Cut,
+    words: &'a Words,
+    ready: &'a Ready,
+    next: Marks,
+    now: Marks,
+    remote: Mutex<Vec<Vec<u64>>>,
+    /// Parents told, for `RETRO_TRACE`.
+    told: AtomicU64,
+    progress: &'a dyn Progress,
+}
+
+impl<G: Game> Levels<'_, G> {
+    /// Decide the positions whose value has remoteness `d`: the candidates the last level
+    /// made, and those of the blocks ready at `d` by what they held (each block scanned,
+    /// and its least ready level worked out again). A decision at level d reads only what
+    /// levels before d wrote, whatever the order the threads take the candidates in.
+    fn decide(&self, d: u32) {
+        let n = self.words.len();
         (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
-            let scan = ready.chunk(c) == d as u16;
-            if !(scan || next.chunk_marked(c)) || progress.stopped() {
+            let scan = self.ready.chunk(c) == d as u16;
+            if !(scan || self.next.chunk_marked(c)) || self.progress.stopped() {
                 return;
             }
             let mut any = false;
@@ -234,149 +307,161 @@ pub fn solve_layer<G: Game, V: Value, R: Ranks>(
                     if start >= n {
                         break;
                     }
-                    *least = ready.block(c, b);
+                    *least = self.ready.block(c, b);
                     if *least != d as u16 {
                         continue;
                     }
                     *least = NONE;
                     for at in start..n.min(start + BLOCK) {
-                        if decide(at) {
-                            now.mark_own(at);
+                        if self.decide_one(at, d) {
+                            self.now.mark_own(at);
                             any = true;
-                        } else {
-                            *least = (*least).min(Word::ready(words.get(at).load(Relaxed)));
+                        } else if !self.words.decided(at) {
+                            let (p, count) = (self.words.pending(at), self.words.count(at));
+                            *least = (*least).min(ready_level(p, count));
                         }
                     }
                 }
-                ready.set_chunk(c, &least);
+                self.ready.set_chunk(c, &least);
             }
-            if next.chunk_marked(c) {
-                // The candidates' words are scattered over the chunk's 16 KiB: asked for
-                // first, so that their misses overlap.
-                next.take_chunk(c, |at| words.prefetch(at));
-                next.take_chunk(c, |at| {
-                    if decide(at) {
-                        now.mark_own(at);
+            if self.next.chunk_marked(c) {
+                // The candidates' words are scattered over the chunk: asked for first, so
+                // that their misses overlap.
+                self.next.take_chunk(c, |at| self.words.prefetch(at));
+                self.next.take_chunk(c, |at| {
+                    if self.decide_one(at, d) {
+                        self.now.mark_own(at);
                         any = true;
+                    } else {
+                        self.wait_for_floor(at, d);
                     }
                 });
-                next.clear_chunk(c);
+                self.next.clear_chunk(c);
             }
             if any {
-                now.flag_chunk(c);
+                self.now.flag_chunk(c);
             }
         });
-        check_stopped(progress)?;
-        t_decide += t0.elapsed().as_secs_f64();
-        let t0 = std::time::Instant::now();
-        // A win takes a counter from each parent; the last child to win leaves a parent that
-        // loses, at the next level or at its floor (a slower win outside the layer). A loss
-        // offers each parent a win at the next level. A decided parent is left alone.
-        let tell = |batch: &[(u64, u8)]| {
-            for &(q, _) in batch {
-                words.prefetch(q as usize);
-            }
-            for &(q, told) in batch {
-                tell_parent(&words, &ready, &next, q as usize, told, d);
-            }
-        };
+    }
+
+    /// Decide position `at` at level `d` if its value has remoteness `d`: a win pending at
+    /// `d`, or a loss with no child within the layer left and its floor reached. Only the
+    /// thread that takes the position's chunk calls it.
+    fn decide_one(&self, at: usize, d: u32) -> bool {
+        if self.words.decided(at) {
+            return false;
+        }
+        let (p, count) = (self.words.pending(at), self.words.count(at));
+        let win = p == d as u16;
+        let loss = p >= FLOOR && p != NEVER && (p & !FLOOR) as u32 <= d && count == 0;
+        if !win && !loss {
+            return false;
+        }
+        let value = if win { Wdl::Win(d) } else { Wdl::Loss(d) }.encode();
+        self.words.decide(at, value);
+        true
+    }
+
+    /// A candidate left undecided whose children within the layer have all won, but whose
+    /// floor (a slower win outside the layer) is still ahead: it loses at its floor, which
+    /// its block's ready level now says.
+    fn wait_for_floor(&self, at: usize, d: u32) {
+        if self.words.decided(at) || self.words.count(at) != 0 {
+            return;
+        }
+        let p = self.words.pending(at);
+        if p >= FLOOR && p != NEVER && (p & !FLOOR) as u32 > d {
+            self.ready.lower(at, p & !FLOOR);
+        }
+    }
+
+    /// Tell the parents of the positions decided at level `d`: a win takes its weight from
+    /// each parent's count, and a parent whose count runs out is a candidate of the next
+    /// level; a loss offers each parent a win at the next level. Parents other ranks own are
+    /// kept for `trade`.
+    fn tell(&self, d: u32) {
+        let n = self.words.len();
         (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
-            if !now.chunk_marked(c) || progress.stopped() {
+            if !self.now.chunk_marked(c) || self.progress.stopped() {
                 return;
             }
-            // The parents' words are scattered over the layer: they are gathered a batch at
-            // a time and fetched ahead of the updates, so that the cache misses overlap.
+            // The parents' words are scattered over the layer: they are gathered a batch
+            // at a time and fetched ahead of the updates, so that the cache misses overlap.
             let mut batch: Vec<(u64, u8)> = Vec::with_capacity(TELL_BATCH + 128);
             let mut away: Vec<Vec<u64>> = Vec::new();
-            now.take_chunk(c, |at| words.prefetch(at));
-            now.take_chunk(c, |at| {
-                let win = Word::final_value(words.get(at).load(Relaxed)) > 0;
-                let pos = game.unrank(k, base + at as u64);
-                game.for_each_parent_within(&pos, |q, weight| {
-                    let told = Tell::of(win, weight);
-                    match cut.local(q) {
-                        Some(l) => batch.push((l as u64, told)),
-                        None if !cut.whole() => {
-                            away.resize_with(cut.ranks(), Vec::new);
-                            away[cut.owner(q)].push(Tell::message(q, told));
+            let mut told = 0u64;
+            self.now.take_chunk(c, |at| {
+                let win = self.words.value(at) > 0;
+                let pos = self.game.unrank(self.k, self.cut.start() + at as u64);
+                self.game.for_each_parent_within(&pos, |q, weight| {
+                    let message = Tell::of(win, weight);
+                    match self.cut.local(q) {
+                        Some(l) => batch.push((l as u64, message)),
+                        None if !self.cut.whole() => {
+                            away.resize_with(self.cut.ranks(), Vec::new);
+                            away[self.cut.owner(q)].push(Tell::message(q, message));
                         }
                         // A parent past the layer: a game's bug, which no rank owns.
                         None => {}
                     }
                 });
                 if batch.len() >= TELL_BATCH {
-                    tell(&batch);
+                    told += batch.len() as u64;
+                    self.tell_batch(&batch, d);
                     batch.clear();
                 }
             });
-            tell(&batch);
-            now.clear_chunk(c);
+            told += batch.len() as u64;
+            self.tell_batch(&batch, d);
+            self.now.clear_chunk(c);
+            self.told.fetch_add(told, Relaxed);
             if away.iter().any(|b| !b.is_empty())
-                && let Ok(mut remote) = remote.lock()
+                && let Ok(mut remote) = self.remote.lock()
             {
                 for (to, b) in remote.iter_mut().zip(away) {
                     to.extend(b);
                 }
             }
         });
-        if !cut.whole() {
-            // The parents other ranks own, told through one exchange, applied here in
-            // batches as the own ones were.
-            let t = std::time::Instant::now();
-            let buckets = match remote.lock() {
-                Ok(mut r) => r.iter_mut().map(std::mem::take).collect(),
-                Err(_) => vec![Vec::new(); cut.ranks()],
-            };
-            let received = ranks.trade(buckets)?;
-            traded += received.len() as u64;
-            t_trade += t.elapsed().as_secs_f64();
-            received.par_chunks(TELL_BATCH).for_each(|part| {
-                let batch: Vec<(u64, u8)> = part
-                    .iter()
-                    .filter_map(|&m| {
-                        let (q, told) = Tell::read(m);
-                        cut.local(q).map(|l| (l as u64, told))
-                    })
-                    .collect();
-                tell(&batch);
-            });
-        }
-        // A parent pass cut short may leave no candidates, which must not read as the end.
-        check_stopped(progress)?;
-        let more = ranks.any(next.any());
-        t_tell += t0.elapsed().as_secs_f64();
-        if trace {
-            eprintln!(
-                "layer {k}: level {d}: told, at {:.2} s",
-                started.elapsed().as_secs_f64()
-            );
-        }
-        // Pass d + 1 resolves what pass d resolved leads to (`next`); with none, the next
-        // level with anything to decide is the least a block is ready at.
-        d = if more {
-            d + 1
-        } else {
-            match least_over(ranks, &ready) {
-                // Never below d + 1 (a block's level is past the levels it was scanned at).
-                Some(l) => l.max(d + 1),
-                None => break,
-            }
+    }
+
+    /// The parents other ranks own, told through one exchange, and what this rank received
+    /// applied here in batches as the own ones were; how many it received.
+    fn trade<R: Ranks>(&self, ranks: &R, d: u32) -> Result<u64> {
+        let buckets = match self.remote.lock() {
+            Ok(mut r) => r.iter_mut().map(std::mem::take).collect(),
+            Err(_) => vec![Vec::new(); self.cut.ranks()],
         };
+        let received = ranks.trade(buckets)?;
+        received.par_chunks(TELL_BATCH).for_each(|part| {
+            let batch: Vec<(u64, u8)> = part
+                .iter()
+                .filter_map(|&m| {
+                    let (q, told) = Tell::read(m);
+                    self.cut.local(q).map(|l| (l as u64, told))
+                })
+                .collect();
+            self.tell_batch(&batch, d);
+        });
+        Ok(received.len() as u64)
     }
-    if trace {
-        eprintln!("layer {k}: decide {t_decide:.2} s tell {t_tell:.2} s levels {scans}");
-        if !cut.whole() {
-            eprintln!(
-                "layer {k}: rank {}: {traded} parents received from other ranks in {scans} exchanges, {t_trade:.3} s",
-                ranks.rank()
-            );
+
+    /// Tell a batch of parents in this rank's slice, their words fetched ahead.
+    fn tell_batch(&self, batch: &[(u64, u8)], d: u32) {
+        for &(q, told) in batch {
+            self.words.prefetch_for(q as usize, told);
+        }
+        for &(q, told) in batch {
+            let q = q as usize;
+            let candidate = match told {
+                Tell::LOSS => self.words.offer(q, (d + 1) as u16),
+                weight => self.words.take(q, weight),
+            };
+            if candidate {
+                self.next.mark(q);
+            }
         }
     }
-    drop((next, now));
-    // Positions never decided are draws. The words go block by block as their values are
-    // written, so the layer's solve never holds both whole.
-    words.into_values(out);
-    Ok(())
 }
 
 /// What a parent is told of a child decided at a level: `LOSS` (the child lost: the
@@ -406,128 +491,164 @@ impl Tell {
     }
 }
 
-/// Tell the parent at `q` (in this rank's slice) that a child was decided at level `d`
-/// (`Tell`): a win takes its weight from the parent's count, and the last child to win
-/// leaves a parent that loses, at the next level or at its floor (a slower win outside the
-/// layer); a loss offers it a win at the next level. A decided parent is left alone.
-#[inline]
-fn tell_parent(words: &Words, ready: &Ready, next: &Marks, q: usize, told: u8, d: u32) {
-    let word = words.get(q);
-    if told != Tell::LOSS {
-        let weight = told as u32;
-        let taken = word.fetch_update(Relaxed, Relaxed, |w| {
-            debug_assert!(
-                Word::decided(w) || Word::count(w) as u32 >= weight,
-                "counts"
-            );
-            (!Word::decided(w)).then(|| w - weight)
-        });
-        if let Ok(w) = taken
-            && Word::count(w) as u32 == weight
-        {
-            let p = Word::pending(w);
-            match p & !FLOOR {
-                f if p >= FLOOR && p != NEVER && f as u32 > d + 1 => ready.lower(q, f),
-                _ => next.mark(q),
-            }
-        }
+/// The level at which an open position may be decided by what it holds: its pending win,
+/// or its floor once no child within the layer is left; `NONE` where neither.
+fn ready_level(pending: u16, count: u8) -> u16 {
+    if pending == NEVER {
+        NONE
+    } else if pending < FLOOR {
+        pending
+    } else if count == 0 {
+        pending & !FLOOR
     } else {
-        let offer = (d + 1) as u16;
-        let offered = word.fetch_update(Relaxed, Relaxed, |w| {
-            (!Word::decided(w) && Word::pending(w) > offer).then(|| Word::with_pending(w, offer))
-        });
-        if offered.is_ok() {
-            next.mark(q);
-        }
+        NONE
     }
 }
 
-/// The layer's words, in blocks that are freed one by one as the values are written.
+/// The layer's words, in blocks that are freed one by one as the values are written: a
+/// position's count of children within the layer not yet known to win (a byte), its pending
+/// word while open and its value once decided (16 bits), and a bit that says which.
+///
+/// A count is only ever taken from by the children's tells, which together take exactly
+/// what was counted, so it never wraps; a decided position's count goes on falling
+/// unread, which spares the tells of wins a look at whether the parent is decided.
 struct Words {
-    blocks: Vec<Box<[AtomicU32]>>,
+    counts: Vec<Box<[AtomicU8]>>,
+    words: Vec<Box<[AtomicU16]>>,
+    /// A bit a position: decided. Written only by the thread that decides the position's
+    /// chunk (`Levels::decide`), read by the tells of the next phase.
+    decided: Box<[AtomicU64]>,
+    len: usize,
 }
 
 impl Words {
-    /// Positions per block (64 MiB of words).
+    /// Positions per block (16 MiB of counts, 32 MiB of words).
     const SHIFT: u32 = 24;
     const BLOCK: usize = 1 << Self::SHIFT;
 
     fn new(n: usize) -> Words {
-        let blocks = (0..n.div_ceil(Self::BLOCK))
-            .map(|b| {
-                let len = Self::BLOCK.min(n - b * Self::BLOCK);
-                crate::memory::zeroed_atomics(len, || AtomicU32::new(0))
-            })
-            .collect();
-        Words { blocks }
+        let sizes = (0..n.div_ceil(Self::BLOCK)).map(|b| Self::BLOCK.min(n - b * Self::BLOCK));
+        Words {
+            counts: sizes
+                .clone()
+                .map(|len| crate::memory::zeroed_atomics(len, || AtomicU8::new(0)))
+                .collect(),
+            words: sizes
+                .map(|len| crate::memory::zeroed_atomics(len, || AtomicU16::new(0)))
+                .collect(),
+            decided: crate::memory::zeroed_atomics(n.div_ceil(64), || AtomicU64::new(0)),
+            len: n,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len
     }
 
     #[inline]
-    fn get(&self, at: usize) -> &AtomicU32 {
-        &self.blocks[at >> Self::SHIFT][at & (Self::BLOCK - 1)]
+    fn count_at(&self, at: usize) -> &AtomicU8 {
+        &self.counts[at >> Self::SHIFT][at & (Self::BLOCK - 1)]
     }
 
-    /// Ask for position `at`'s word ahead of its use.
+    #[inline]
+    fn word_at(&self, at: usize) -> &AtomicU16 {
+        &self.words[at >> Self::SHIFT][at & (Self::BLOCK - 1)]
+    }
+
+    fn open(&self, at: usize, pending: u16, count: u8) {
+        self.word_at(at).store(pending, Relaxed);
+        self.count_at(at).store(count, Relaxed);
+    }
+
+    #[inline]
+    fn decided(&self, at: usize) -> bool {
+        self.decided[at / 64].load(Relaxed) >> (at % 64) & 1 != 0
+    }
+
+    #[inline]
+    fn count(&self, at: usize) -> u8 {
+        self.count_at(at).load(Relaxed)
+    }
+
+    #[inline]
+    fn pending(&self, at: usize) -> u16 {
+        self.word_at(at).load(Relaxed)
+    }
+
+    /// A decided position's value (0 for one never decided: a draw).
+    #[inline]
+    fn value(&self, at: usize) -> i16 {
+        match self.decided(at) {
+            true => self.word_at(at).load(Relaxed) as i16,
+            false => 0,
+        }
+    }
+
+    /// Decide position `at`, from the thread that owns its chunk (no other writes its
+    /// decided bits meanwhile, so a plain store does).
+    #[inline]
+    fn decide(&self, at: usize, value: i16) {
+        self.word_at(at).store(value as u16, Relaxed);
+        let bits = &self.decided[at / 64];
+        bits.store(bits.load(Relaxed) | 1 << (at % 64), Relaxed);
+    }
+
+    /// Ask for what a tell of `told` to position `at` touches ahead of its use.
+    #[inline]
+    fn prefetch_for(&self, at: usize, told: u8) {
+        match told {
+            Tell::LOSS => crate::memory::prefetch(self.word_at(at)),
+            _ => crate::memory::prefetch(self.count_at(at)),
+        }
+    }
+
+    /// Ask for position `at`'s word and count ahead of a decision.
     #[inline]
     fn prefetch(&self, at: usize) {
-        crate::memory::prefetch(self.get(at));
+        crate::memory::prefetch(self.word_at(at));
+        crate::memory::prefetch(self.count_at(at));
+    }
+
+    /// A child of position `at` won: take its weight from the count; whether that was the
+    /// last of it (the position may then lose).
+    #[inline]
+    fn take(&self, at: usize, weight: u8) -> bool {
+        let before = self.count_at(at).fetch_sub(weight, Relaxed);
+        debug_assert!(before >= weight, "counts");
+        before == weight
+    }
+
+    /// A child of position `at` lost: offer it a win at `level`; whether the offer stands
+    /// (the position is open and had no faster win pending).
+    #[inline]
+    fn offer(&self, at: usize, level: u16) -> bool {
+        !self.decided(at)
+            && self
+                .word_at(at)
+                .fetch_update(Relaxed, Relaxed, |p| (p > level).then_some(level))
+                .is_ok()
     }
 
     /// Each position's value into `out`, freeing each block once written.
     fn into_values<V: Value>(self, out: &mut [V]) {
-        for (block, out) in self.blocks.into_iter().zip(out.chunks_mut(Self::BLOCK)) {
+        let decided = &self.decided;
+        let blocks = self.words.into_iter().zip(self.counts);
+        for (b, ((words, counts), out)) in blocks.zip(out.chunks_mut(Self::BLOCK)).enumerate() {
+            drop(counts);
             out.par_chunks_mut(CHUNK)
-                .zip(block.par_chunks(CHUNK))
-                .for_each(|(out, words)| {
-                    for (v, w) in out.iter_mut().zip(words) {
-                        *v = V::from_i64(Word::final_value(w.load(Relaxed)).into());
+                .zip(words.par_chunks(CHUNK))
+                .enumerate()
+                .for_each(|(c, (out, words))| {
+                    let first = b * Self::BLOCK + c * CHUNK;
+                    for (i, (v, w)) in out.iter_mut().zip(words).enumerate() {
+                        let at = first + i;
+                        let value = match decided[at / 64].load(Relaxed) >> (at % 64) & 1 {
+                            1 => w.load(Relaxed) as i16,
+                            _ => 0,
+                        };
+                        *v = V::from_i64(value.into());
                     }
                 });
         }
-    }
-}
-
-/// A position's word while its layer is solved: open, its count of children within the
-/// layer not yet known to win (bits 0..8) and its pending word (bits 8..24); decided, bit 31
-/// and its value (bits 0..16). One word, so telling a parent costs one cache line.
-struct Word;
-
-impl Word {
-    const DECIDED: u32 = 1 << 31;
-
-    fn open(pending: u16, count: u8) -> u32 {
-        (pending as u32) << 8 | count as u32
-    }
-    fn decided(w: u32) -> bool {
-        w & Self::DECIDED != 0
-    }
-    fn count(w: u32) -> u8 {
-        w as u8
-    }
-    fn pending(w: u32) -> u16 {
-        (w >> 8) as u16
-    }
-    fn with_pending(w: u32, pending: u16) -> u32 {
-        w & 0xff | (pending as u32) << 8
-    }
-    fn value(value: i16) -> u32 {
-        Self::DECIDED | value as u16 as u32
-    }
-    /// The level at which an open word may be decided by what it holds: its pending win, or
-    /// its floor once no child within the layer is left; `NONE` for a decided word.
-    fn ready(w: u32) -> u16 {
-        let p = Self::pending(w);
-        if Self::decided(w) || p == NEVER {
-            NONE
-        } else if p < FLOOR {
-            p
-        } else if Self::count(w) == 0 {
-            p & !FLOOR
-        } else {
-            NONE
-        }
-    }
-    fn final_value(w: u32) -> i16 {
-        if Self::decided(w) { w as u16 as i16 } else { 0 }
     }
 }

@@ -63,7 +63,8 @@ pub fn worker<G: Game>(game: &G, k: usize) -> Worker {
 /// write the same values; they differ in time and memory (`docs/design.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fixpoint {
-    /// A 32-bit word a position: its count of children not yet won and its pending word.
+    /// A count byte and a 16-bit word a position: its children not yet won, its pending
+    /// word.
     Counters,
     /// A 16-bit word a position; a position a child's win may have left lost checks its
     /// moves forward.
@@ -169,13 +170,13 @@ pub(crate) fn lowest_readers<G: Game>(game: &G) -> Vec<Option<usize>> {
 }
 
 /// Bytes a fixpoint's solve of `own` positions holds for itself with values `width` bytes
-/// wide, by the worker that solves it: its words (the counters worker's 4 bytes a position,
-/// the checks worker's 2), its bitmaps (two or three, a bit each) and the blocks' ready
+/// wide, by the worker that solves it: its words (the counters worker's 3 bytes a position,
+/// the checks worker's 2), its three bitmaps (a bit a position each) and the blocks' ready
 /// levels (2 bytes per 64), and its values only as far as one block of words not yet freed
 /// (both free their words block by block as the values are written).
 pub(crate) fn fixpoint_bytes(own: u128, width: u128, fixpoint: Fixpoint) -> u128 {
     let words = match fixpoint {
-        Fixpoint::Counters => own * 4 + 2 * own.div_ceil(8),
+        Fixpoint::Counters => own * 3 + 3 * own.div_ceil(8),
         Fixpoint::Checks => own * 2 + 3 * own.div_ceil(8),
     };
     words + own.div_ceil(32) + own.min(1 << 24) * width
