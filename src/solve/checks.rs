@@ -5,8 +5,8 @@
 //!
 //! - A first pass folds each position's children outside the layer into its word, as the
 //!   counting pass does (`Outside::pending`: a win pending at a level, a floor, or "never
-//!   loses"), but counts nothing within the layer: it only notes a position with no move
-//!   inside the layer, which loses at its floor whatever the layer holds.
+//!   loses"), and keeps nothing of the count of moves inside the layer but whether there is
+//!   one: a position with none loses at its floor whatever the layer holds.
 //! - Level d decides, then tells. A position offered a win (a child lost at d - 1) wins at
 //!   d. A position marked for a check (a child won at d - 1) loses at d where its floor is
 //!   reached and every move inside the layer leads to a win decided before d, which it
@@ -37,9 +37,9 @@ use rayon::prelude::*;
 
 use super::layers::Finished;
 use super::levels::{BLOCK, Marks, NONE, Ready};
-use super::outside::{CHUNK, COUNT_BATCH, Outside, child_value};
+use super::outside::{CHUNK, Outside, each_counted};
 use crate::error::Result;
-use crate::game::{Edge, Game, Wdl};
+use crate::game::{Game, Wdl};
 use crate::progress::{Progress, check_stopped};
 use crate::stored::Value;
 
@@ -150,54 +150,16 @@ fn first_pass<G: Game, V: Value>(
         }
         let range = c * CHUNK..n.min((c + 1) * CHUNK);
         let len = range.len();
-        let mut pos = game.unrank(k, range.start as u64);
         let mut least = [NONE; CHUNK / BLOCK];
-        // A batch of positions at a time, their children's values fetched ahead, as the
-        // counting pass does (`fixpoint.rs`).
-        let mut edges: Vec<Edge> = Vec::with_capacity(COUNT_BATCH * 8);
-        let mut batch = [(None, false, 0usize); COUNT_BATCH];
-        let mut first = range.start;
-        while first < range.end {
-            let size = COUNT_BATCH.min(range.end - first);
-            edges.clear();
-            for (i, slot) in batch[..size].iter_mut().enumerate() {
-                if first + i > range.start {
-                    game.advance(&mut pos);
-                }
-                let ended = game.ended(&pos).map(Wdl::decode);
-                let within = ended.is_none()
-                    && game.count_children(&pos, |e| {
-                        finished.prefetch(e.layer, e.rank);
-                        edges.push(e);
-                    }) > 0;
-                *slot = (ended, within, edges.len());
-            }
-            let mut from = 0;
-            for (i, &(ended, within, to)) in batch[..size].iter().enumerate() {
-                let at = first + i;
-                let mut seen = Outside::new();
-                match ended {
-                    // Won already: a win pending at level 0.
-                    Some(Wdl::Win(_)) => seen.win = Some(0),
-                    // Lost (a draw no game ends in): no children, floor 0.
-                    Some(_) => {}
-                    None => {
-                        for &e in &edges[from..to] {
-                            seen.child(child_value(finished, e));
-                        }
-                    }
-                }
-                from = to;
-                let Some(word) = Word::open(&seen, within) else {
-                    deep.store(true, Relaxed);
-                    continue;
-                };
-                words.set(at, word);
-                let b = (at - range.start) / BLOCK;
-                least[b] = least[b].min(Word::ready(word));
-            }
-            first += size;
-        }
+        each_counted(game, k, 0, range, finished, |at, seen, within| {
+            let Some(word) = Word::open(seen, within > 0) else {
+                deep.store(true, Relaxed);
+                return;
+            };
+            words.set(at, word);
+            let b = (at - c * CHUNK) / BLOCK;
+            least[b] = least[b].min(Word::ready(word));
+        });
         ready.set_chunk(c, &least);
         progress.advance(len as u64);
     });

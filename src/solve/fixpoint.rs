@@ -50,24 +50,13 @@ use rayon::prelude::*;
 
 use super::layers::Finished;
 use super::levels::{BLOCK, Marks, NONE, Ready, least_over};
-use super::outside::{CHUNK, COUNT_BATCH, FLOOR, NEVER, Outside, child_value, too_far};
+use super::outside::{CHUNK, FLOOR, NEVER, each_counted, too_far};
 use super::ranks::{Cut, Ranks};
 use crate::error::Result;
 use crate::game::values::MAX_REMOTENESS;
-use crate::game::{Edge, Game, Wdl};
+use crate::game::{Game, Wdl};
 use crate::progress::{Progress, check_stopped};
 use crate::stored::Value;
-
-/// How a position of a batch starts its layer's solve.
-#[derive(Clone, Copy)]
-enum Start {
-    /// Play has ended in a win for the side to move.
-    Won,
-    /// Play has ended in a loss for the side to move.
-    Lost,
-    /// Play goes on.
-    Open,
-}
 
 /// Parents told at once in a batch (their words fetched ahead of the updates).
 const TELL_BATCH: usize = 256;
@@ -198,72 +187,37 @@ fn count<G: Game, V: Value>(
 ) -> Result<()> {
     let n = words.len();
     let far = AtomicBool::new(false);
+    let outside = AtomicU64::new(0);
     (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
         if progress.stopped() {
             return;
         }
         let range = c * CHUNK..n.min((c + 1) * CHUNK);
         let len = range.len();
-        let mut pos = game.unrank(k, base + range.start as u64);
         let mut least = [NONE; CHUNK / BLOCK];
-        // A batch of positions at a time: their children outside the layer are gathered
-        // and their values fetched ahead (they are scattered over large finished layers),
-        // then each position's are folded.
-        let mut edges: Vec<Edge> = Vec::with_capacity(COUNT_BATCH * 8);
-        let mut batch = [(Start::Open, 0usize, 0usize); COUNT_BATCH];
-        let mut first = range.start;
-        while first < range.end {
-            let size = COUNT_BATCH.min(range.end - first);
-            edges.clear();
-            for (i, slot) in batch[..size].iter_mut().enumerate() {
-                if first + i > range.start {
-                    game.advance(&mut pos);
-                }
-                *slot = match game.ended(&pos).map(Wdl::decode) {
-                    Some(Wdl::Win(_)) => (Start::Won, 0, edges.len()),
-                    Some(_) => (Start::Lost, 0, edges.len()),
-                    None => {
-                        let within = game.count_children(&pos, |e| {
-                            finished.prefetch(e.layer, e.rank);
-                            edges.push(e);
-                        });
-                        (Start::Open, within, edges.len())
-                    }
-                };
+        let read = each_counted(game, k, base, range, finished, |at, seen, within| {
+            if within > u8::MAX as usize
+                || seen.win.is_some_and(|r| r > MAX_REMOTENESS)
+                || seen.floor > MAX_REMOTENESS
+            {
+                far.store(true, Relaxed);
+                return;
             }
-            let mut from = 0;
-            for (i, &(start, within, to)) in batch[..size].iter().enumerate() {
-                let at = first + i;
-                let mut seen = Outside::new();
-                match start {
-                    // Won already: a win pending at level 0.
-                    Start::Won => seen.win = Some(0),
-                    // Lost (or a draw, which no game ends in): no children, floor 0.
-                    Start::Lost => {}
-                    Start::Open => {
-                        for &e in &edges[from..to] {
-                            seen.child(child_value(finished, e));
-                        }
-                    }
-                }
-                from = to;
-                if within > u8::MAX as usize
-                    || seen.win.is_some_and(|r| r > MAX_REMOTENESS)
-                    || seen.floor > MAX_REMOTENESS
-                {
-                    far.store(true, Relaxed);
-                    continue;
-                }
-                let (pending, count) = (seen.pending(), within as u8);
-                words.open(at, pending, count);
-                let b = (at - range.start) / BLOCK;
-                least[b] = least[b].min(ready_level(pending, count));
-            }
-            first += size;
-        }
+            let (pending, count) = (seen.pending(), within as u8);
+            words.open(at, pending, count);
+            let b = (at - c * CHUNK) / BLOCK;
+            least[b] = least[b].min(ready_level(pending, count));
+        });
         ready.set_chunk(c, &least);
+        outside.fetch_add(read, Relaxed);
         progress.advance(len as u64);
     });
+    if std::env::var_os("RETRO_TRACE").is_some() {
+        eprintln!(
+            "layer {k}: {n} entries, {} children outside read",
+            outside.load(Relaxed)
+        );
+    }
     match far.load(Relaxed) {
         true => Err(too_far(k)),
         false => Ok(()),

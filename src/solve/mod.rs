@@ -312,10 +312,13 @@ pub(crate) struct Solved<'a, V> {
     pub keep: Option<&'a std::sync::Arc<Vec<V>>>,
 }
 
+/// A writer of finished layers that runs on a thread of its own.
+pub(crate) type Writer<'a, V> = dyn FnMut(Solved<'_, V>) -> Result<()> + Send + 'a;
+
 /// Called with each finished layer, in order (the table writer).
 pub(crate) enum OnLayer<'a, V> {
     /// On a thread of its own while the next layer is solved.
-    Beside(&'a mut (dyn FnMut(Solved<'_, V>) -> Result<()> + Send)),
+    Beside(&'a mut Writer<'a, V>),
     /// On the driver's thread as soon as the layer is solved, before the next starts: a
     /// writer that calls collectives with the other ranks.
     #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
@@ -377,6 +380,14 @@ pub(crate) fn solve_layers<G: Game, V: Value, R: Ranks>(
     }
     // One process alone maps finished layers back from its file.
     let map_layer = map_layer.filter(|_| ranks.count() == 1);
+    let solve = Solve {
+        game,
+        driver,
+        progress,
+        ranks,
+        cuts: &cuts,
+        sizes: &sizes,
+    };
     // Finished layers still to be read (this rank's slices). A freed buffer is kept to be
     // reused by the next layer it holds (the sweep's two alternate, and fresh memory costs
     // page faults), but never beside a fresh one: where none fits, the spares go first, so
@@ -385,24 +396,7 @@ pub(crate) fn solve_layers<G: Game, V: Value, R: Ranks>(
     // cost nothing until then.
     let mut held: Vec<Option<Held<V>>> = (0..=last).map(|_| None).collect();
     let mut spare: Vec<Vec<V>> = Vec::new();
-    let top = match from {
-        StartAt::Top => last + 1,
-        StartAt::Below { layer, held: read } => {
-            progress.advance(sizes[layer..].iter().sum());
-            for (j, values) in read {
-                if j < layer || j > last || values.len() != cuts[j].len() {
-                    return Err(Error::other(format!(
-                        "layer {j} read back does not match the game's layer"
-                    )));
-                }
-                held[j] = Some(Held::Memory(values));
-            }
-            if let Some(&j) = held_below(game, layer).iter().find(|&&j| held[j].is_none()) {
-                return Err(Error::other(format!("layer {j} was not read back")));
-            }
-            layer
-        }
-    };
+    let top = read_back(game, from, &sizes, &cuts, &mut held, progress)?;
     // The layer finished last and not yet handed on, with its best moves.
     let mut unseen: Option<(usize, Option<Vec<u8>>)> = None;
     // Whether a placement sweep over ranks computes each chunk from its own slice first.
@@ -416,81 +410,18 @@ pub(crate) fn solve_layers<G: Game, V: Value, R: Ranks>(
         // handed on last), are read back from the file when a later layer needs them, and
         // their memory goes: a game whose far layers read many (morris's last placements
         // read every movement layer) holds only what each layer reads.
-        if let Some(MapLayer { stored, map }) = &map_layer {
-            let stored = *stored;
-            let narrower = stored.width() < size_of::<V>();
-            let reads = game.child_layers(k);
-            // The layer finished last, if this one does not read it, is written now rather
-            // than beside this layer's solve, so that its memory goes first; and so is one
-            // it reads where the file stores it narrower, to be read from there.
-            if let (Some((j, _)), Some(f)) = (&unseen, beside.as_deref_mut())
-                && (!reads.contains(j) || narrower)
-                && let Some(Held::Memory(values)) = &held[*j]
-            {
-                let moves = unseen.as_ref().and_then(|(_, m)| m.as_deref());
-                f(Solved {
-                    layer: *j,
-                    start: 0,
-                    values,
-                    moves,
-                    keep: None,
-                })?;
-                unseen = None;
-            }
-            // A layer this one reads stays in memory, unless the file stores it narrower
-            // than the solve computes (halved codes, a byte a position where the solve holds
-            // two): then the map holds less, and its reads touch half the cache lines. A
-            // layer it does not read is left in the file, and mapped again when one does.
-            let written = unseen.as_ref().map_or(k + 1, |(j, _)| j + 1);
-            for j in written..=last {
-                let read = reads.contains(&j);
-                let n = cuts[j].len();
-                match &held[j] {
-                    Some(Held::Memory(_)) => {
-                        if let Some(m) = map(j)
-                            && (!read || narrower)
-                            && let Some(mapped) = Held::mapped(m, n, stored)
-                        {
-                            held[j] = Some(if read { mapped } else { Held::Written });
-                        }
-                    }
-                    Some(Held::Mapped(..) | Held::MappedHalved(..)) if !read => {
-                        held[j] = Some(Held::Written);
-                    }
-                    Some(Held::Written) if read => {
-                        let mapped = map(j).and_then(|m| Held::mapped(m, n, stored));
-                        held[j] = Some(mapped.ok_or_else(|| {
-                            Error::other(format!(
-                                "layer {j} could not be read back from the table file"
-                            ))
-                        })?);
-                    }
-                    _ => {}
-                }
-            }
+        if let Some(map_layer) = &map_layer {
+            map_finished(
+                game,
+                k,
+                map_layer,
+                &cuts,
+                &mut held,
+                &mut unseen,
+                beside.as_deref_mut(),
+            )?;
         }
-        let fits = match worker(game, k) {
-            Worker::Fixpoint => None,
-            _ => spare
-                .iter()
-                .enumerate()
-                .filter(|(_, b)| b.capacity() >= size)
-                .min_by_key(|(_, b)| b.capacity())
-                .map(|(i, _)| i),
-        };
-        let mut buffer = match fits {
-            Some(i) => {
-                let mut b = spare.swap_remove(i);
-                spare.clear();
-                b.truncate(size);
-                b.resize(size, V::default());
-                b
-            }
-            None => {
-                spare.clear();
-                vec![V::default(); size]
-            }
-        };
+        let mut buffer = layer_buffer(&mut spare, size, worker(game, k) == Worker::Fixpoint);
         let wants_moves = moves_at.is_some_and(|m| m(k)) && worker(game, k) == Worker::Sweep;
         let mut moves = wants_moves.then(|| vec![0u8; size]);
         {
@@ -520,74 +451,12 @@ pub(crate) fn solve_layers<G: Game, V: Value, R: Ranks>(
                 false => Finished::of(last, fetched.iter().map(|(j, f)| (*j, Layer::Fetched(f)))),
             };
             let out = &mut buffer[..size];
-            let start = cut.start();
-            let mut compute = |out: &mut [V], moves: Option<&mut [u8]>| -> Result<()> {
-                let computed = match worker(game, k) {
-                    Worker::Sweep if sliced_sweep => {
-                        let own = held[k + 1].as_ref().and_then(Held::in_memory);
-                        let own =
-                            own.ok_or_else(|| Error::other(format!("layer {} is not held", k + 1)));
-                        ranks.agree(own).and_then(|own| {
-                            let next = (own, cuts[k + 1].start(), sizes[k + 1]);
-                            let fetched = sweep::solve_slice(
-                                game,
-                                k,
-                                start,
-                                out,
-                                next,
-                                &mut speculate,
-                                progress,
-                                ranks,
-                            )?;
-                            check_stopped(progress)?;
-                            match moves {
-                                Some(m) => moves::best_moves(game, k, start, out, &fetched, m),
-                                None => Ok(()),
-                            }
-                        })
-                    }
-                    Worker::Sweep => match finished.fetched(k + 1) {
-                        Some(next) => {
-                            sweep_layer(game, k, start, out, next, moves, driver, progress)
-                        }
-                        None => {
-                            let next = finished.layer(k + 1);
-                            sweep_layer(game, k, start, out, next, moves, driver, progress)
-                        }
-                    },
-                    Worker::Pass => pass::solve_layer(game, k, start, out, &finished, progress),
-                    Worker::Fixpoint => {
-                        fixpoint_layer(game, k, cut, out, &finished, progress, ranks)
-                    }
-                };
-                ranks.agree(computed)
+            let compute = |out: &mut [V], moves: Option<&mut [u8]>| {
+                let layer = (k, &finished, &held[..]);
+                compute_layer(&solve, layer, &mut speculate, out, moves)
             };
-            match (&unseen, beside.as_deref_mut()) {
-                (Some((j, handed_moves)), Some(f)) => {
-                    let j = *j;
-                    let handed = Solved {
-                        layer: j,
-                        start: 0,
-                        values: finished.layer(j),
-                        moves: handed_moves.as_deref(),
-                        keep: None,
-                    };
-                    std::thread::scope(|scope| {
-                        // The writer packs a compact layer on rayon's pool: the caller's
-                        // own where it has one (a forked Python child).
-                        let writer = scope.spawn(move || match progress.pool() {
-                            Some(pool) => pool.install(|| f(handed)),
-                            None => f(handed),
-                        });
-                        let computed = compute(out, moves.as_deref_mut());
-                        let written = writer
-                            .join()
-                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                        computed.and(written)
-                    })?
-                }
-                _ => compute(out, moves.as_deref_mut())?,
-            }
+            let written = (&unseen, beside.as_deref_mut(), &finished);
+            compute_beside(compute, (out, moves.as_deref_mut()), written, progress)?;
         }
         // A finished layer read from the file while another program cut the file short
         // read zeros there (the SIGBUS guard): the layer just computed is wrong.
@@ -617,27 +486,205 @@ pub(crate) fn solve_layers<G: Game, V: Value, R: Ranks>(
         }
         // Free what no layer below k reads (every layer but k has been handed on).
         for (j, slot) in held.iter_mut().enumerate().skip(k + 1) {
-            if slot.is_some()
-                && lowest[j].is_none_or(|r| r >= k)
+            if lowest[j].is_none_or(|r| r >= k)
                 && let Some(values) = slot.take().and_then(Held::into_buffer)
             {
                 spare.push(values);
             }
         }
     }
-    if let (Some((j, moves)), Some(f)) = (&unseen, beside)
-        && let Some(Held::Memory(values)) = &held[*j]
-    {
-        f(Solved {
-            layer: *j,
-            start: 0,
-            values,
-            moves: moves.as_deref(),
-            keep: None,
-        })?;
+    if let Some(f) = beside {
+        write_unseen(&mut unseen, f, &held)?;
     }
-    // The empty board is position 0 of layer 0, on the rank whose slice holds it.
-    let root = match cuts[0].local(0) {
+    root_value(&cuts[0], &held, ranks)
+}
+
+/// What a layer's solve hands the writer beside it: the layer finished last and not yet
+/// handed on, the writer, and the finished layers that hold it.
+type Beside<'a, 'b, V> = (
+    &'a Option<(usize, Option<Vec<u8>>)>,
+    Option<&'a mut Writer<'b, V>>,
+    &'a Finished<'a, V>,
+);
+
+/// Run `compute` on a layer's buffer while the writer writes the layer finished last on a
+/// thread of its own, where there are both; else `compute` alone.
+fn compute_beside<V: Value>(
+    compute: impl FnOnce(&mut [V], Option<&mut [u8]>) -> Result<()>,
+    (out, moves): (&mut [V], Option<&mut [u8]>),
+    (unseen, beside, finished): Beside<'_, '_, V>,
+    progress: &dyn Progress,
+) -> Result<()> {
+    let (Some((j, handed_moves)), Some(f)) = (unseen, beside) else {
+        return compute(out, moves);
+    };
+    let handed = Solved {
+        layer: *j,
+        start: 0,
+        values: finished.layer(*j),
+        moves: handed_moves.as_deref(),
+        keep: None,
+    };
+    std::thread::scope(|scope| {
+        // The writer packs a compact layer on rayon's pool: the caller's own where it has
+        // one (a forked Python child).
+        let writer = scope.spawn(move || match progress.pool() {
+            Some(pool) => pool.install(|| f(handed)),
+            None => f(handed),
+        });
+        let computed = compute(out, moves);
+        let written = writer
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        computed.and(written)
+    })
+}
+
+/// Hand the layer finished last, not yet handed on, to the writer `f`, where the driver holds
+/// it in memory.
+fn write_unseen<V: Value>(
+    unseen: &mut Option<(usize, Option<Vec<u8>>)>,
+    f: &mut Writer<'_, V>,
+    held: &[Option<Held<V>>],
+) -> Result<()> {
+    if let Some((j, moves)) = unseen.take() {
+        match &held[j] {
+            Some(Held::Memory(values)) => f(Solved {
+                layer: j,
+                start: 0,
+                values,
+                moves: moves.as_deref(),
+                keep: None,
+            })?,
+            _ => *unseen = Some((j, moves)),
+        }
+    }
+    Ok(())
+}
+
+/// Where the layers still to solve end (the last layer + 1, or the lowest finished one of a
+/// resumed build), with the finished layers a resumed build read back put in `held`.
+fn read_back<G: Game, V: Value>(
+    game: &G,
+    from: StartAt<V>,
+    sizes: &[u64],
+    cuts: &[Cut],
+    held: &mut [Option<Held<V>>],
+    progress: &dyn Progress,
+) -> Result<usize> {
+    let last = game.last_layer();
+    Ok(match from {
+        StartAt::Top => last + 1,
+        StartAt::Below { layer, held: read } => {
+            progress.advance(sizes[layer..].iter().sum());
+            for (j, values) in read {
+                if j < layer || j > last || values.len() != cuts[j].len() {
+                    return Err(Error::other(format!(
+                        "layer {j} read back does not match the game's layer"
+                    )));
+                }
+                held[j] = Some(Held::Memory(values));
+            }
+            if let Some(&j) = held_below(game, layer).iter().find(|&&j| held[j].is_none()) {
+                return Err(Error::other(format!("layer {j} was not read back")));
+            }
+            layer
+        }
+    })
+}
+
+/// Before layer `k` is solved on one process: the finished layers it does not read, written
+/// already, are left in the table file (their memory goes), and those it reads are mapped
+/// back from it where the file holds them (or holds them narrower than the solve computes);
+/// the layer finished last is written first where that lets its memory go.
+fn map_finished<'h, G: Game, V: Value>(
+    game: &G,
+    k: usize,
+    map_layer: &MapLayer<'_>,
+    cuts: &[Cut],
+    held: &mut [Option<Held<V>>],
+    unseen: &mut Option<(usize, Option<Vec<u8>>)>,
+    beside: Option<&mut Writer<'h, V>>,
+) -> Result<()> {
+    let MapLayer { stored, map } = map_layer;
+    let last = game.last_layer();
+    let stored = *stored;
+    let narrower = stored.width() < size_of::<V>();
+    let reads = game.child_layers(k);
+    // The layer finished last, if this one does not read it, is written now rather
+    // than beside this layer's solve, so that its memory goes first; and so is one
+    // it reads where the file stores it narrower, to be read from there.
+    if let (Some((j, _)), Some(f)) = (&*unseen, beside)
+        && (!reads.contains(j) || narrower)
+    {
+        write_unseen(unseen, f, held)?;
+    }
+    // A layer this one reads stays in memory, unless the file stores it narrower
+    // than the solve computes (halved codes, a byte a position where the solve holds
+    // two): then the map holds less, and its reads touch half the cache lines. A
+    // layer it does not read is left in the file, and mapped again when one does.
+    let written = unseen.as_ref().map_or(k + 1, |(j, _)| j + 1);
+    for j in written..=last {
+        let read = reads.contains(&j);
+        let n = cuts[j].len();
+        match &held[j] {
+            Some(Held::Memory(_)) => {
+                if let Some(m) = map(j)
+                    && (!read || narrower)
+                    && let Some(mapped) = Held::mapped(m, n, stored)
+                {
+                    held[j] = Some(if read { mapped } else { Held::Written });
+                }
+            }
+            Some(Held::Mapped(..) | Held::MappedHalved(..)) if !read => {
+                held[j] = Some(Held::Written);
+            }
+            Some(Held::Written) if read => {
+                let mapped = map(j).and_then(|m| Held::mapped(m, n, stored));
+                held[j] = Some(mapped.ok_or_else(|| {
+                    Error::other(format!(
+                        "layer {j} could not be read back from the table file"
+                    ))
+                })?);
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The buffer layer values of `size` are computed into: a spare one that fits, reused (fresh
+/// memory costs page faults), or a fresh one, the spares freed first; a fixpoint's layer
+/// (`fresh`) always starts fresh, since its values fill as its words are freed.
+fn layer_buffer<V: Value>(spare: &mut Vec<Vec<V>>, size: usize, fresh: bool) -> Vec<V> {
+    let fits = match fresh {
+        true => None,
+        false => spare
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.capacity() >= size)
+            .min_by_key(|(_, b)| b.capacity())
+            .map(|(i, _)| i),
+    };
+    match fits {
+        Some(i) => {
+            let mut b = spare.swap_remove(i);
+            spare.clear();
+            b.truncate(size);
+            b.resize(size, V::default());
+            b
+        }
+        None => {
+            spare.clear();
+            vec![V::default(); size]
+        }
+    }
+}
+
+/// The empty board's value, on every rank: position 0 of layer 0, on the rank whose slice
+/// holds it.
+fn root_value<V: Value, R: Ranks>(cut: &Cut, held: &[Option<Held<V>>], ranks: &R) -> Result<i64> {
+    let root = match cut.local(0) {
         Some(_) => held[0].as_ref().and_then(|v| match v.layer() {
             Layer::Values(v) => v.first().map(|v| v.to_i64()),
             Layer::Halved(c) => c.first().map(|&c| ValueType::Halved.value_of(c.into())),
@@ -651,6 +698,71 @@ pub(crate) fn solve_layers<G: Game, V: Value, R: Ranks>(
         0 => Err(Error::other("the solve finished without layer 0")),
         v => Ok((v ^ 1 << 63) as i64),
     }
+}
+
+/// What every layer's solve is given: the game, how the sweep runs, the progress, the
+/// ranks and every layer's cut and size.
+struct Solve<'a, G, R> {
+    game: &'a G,
+    driver: Driver,
+    progress: &'a dyn Progress,
+    ranks: &'a R,
+    cuts: &'a [Cut],
+    sizes: &'a [u64],
+}
+
+/// A finished layer the solve reads, as the workers see it: layer `k`, the finished layers
+/// it reads, and what the driver holds.
+type ToSolve<'a, 'b, V> = (usize, &'a Finished<'b, V>, &'a [Option<Held<V>>]);
+
+/// Layer `k` (this rank's slice) into `out`, by its worker, and its best moves where asked
+/// for; every rank agrees on the outcome.
+fn compute_layer<G: Game, V: Value, R: Ranks>(
+    solve: &Solve<'_, G, R>,
+    (k, finished, held): ToSolve<'_, '_, V>,
+    speculate: &mut bool,
+    out: &mut [V],
+    moves: Option<&mut [u8]>,
+) -> Result<()> {
+    let Solve {
+        game,
+        driver,
+        progress,
+        ranks,
+        cuts,
+        sizes,
+    } = *solve;
+    let cut = &cuts[k];
+    let start = cut.start();
+    // The placement sweep over ranks fetches the children it reads in other ranks' slices
+    // itself (`sweep::solve_slice`).
+    let sliced_sweep = !cut.whole() && worker(game, k) == Worker::Sweep && k < game.last_layer();
+    let computed = match worker(game, k) {
+        Worker::Sweep if sliced_sweep => {
+            let own = held[k + 1].as_ref().and_then(Held::in_memory);
+            let own = own.ok_or_else(|| Error::other(format!("layer {} is not held", k + 1)));
+            ranks.agree(own).and_then(|own| {
+                let next = (own, cuts[k + 1].start(), sizes[k + 1]);
+                let fetched =
+                    sweep::solve_slice(game, k, start, out, next, speculate, progress, ranks)?;
+                check_stopped(progress)?;
+                match moves {
+                    Some(m) => moves::best_moves(game, k, start, out, &fetched, m),
+                    None => Ok(()),
+                }
+            })
+        }
+        Worker::Sweep => match finished.fetched(k + 1) {
+            Some(next) => sweep_layer(game, k, start, out, next, moves, driver, progress),
+            None => {
+                let next = finished.layer(k + 1);
+                sweep_layer(game, k, start, out, next, moves, driver, progress)
+            }
+        },
+        Worker::Pass => pass::solve_layer(game, k, start, out, finished, progress),
+        Worker::Fixpoint => fixpoint_layer(game, k, cut, out, finished, progress, ranks),
+    };
+    ranks.agree(computed)
 }
 
 /// The placement sweep of positions `start..` of layer `k` from `next`, and their best moves

@@ -2,10 +2,12 @@
 //! word: shared by the two workers for values of the side to move (`pass.rs`,
 //! `fixpoint.rs`).
 
+use std::ops::Range;
+
 use super::layers::Finished;
 use crate::error::Error;
 use crate::game::values::MAX_REMOTENESS;
-use crate::game::{Edge, Wdl};
+use crate::game::{Edge, Game, Wdl};
 use crate::stored::Value;
 
 /// Positions per parallel task.
@@ -85,4 +87,67 @@ pub(super) fn too_far(k: usize) -> Error {
 pub(super) fn child_value<V: Value>(finished: &Finished<'_, V>, e: Edge) -> i16 {
     let v = finished.get(e.layer, e.rank).map_or(0, |v| v.to_i64());
     v.clamp(i16::MIN.into(), i16::MAX.into()) as i16
+}
+
+/// The first pass of a layer with moves inside it, over positions `range` of layer `k`
+/// (numbered from `base`: a rank's slice starts there): `f(at, seen, within)` with each
+/// position's children outside the layer folded (`seen`; a position where play has ended
+/// has none, and one won already a win pending at level 0) and its count of children
+/// within the layer (`Game::count_children`; 0 where play has ended). A batch of positions
+/// at a time: their children outside the layer are gathered and their values fetched
+/// ahead, since they are scattered over large finished layers, then each position's are
+/// folded. Returns how many children outside the layer it read.
+pub(super) fn each_counted<G: Game, V: Value>(
+    game: &G,
+    k: usize,
+    base: u64,
+    range: Range<usize>,
+    finished: &Finished<'_, V>,
+    mut f: impl FnMut(usize, &Outside, usize),
+) -> u64 {
+    let mut read = 0;
+    let mut pos = game.unrank(k, base + range.start as u64);
+    let mut edges: Vec<Edge> = Vec::with_capacity(COUNT_BATCH * 8);
+    // Per position of the batch: how it ended (None: play goes on), its count within the
+    // layer, and where its children outside end in `edges`.
+    let mut batch = [(None, 0usize, 0usize); COUNT_BATCH];
+    let mut first = range.start;
+    while first < range.end {
+        let size = COUNT_BATCH.min(range.end - first);
+        edges.clear();
+        for (i, slot) in batch[..size].iter_mut().enumerate() {
+            if first + i > range.start {
+                game.advance(&mut pos);
+            }
+            let ended = game.ended(&pos).map(Wdl::decode);
+            let within = match ended {
+                Some(_) => 0,
+                None => game.count_children(&pos, |e| {
+                    finished.prefetch(e.layer, e.rank);
+                    edges.push(e);
+                }),
+            };
+            *slot = (ended, within, edges.len());
+        }
+        read += edges.len() as u64;
+        let mut from = 0;
+        for (i, &(ended, within, to)) in batch[..size].iter().enumerate() {
+            let mut seen = Outside::new();
+            match ended {
+                // Won already: a win pending at level 0.
+                Some(Wdl::Win(_)) => seen.win = Some(0),
+                // Lost (or a draw, which no game ends in): no children, floor 0.
+                Some(_) => {}
+                None => {
+                    for &e in &edges[from..to] {
+                        seen.child(child_value(finished, e));
+                    }
+                }
+            }
+            from = to;
+            f(first + i, &seen, within);
+        }
+        first += size;
+    }
+    read
 }
