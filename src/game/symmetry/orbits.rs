@@ -406,17 +406,6 @@ impl Orbits {
         (rank, fixed)
     }
 
-    /// Ask for the table line `rank` and `rank_fixed` read first for a position with
-    /// occupied cells `set` in layer k, ahead of ranking it: a caller that ranks a
-    /// position's parents asks for all of theirs first, so that their misses overlap (the
-    /// entry tables of large layers outgrow the caches).
-    #[inline]
-    pub fn prefetch(&self, k: usize, set: u64) {
-        if let Some(e) = self.layer(k).entry.get(self.set_rank(set) as usize) {
-            crate::memory::prefetch(e);
-        }
-    }
-
     /// The ranks in layer k of `n` positions at once, the i-th given by `position(i)` as
     /// (occupied cells, x's cells), into `out[..n]`: as `rank` ranks each, but in stages over
     /// a few at a time, each table line asked for ahead of its use (the orbit entry, then
