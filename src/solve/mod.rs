@@ -97,15 +97,11 @@ fn fixpoint_layer<G: Game, V: Value, R: Ranks>(
     ranks: &R,
 ) -> Result<()> {
     let fixpoint = forced_fixpoint().unwrap_or_else(|| {
-        let need = fixpoint_bytes(
-            out.len() as u128,
-            size_of::<V>() as u128,
-            Fixpoint::Counters,
-        );
-        match memory::available_memory() {
-            Some(avail) if need > avail as u128 => Fixpoint::Checks,
-            _ => Fixpoint::Counters,
-        }
+        let (own, width) = (out.len() as u128, size_of::<V>() as u128);
+        fixpoint_for(
+            fixpoint_bytes(own, width, Fixpoint::Counters),
+            memory::available_memory(),
+        )
     });
     if cut.whole() && fixpoint == Fixpoint::Checks {
         // Deeper than its words hold: solved again with counters, below.
@@ -239,7 +235,13 @@ pub(crate) fn planned_fixpoint<G: Game>(game: &G, width: usize, spills: Option<u
         return forced;
     }
     let need = peak_bytes(game, width, spills, Fixpoint::Counters);
-    match memory::available_memory() {
+    fixpoint_for(need, memory::available_memory())
+}
+
+/// The counters worker where what it needs (`need` bytes) fits in the memory available (or
+/// that is not known), else the checks worker.
+fn fixpoint_for(need: u128, available: Option<u64>) -> Fixpoint {
+    match available {
         Some(avail) if need > avail as u128 => Fixpoint::Checks,
         _ => Fixpoint::Counters,
     }
@@ -865,4 +867,27 @@ pub fn all_values<G: Game, V: Value>(game: &G, driver: Driver) -> Result<Vec<Vec
         Ok(())
     })?;
     Ok(layers)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_layer_takes_the_checks_worker_only_where_the_counters_do_not_fit() {
+        let n = 1u128 << 30;
+        let (counters, checks) = (
+            fixpoint_bytes(n, 1, Fixpoint::Counters),
+            fixpoint_bytes(n, 1, Fixpoint::Checks),
+        );
+        // 3 bytes and 3 bitmaps a position against 2 bytes and 3 bitmaps, besides the
+        // ready levels and one block of values.
+        assert_eq!(counters - checks, n);
+        assert!(checks < counters && counters < 4 * n);
+        let fits = u64::try_from(counters).unwrap();
+        assert_eq!(fixpoint_for(counters, Some(fits)), Fixpoint::Counters);
+        assert_eq!(fixpoint_for(counters, Some(fits - 1)), Fixpoint::Checks);
+        // Memory not known: the default.
+        assert_eq!(fixpoint_for(counters, None), Fixpoint::Counters);
+    }
 }
