@@ -16,9 +16,9 @@ use crate::game::{AnyBoard, Registered};
 use crate::progress::{self, Progress};
 use crate::solve::{self as driver_, Driver, StartAt};
 use crate::stored::{Value, ValueType};
+use crate::table::Encoding;
 use crate::table::mapped::GuardedMap;
-use crate::table::writer::{Start, TableWriter, partial_path};
-use crate::table::{Encoding, Table};
+use crate::table::writer::{Start, TableWriter};
 
 /// How a build lays out its table.
 pub(crate) struct Layout {
@@ -68,25 +68,19 @@ impl TableSink {
             .collect();
         let side_to_move = game.values().for_side_to_move();
         // A partial file goes on in its type: one already narrowed to one byte, or one of
-        // the type the solve computes in begun before its game stored halved codes.
-        let stored = match Table::open_partial::<G>(&partial_path(path)) {
-            Ok(t)
-                if !layout.fresh
-                    && (side_to_move
-                        && matches!(t.header.value_type, ValueType::I8 | ValueType::Halved)
-                        || t.header.value_type == V::TYPE) =>
-            {
-                t.header.value_type
-            }
-            _ => layout.stored,
+        // the type the solve computes in begun before its game stored halved codes. The
+        // writer reads it once the file is locked and its header whole.
+        let goes_on_in = |t: ValueType| {
+            t == V::TYPE || side_to_move && matches!(t, ValueType::I8 | ValueType::Halved)
         };
-        let (mut writer, from) = TableWriter::open::<G>(
+        let (mut writer, from) = TableWriter::open_resuming::<G>(
             path,
             AnyBoard::of(game),
-            stored,
+            layout.stored,
             layout.encoding,
             &sizes,
             layout.fresh,
+            &goes_on_in,
         )?;
         writer.stop_after(layout.stop_after);
         let resumed_below = match from {

@@ -43,7 +43,7 @@ pub fn create_or_resume<R: Registry>(
     let mut partial = Partial::open_shared(path, Kind::Table)?;
     let found = match fresh || partial.held == 0 {
         true => None,
-        false => check_partial::<R>(&partial.path, &wanted)?,
+        false => check_partial::<R>(&partial.path, &wanted, &|_| false)?,
     };
     let Some((table, lowest)) = found else {
         partial.start_over()?;

@@ -69,13 +69,38 @@ impl TableWriter {
         layer_sizes: &[u64],
         fresh: bool,
     ) -> Result<(Self, Start)> {
+        Self::open_resuming::<R>(
+            path,
+            game,
+            value_type,
+            encoding,
+            layer_sizes,
+            fresh,
+            &|_| false,
+        )
+    }
+
+    /// `open`, where a partial file whose values are of a type `goes_on_in` accepts is
+    /// resumed in its own type (a table of values for the side to move interrupted while
+    /// it was written again in one byte a value goes on in that byte). The type is read
+    /// from the header only once the file is locked and a torn header put back from its
+    /// copy: the header the build resumes from is the one it judges.
+    pub fn open_resuming<R: Registry>(
+        path: &Path,
+        game: AnyBoard,
+        value_type: ValueType,
+        encoding: Encoding,
+        layer_sizes: &[u64],
+        fresh: bool,
+        goes_on_in: &dyn Fn(ValueType) -> bool,
+    ) -> Result<(Self, Start)> {
         let header = Header::blank(game, value_type, encoding, layer_sizes);
         let header_len = header::encode(&header)?.len();
         check_output(path)?;
         let mut partial = Partial::lock(path, Kind::Table)?;
         if !fresh
             && partial.held > 0
-            && let Some((table, lowest)) = check_partial::<R>(&partial.path, &header)?
+            && let Some((table, lowest)) = check_partial::<R>(&partial.path, &header, goes_on_in)?
         {
             return Self::resume(path, partial, table, lowest, header_len)
                 .map(|(w, s)| (w.reading_with(Table::open_partial::<R>), s));
@@ -464,14 +489,15 @@ fn listed_end(header: &Header) -> u64 {
 }
 
 /// Open an interrupted build's partial file for resuming `wanted`: it must be of the same
-/// board, value type and encoding, and its finished layers (the top ones) must match their
-/// checksums. Returns the file as a table and its lowest finished layer, or None when it
-/// holds no finished layer at all (a build stopped before its first layer, even in the
-/// middle of writing its header, or one of another board that had finished nothing): there
-/// is nothing to keep, and the build starts again. Shared by single-process and MPI builds.
+/// board and encoding, of its value type or one `goes_on_in` accepts, and its finished
+/// layers (the top ones) must match their checksums. Returns the file as a table and its
+/// lowest finished layer, or None when it holds no finished layer at all (a build stopped
+/// before its first layer, even in the middle of writing its header, or one of another
+/// board that had finished nothing): there is nothing to keep, and the build starts again.
 pub fn check_partial<R: Registry>(
     partial: &Path,
     wanted: &Header,
+    goes_on_in: &dyn Fn(ValueType) -> bool,
 ) -> Result<Option<(Table, usize)>> {
     let refuse = |why: &str| {
         Error::other(format!(
@@ -479,8 +505,19 @@ pub fn check_partial<R: Registry>(
             partial.display()
         ))
     };
-    // A header torn by a cut between its pages is put back from its copy first.
-    journal::recover(partial)?;
+    // A header torn by a cut between its pages is put back from its copy first, and only
+    // a copy of this board and format: a copy of another (a longer header) written at 0
+    // would run over the start of the layers, and the board check below refuses the file
+    // anyway.
+    let version = header::version_of(wanted);
+    let len = PREFIX_LEN as usize + header::encode(wanted)?.len();
+    journal::recover(partial, |copy| {
+        let at = header::VERSION_AT;
+        copy.len() == len
+            && copy.get(at..at + 4) == Some(&version.to_le_bytes()[..])
+            && header::decode::<R>(&copy[PREFIX_LEN as usize..], version)
+                .is_ok_and(|found| same_board(&found, wanted))
+    })?;
     match started(partial)? {
         Started::NotOurs => return Err(Kind::Table.not_ours(partial)),
         Started::HeaderIncomplete => return Ok(None),
@@ -515,10 +552,8 @@ pub fn check_partial<R: Registry>(
             table.version
         )));
     }
-    if found.game != wanted.game
-        || found.symmetries != wanted.symmetries
-        || found.value_type != wanted.value_type
-        || found.encoding != wanted.encoding
+    if !same_board(found, wanted)
+        || found.value_type != wanted.value_type && !goes_on_in(found.value_type)
     {
         return Err(refuse(
             "this interrupted build is of another board or format",
@@ -535,6 +570,20 @@ pub fn check_partial<R: Registry>(
         lowest = k;
     }
     Ok((lowest < found.layers.len()).then_some((table, lowest)))
+}
+
+/// Whether a header found in a partial file is of the board, folding and encoding a build
+/// asks for (its value type apart).
+fn same_board(found: &Header, wanted: &Header) -> bool {
+    found.game == wanted.game
+        && found.symmetries == wanted.symmetries
+        && found.encoding == wanted.encoding
+        && found.layers.len() == wanted.layers.len()
+        && found
+            .layers
+            .iter()
+            .zip(&wanted.layers)
+            .all(|(f, w)| f.positions == w.positions)
 }
 
 /// How far an interrupted build got with its partial file's first bytes.
