@@ -38,6 +38,8 @@ pub struct TableWriter {
     listed_end: u64,
     /// Where the next layer goes.
     end: u64,
+    /// Room past `end` the header's copies keep clear (`reserve`).
+    reserve: u64,
     /// Test hook: fail after writing this layer, as an interrupted build would stop.
     stop_after: Option<usize>,
     /// `Table::open_partial` for the registry the board's game is in.
@@ -114,6 +116,7 @@ impl TableWriter {
             journal: Journal::default(),
             listed_end: 0,
             end: header::values_start(header_len as u64),
+            reserve: 0,
             stop_after: None,
             open_partial: Table::open_partial::<R>,
         };
@@ -155,6 +158,7 @@ impl TableWriter {
             journal: Journal::default(),
             listed_end: listed_end(&on_disk),
             end,
+            reserve: 0,
             stop_after: None,
             open_partial: Table::open_partial::<Builtin>,
         };
@@ -195,6 +199,48 @@ impl TableWriter {
     /// The partial file being written.
     pub fn partial_file(&self) -> &Path {
         &self.partial.path
+    }
+
+    /// The open partial file, for layers written in slices beside this writer (ranks of an
+    /// MPI build, `record_layer`).
+    pub(crate) fn file(&self) -> &std::fs::File {
+        &self.partial.file
+    }
+
+    /// Where the next layer goes.
+    pub(crate) fn end(&self) -> u64 {
+        self.end
+    }
+
+    /// Keep `bytes` past the end of the layers free of the header's copies: the next layer
+    /// is written there while the header that lists this one is.
+    pub(crate) fn reserve(&mut self, bytes: u64) {
+        self.reserve = bytes;
+    }
+
+    /// Record layer `k`, written by others from `offset` (where the next layer goes) over
+    /// `bytes` bytes with xxh3-64 `checksum`, as `write_layer` records the layers it
+    /// appends: synced, then listed in the header, synced again.
+    pub(crate) fn record_layer(
+        &mut self,
+        k: usize,
+        offset: u64,
+        bytes: u64,
+        checksum: u64,
+    ) -> Result<()> {
+        if offset != self.end || k >= self.header.layers.len() {
+            return Err(Error::other(format!(
+                "layer {k} does not match the table header"
+            )));
+        }
+        self.sync()?;
+        self.end = offset + bytes;
+        let entry = &mut self.header.layers[k];
+        entry.offset = offset;
+        entry.bytes = bytes;
+        entry.checksum = checksum;
+        self.write_header()?;
+        self.sync()
     }
 
     /// The header's encoding.
@@ -259,7 +305,7 @@ impl TableWriter {
         bytes.extend_from_slice(&encoded);
         // The copy goes where the next layer starts: nothing after it is needed until the
         // header at 0 lists more.
-        let past = self.end.max(self.listed_end);
+        let past = self.end.saturating_add(self.reserve).max(self.listed_end);
         self.journal
             .commit(&self.partial.file, &self.partial.path, &bytes, past)?;
         self.listed_end = listed_end(&self.header);
