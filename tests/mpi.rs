@@ -441,6 +441,47 @@ fn builds_killed_at_crash_points_resume_with_any_number_of_ranks() {
     );
 }
 
+/// Rank 0 leaves its token beside the partial file under a name no one can guess, created
+/// afresh: a link or a file planted under the name it once used is neither followed nor
+/// removed, and no token is left behind.
+#[test]
+fn the_token_file_follows_no_link_and_removes_no_file() {
+    if !have_mpirun() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let victim = d.join("victim.txt");
+    std::fs::write(&victim, "victim\n").expect("write");
+    for (i, planted) in ["link", "file"].into_iter().enumerate() {
+        let out = d.join(format!("t{i}.retro"));
+        let name = d.join(format!("t{i}.retro.partial.partial"));
+        match planted {
+            "link" => std::os::unix::fs::symlink(&victim, &name).expect("symlink"),
+            _ => std::fs::write(&name, "mine\n").expect("write"),
+        }
+        ok(mpirun(
+            2,
+            "build",
+            &["-q", "-o", out.to_str().expect("utf-8"), "mnk", "3x3k3"],
+            &[],
+        ));
+        assert!(out.exists());
+        let kept = std::fs::symlink_metadata(&name).expect("the planted name is still there");
+        assert_eq!(kept.file_type().is_symlink(), planted == "link");
+        if planted == "file" {
+            assert_eq!(std::fs::read_to_string(&name).expect("read"), "mine\n");
+        }
+    }
+    assert_eq!(std::fs::read_to_string(&victim).expect("read"), "victim\n");
+    let left: Vec<String> = std::fs::read_dir(d)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("token"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
 /// Rank 0 holds the lock one process holds on the partial file: an MPI build of a table
 /// another build is writing is refused, naming the holder, and so are a plain build and a
 /// second MPI build started while an MPI build runs; the running build finishes as one

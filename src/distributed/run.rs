@@ -4,6 +4,7 @@
 //! as one process does while every rank writes its slices.
 
 use std::io::IsTerminal;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::time::Instant;
 
@@ -134,6 +135,32 @@ pub fn build_board<R: Registry>(
     )
 }
 
+/// A name beside the partial file that no one can guess, for the token rank 0 leaves there
+/// (`build_layers`): 64 bits from the system's random source (else from the standard
+/// library's randomly seeded hasher, the process and the time).
+fn token() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    use std::io::Read;
+    let mut bytes = [0u8; 8];
+    let random = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u32(std::process::id());
+    if let Ok(now) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+        hasher.write_u128(now.as_nanos());
+    }
+    match random {
+        Ok(()) => u64::from_le_bytes(bytes),
+        Err(_) => hasher.finish(),
+    }
+}
+
+/// The token file's name for `token`, beside the partial file.
+fn token_path(partial: &Path, token: u64) -> std::path::PathBuf {
+    let mut name = partial.as_os_str().to_owned();
+    name.push(format!(".token-{token:016x}"));
+    std::path::PathBuf::from(name)
+}
+
 fn build_layers<G: Registered, V: Value>(
     ctx: &Ctx,
     game: &G,
@@ -158,15 +185,18 @@ fn build_layers<G: Registered, V: Value>(
     };
     let sink = ctx.agree(opened)?;
     // Rank 0 leaves a token beside the partial file that every rank must read back: ranks
-    // that do not share the file system would otherwise each build a different file.
-    let check = partial_path(&partial);
-    let token = std::process::id() as u64
-        ^ (start.elapsed().as_nanos() as u64).rotate_left(32)
-        ^ std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64);
+    // that do not share the file system would otherwise each build a different file. The
+    // file is created, never opened: its name is new and no one can guess it.
+    let token = token();
+    let check = token_path(&partial, token);
     let left = match &sink {
-        Some(_) => std::fs::write(&check, token.to_le_bytes()).map_err(|e| io_error(&check, e)),
+        Some(_) => std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&check)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, &token.to_le_bytes()))
+            .map_err(|e| io_error(&check, e)),
         None => Ok(()),
     };
     ctx.agree(left)?;
@@ -177,7 +207,16 @@ fn build_layers<G: Registered, V: Value>(
     }
     ctx.broadcast(&mut shared);
     let [end, resumed, ty, token] = shared;
-    let seen = std::fs::read(&check).ok();
+    let check = token_path(&partial, token);
+    let seen = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&check)
+        .and_then(|mut f| {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut f, &mut bytes).map(|_| bytes)
+        })
+        .ok();
     let same = seen.as_deref() == Some(&token.to_le_bytes()[..]);
     let shares = match same {
         true => Ok(()),
