@@ -273,17 +273,13 @@ fn build_layers<G: Registered, V: Value>(
     progress: &dyn Progress,
 ) -> Result<BuildReport> {
     let start = Instant::now();
-    let layout = Layout {
-        encoding: options.encoding()?,
-        stored: stored_type(game, options),
-        fresh: options.fresh,
-        stop_after: options.stop_after,
-        halve: options.halve,
-    };
+    let layout = layout(game, options)?;
     let mut sink = TableSink::open::<G, V>(game, path, &layout)?;
     let resumed_below = sink.resumed_below();
-    let root_value = sink.solve::<G, V>(game, driver, progress)?;
-    let sealed = sink.seal(progress)?;
+    let root_value = sink.solve::<G, V, _>(game, driver, progress, &driver_::One)?;
+    let sealed = sink
+        .seal(progress)?
+        .ok_or_else(|| Error::other("a build on one process has no table writer"))?;
     Ok(BuildReport {
         positions: (0..=game.last_layer())
             .map(|k| game.layer_positions(k))
@@ -296,6 +292,18 @@ fn build_layers<G: Registered, V: Value>(
         root_value,
         peak_rss: peak_rss(),
         resumed_below,
+    })
+}
+
+/// How a build of `game` with `options` lays out its table (on one process or over MPI
+/// ranks alike).
+pub(crate) fn layout<G: Game>(game: &G, options: &BuildOptions) -> Result<Layout> {
+    Ok(Layout {
+        encoding: options.encoding()?,
+        stored: stored_type(game, options),
+        fresh: options.fresh,
+        stop_after: options.stop_after,
+        halve: options.halve,
     })
 }
 

@@ -203,10 +203,10 @@ fn an_interrupted_distributed_build_resumes_to_the_same_bytes() {
     let dir = tempfile::tempdir().expect("tempdir");
     let twins44 = board(dir.path(), "twins", "4x4");
     let b = ["twins", twins44.as_str()];
-    // Best moves: layer 9 stores moves, so the resumed ranks read its values by
-    // following them.
-    let encodings: [&[&str]; 3] = [&[], &["--compact"], &["--moves", "2"]];
-    for (e, flag) in encodings.into_iter().enumerate() {
+    // Best moves: layer 9 stores moves, so the build resumes, as one process does, below
+    // the lowest finished layer of values, 10, and writes layer 9's moves again.
+    let encodings: [(&[&str], usize); 3] = [(&[], 9), (&["--compact"], 9), (&["--moves", "2"], 10)];
+    for (e, (flag, below)) in encodings.into_iter().enumerate() {
         let want = dir.path().join("single.tbl");
         let want_s = want.to_str().expect("utf-8");
         ok(single(
@@ -235,7 +235,10 @@ fn an_interrupted_distributed_build_resumes_to_the_same_bytes() {
             &[&["-q", "-o", got_s][..], &b, flag].concat(),
             &[],
         ));
-        assert!(out.contains("resumed below layer 9"), "{out}");
+        assert!(
+            out.contains(&format!("resumed below layer {below}")),
+            "{out}"
+        );
         assert!(std::fs::read(&got).expect("table") == std::fs::read(&want).expect("table"));
     }
 }
@@ -346,5 +349,261 @@ fn moving_games_resume_with_another_rank_count_and_solve() {
     for board in [&["teeko", "4x4"][..], &["morris", "six stones=4"][..]] {
         let one = ok(single(&[&["solve"][..], board].concat()));
         assert_eq!(ok(mpirun(3, "solve", board, &[])), one, "{board:?}");
+    }
+}
+
+/// A build over two ranks killed at a crash point (`--crash-before-step`: rank 0 aborts just
+/// before its Nth step that changes the partial file) goes on with any number of ranks, or
+/// on one process, to the bytes one process writes. Quixo and Teeko are solved in `i16`
+/// and written again in one byte a value once every layer is in; a kill in that last phase
+/// leaves a partial file of `i8` values, which every rank count resumes in its own type.
+/// The crash points are sampled: a few in the solve, and most in the last phase, where the
+/// partial file's header says `i8` (checked, so that a change in the steps cannot move the
+/// sample out of that phase unnoticed); every point is resumed on 1, 2 and 3 ranks and on
+/// one process.
+#[test]
+fn builds_killed_at_crash_points_resume_with_any_number_of_ranks() {
+    if !have_mpirun() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let out = d.join("t.retro");
+    let out_s = out.to_str().expect("utf-8");
+    let partial = d.join("t.retro.partial");
+    // Rank 0 takes 377 steps on two ranks for Quixo 3x3 (30 layers, the last phase from
+    // about step 190 on) and 103 for Teeko 4x4s3 (7 layers, whose larger ones rank 1
+    // shares; the last phase from about step 50 on). The last step is the rename.
+    let games: [(&str, &str, &[u64]); 2] = [
+        (
+            "quixo",
+            "3x3",
+            &[30, 120, 195, 220, 250, 280, 310, 340, 365, 377],
+        ),
+        ("teeko", "4x4s3", &[20, 50, 62, 75, 88, 98, 103]),
+    ];
+    let mut narrowing = 0;
+    for (game, size, points) in games {
+        let reference = d.join(format!("{game}.retro"));
+        ok(single(&[
+            "build",
+            "-q",
+            "-o",
+            reference.to_str().expect("utf-8"),
+            game,
+            size,
+        ]));
+        let want = std::fs::read(&reference).expect("table");
+        for &n in points {
+            let _ = std::fs::remove_file(&out);
+            let _ = std::fs::remove_file(&partial);
+            let step = n.to_string();
+            let killed = mpirun(
+                2,
+                "build",
+                &["-q", "-o", out_s, game, size, "--crash-before-step", &step],
+                &[],
+            );
+            assert!(
+                !killed.status.success(),
+                "{game} {size}: step {n} was never reached"
+            );
+            assert!(!out.exists());
+            let left = std::fs::read(&partial).expect("partial file");
+            if let Ok(t) = retro::table::Table::open_partial::<retro::Builtin>(&partial)
+                && t.header.value_type == retro::stored::ValueType::I8
+            {
+                narrowing += 1;
+            }
+            for ranks in [1, 2, 3, 0] {
+                let _ = std::fs::remove_file(&out);
+                std::fs::write(&partial, &left).expect("write");
+                let args = ["-q", "-o", out_s, game, size];
+                let resumed = match ranks {
+                    0 => single(&[&["build"][..], &args].concat()),
+                    np => mpirun(np, "build", &args, &[]),
+                };
+                let said = String::from_utf8_lossy(&resumed.stderr).into_owned();
+                assert!(
+                    resumed.status.success(),
+                    "{game} {size}: killed before step {n} on 2 ranks, resumed on {ranks} (0: one process): {said}"
+                );
+                assert!(
+                    std::fs::read(&out).expect("table") == want,
+                    "{game} {size}: killed before step {n}, resumed on {ranks}: the table differs"
+                );
+            }
+        }
+    }
+    assert!(
+        narrowing >= 10,
+        "only {narrowing} crash points in the last phase"
+    );
+}
+
+/// Rank 0 leaves its token beside the partial file under a name no one can guess, created
+/// afresh: a link or a file planted under the name it once used is neither followed nor
+/// removed, and no token is left behind.
+#[test]
+fn the_token_file_follows_no_link_and_removes_no_file() {
+    if !have_mpirun() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let victim = d.join("victim.txt");
+    std::fs::write(&victim, "victim\n").expect("write");
+    for (i, planted) in ["link", "file"].into_iter().enumerate() {
+        let out = d.join(format!("t{i}.retro"));
+        let name = d.join(format!("t{i}.retro.partial.partial"));
+        match planted {
+            "link" => std::os::unix::fs::symlink(&victim, &name).expect("symlink"),
+            _ => std::fs::write(&name, "mine\n").expect("write"),
+        }
+        ok(mpirun(
+            2,
+            "build",
+            &["-q", "-o", out.to_str().expect("utf-8"), "mnk", "3x3k3"],
+            &[],
+        ));
+        assert!(out.exists());
+        let kept = std::fs::symlink_metadata(&name).expect("the planted name is still there");
+        assert_eq!(kept.file_type().is_symlink(), planted == "link");
+        if planted == "file" {
+            assert_eq!(std::fs::read_to_string(&name).expect("read"), "mine\n");
+        }
+    }
+    assert_eq!(std::fs::read_to_string(&victim).expect("read"), "victim\n");
+    let left: Vec<String> = std::fs::read_dir(d)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("token"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// Rank 0 holds the lock one process holds on the partial file: an MPI build of a table
+/// another build is writing is refused, naming the holder, and so are a plain build and a
+/// second MPI build started while an MPI build runs; the running build finishes as one
+/// process would have built the table.
+#[test]
+fn an_mpi_build_holds_the_lock_a_plain_build_holds() {
+    if !have_mpirun() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let out = d.join("t.retro");
+    let out_s = out.to_str().expect("utf-8");
+    let partial = d.join("t.retro.partial");
+    // This test process holds the lock a running build holds.
+    let held = std::fs::File::create(&partial).expect("create");
+    held.lock().expect("lock");
+    let refused = mpirun(2, "build", &["-q", "-o", out_s, "mnk", "3x3k3"], &[]);
+    let said = String::from_utf8_lossy(&refused.stderr).into_owned();
+    assert!(!refused.status.success(), "{said}");
+    assert!(
+        said.contains(&format!(
+            "another build of this table is running (pid {}",
+            std::process::id()
+        )),
+        "{said}"
+    );
+    assert!(!out.exists());
+    drop(held);
+
+    // A build over two ranks, caught holding its lock and stopped there (SIGSTOP to the
+    // holder, rank 0) while a plain build and a second MPI build of the table start.
+    let board = board(d, "young", "12x12");
+    let want = d.join("single.tbl");
+    ok(single(&[
+        "build",
+        "-q",
+        "-o",
+        want.to_str().expect("utf-8"),
+        "young",
+        &board,
+    ]));
+    let _one = ONE_JOB
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let start = |timeout: bool| {
+        let mut cmd = Command::new("mpirun");
+        cmd.arg("--oversubscribe");
+        if timeout {
+            cmd.args(["--timeout", TIMEOUT]);
+        }
+        cmd.args([
+            "-np",
+            "2",
+            RETRO,
+            "build",
+            "--threads",
+            "1",
+            "-q",
+            "-o",
+            out_s,
+        ])
+        .args(["young", &board])
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_btl", "self,vader")
+        .env("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
+        .env("OMPI_MCA_mpi_yield_when_idle", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+        cmd
+    };
+    let mut running = start(true).spawn().expect("mpirun");
+    // The process holding a lock on the partial file, from /proc/locks ("1: FLOCK
+    // ADVISORY WRITE PID MAJOR:MINOR:INODE 0 EOF").
+    let holder = || -> Option<String> {
+        use std::os::unix::fs::MetadataExt;
+        let ino = std::fs::metadata(&partial).ok()?.ino();
+        let locks = std::fs::read_to_string("/proc/locks").ok()?;
+        locks.lines().find_map(|line| {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let inode: u64 = f.get(5)?.rsplit(':').next()?.parse().ok()?;
+            (f.get(1) == Some(&"FLOCK") && inode == ino).then(|| f.get(4).map(|p| p.to_string()))?
+        })
+    };
+    let pid = loop {
+        if let Some(pid) = holder() {
+            break pid;
+        }
+        assert!(
+            running.try_wait().expect("wait").is_none(),
+            "the MPI build ended without holding a lock on its partial file"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    };
+    let signal = |sig: &str| {
+        let sent = Command::new("kill").args([sig, &pid]).status();
+        assert!(sent.is_ok_and(|s| s.success()), "kill {sig} {pid}");
+    };
+    signal("-STOP");
+    let plain = single(&["build", "-q", "-o", out_s, "young", &board]);
+    let twice = start(false).output().expect("mpirun");
+    signal("-CONT");
+    let first = running.wait_with_output().expect("wait");
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    assert!(std::fs::read(&out).expect("table") == std::fs::read(&want).expect("table"));
+    for (who, o) in [("a plain build", plain), ("a second MPI build", twice)] {
+        let said = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(!o.status.success(), "{who}: {said}");
+        assert!(
+            said.contains(&format!(
+                "another build of this table is running (pid {pid}"
+            )),
+            "{who}: {said}"
+        );
+        assert!(
+            !said.contains("failed to fill whole buffer"),
+            "{who}: {said}"
+        );
     }
 }

@@ -7,7 +7,8 @@
 //! the other ranks' requests from its own slice of layer k + 1 (`exchange`: all-to-all of
 //! counts, then all-to-all-v of requests and of values). Then it computes its slice with
 //! the single-process kernel reading the fetched intervals, and writes it in place into
-//! the shared partial file (`writer`). Only the main thread of a rank calls MPI: one rank's
+//! the shared partial file, through the table's sink (`crate::build::sink`), which rank 0
+//! holds as one process does. Only the main thread of a rank calls MPI: one rank's
 //! view of the run and its collectives are `ranks`, the entry points `run`.
 //!
 //! `split`, `plan` and `estimate` (what `retro plan` prints) need no MPI and are always
@@ -23,8 +24,6 @@ mod exchange;
 mod ranks;
 #[cfg(feature = "mpi")]
 mod run;
-#[cfg(feature = "mpi")]
-mod writer;
 
 #[cfg(feature = "mpi")]
 pub use ranks::under_mpi;

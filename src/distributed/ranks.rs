@@ -164,8 +164,6 @@ pub(super) struct Stats {
     pub(super) exchanges: u64,
     /// Seconds in them, waiting for the other ranks included.
     pub(super) exchange: f64,
-    pub(super) write: f64,
-    pub(super) checksum: f64,
 }
 
 /// The solve driver's ranks, over MPI: slices cut in whole blocks (`split`), children
@@ -215,5 +213,11 @@ impl Ranks for Ctx {
     }
     fn agree<T>(&self, result: Result<T>) -> Result<T> {
         Ctx::agree(self, result)
+    }
+    fn scan(&self, local: u64) -> (u64, u64) {
+        (self.exscan(local), self.sum(local))
+    }
+    fn broadcast(&self, values: &mut [u64]) {
+        Ctx::broadcast(self, values)
     }
 }

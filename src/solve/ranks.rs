@@ -39,6 +39,11 @@ pub trait Ranks {
     fn max(&self, local: u64) -> u64;
     /// Every rank learns whether any failed: all return an error if one did.
     fn agree<T>(&self, result: Result<T>) -> Result<T>;
+    /// The sum of `local` over the ranks before this one, and over every rank (where each
+    /// rank's part of a layer of blocks starts, and the layer's length).
+    fn scan(&self, local: u64) -> (u64, u64);
+    /// Every rank gets rank 0's `values`.
+    fn broadcast(&self, values: &mut [u64]);
 }
 
 /// A solve in one process: one rank, whose slice of every layer is the whole layer.
@@ -76,6 +81,10 @@ impl Ranks for One {
     fn agree<T>(&self, result: Result<T>) -> Result<T> {
         result
     }
+    fn scan(&self, local: u64) -> (u64, u64) {
+        (0, local)
+    }
+    fn broadcast(&self, _values: &mut [u64]) {}
 }
 
 /// One rank's view of how a layer is cut between the ranks.

@@ -86,10 +86,12 @@ fn whole_header(file: &File, at: u64, len: u64) -> Option<Vec<u8>> {
 }
 
 /// Put back the header of an interrupted build whose header at offset 0 was torn: where
-/// it does not check and the file ends in a whole copy (`Journal::commit`), the copy is
-/// written to offset 0 and synced. Whether it did so; a file with a whole header, or with
-/// no copy to take one from, is left as it is for the reader to judge.
-pub(crate) fn recover(partial: &Path) -> Result<bool> {
+/// it does not check and the file ends in a whole copy (`Journal::commit`) that `fits`
+/// accepts (the prefix and header bytes: a copy of the board being built, as long as the
+/// header it replaces), the copy is written to offset 0 and synced. Whether it did so; a
+/// file with a whole header, with no copy to take one from or with a copy of another
+/// board, is left as it is for the reader to judge.
+pub(crate) fn recover(partial: &Path, fits: impl Fn(&[u8]) -> bool) -> Result<bool> {
     let Ok(file) = OpenOptions::new()
         .read(true)
         .write(true)
@@ -114,7 +116,7 @@ pub(crate) fn recover(partial: &Path) -> Result<bool> {
     let Some(copy) = whole_header(&file, at, len - TRAILER_LEN) else {
         return Ok(false);
     };
-    if at == 0 || at + copy.len() as u64 + TRAILER_LEN != len {
+    if at == 0 || at + copy.len() as u64 + TRAILER_LEN != len || !fits(&copy) {
         return Ok(false);
     }
     crash_point();

@@ -172,7 +172,8 @@ fn open_no_follow(partial: &Path, create: bool) -> Result<File> {
     Ok(file)
 }
 
-/// A partial file opened for writing (and, outside MPI, locked).
+/// A partial file opened for writing, and locked by the process that writes it (on MPI,
+/// rank 0; the other ranks open it shared).
 pub struct Partial {
     /// The open file.
     pub file: File,
@@ -215,11 +216,13 @@ impl Partial {
         }
     }
 
-    /// Open `target`'s partial file without a lock (an MPI build, whose ranks share it).
+    /// Open `target`'s partial file, which another process created and holds the lock on,
+    /// without a lock and without creating it (the ranks of an MPI build other than rank
+    /// 0, which write their slices into rank 0's file).
     #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
     pub fn open_shared(target: &Path, kind: Kind) -> Result<Partial> {
         let path = partial_path(target);
-        let file = open_no_follow(&path, true)?;
+        let file = open_no_follow(&path, false)?;
         let held = file.metadata().map_err(|e| io_error(&path, e))?.len();
         Ok(Partial {
             file,

@@ -38,6 +38,8 @@ pub struct TableWriter {
     listed_end: u64,
     /// Where the next layer goes.
     end: u64,
+    /// Room past `end` the header's copies keep clear (`reserve`).
+    reserve: u64,
     /// Test hook: fail after writing this layer, as an interrupted build would stop.
     stop_after: Option<usize>,
     /// `Table::open_partial` for the registry the board's game is in.
@@ -69,13 +71,38 @@ impl TableWriter {
         layer_sizes: &[u64],
         fresh: bool,
     ) -> Result<(Self, Start)> {
+        Self::open_resuming::<R>(
+            path,
+            game,
+            value_type,
+            encoding,
+            layer_sizes,
+            fresh,
+            &|_| false,
+        )
+    }
+
+    /// `open`, where a partial file whose values are of a type `goes_on_in` accepts is
+    /// resumed in its own type (a table of values for the side to move interrupted while
+    /// it was written again in one byte a value goes on in that byte). The type is read
+    /// from the header only once the file is locked and a torn header put back from its
+    /// copy: the header the build resumes from is the one it judges.
+    pub fn open_resuming<R: Registry>(
+        path: &Path,
+        game: AnyBoard,
+        value_type: ValueType,
+        encoding: Encoding,
+        layer_sizes: &[u64],
+        fresh: bool,
+        goes_on_in: &dyn Fn(ValueType) -> bool,
+    ) -> Result<(Self, Start)> {
         let header = Header::blank(game, value_type, encoding, layer_sizes);
         let header_len = header::encode(&header)?.len();
         check_output(path)?;
         let mut partial = Partial::lock(path, Kind::Table)?;
         if !fresh
             && partial.held > 0
-            && let Some((table, lowest)) = check_partial::<R>(&partial.path, &header)?
+            && let Some((table, lowest)) = check_partial::<R>(&partial.path, &header, goes_on_in)?
         {
             return Self::resume(path, partial, table, lowest, header_len)
                 .map(|(w, s)| (w.reading_with(Table::open_partial::<R>), s));
@@ -89,6 +116,7 @@ impl TableWriter {
             journal: Journal::default(),
             listed_end: 0,
             end: header::values_start(header_len as u64),
+            reserve: 0,
             stop_after: None,
             open_partial: Table::open_partial::<R>,
         };
@@ -130,6 +158,7 @@ impl TableWriter {
             journal: Journal::default(),
             listed_end: listed_end(&on_disk),
             end,
+            reserve: 0,
             stop_after: None,
             open_partial: Table::open_partial::<Builtin>,
         };
@@ -170,6 +199,48 @@ impl TableWriter {
     /// The partial file being written.
     pub fn partial_file(&self) -> &Path {
         &self.partial.path
+    }
+
+    /// The open partial file, for layers written in slices beside this writer (ranks of an
+    /// MPI build, `record_layer`).
+    pub(crate) fn file(&self) -> &std::fs::File {
+        &self.partial.file
+    }
+
+    /// Where the next layer goes.
+    pub(crate) fn end(&self) -> u64 {
+        self.end
+    }
+
+    /// Keep `bytes` past the end of the layers free of the header's copies: the next layer
+    /// is written there while the header that lists this one is.
+    pub(crate) fn reserve(&mut self, bytes: u64) {
+        self.reserve = bytes;
+    }
+
+    /// Record layer `k`, written by others from `offset` (where the next layer goes) over
+    /// `bytes` bytes with xxh3-64 `checksum`, as `write_layer` records the layers it
+    /// appends: synced, then listed in the header, synced again.
+    pub(crate) fn record_layer(
+        &mut self,
+        k: usize,
+        offset: u64,
+        bytes: u64,
+        checksum: u64,
+    ) -> Result<()> {
+        if offset != self.end || k >= self.header.layers.len() {
+            return Err(Error::other(format!(
+                "layer {k} does not match the table header"
+            )));
+        }
+        self.sync()?;
+        self.end = offset + bytes;
+        let entry = &mut self.header.layers[k];
+        entry.offset = offset;
+        entry.bytes = bytes;
+        entry.checksum = checksum;
+        self.write_header()?;
+        self.sync()
     }
 
     /// The header's encoding.
@@ -234,7 +305,7 @@ impl TableWriter {
         bytes.extend_from_slice(&encoded);
         // The copy goes where the next layer starts: nothing after it is needed until the
         // header at 0 lists more.
-        let past = self.end.max(self.listed_end);
+        let past = self.end.saturating_add(self.reserve).max(self.listed_end);
         self.journal
             .commit(&self.partial.file, &self.partial.path, &bytes, past)?;
         self.listed_end = listed_end(&self.header);
@@ -464,14 +535,15 @@ fn listed_end(header: &Header) -> u64 {
 }
 
 /// Open an interrupted build's partial file for resuming `wanted`: it must be of the same
-/// board, value type and encoding, and its finished layers (the top ones) must match their
-/// checksums. Returns the file as a table and its lowest finished layer, or None when it
-/// holds no finished layer at all (a build stopped before its first layer, even in the
-/// middle of writing its header, or one of another board that had finished nothing): there
-/// is nothing to keep, and the build starts again. Shared by single-process and MPI builds.
+/// board and encoding, of its value type or one `goes_on_in` accepts, and its finished
+/// layers (the top ones) must match their checksums. Returns the file as a table and its
+/// lowest finished layer, or None when it holds no finished layer at all (a build stopped
+/// before its first layer, even in the middle of writing its header, or one of another
+/// board that had finished nothing): there is nothing to keep, and the build starts again.
 pub fn check_partial<R: Registry>(
     partial: &Path,
     wanted: &Header,
+    goes_on_in: &dyn Fn(ValueType) -> bool,
 ) -> Result<Option<(Table, usize)>> {
     let refuse = |why: &str| {
         Error::other(format!(
@@ -479,8 +551,19 @@ pub fn check_partial<R: Registry>(
             partial.display()
         ))
     };
-    // A header torn by a cut between its pages is put back from its copy first.
-    journal::recover(partial)?;
+    // A header torn by a cut between its pages is put back from its copy first, and only
+    // a copy of this board and format: a copy of another (a longer header) written at 0
+    // would run over the start of the layers, and the board check below refuses the file
+    // anyway.
+    let version = header::version_of(wanted);
+    let len = PREFIX_LEN as usize + header::encode(wanted)?.len();
+    journal::recover(partial, |copy| {
+        let at = header::VERSION_AT;
+        copy.len() == len
+            && copy.get(at..at + 4) == Some(&version.to_le_bytes()[..])
+            && header::decode::<R>(&copy[PREFIX_LEN as usize..], version)
+                .is_ok_and(|found| same_board(&found, wanted))
+    })?;
     match started(partial)? {
         Started::NotOurs => return Err(Kind::Table.not_ours(partial)),
         Started::HeaderIncomplete => return Ok(None),
@@ -515,10 +598,8 @@ pub fn check_partial<R: Registry>(
             table.version
         )));
     }
-    if found.game != wanted.game
-        || found.symmetries != wanted.symmetries
-        || found.value_type != wanted.value_type
-        || found.encoding != wanted.encoding
+    if !same_board(found, wanted)
+        || found.value_type != wanted.value_type && !goes_on_in(found.value_type)
     {
         return Err(refuse(
             "this interrupted build is of another board or format",
@@ -535,6 +616,20 @@ pub fn check_partial<R: Registry>(
         lowest = k;
     }
     Ok((lowest < found.layers.len()).then_some((table, lowest)))
+}
+
+/// Whether a header found in a partial file is of the board, folding and encoding a build
+/// asks for (its value type apart).
+fn same_board(found: &Header, wanted: &Header) -> bool {
+    found.game == wanted.game
+        && found.symmetries == wanted.symmetries
+        && found.encoding == wanted.encoding
+        && found.layers.len() == wanted.layers.len()
+        && found
+            .layers
+            .iter()
+            .zip(&wanted.layers)
+            .all(|(f, w)| f.positions == w.positions)
 }
 
 /// How far an interrupted build got with its partial file's first bytes.
