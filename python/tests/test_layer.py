@@ -21,7 +21,9 @@ def column(rows, name):
     if name in NULLABLE:
         return [int(r[name]) if r[name] else None for r in rows]
     if name == "reachable":
-        return [r[name] == "true" for r in rows]
+        # Empty where the table cannot know (no start, and a game whose positions do not
+        # show their history).
+        return [r[name] == "true" if r[name] else None for r in rows]
     return [r[name] or None for r in rows]
 
 
