@@ -114,7 +114,9 @@ class Layer:
     that does not fold, every row is one position and ``orbit_size`` is all ones.
     """
 
-    #: Stones on the board: the layer's number.
+    #: The layer's number: the positions with this many stones in a placement game (a
+    #: row's stones on the board are the ``stones`` column; Morris and Quixo number their
+    #: layers otherwise, ``retro stats`` says what each holds).
     stones: int
     #: Each position's value as the table stores it (int64; what it means per game:
     #: ``retro help games``). For a game with outcomes it is a code (Teeko's 8 is a win in

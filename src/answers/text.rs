@@ -110,16 +110,9 @@ pub fn answer<G: Gameplay>(game: &G, a: &Answer<G::Position>) -> String {
     for line in drawing.lines() {
         out.push_str(&format!("          {line}\n"));
     }
-    match game.hands(&a.position) {
-        // The layer is not the stones: say what is on the board and in hand.
-        Some([hx, ho]) => {
-            out.push_str(&format!(
-                "stones    {} on the board; in hand x {hx}, o {ho}\n",
-                game.stones(&a.position)
-            ));
-        }
-        None => out.push_str(&format!("stones    {stones} of {}\n", game.last_layer())),
-    }
+    // What the position holds, in the game's words (a layer's number is not always it).
+    let holds = game.holds(&a.position);
+    out.push_str(&format!("{:<10}{}\n", holds.label, holds.words));
     if stones == game.last_layer() && !game.values().for_side_to_move() {
         out.push_str("to move   nobody (the board is full)\n");
     } else if a.moves.is_empty() {

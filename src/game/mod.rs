@@ -104,6 +104,18 @@ pub struct LayerWords {
     pub phase: String,
 }
 
+/// What a position holds, in its game's words (`Gameplay::holds`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Holds {
+    /// What the pieces are called, as `query`'s line starts: `stones`, `cubes`.
+    pub label: &'static str,
+    /// The rest of the line: `4 of 9`; `6 on the board; in hand x 0, o 0`; `4 taken of 9:
+    /// x 2, o 2`.
+    pub words: String,
+    /// Fields `query --json` adds beside `stones`: Morris's `in_hand`, Quixo's `cubes`.
+    pub json: Vec<(&'static str, serde_json::Value)>,
+}
+
 /// How moves are written for humans (query, play, pv): a cell, or, where a move only
 /// chooses a column (connect), the column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -414,6 +426,27 @@ pub trait Gameplay: Game {
     /// them as columns.
     fn hands(&self, _pos: &Self::Position) -> Option<[u32; 2]> {
         None
+    }
+    /// What `pos` holds, in the game's words, for `query`'s line under the board and the
+    /// fields `query --json` adds beside `stones`. The default says the stones on the board
+    /// out of the last layer's (the board's cells, where layers count stones) and, where
+    /// the game has hands, the stones in hand (`in_hand`). A game whose pieces are
+    /// something else, or whose layers do not count them, says its own (Quixo: the cubes
+    /// taken and each side's).
+    fn holds(&self, pos: &Self::Position) -> Holds {
+        let stones = self.stones(pos);
+        match self.hands(pos) {
+            Some([x, o]) => Holds {
+                label: "stones",
+                words: format!("{stones} on the board; in hand x {x}, o {o}"),
+                json: vec![("in_hand", serde_json::json!({ "x": x, "o": o }))],
+            },
+            None => Holds {
+                label: "stones",
+                words: format!("{stones} of {}", self.last_layer()),
+                json: Vec::new(),
+            },
+        }
     }
     /// Why the move a player typed at `pos` is not legal (`from`: where a stone is taken,
     /// None for one put down; `to`: where it goes; 0-based cells), in words `play` prints

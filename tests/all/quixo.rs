@@ -344,3 +344,74 @@ fn what_a_quixo_position_shows_rules_out_only_what_play_never_reaches() {
         assert!(err.contains(why), "{text}: {err}");
     }
 }
+
+/// A CSV line's fields (a best move such as `"1,1-1,3"` is quoted).
+fn csv_fields(line: &str) -> Vec<String> {
+    let (mut out, mut field, mut quoted) = (Vec::new(), String::new(), false);
+    for c in line.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(std::mem::take(&mut field)),
+            c => field.push(c),
+        }
+    }
+    out.push(field);
+    out
+}
+
+fn run(args: &[&str]) -> std::process::Output {
+    crate::common::retro(args, "")
+}
+
+/// A Quixo position says what it holds in the game's words: the cubes taken (not its
+/// layer's number) and each side's, in `query`, its JSON and `export`'s `stones`.
+#[test]
+fn a_quixo_position_says_the_cubes_it_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("q3.retro");
+    let t = t.to_str().unwrap();
+    crate::common::ok(&run(&["build", "quixo", "3x3", "-o", t, "-q"]));
+    let text = crate::common::ok(&run(&["query", t, "xo./.x./o..:x"]));
+    assert!(
+        text.contains("\ncubes     4 taken of 9: x 2, o 2\n"),
+        "{text}"
+    );
+    assert!(!text.contains("stones"), "{text}");
+    let json: serde_json::Value = serde_json::from_str(&crate::common::ok(&run(&[
+        "query",
+        t,
+        "xo./.x./o..:x",
+        "--json",
+    ])))
+    .unwrap();
+    assert_eq!(json["stones"], 4, "{json}");
+    assert_eq!(json["cubes"], serde_json::json!({"x": 2, "o": 2}), "{json}");
+    // Every row's `stones` is the cubes its position shows.
+    let csv = crate::common::ok(&run(&["export", t, "-o", "-", "-q"]));
+    let mut lines = csv.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let at = head.iter().position(|&c| c == "stones").unwrap();
+    let mut rows = 0;
+    for line in lines {
+        let fields = csv_fields(line);
+        let board = fields[0].split(':').next().unwrap();
+        let cubes = board.chars().filter(|&c| c == 'x' || c == 'o').count();
+        assert_eq!(fields[at], cubes.to_string(), "{line}");
+        rows += 1;
+    }
+    assert_eq!(rows, 2862);
+    // A position the cube counts rule out (x moves first, and each side's first push
+    // takes a blank cube) is refused.
+    crate::common::fails(
+        &run(&["query", t, "oo./.../...:x"]),
+        2,
+        "this position cannot arise: with x to move",
+    );
+    // `--layer K` is a layer, whose meaning is the game's: export's help says so.
+    let help = crate::common::ok(&run(&["export", "--help"]));
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        help.contains("Export only layer K: in a placement game the positions with K stones; Quixo's and Morris's layers are their own, and `retro stats` says what each holds"),
+        "{help}"
+    );
+}

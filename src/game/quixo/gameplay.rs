@@ -3,7 +3,7 @@
 //! (`Registered`).
 
 use super::*;
-use crate::game::{Game, Gameplay, LayerWords, MoveNotation, Registered, grid};
+use crate::game::{Game, Gameplay, Holds, LayerWords, MoveNotation, Registered, grid};
 
 impl Quixo {
     fn form(&self) -> String {
@@ -117,6 +117,21 @@ impl Gameplay for Quixo {
             pos.x.count_ones() as usize,
             (pos.marked & !pos.x).count_ones() as usize,
         ]
+    }
+
+    /// The cubes taken: a layer is a pair of cube counts, not a number of cubes.
+    fn stones(&self, pos: &QuixoPosition) -> usize {
+        pos.marked.count_ones() as usize
+    }
+
+    /// The cubes taken out of the board's, and each side's.
+    fn holds(&self, pos: &QuixoPosition) -> Holds {
+        let [x, o] = self.side_stones(pos);
+        Holds {
+            label: "cubes",
+            words: format!("{} taken of {}: x {x}, o {o}", x + o, self.cells),
+            json: vec![("cubes", serde_json::json!({ "x": x, "o": o }))],
+        }
     }
 
     fn layer_words(&self, k: usize) -> Option<LayerWords> {
