@@ -83,6 +83,14 @@ impl Served {
                 ))
             })?
             .to_string();
+        // `/api/tables` is the list of tables: a table of that name could not be reached
+        // at `/api/NAME` as every other is.
+        if name == "tables" {
+            return Err(Error::input(format!(
+                "{}: a table named \"tables\" cannot be served, since /api/tables is the list of tables; rename the file (or link it under another name)",
+                path.display()
+            )));
+        }
         let table = Table::open_in::<R>(path)?.with_mmap()?;
         // As `info` does: a table whose values do not match its checksum is not served.
         table.verify_checksum()?;
