@@ -499,13 +499,34 @@ pub trait Gameplay: Game {
     /// the start, or for a table of part of a game without one, a position of its own
     /// with a note that says what it is (the default: the table's first position).
     fn opening(&self) -> (Self::Position, Option<String>) {
-        match self.start_position() {
-            Some(start) => (start, None),
-            None => (
-                self.unrank(0, 0),
-                Some("this table has no start: this is its first position".into()),
-            ),
+        if let Some(start) = self.start_position() {
+            return (start, None);
         }
+        // The first position, in layer and rank order, that the game lets arise and where
+        // play goes on: opening on a finished game, or on one `query` refuses, shows
+        // nothing. A few thousand of each layer are enough to meet one.
+        for k in 0..=self.last_layer() {
+            let size = self.layer_size(k);
+            if size == 0 {
+                continue;
+            }
+            let mut pos = self.unrank(k, 0);
+            for r in 0..size.min(1 << 12) {
+                if r > 0 {
+                    self.advance(&mut pos);
+                }
+                if self.ended(&pos).is_none() && self.check_reachable(&pos).is_ok() {
+                    return (
+                        pos,
+                        Some("this table has no start: this is its first position that can arise and is not over".into()),
+                    );
+                }
+            }
+        }
+        (
+            self.unrank(0, 0),
+            Some("this table has no start: this is its first position".into()),
+        )
     }
     /// The position in the game's notation, as `parse_position` reads it back.
     fn format_position(&self, pos: &Self::Position) -> String;
@@ -574,13 +595,26 @@ pub trait Gameplay: Game {
     /// contest's answer where the game comes from one (young, twins: the number alone, as
     /// a judge reads it), else the value in words.
     fn contest_answer(&self, root: i64) -> String {
-        self.values().describe_root(root)
+        let words = self.values().describe_root(root);
+        match self.start_position() {
+            Some(_) => words,
+            // The solve's last layer in memory is layer 0: its first position's value,
+            // named, since it is no start.
+            None => format!(
+                "{words} (this board has no start: this is the value of its first position, {})",
+                self.format_position(&self.unrank(0, 0))
+            ),
+        }
     }
     /// A build's root value for its summary line: in words for a game that ends in a win,
     /// a loss, a tie or a draw ("o completes a line at ply 24, o's 12th stone", "x to move
     /// wins in 7 (remoteness 7)"), whose stored number is a code; the number for a game of
-    /// scores.
+    /// scores. A table without a start (`start_position`) has no root value, and says so
+    /// (`answers::info::root_words` names where it opens, with that position's value).
     fn root_text(&self, value: i64) -> String {
+        if self.start_position().is_none() {
+            return "none (this table has no start)".into();
+        }
         if self.values().for_side_to_move() {
             // Values for the side to move: x moves on the empty board.
             return self.contest_answer(value);

@@ -415,3 +415,68 @@ fn a_quixo_position_says_the_cubes_it_holds() {
         "{help}"
     );
 }
+
+/// A table without a start (`min=`) says so: its build and `info` print no root value,
+/// and name the position they give a value for, the one the explorer and `play` open on.
+/// Where play from the start cannot be followed, `export`'s `reachable` says "not known"
+/// (an empty field) for every position the rules let pass, never true.
+#[test]
+fn a_quixo_table_without_a_start_names_its_positions() {
+    use retro::game::{Gameplay, QuixoBoard, Registered};
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("qm.retro");
+    let t = t.to_str().unwrap();
+    let built = crate::common::ok(&run(&["build", "quixo", "3x3 min=5", "-o", t, "-q"]));
+    let game = <Quixo as Registered>::new(QuixoBoard { n: 3, min: 5 }).unwrap();
+    let (opening, _) = game.opening();
+    let opening = game.format_position(&opening);
+    let answer = crate::common::ok(&run(&["query", t, &opening]));
+    let value = answer
+        .lines()
+        .find_map(|l| l.strip_prefix("value     "))
+        .unwrap()
+        .to_string();
+    let said =
+        format!("root value none (this table has no start); it opens on {opening}, where {value}");
+    assert!(built.contains(&said), "{built}\nwant: {said}");
+    let info = crate::common::ok(&run(&["info", t]));
+    assert!(
+        info.contains("root value   none (this table has no start)\n"),
+        "{info}"
+    );
+    assert!(
+        info.contains(&format!("opening      {opening}: {value}\n")),
+        "{info}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&crate::common::ok(&run(&["info", t, "--json"]))).unwrap();
+    assert_eq!(json["root_position"], opening.as_str(), "{json}");
+    // `play` opens there too, and says why.
+    let played = crate::common::retro(&["play", t], "quit\n");
+    let shown = crate::common::ok(&played);
+    assert!(shown.contains("no start"), "{shown}");
+    assert!(shown.contains(&opening), "{shown}");
+    assert!(!shown.contains("game over"), "{shown}");
+    // `reachable`: false where the position shows it cannot arise, else not known.
+    let csv = crate::common::ok(&run(&["export", t, "-o", "-", "-q"]));
+    let mut lines = csv.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let at = head.iter().position(|&c| c == "reachable").unwrap();
+    let (mut refused, mut unknown) = (0, 0);
+    for line in lines {
+        let fields = csv_fields(line);
+        let field = fields[at].as_str();
+        let pos = game.parse_position(&fields[0]).unwrap();
+        match game.check_reachable(&pos) {
+            Err(_) => {
+                assert_eq!(field, "false", "{line}");
+                refused += 1;
+            }
+            Ok(()) => {
+                assert_eq!(field, "", "{line}");
+                unknown += 1;
+            }
+        }
+    }
+    assert!(refused > 0 && unknown > 0, "{refused} {unknown}");
+}
