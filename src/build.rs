@@ -328,7 +328,8 @@ pub struct Built {
     pub report: BuildReport,
     /// `retro build --json`'s object (`BuildReport::to_json`).
     pub json: serde_json::Value,
-    /// The empty board's value in words (`Gameplay::root_text`).
+    /// The empty board's value in words (`Gameplay::root_text`); a table without a start
+    /// says so and names where it opens, with the value there (`RootWords::line`).
     pub root_text: String,
 }
 
@@ -377,9 +378,21 @@ pub fn build_board<R: Registry>(
             Estimate::check_memory(&game, options)?;
             estimate.check_disk(path, options)?;
             let report = build_checked(&game, path, options, driver, progress)?;
+            let mut json = report.to_json(&game, path);
+            let root_text = match game.start_position() {
+                Some(_) => game.root_text(report.root_value),
+                // No start: the position the table opens on, named, with its value read
+                // back from the table just written.
+                None => {
+                    let table = crate::table::Table::open_in::<G>(path)?;
+                    let root = crate::answers::info::RootWords::of(&game, &table)?;
+                    root.add_to(&mut json);
+                    root.line()
+                }
+            };
             Ok(Built {
-                json: report.to_json(&game, path),
-                root_text: game.root_text(report.root_value),
+                json,
+                root_text,
                 report,
             })
         }

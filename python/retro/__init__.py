@@ -114,7 +114,9 @@ class Layer:
     that does not fold, every row is one position and ``orbit_size`` is all ones.
     """
 
-    #: Stones on the board: the layer's number.
+    #: The layer's number: the positions with this many stones in a placement game (a
+    #: row's stones on the board are the ``stones`` column; Morris and Quixo number their
+    #: layers otherwise, ``retro stats`` says what each holds).
     stones: int
     #: Each position's value as the table stores it (int64; what it means per game:
     #: ``retro help games``). For a game with outcomes it is a code (Teeko's 8 is a win in
@@ -133,7 +135,10 @@ class Layer:
     best_move: Optional[np.ndarray] = None
     #: Whether play from the empty board reaches each position (bool; ``retro export``'s
     #: ``reachable``): the ranking also counts boards no game reaches, such as
-    #: tic-tac-toe with a line for each side; leave those out of counts.
+    #: tic-tac-toe with a line for each side; leave those out of counts. In a table
+    #: without a start of a game whose positions do not show their history (Quixo's
+    #: ``min=``, Morris's moving phase) a ``numpy.ma.MaskedArray``, masked where that is
+    #: not known.
     reachable: Optional[np.ndarray] = None
     #: Stones x and o hold in hand (int64), for a game whose positions have them (morris).
     x_in_hand: Optional[np.ndarray] = None
@@ -220,7 +225,14 @@ def _layer_from_raw(k: int, start: int, raw: Dict[str, Any]) -> Layer:
     if "orbit_size" in raw:
         fields["_orbits"] = np.frombuffer(raw["orbit_size"], dtype="<i8")
     if "reachable" in raw:
-        fields["reachable"] = np.frombuffer(raw["reachable"], dtype=np.bool_)
+        reached = np.frombuffer(raw["reachable"], dtype=np.uint8)
+        if raw.get("reachable_known", True):
+            fields["reachable"] = reached.astype(np.bool_)
+        else:
+            # A table without a start of a game whose positions do not show their history
+            # (Quixo's `min=`, Morris's moving phase): masked where not known, as export
+            # leaves the field empty.
+            fields["reachable"] = np.ma.MaskedArray(reached == 1, mask=reached == 2)
     if "stones" in raw:
         stones = np.frombuffer(raw["stones"], dtype="<u4")
         if (stones != k).any():
@@ -691,7 +703,11 @@ class Table:
         return pd.DataFrame(
             {
                 name: (
-                    pd.arrays.IntegerArray(col.data, np.ma.getmaskarray(col))
+                    (
+                        pd.arrays.BooleanArray(col.data, np.ma.getmaskarray(col))
+                        if col.dtype == np.bool_
+                        else pd.arrays.IntegerArray(col.data, np.ma.getmaskarray(col))
+                    )
                     if isinstance(col, np.ma.MaskedArray)
                     else col
                 )

@@ -86,11 +86,14 @@ pub(crate) fn result_code(v: retro::game::Verdict) -> u8 {
 /// A `query_many` line that is not a position.
 pub(crate) const NO_RESULT: u8 = 4;
 
+/// A layer's `reachable` byte where the table cannot know (`Probe::reachable_known`).
+pub(crate) const REACHABLE_NOT_KNOWN: u8 = 2;
+
 /// Where one chunk of rows goes: per row its value (8 bytes, little-endian i64), result
 /// code (1 byte) and remoteness (8 bytes), who moves (1 byte: 0 first, 1 second, 2 none)
 /// and how many positions share the row's entry (8 bytes, little-endian i64) for a layer,
 /// whether it is masked (1 byte) for `query_many`; for a layer also whether play reaches
-/// it (1 byte), its first best move as `NUMBERS` integers (4 bytes each, little-endian
+/// it (1 byte: 0, 1, or `REACHABLE_NOT_KNOWN`), its first best move as `NUMBERS` integers (4 bytes each, little-endian
 /// u32, 1-based, 0 where the move has no such part: `retro::move_numbers`), and the
 /// stones in hand (x's, o's: 4 bytes each) for a game that has them, and the stones on the
 /// board (4 bytes: `Gameplay::stones`, which a layer's number is not for morris). Empty

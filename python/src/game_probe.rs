@@ -37,6 +37,10 @@ pub(crate) trait Probe: Send + Sync {
     fn number_columns(&self) -> Vec<&'static str>;
     /// Whether the game's positions hold stones in hand (`Gameplay::hands`).
     fn has_hands(&self) -> bool;
+    /// Whether every row's `reachable` is known: the game's own test is exact, or the
+    /// table has a start to search from. Otherwise a row the test lets pass is
+    /// `REACHABLE_NOT_KNOWN`.
+    fn reachable_known(&self) -> bool;
     /// Whether the game's values are wins, losses, ties or draws with a remoteness.
     fn has_outcomes(&self) -> bool {
         self.prober().outcome_of(0, 0).is_some()
@@ -164,12 +168,17 @@ impl<G: Registered> Probe for Game<G> {
                     out.orbit_size[i * 8..i * 8 + 8].copy_from_slice(&size.to_le_bytes());
                 }
                 if reachable {
-                    // An entry is reached where any position it stands for is.
-                    let reached = match reach {
-                        Some(r) => game.images(&pos).iter().any(|p| r.contains(p)),
-                        None => game.check_reachable(&pos).is_ok(),
+                    // An entry is reached where any position it stands for is; without a
+                    // forward pass, what the position shows, or 2 where that is not known
+                    // (a table without a start of a game whose test is not exact), as
+                    // export leaves its field empty.
+                    out.reachable[i] = match reach {
+                        Some(r) => u8::from(game.images(&pos).iter().any(|p| r.contains(p))),
+                        None => match retro::answers::reach::shown_by_position(game, &pos) {
+                            Some(reached) => u8::from(reached),
+                            None => REACHABLE_NOT_KNOWN,
+                        },
                     };
-                    out.reachable[i] = u8::from(reached);
                 }
                 if stones {
                     let n = u32::try_from(game.stones(&pos)).unwrap_or(u32::MAX);
@@ -212,6 +221,10 @@ impl<G: Registered> Probe for Game<G> {
 
     fn has_hands(&self) -> bool {
         self.0.hands(&self.0.unrank(0, 0)).is_some()
+    }
+
+    fn reachable_known(&self) -> bool {
+        self.0.check_reachable_is_exact() || self.0.start_position().is_some()
     }
 }
 

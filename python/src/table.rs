@@ -300,6 +300,7 @@ impl RawTable {
             out.set_item("orbit_size", orbit_size)?;
         }
         out.set_item("reachable", reachable)?;
+        out.set_item("reachable_known", self.game.reachable_known())?;
         out.set_item("stones", stones)?;
         if hands {
             out.set_item("in_hand", in_hand)?;

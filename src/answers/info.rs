@@ -2,36 +2,94 @@
 //! and library callers (the Python package) give the same object.
 
 use crate::error::Result;
-use crate::game::{Outcome, Registered, Registry, Visitor};
+use crate::game::{Gameplay, Outcome, Registered, Registry, Visitor};
 use crate::table::{Encoding, Table};
 
 /// The root's value in its game's words (`Gameplay::root_text`), and its outcome where the
-/// game ends in a win, a loss, a tie or a draw.
+/// game ends in a win, a loss, a tie or a draw. A table without a start has no root: its
+/// value, outcome and `opening` are those of the position it opens on
+/// (`Gameplay::opening`), named.
 pub struct RootWords {
-    /// The empty board's value.
+    /// The start's value (a table without one: its opening's).
     pub value: i64,
-    /// The value in words ("2", "o completes a line at ply 24, o's 12th stone").
+    /// The value in words ("2", "o completes a line at ply 24, o's 12th stone"), or "none
+    /// (this table has no start)".
     pub text: String,
     /// The result and remoteness for the side to move, where the game has them.
     pub outcome: Option<Outcome>,
+    /// A table without a start: the position it opens on, and its value in words for the
+    /// side to move there.
+    pub opening: Option<(String, String)>,
+}
+
+impl RootWords {
+    /// Of `game`'s table `table`: the start's value, or where there is none, the value
+    /// of the position the table opens on.
+    pub fn of<G: Gameplay>(game: &G, table: &Table) -> Result<RootWords> {
+        let Some(start) = game.start_position() else {
+            let (pos, _) = game.opening();
+            let k = game.layer_of(&pos);
+            let value = table.value(k, game.rank(&pos))?;
+            return Ok(RootWords {
+                value,
+                text: game.root_text(value),
+                outcome: game.outcome(value, k),
+                opening: Some((
+                    game.format_position(&pos),
+                    game.describe_value_at(value, &pos),
+                )),
+            });
+        };
+        let value = table.value(game.layer_of(&start), game.rank(&start))?;
+        Ok(RootWords {
+            value,
+            text: game.root_text(value),
+            outcome: game.outcome(value, 0),
+            opening: None,
+        })
+    }
+
+    /// The summary line's words: the root value, or where there is none, where the table
+    /// opens and its value there.
+    pub fn line(&self) -> String {
+        match &self.opening {
+            Some((pos, words)) => format!("{}; it opens on {pos}, where {words}", self.text),
+            None => self.text.clone(),
+        }
+    }
+
+    /// Into `build --json`'s or `info --json`'s object: `root_value` for a game of scores,
+    /// `root_code`, `root_result` and `root_remoteness` for one with outcomes, and for a
+    /// table without a start `root_position`, the position they belong to.
+    pub fn add_to(&self, out: &mut serde_json::Value) {
+        match self.outcome {
+            Some(o) => {
+                if let Some(fields) = out.as_object_mut() {
+                    fields.remove("root_value");
+                }
+                out["root_code"] = self.value.into();
+                out["root_result"] = o.result.as_str().into();
+                out["root_remoteness"] = o.remoteness.into();
+            }
+            None => out["root_value"] = self.value.into(),
+        }
+        if let Some((pos, _)) = &self.opening {
+            out["root_position"] = pos.as_str().into();
+        }
+    }
 }
 
 /// The empty board's value of `table`, in its game's words; `R` is the registry its game
 /// is in.
 pub fn root_words<R: Registry>(table: &Table) -> Result<RootWords> {
-    struct Words(i64);
-    impl Visitor for Words {
+    struct Words<'a>(&'a Table);
+    impl Visitor for Words<'_> {
         type Output = RootWords;
         fn visit<G: Registered>(self, game: G) -> Result<RootWords> {
-            Ok(RootWords {
-                value: self.0,
-                text: game.root_text(self.0),
-                outcome: game.outcome(self.0, 0),
-            })
+            RootWords::of(&game, self.0)
         }
     }
-    let value = table.value(0, 0)?;
-    R::visit(&table.header.game, Words(value))
+    R::visit(&table.header.game, Words(table))
 }
 
 /// The object `retro info --json` prints for `table`. With `check`, the value checksum is
@@ -69,21 +127,13 @@ pub fn info_json<R: Registry>(table: &Table, check: bool) -> Result<serde_json::
         "bytes_per_position": value_bytes as f64 / positions as f64,
         "file_bytes": table.file_len,
         "checksum": format!("{:016x}", h.checksum),
-        "root_value": root.value,
         "root": root.text,
     });
     if check {
         summary["checksum_ok"] = true.into();
     }
-    if let Some(o) = root.outcome {
-        // A game that ends in a win, a loss, a tie or a draw stores a code: named as one.
-        if let Some(fields) = summary.as_object_mut() {
-            fields.remove("root_value");
-        }
-        summary["root_code"] = root.value.into();
-        summary["root_result"] = o.result.as_str().into();
-        summary["root_remoteness"] = o.remoteness.into();
-    }
+    // A game that ends in a win, a loss, a tie or a draw stores a code: named as one.
+    root.add_to(&mut summary);
     if let Encoding::Moves { values_every } = h.encoding {
         let lookups = h.encoding.lookups_per_value(cells);
         summary["values_every"] = values_every.into();

@@ -303,8 +303,8 @@ pub fn to_json<G: Registered>(game: &G, a: &Answer<G::Position>) -> serde_json::
         "moves": moves,
         "best": best,
     });
-    if let Some([x, o]) = game.hands(&a.position) {
-        out["in_hand"] = json!({ "x": x, "o": o });
+    for (name, value) in game.holds(&a.position).json {
+        out[name] = value;
     }
     // Only what the position shows of its history was checked, not whether play from the
     // start reaches it (`Gameplay::check_reachable_is_exact`).

@@ -133,6 +133,18 @@ impl<G: Gameplay> Reachable<G> {
     }
 }
 
+/// Whether play from the start reaches `pos`, as far as the position itself tells:
+/// false where it shows it cannot arise (`Gameplay::check_reachable`), true where that
+/// test is exact, and None, not known, where it is not (Quixo, Morris) and no forward
+/// pass from the start answers instead (a table without a start).
+pub fn shown_by_position<G: Gameplay>(game: &G, pos: &G::Position) -> Option<bool> {
+    match game.check_reachable(pos) {
+        Err(_) => Some(false),
+        Ok(()) if game.check_reachable_is_exact() => Some(true),
+        Ok(()) => None,
+    }
+}
+
 /// The layers in the order moves lead: each after every layer with a move into it.
 fn forward_order<G: Game>(game: &G) -> Vec<usize> {
     let layers = game.last_layer() + 1;

@@ -90,12 +90,15 @@ pub fn principal_variation<G: Gameplay>(
     out
 }
 
-/// An answer as `retro query` prints it: the position drawn, who moves, its value in
-/// words, and every move with its child and value, the best marked.
 /// What `query` says of a position of a game whose positions do not show whether play
 /// reaches them (`Gameplay::check_reachable_is_exact`).
 const REACH_NOT_CHECKED: &str = "reached   not checked: the position shows nothing that rules it out; `retro export` marks the positions play from the start reaches\n";
 
+/// The same for a table without a start, which has nothing to search from.
+const REACH_NOT_KNOWN: &str = "reached   not known: the position shows nothing that rules it out, and this table has no start to search from\n";
+
+/// An answer as `retro query` prints it: the position drawn, who moves, its value in
+/// words, and every move with its child and value, the best marked.
 pub fn answer<G: Gameplay>(game: &G, a: &Answer<G::Position>) -> String {
     let stones = game.layer_of(&a.position);
     let mut out = format!("position  {}\n", game.format_position(&a.position));
@@ -107,16 +110,9 @@ pub fn answer<G: Gameplay>(game: &G, a: &Answer<G::Position>) -> String {
     for line in drawing.lines() {
         out.push_str(&format!("          {line}\n"));
     }
-    match game.hands(&a.position) {
-        // The layer is not the stones: say what is on the board and in hand.
-        Some([hx, ho]) => {
-            out.push_str(&format!(
-                "stones    {} on the board; in hand x {hx}, o {ho}\n",
-                game.stones(&a.position)
-            ));
-        }
-        None => out.push_str(&format!("stones    {stones} of {}\n", game.last_layer())),
-    }
+    // What the position holds, in the game's words (a layer's number is not always it).
+    let holds = game.holds(&a.position);
+    out.push_str(&format!("{:<10}{}\n", holds.label, holds.words));
     if stones == game.last_layer() && !game.values().for_side_to_move() {
         out.push_str("to move   nobody (the board is full)\n");
     } else if a.moves.is_empty() {
@@ -132,7 +128,10 @@ pub fn answer<G: Gameplay>(game: &G, a: &Answer<G::Position>) -> String {
         game.describe_value_at(a.value, &a.position)
     ));
     if !game.check_reachable_is_exact() {
-        out.push_str(REACH_NOT_CHECKED);
+        out.push_str(match game.start_position() {
+            Some(_) => REACH_NOT_CHECKED,
+            None => REACH_NOT_KNOWN,
+        });
     }
     let named: Vec<String> = a
         .moves

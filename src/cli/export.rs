@@ -35,25 +35,28 @@ Examples:
 The format is --csv or --parquet, or else the output's extension (.csv; .parquet or .pq);
 `-o -` writes CSV to standard output (and the summary line, unless -q, to standard error).
 
-Columns: position, stones, to_move (first, second, or none where play has ended), value,
-best_move; games that end in a win, a loss, a tie or a draw (mnk, connect, teeko, quixo,
-morris)
-then have result (for the side to move: win, loss, tie or draw) and remoteness (plies to the
-end with best play); then reachable (false for a board no game reaches, such as tic-tac-toe
-with a line for each side: leave those out of counts); then the best move as integers.
+Columns: position, stones (on the board; Quixo: the cubes taken), to_move (first, second, or
+none where play has ended), value, best_move; games that end in a win, a loss, a tie or a
+draw (mnk, connect, teeko, quixo, morris) then have result (for the side to move: win, loss,
+tie or draw) and remoteness (plies to the end with best play); then reachable (false for a
+board no game reaches, such as tic-tac-toe with a line for each side: leave those out of
+counts; empty, not known, where the table cannot tell: a Quixo or Morris table without a
+start, whose positions do not show their history); then the best move as integers.
 best_move is the first best move in `retro query`'s order, as `row,col` (1-based, row 1 at
 the top), with best_row and best_col the same numbers; for connect, whose moves are columns,
 the column alone (`3`, 1-based from the left), and best_column; for teeko and quixo
 `row,col-row,col` where a stone or cube moves, and best_from_row, best_from_col, best_row,
-best_col; for morris its name (`d2`, `d2-d3`, `d2-d3xa4`) alone, and morris has
-x_in_hand and o_in_hand after stones. They are empty (Parquet: null) where nobody moves: a full board, or a game already
-won.")]
+best_col; for morris its name (`d2`, `d2-d3`, `d2-d3xa4`) alone, and morris has x_in_hand
+and o_in_hand after stones. The move's columns are empty (Parquet: null) where nobody moves:
+a full board, or a game already won.")]
 pub struct Args {
     #[command(flatten)]
     threads: super::Threads,
     /// Table file.
     table: PathBuf,
-    /// Export only layer K (the positions with K stones) [default: every layer, 0 first].
+    /// Export only layer K: in a placement game the positions with K stones; Quixo's and
+    /// Morris's layers are their own, and `retro stats` says what each holds [default:
+    /// every layer, 0 first].
     #[arg(long, value_name = "K")]
     layer: Option<usize>,
     /// Write CSV with a header line.

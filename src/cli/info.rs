@@ -149,6 +149,10 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     // The empty board's value, in the game's words.
     let words = crate::answers::info::root_words::<R>(&table)?;
     rows.push(("root value", words.text));
+    // A table without a start: where it opens, and the value there.
+    if let Some((pos, value)) = words.opening {
+        rows.push(("opening", format!("{pos}: {value}")));
+    }
     for (key, value) in rows {
         super::outln!("{key:<12} {value}")?;
     }

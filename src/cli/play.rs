@@ -57,7 +57,8 @@ pub struct Args {
     /// first is listed below).
     #[arg(long = "as", value_enum, ignore_case = true, default_value_t = Side::First)]
     side: Side,
-    /// Start from this position instead of the empty board.
+    /// Start from this position instead of the empty board (a table without a start: the
+    /// position the explorer opens on).
     #[arg(long)]
     from: Option<String>,
 }
@@ -121,8 +122,23 @@ struct Saved {
 fn play<G: Registered>(game: &G, table: &Table, args: &Args) -> Result<i32> {
     let mut input = std::io::stdin().lock();
     let mut out = std::io::stdout().lock();
-    let empty = game.format_position(&game.unrank(0, 0));
-    let mut text = args.from.clone().unwrap_or(empty);
+    // Where the explorer opens: the start, or for a table without one a position that can
+    // arise and is not over, said before the board.
+    let (opening, note) = game.opening();
+    let opening = game.format_position(&opening);
+    let mut text = match &args.from {
+        Some(from) => from.clone(),
+        None => {
+            if let Some(note) = note {
+                writeln!(
+                    out,
+                    "this table has no start: play opens on {opening} ({note})"
+                )
+                .map_err(io)?;
+            }
+            opening
+        }
+    };
     let mut scores = start_scores(game, &game.parse_position(&text)?);
     let mut history: Vec<Saved> = Vec::new();
     // Every move since the start, as `undo` reports them: who, and the move.

@@ -83,11 +83,22 @@ impl Served {
                 ))
             })?
             .to_string();
+        // `/api/tables` is the list of tables: a table of that name could not be reached
+        // at `/api/NAME` as every other is.
+        if name == "tables" {
+            return Err(Error::input(format!(
+                "{}: a table named \"tables\" cannot be served, since /api/tables is the list of tables; rename the file (or link it under another name)",
+                path.display()
+            )));
+        }
         let table = Table::open_in::<R>(path)?.with_mmap()?;
         // As `info` does: a table whose values do not match its checksum is not served.
         table.verify_checksum()?;
         let board = table.header.game.clone();
         let game = R::visit(&board, Boxed)?;
+        // The explorer opens there, and `GET /api/TABLE` answers for it; a note says why
+        // where it is not the game's start (a table without one).
+        let opening = game.opening();
         let (rows, cols) = board.dims();
         let mut summary = json!({
             "name": name,
@@ -100,7 +111,11 @@ impl Served {
             "positions": crate::answers::info::layer_positions::<R>(&table)?.iter().sum::<u64>(),
             "entries": table.header.total_positions(),
             "value_type": table.header.value_type.name(),
-            "root_value": table.value(0, 0)?,
+            // A table without a start has no root value.
+            "root_value": match opening.1 {
+                None => Some(table.value(0, 0)?),
+                Some(_) => None,
+            },
         });
         // The explorer draws the board from its own fields (young's weights a and b,
         // twins' pair weights, mnk's K), whatever the game: the board as the table header
@@ -111,8 +126,6 @@ impl Served {
             summary["points"] = json!(points.cells);
             summary["links"] = json!(points.links);
         }
-        // The explorer opens there, and `GET /api/TABLE` answers for it.
-        let opening = game.opening();
         summary["opening"] = json!(opening.0);
         summary["opening_note"] = json!(opening.1);
         Ok(Served {

@@ -104,6 +104,18 @@ pub struct LayerWords {
     pub phase: String,
 }
 
+/// What a position holds, in its game's words (`Gameplay::holds`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Holds {
+    /// What the pieces are called, as `query`'s line starts: `stones`, `cubes`.
+    pub label: &'static str,
+    /// The rest of the line: `4 of 9`; `6 on the board; in hand x 0, o 0`; `4 taken of 9:
+    /// x 2, o 2`.
+    pub words: String,
+    /// Fields `query --json` adds beside `stones`: Morris's `in_hand`, Quixo's `cubes`.
+    pub json: Vec<(&'static str, serde_json::Value)>,
+}
+
 /// How moves are written for humans (query, play, pv): a cell, or, where a move only
 /// chooses a column (connect), the column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -433,6 +445,27 @@ pub trait Gameplay: Game {
     fn hands(&self, _pos: &Self::Position) -> Option<[u32; 2]> {
         None
     }
+    /// What `pos` holds, in the game's words, for `query`'s line under the board and the
+    /// fields `query --json` adds beside `stones`. The default says the stones on the board
+    /// out of the last layer's (the board's cells, where layers count stones) and, where
+    /// the game has hands, the stones in hand (`in_hand`). A game whose pieces are
+    /// something else, or whose layers do not count them, says its own (Quixo: the cubes
+    /// taken and each side's).
+    fn holds(&self, pos: &Self::Position) -> Holds {
+        let stones = self.stones(pos);
+        match self.hands(pos) {
+            Some([x, o]) => Holds {
+                label: "stones",
+                words: format!("{stones} on the board; in hand x {x}, o {o}"),
+                json: vec![("in_hand", serde_json::json!({ "x": x, "o": o }))],
+            },
+            None => Holds {
+                label: "stones",
+                words: format!("{stones} of {}", self.last_layer()),
+                json: Vec::new(),
+            },
+        }
+    }
     /// Why the move a player typed at `pos` is not legal (`from`: where a stone is taken,
     /// None for one put down; `to`: where it goes; 0-based cells), in words `play` prints
     /// before the legal moves ("all your stones are down: move one"); None (the default)
@@ -484,13 +517,34 @@ pub trait Gameplay: Game {
     /// the start, or for a table of part of a game without one, a position of its own
     /// with a note that says what it is (the default: the table's first position).
     fn opening(&self) -> (Self::Position, Option<String>) {
-        match self.start_position() {
-            Some(start) => (start, None),
-            None => (
-                self.unrank(0, 0),
-                Some("this table has no start: this is its first position".into()),
-            ),
+        if let Some(start) = self.start_position() {
+            return (start, None);
         }
+        // The first position, in layer and rank order, that the game lets arise and where
+        // play goes on: opening on a finished game, or on one `query` refuses, shows
+        // nothing. A few thousand of each layer are enough to meet one.
+        for k in 0..=self.last_layer() {
+            let size = self.layer_size(k);
+            if size == 0 {
+                continue;
+            }
+            let mut pos = self.unrank(k, 0);
+            for r in 0..size.min(1 << 12) {
+                if r > 0 {
+                    self.advance(&mut pos);
+                }
+                if self.ended(&pos).is_none() && self.check_reachable(&pos).is_ok() {
+                    return (
+                        pos,
+                        Some("this table has no start: this is its first position that can arise and is not over".into()),
+                    );
+                }
+            }
+        }
+        (
+            self.unrank(0, 0),
+            Some("this table has no start: this is its first position".into()),
+        )
     }
     /// The position in the game's notation, as `parse_position` reads it back.
     fn format_position(&self, pos: &Self::Position) -> String;
@@ -559,13 +613,26 @@ pub trait Gameplay: Game {
     /// contest's answer where the game comes from one (young, twins: the number alone, as
     /// a judge reads it), else the value in words.
     fn contest_answer(&self, root: i64) -> String {
-        self.values().describe_root(root)
+        let words = self.values().describe_root(root);
+        match self.start_position() {
+            Some(_) => words,
+            // The solve's last layer in memory is layer 0: its first position's value,
+            // named, since it is no start.
+            None => format!(
+                "{words} (this board has no start: this is the value of its first position, {})",
+                self.format_position(&self.unrank(0, 0))
+            ),
+        }
     }
     /// A build's root value for its summary line: in words for a game that ends in a win,
     /// a loss, a tie or a draw ("o completes a line at ply 24, o's 12th stone", "x to move
     /// wins in 7 (remoteness 7)"), whose stored number is a code; the number for a game of
-    /// scores.
+    /// scores. A table without a start (`start_position`) has no root value, and says so
+    /// (`answers::info::root_words` names where it opens, with that position's value).
     fn root_text(&self, value: i64) -> String {
+        if self.start_position().is_none() {
+            return "none (this table has no start)".into();
+        }
         if self.values().for_side_to_move() {
             // Values for the side to move: x moves on the empty board.
             return self.contest_answer(value);

@@ -190,9 +190,19 @@ impl Table {
 
     fn open_checked<R: Registry>(path: &Path, partial: bool) -> Result<Table> {
         let (table, values_start) = Table::open_unchecked::<R>(path)?;
-        table
-            .check_layout(values_start, partial)
-            .map_err(|why| Error::corrupt(format!("{}: {why}", path.display())))?;
+        if let Err(why) = table.check_layout(values_start, partial) {
+            // Layers listed at offset 0, and the rest in place: a build that has not
+            // finished, not damage. Say what it is and how to finish it.
+            let unwritten = table.header.layers.iter().filter(|l| l.offset == 0).count();
+            if !partial && unwritten > 0 && table.check_layout(values_start, true).is_ok() {
+                return Err(Error::input(unfinished(
+                    path,
+                    &table.header.game,
+                    unwritten,
+                )));
+            }
+            return Err(Error::corrupt(format!("{}: {why}", path.display())));
+        }
         table.with_game()
     }
 
@@ -712,4 +722,21 @@ impl Visitor for OpenGame {
             .collect();
         Ok((sizes, self.moves.then(|| moves::follower(game))))
     }
+}
+
+/// What an unfinished build's partial file is, for a command that wanted a table: its
+/// board, the layers it lacks (the lowest, which a build writes last), and how to finish
+/// it (a build resumes it and renames it to its table's name).
+fn unfinished(path: &Path, game: &crate::game::AnyBoard, unwritten: usize) -> String {
+    let lacking = match unwritten {
+        1 => "layer 0 is not written yet".to_string(),
+        n => format!("layers {} down to 0 are not written yet", n - 1),
+    };
+    let shown = path.display().to_string();
+    let table = shown.strip_suffix(".partial").unwrap_or(&shown);
+    format!(
+        "{shown}: an unfinished build of {} {} ({lacking}), not a table: run the same `retro build` again to finish it, and it resumes where it stopped and writes {table}",
+        game.name(),
+        game.label()
+    )
 }

@@ -569,8 +569,10 @@ pub fn check_partial<R: Registry>(
         Started::HeaderIncomplete => return Ok(None),
         Started::HeaderWhole => {}
     }
-    // The reader's messages start with the path, which `refuse` already names.
-    let table = Table::open_partial::<R>(partial).map_err(|e| {
+    // The reader's messages start with the path, which `refuse` already names. `R` may
+    // hold the one game being built: retro's own games beside it name a partial file of
+    // another (`R`'s first, where a name is in both).
+    let table = Table::open_partial::<(R, Builtin)>(partial).map_err(|e| {
         let prefix = format!("{}: ", partial.display());
         let message = e.to_string();
         refuse(message.strip_prefix(&prefix).unwrap_or(&message))
@@ -578,6 +580,13 @@ pub fn check_partial<R: Registry>(
     let found = &table.header;
     if !(0..found.layers.len()).any(|k| found.finished(k)) {
         return Ok(None);
+    }
+    if found.game != wanted.game
+        && (found.game.name() != wanted.game.name() || found.game.label() != wanted.game.label())
+    {
+        // Another game, or a board its label tells apart: named first, since the fold,
+        // the format and the values differ with it.
+        return Err(refuse(&another_board(&found.game, &wanted.game)));
     }
     if found.symmetries != wanted.symmetries {
         // Folded and unfolded tables differ in every layer (and in the header's length).
@@ -596,6 +605,14 @@ pub fn check_partial<R: Registry>(
         return Err(refuse(&format!(
             "this interrupted build was written by an older retro (table format version {})",
             table.version
+        )));
+    }
+    if found.game != wanted.game {
+        // Boards whose labels are alike (young's and twins' leave out the weights).
+        return Err(refuse(&format!(
+            "this interrupted build is of another board, {} {} with other weights",
+            found.game.name(),
+            found.game.label()
         )));
     }
     if !same_board(found, wanted)
@@ -630,6 +647,18 @@ fn same_board(found: &Header, wanted: &Header) -> bool {
             .iter()
             .zip(&wanted.layers)
             .all(|(f, w)| f.positions == w.positions)
+}
+
+/// "this interrupted build is of quixo 3x3, not teeko 4x4s3": the board a partial file
+/// holds and the one asked for, as commands name them.
+fn another_board(found: &AnyBoard, wanted: &AnyBoard) -> String {
+    format!(
+        "this interrupted build is of {} {}, not {} {}",
+        found.name(),
+        found.label(),
+        wanted.name(),
+        wanted.label()
+    )
 }
 
 /// How far an interrupted build got with its partial file's first bytes.

@@ -156,6 +156,57 @@ fn a_partial_file_of_another_board_is_refused() {
     assert!(!dir.path().join("t.retro.partial").exists());
 }
 
+/// A partial file of another game names both boards, not the registry of games.
+#[test]
+fn a_partial_file_of_another_game_names_both_boards() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("x.retro");
+    let t = t.to_str().unwrap();
+    let stopped = build(&["quixo", "3x3", "-o", t, "--stop-after-layer", "3"]);
+    assert_eq!(stopped.status.code(), Some(1));
+    let err = common::fails(
+        &build(&["teeko", "4x4s3", "-o", t]),
+        1,
+        "this interrupted build is of quixo 3x3, not teeko 4x4s3",
+    );
+    assert!(!err.contains("does not have"), "{err}");
+    // Another board of the same game is named too.
+    let err = common::fails(&build(&["quixo", "2x2", "-o", t]), 1, "");
+    assert!(err.contains("is of quixo 3x3, not quixo 2x2"), "{err}");
+}
+
+/// Every command that reads a table, given an unfinished build's partial file, says what it
+/// is and how to finish it, rather than that it is damaged.
+#[test]
+fn a_partial_file_is_named_an_unfinished_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.retro");
+    let t = out.to_str().unwrap();
+    let partial = format!("{t}.partial");
+    let stopped = build(&["quixo", "3x3", "-o", t, "--stop-after-layer", "3"]);
+    assert_eq!(stopped.status.code(), Some(1));
+    ok(&build(&["quixo", "2x2", "-o", &format!("{t}2")]));
+    let other = format!("{t}2");
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["info", &partial],
+        vec!["verify", &partial],
+        vec!["stats", &partial],
+        vec!["export", &partial, "-o", "-"],
+        vec!["query", &partial, "empty"],
+        vec!["diff", &partial, &other],
+        vec!["diff", &other, &partial],
+        vec!["play", &partial],
+    ];
+    for args in commands {
+        let err = common::fails(&retro(&args), 2, "an unfinished build of quixo 3x3");
+        assert!(!err.contains("corrupt"), "{args:?}: {err}");
+        assert!(
+            err.contains("run the same `retro build` again") && err.contains(t),
+            "{args:?}: {err}"
+        );
+    }
+}
+
 #[test]
 fn the_disk_check_refuses_when_the_disk_is_too_small() {
     let dir = tempfile::tempdir().unwrap();

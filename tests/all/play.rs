@@ -640,8 +640,9 @@ fn teeko_and_quixo_label_their_boards_and_say_why_a_move_is_illegal() {
     ] {
         assert!(text.contains(why), "{why}\n{text}");
     }
-    // A cube showing the other side's mark cannot be taken.
-    let text = play(&quixo, &["--from", "o../.../...:x"], "1,1-1,3\nquit\n");
+    // A cube showing the other side's mark cannot be taken (o's first push took the
+    // blank cube at 1,3 and pushed it in at 1,1, over x's).
+    let text = play(&quixo, &["--from", "ox./.../...:x"], "1,1-1,3\nquit\n");
     assert!(
         text.contains(
             "illegal move \"1,1-1,3\": the cube at 1,1 shows o: take a blank cube or one of yours;"
@@ -700,4 +701,30 @@ fn a_move_closing_a_mill_says_which_stones_it_may_take() {
         "{text}"
     );
     assert!(!text.contains("illegal move \"c5\""), "{text}");
+}
+
+/// A table without a start (Morris's moving phase alone) opens where the explorer opens: a
+/// position that can arise and is not over, named, with a line saying why there.
+#[test]
+fn a_table_without_a_start_opens_where_the_explorer_opens() {
+    use retro::game::{Gameplay, Morris, MorrisBoard, Registered};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.retro");
+    let t = path.to_str().unwrap();
+    common::ok(&retro(
+        &["build", "morris", "six stones=3 moving", "-o", t, "-q"],
+        "",
+    ));
+    let board = <MorrisBoard as retro::game::Board>::parse("six stones=3 moving").unwrap();
+    let game = <Morris as Registered>::new(board).unwrap();
+    let (opening, _) = game.opening();
+    let opening = game.format_position(&opening);
+    let out = retro(&["play", t], "quit\n");
+    let shown = common::ok(&out);
+    assert!(
+        shown.starts_with(&format!("this table has no start: play opens on {opening}")),
+        "{shown}"
+    );
+    assert!(!shown.contains("game over"), "{shown}");
+    assert!(shown.contains("to move (you)"), "{shown}");
 }

@@ -263,3 +263,220 @@ fn a_layer_holds_one_pair_of_cube_counts() {
         }
     }
 }
+
+/// A board as `query` writes it: rows of x, o, . separated by /, then the side to move.
+fn notation(n: usize, (grid, side): &Board) -> String {
+    let rows: Vec<String> = grid
+        .chunks(n)
+        .map(|row| row.iter().map(|&c| ['.', 'x', 'o'][c as usize]).collect())
+        .collect();
+    format!("{}:{}", rows.join("/"), if *side == 1 { 'x' } else { 'o' })
+}
+
+/// Every board play reaches from the empty board with x to move, by the brute force's own
+/// moves.
+fn reached_from_start(n: usize) -> std::collections::HashSet<Board> {
+    let start: Board = (vec![0; n * n], 1);
+    let mut seen = std::collections::HashSet::from([start.clone()]);
+    let mut stack = vec![start];
+    while let Some(board) = stack.pop() {
+        for child in children(n, &board) {
+            if seen.insert(child.clone()) {
+                stack.push(child);
+            }
+        }
+    }
+    seen
+}
+
+/// What a Quixo position shows of its history rules out only positions play never
+/// reaches: every 3 x 3 board the rule refuses is missing from a search from the empty
+/// board (the rule is sound). It is not complete: it looks one push back, and 416 boards
+/// pass it that the search never reaches. 4 x 4 is left out: its search walks 86 million
+/// boards, too long for a test.
+#[test]
+fn what_a_quixo_position_shows_rules_out_only_what_play_never_reaches() {
+    use retro::game::Gameplay;
+    let n = 3;
+    let reached = reached_from_start(n);
+    assert_eq!(reached.len(), 32_027);
+    let game = Quixo::new(n).unwrap();
+    let (mut refused, mut passed_unreached) = (0, 0);
+    for code in 0..3usize.pow((n * n) as u32) {
+        let grid: Vec<u8> = (0..n * n)
+            .map(|i| (code / 3usize.pow(i as u32) % 3) as u8)
+            .collect();
+        for side in [1, 2] {
+            let board = (grid.clone(), side);
+            let text = notation(n, &board);
+            let pos = game.parse_position(&text).unwrap();
+            match game.check_reachable(&pos) {
+                Err(e) => {
+                    assert!(
+                        !reached.contains(&board),
+                        "{text} is reached from the start, but refused: {e}"
+                    );
+                    let message = e.to_string();
+                    assert!(
+                        message.starts_with("this position cannot arise: ")
+                            && !message.contains('\n'),
+                        "{message}"
+                    );
+                    refused += 1;
+                }
+                Ok(()) if !reached.contains(&board) => passed_unreached += 1,
+                Ok(()) => {}
+            }
+        }
+    }
+    assert_eq!(refused + passed_unreached, 2 * 3usize.pow(9) - 32_027);
+    assert_eq!(passed_unreached, 416);
+    // The cube counts alone: x moves first, and each side's first move takes a blank cube.
+    for (text, why) in [
+        ("oo./.../...:x", "x has 0 cubes and o 2 cubes"),
+        ("xx./.../...:o", "o has taken no cube"),
+        ("o../.x./...:o", "a cube showing x is on the border"),
+        // Row 1 is x's line whatever push of o's made row 2.
+        ("xxx/ooo/...:x", "every push of o's"),
+    ] {
+        let pos = game.parse_position(text).unwrap();
+        let err = game.check_reachable(&pos).unwrap_err().to_string();
+        assert!(err.contains(why), "{text}: {err}");
+    }
+}
+
+/// A CSV line's fields (a best move such as `"1,1-1,3"` is quoted).
+fn csv_fields(line: &str) -> Vec<String> {
+    let (mut out, mut field, mut quoted) = (Vec::new(), String::new(), false);
+    for c in line.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(std::mem::take(&mut field)),
+            c => field.push(c),
+        }
+    }
+    out.push(field);
+    out
+}
+
+fn run(args: &[&str]) -> std::process::Output {
+    crate::common::retro(args, "")
+}
+
+/// A Quixo position says what it holds in the game's words: the cubes taken (not its
+/// layer's number) and each side's, in `query`, its JSON and `export`'s `stones`.
+#[test]
+fn a_quixo_position_says_the_cubes_it_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("q3.retro");
+    let t = t.to_str().unwrap();
+    crate::common::ok(&run(&["build", "quixo", "3x3", "-o", t, "-q"]));
+    let text = crate::common::ok(&run(&["query", t, "xo./.x./o..:x"]));
+    assert!(
+        text.contains("\ncubes     4 taken of 9: x 2, o 2\n"),
+        "{text}"
+    );
+    assert!(!text.contains("stones"), "{text}");
+    let json: serde_json::Value = serde_json::from_str(&crate::common::ok(&run(&[
+        "query",
+        t,
+        "xo./.x./o..:x",
+        "--json",
+    ])))
+    .unwrap();
+    assert_eq!(json["stones"], 4, "{json}");
+    assert_eq!(json["cubes"], serde_json::json!({"x": 2, "o": 2}), "{json}");
+    // Every row's `stones` is the cubes its position shows.
+    let csv = crate::common::ok(&run(&["export", t, "-o", "-", "-q"]));
+    let mut lines = csv.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let at = head.iter().position(|&c| c == "stones").unwrap();
+    let mut rows = 0;
+    for line in lines {
+        let fields = csv_fields(line);
+        let board = fields[0].split(':').next().unwrap();
+        let cubes = board.chars().filter(|&c| c == 'x' || c == 'o').count();
+        assert_eq!(fields[at], cubes.to_string(), "{line}");
+        rows += 1;
+    }
+    assert_eq!(rows, 2862);
+    // A position the cube counts rule out (x moves first, and each side's first push
+    // takes a blank cube) is refused.
+    crate::common::fails(
+        &run(&["query", t, "oo./.../...:x"]),
+        2,
+        "this position cannot arise: with x to move",
+    );
+    // `--layer K` is a layer, whose meaning is the game's: export's help says so.
+    let help = crate::common::ok(&run(&["export", "--help"]));
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        help.contains("Export only layer K: in a placement game the positions with K stones; Quixo's and Morris's layers are their own, and `retro stats` says what each holds"),
+        "{help}"
+    );
+}
+
+/// A table without a start (`min=`) says so: its build and `info` print no root value,
+/// and name the position they give a value for, the one the explorer and `play` open on.
+/// Where play from the start cannot be followed, `export`'s `reachable` says "not known"
+/// (an empty field) for every position the rules let pass, never true.
+#[test]
+fn a_quixo_table_without_a_start_names_its_positions() {
+    use retro::game::{Gameplay, QuixoBoard, Registered};
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("qm.retro");
+    let t = t.to_str().unwrap();
+    let built = crate::common::ok(&run(&["build", "quixo", "3x3 min=5", "-o", t, "-q"]));
+    let game = <Quixo as Registered>::new(QuixoBoard { n: 3, min: 5 }).unwrap();
+    let (opening, _) = game.opening();
+    let opening = game.format_position(&opening);
+    let answer = crate::common::ok(&run(&["query", t, &opening]));
+    let value = answer
+        .lines()
+        .find_map(|l| l.strip_prefix("value     "))
+        .unwrap()
+        .to_string();
+    let said =
+        format!("root value none (this table has no start); it opens on {opening}, where {value}");
+    assert!(built.contains(&said), "{built}\nwant: {said}");
+    let info = crate::common::ok(&run(&["info", t]));
+    assert!(
+        info.contains("root value   none (this table has no start)\n"),
+        "{info}"
+    );
+    assert!(
+        info.contains(&format!("opening      {opening}: {value}\n")),
+        "{info}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&crate::common::ok(&run(&["info", t, "--json"]))).unwrap();
+    assert_eq!(json["root_position"], opening.as_str(), "{json}");
+    // `play` opens there too, and says why.
+    let played = crate::common::retro(&["play", t], "quit\n");
+    let shown = crate::common::ok(&played);
+    assert!(shown.contains("no start"), "{shown}");
+    assert!(shown.contains(&opening), "{shown}");
+    assert!(!shown.contains("game over"), "{shown}");
+    // `reachable`: false where the position shows it cannot arise, else not known.
+    let csv = crate::common::ok(&run(&["export", t, "-o", "-", "-q"]));
+    let mut lines = csv.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let at = head.iter().position(|&c| c == "reachable").unwrap();
+    let (mut refused, mut unknown) = (0, 0);
+    for line in lines {
+        let fields = csv_fields(line);
+        let field = fields[at].as_str();
+        let pos = game.parse_position(&fields[0]).unwrap();
+        match game.check_reachable(&pos) {
+            Err(_) => {
+                assert_eq!(field, "false", "{line}");
+                refused += 1;
+            }
+            Ok(()) => {
+                assert_eq!(field, "", "{line}");
+                unknown += 1;
+            }
+        }
+    }
+    assert!(refused > 0 && unknown > 0, "{refused} {unknown}");
+}

@@ -562,8 +562,8 @@ fn every_error_answer_is_json() {
         ),
         (
             format!("GET {huge_path} HTTP/1.1\r\nHost: x\r\n\r\n").into_bytes(),
-            414,
-            "too long",
+            431,
+            "too large",
         ),
         (
             format!(
@@ -609,6 +609,65 @@ fn every_error_answer_is_json() {
         );
         assert_eq!(get(a, "/api/young-sample/empty").json()["value"], 2);
     }
+}
+
+/// A request's head has one limit, in bytes, and the 431 names it: many small headers
+/// within it are read (hyper's own limit of 100 headers refused 10 KB of them), one
+/// large header past it is refused (hyper's own buffer let 420 KB through).
+#[test]
+fn a_request_head_has_one_limit_and_the_431_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = sample_tables(dir.path());
+    let server = Server::start(&tables, &["--quiet"]);
+    let a = server.addr.as_str();
+    let head = |headers: &str| {
+        format!(
+            "GET /api/young-sample/empty HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{headers}\r\n"
+        )
+        .into_bytes()
+    };
+    // 400 headers of 30 bytes: 12 KB.
+    let many: String = (0..400)
+        .map(|i| format!("X-Small-{i:04}: {:>12}\r\n", i))
+        .collect();
+    assert!(many.len() > 10_000 && many.len() < 16_000);
+    let reply = raw(a, &head(&many));
+    assert_eq!(
+        reply.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    assert_eq!(reply.json()["value"], 2);
+    for big in [20_000, 420_000] {
+        let one = format!("X-Big: {}\r\n", "a".repeat(big));
+        let reply = raw(a, &head(&one));
+        assert_eq!(reply.status, 431, "{big}");
+        let error = reply.json()["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(error.contains("at most 16384 bytes"), "{error}");
+    }
+    assert_eq!(get(a, "/api/young-sample/empty").json()["value"], 2);
+}
+
+/// A table whose name is a path of the API's own (`tables.retro` would be `/api/tables`,
+/// the list) is refused at start, naming the clash.
+#[test]
+fn a_table_named_like_the_list_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = sample_tables(dir.path());
+    let clash = dir.path().join("tables.retro");
+    std::fs::copy(&tables[0], &clash).unwrap();
+    // An address no interface has (TEST-NET-1): a server that took the table would stop
+    // at binding it rather than serve, so the test ends either way.
+    let out = retro(
+        &["serve", clash.to_str().unwrap(), "--addr", "192.0.2.1:9"],
+        "",
+    );
+    let err = common::fails(&out, 2, "/api/tables");
+    assert!(err.contains("rename"), "{err}");
 }
 
 /// Write `from`'s bytes over `to` in place, as `cp from to` does: the same file, cut to

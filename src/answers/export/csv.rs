@@ -80,7 +80,13 @@ impl<W: Write> RowSink for CsvSink<W> {
                 None => self.line.push_str(",,"),
             }
         }
-        let _ = write!(self.line, ",{}", row.reachable);
+        // Not known: an empty field, as pandas reads a missing value.
+        match row.reachable {
+            Some(reached) => {
+                let _ = write!(self.line, ",{reached}");
+            }
+            None => self.line.push(','),
+        }
         for number in move_numbers(self.notation, row.best) {
             self.line.push(',');
             if let Some(n) = number {

@@ -47,8 +47,9 @@ pub struct Row<'a> {
     /// Whether play from the start can reach the position (`Gameplay::check_reachable`, or
     /// the forward pass of `reach` where that test is not exact): the ranking also counts
     /// boards no game reaches (tic-tac-toe with a line for each side), and a count over the
-    /// rows should be able to leave them out.
-    pub reachable: bool,
+    /// rows should be able to leave them out. None where the table cannot know: the test
+    /// is not exact and there is no start to search from (`reach::shown_by_position`).
+    pub reachable: Option<bool>,
     /// How many positions the row stands for: its orbit's size, in a table that folds
     /// symmetric positions and is written one row per entry; None where each row is one
     /// position (and the column is left out).
@@ -180,8 +181,8 @@ struct Chunk {
     best: Vec<Option<BestMove>>,
     /// Who moves at each position where play goes on.
     sides: Vec<&'static str>,
-    /// Whether play reaches each position.
-    reachable: Vec<bool>,
+    /// Whether play reaches each position, where that is known.
+    reachable: Vec<Option<bool>>,
     /// Stones on the board, and in hand where the game has hands.
     stones: Vec<usize>,
     hands: Vec<Option<[u32; 2]>>,
@@ -298,9 +299,9 @@ fn make_chunk<G: Gameplay>(
                 .sides
                 .push(crate::answers::probe::side_to_move(game, p));
             chunk.reachable.push(match (entry_reached, reach) {
-                (Some(reached), _) => reached,
-                (None, Some(r)) => r.contains(p),
-                (None, None) => game.check_reachable(p).is_ok(),
+                (Some(reached), _) => Some(reached),
+                (None, Some(r)) => Some(r.contains(p)),
+                (None, None) => crate::answers::reach::shown_by_position(game, p),
             });
             chunk.stones.push(game.stones(p));
             chunk.hands.push(game.hands(p));

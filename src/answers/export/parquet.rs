@@ -19,7 +19,7 @@ use crate::game::{AnyBoard, MoveNotation};
 
 /// The Parquet type of each of `export::columns_of`: every column is required but the move
 /// columns, null where nobody moves (or, for `best_from_*`, where a stone is put on the
-/// board).
+/// board), and `reachable`, null where the table cannot know.
 fn schema(names: &[&str]) -> String {
     let fields: String = names
         .iter()
@@ -28,7 +28,7 @@ fn schema(names: &[&str]) -> String {
                 "position" | "to_move" | "result" => "REQUIRED BYTE_ARRAY",
                 "best_move" => "OPTIONAL BYTE_ARRAY",
                 "value" | "orbit_size" => "REQUIRED INT64",
-                "reachable" => "REQUIRED BOOLEAN",
+                "reachable" => "OPTIONAL BOOLEAN",
                 "stones" | "remoteness" | "x_in_hand" | "o_in_hand" => "REQUIRED INT32",
                 _ => "OPTIONAL INT32",
             };
@@ -63,7 +63,7 @@ struct Group {
     /// Index in `RESULTS`, and remoteness, for games that have them.
     results: Vec<u8>,
     remoteness: Vec<i32>,
-    reachable: Vec<bool>,
+    reachable: Vec<Option<bool>>,
     /// Each row's orbit size (written where the table folds).
     orbit: Vec<i64>,
     /// The best move's integer columns (`export::move_numbers`), one vector per column.
@@ -189,7 +189,10 @@ impl<W: Write + Send> ParquetSink<W> {
                     w.write_batch(&g.remoteness, None, None).map(drop)
                 }
                 ("reachable", ColumnWriter::BoolColumnWriter(w)) => {
-                    w.write_batch(&g.reachable, None, None).map(drop)
+                    let known: Vec<bool> = g.reachable.iter().flatten().copied().collect();
+                    let levels: Vec<i16> =
+                        g.reachable.iter().map(|r| i16::from(r.is_some())).collect();
+                    w.write_batch(&known, Some(&levels), None).map(drop)
                 }
                 (_, ColumnWriter::Int32ColumnWriter(w)) if name.starts_with("best_") => {
                     let Some(numbers) = numbers.next() else {

@@ -60,7 +60,9 @@ async function listTables() {
     row.insertCell().append(link);
     for (const text of [t.game, t.board, t.positions.toLocaleString("en"),
                         t.entries.toLocaleString("en"), t.value_type,
-                        `${t.root_value} (${valueInWords(t, t.root_value)})`]) {
+                        // A table without a start has no root value: it opens elsewhere.
+                        t.root_value === null ? `none (no start; opens on ${t.opening})`
+                          : `${t.root_value} (${valueInWords(t, t.root_value)})`]) {
       row.insertCell().textContent = text;
     }
   }
