@@ -125,6 +125,11 @@ fn looks_like_a_move<G: Registered>(game: &G, text: &str) -> bool {
     let Some(start) = game.start_position() else {
         return false;
     };
+    // Young's positions are numbers and commas, as a cell is: no telling them apart.
+    let numbers = |s: &str| s.chars().all(|c| c.is_ascii_digit() || c == ',');
+    if numbers(&game.format_position(&start)) {
+        return false;
+    }
     let key = |s: &str| -> String {
         s.split_whitespace()
             .collect::<String>()
