@@ -375,7 +375,8 @@ pub fn build_board<R: Registry>(
             })?;
             // Memory before disk: a board that cannot be swept at all is the more useful
             // thing to hear.
-            Estimate::check_memory(&game, options)?;
+            Estimate::check_memory(&game, options)
+                .map_err(|e| e.then_say(game.when_too_large()))?;
             estimate.check_disk(path, options)?;
             let report = build_checked(&game, path, options, driver, progress)?;
             let mut json = report.to_json(&game, path);

@@ -185,6 +185,21 @@ impl Error {
         }
     }
 
+    /// The same error with `more` after its message ("...; build a part of it: ..."), where
+    /// there is more to say.
+    pub fn then_say(self, more: Option<impl fmt::Display>) -> Self {
+        let Some(more) = more else {
+            return self;
+        };
+        match self {
+            Error::Input(m) => Error::Input(format!("{m}; {more}")),
+            Error::Io { context, source } => Error::Io { context, source },
+            Error::Corrupt(m) => Error::Corrupt(format!("{m}; {more}")),
+            Error::TooLarge(m) => Error::TooLarge(format!("{m}; {more}")),
+            Error::Other(m) => Error::Other(format!("{m}; {more}")),
+        }
+    }
+
     /// The process exit code for this error (`EXIT_CODES`).
     pub fn exit_code(&self) -> i32 {
         self.exit().code()

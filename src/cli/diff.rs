@@ -1,6 +1,12 @@
 //! `retro diff`: two tables of one game and board compared entry by entry (a plain and a
 //! compact table, an old and a new build, two machines' builds): how many entries differ,
 //! and the first few with both values. Exit 0 when all agree, 1 when any differ.
+//!
+//! Tables folded alike are compared rank by rank. A folded table and an unfolded one (a
+//! `--no-fold` build, or a table of best moves, which never folds) have different ranks
+//! for the same position, so each position of the unfolded table is looked up in the
+//! folded one through the game's ranking, which gives every position of an orbit its
+//! orbit's entry: every entry of both is then compared at least once.
 
 use std::path::PathBuf;
 
@@ -8,19 +14,22 @@ use rayon::prelude::*;
 
 use super::{Threads, open_table, outln};
 use crate::error::{Error, Result};
-use crate::game::{Registered, Registry, Visitor};
+use crate::game::{Game, Gameplay, Registered, Registry, Visitor};
 use crate::table::Table;
 
 #[derive(clap::Args)]
 #[command(after_help = "\
-Both tables must hold the same game and board, folded alike; their encodings and value
-types may differ (values are compared, not bytes). Each layer's checksum is checked as it
-is read (--no-check skips it). Exit 0 when every entry agrees, 1 when any differs, 2 when
+Both tables must hold the same game and board; their encodings and value types may differ
+(values are compared, not bytes), and so may their folding: a folded table is compared
+with an unfolded one (--no-fold, or best moves) position by position, each position of the
+unfolded table looked up in the folded one. Each layer's checksum is checked as it is read
+(--no-check skips it). Exit 0 when every entry agrees, 1 when any differs, 2 when
 the tables could not be compared (missing, damaged, not tables, of different boards).
 
 Examples:
   retro diff old.retro new.retro
-  retro diff plain.retro compact.retro --json")]
+  retro diff plain.retro compact.retro --json
+  retro diff folded.retro unfolded.retro")]
 pub struct Args {
     /// The first table.
     a: PathBuf,
@@ -67,8 +76,9 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
 
 fn compare_tables<R: Registry>(args: &Args) -> Result<i32> {
     args.threads.start()?;
+    // Mapped: comparing position by position looks entries up one at a time.
     let open = |path: &PathBuf| -> Result<Table> {
-        let table = open_table::<R>(path)?;
+        let table = open_table::<R>(path)?.with_mmap()?;
         Ok(match args.no_check {
             true => table,
             false => table.check_layers_as_read(),
@@ -88,6 +98,25 @@ fn compare_tables<R: Registry>(args: &Args) -> Result<i32> {
             hb.game.label()
         )));
     }
+    let code = if ha.symmetries != hb.symmetries {
+        R::visit(&ha.game.clone(), ByPosition { args, a: &a, b: &b })
+    } else {
+        compare_ranks::<R>(args, &a, &b)
+    };
+    // A read error from a file that changed is the change, not damage.
+    code.or_else(|e| unchanged(&a, &b).and(Err(e)))
+}
+
+/// Fail if either table changed on disk while it was read (what was read from a mapped
+/// file written over in place is not what it holds): checked before anything is printed.
+fn unchanged(a: &Table, b: &Table) -> Result<()> {
+    a.check_unchanged()?;
+    b.check_unchanged()
+}
+
+/// Two tables folded alike: entry i of one against entry i of the other.
+fn compare_ranks<R: Registry>(args: &Args, a: &Table, b: &Table) -> Result<i32> {
+    let (ha, hb) = (&a.header, &b.header);
     let sizes = |t: &Table| {
         t.header
             .layers
@@ -95,16 +124,17 @@ fn compare_tables<R: Registry>(args: &Args) -> Result<i32> {
             .map(|l| l.positions)
             .collect::<Vec<_>>()
     };
-    if sizes(&a) != sizes(&b) {
+    if sizes(a) != sizes(b) {
         return Err(Error::input(format!(
-            "{} and {} hold different layers of {} {} (one folds symmetric positions and the other not?)",
+            "{} and {} hold different layers of {} {}",
             args.a.display(),
             args.b.display(),
             ha.game.name(),
-            ha.game.label()
+            hb.game.label()
         )));
     }
-    let (differ, first) = compare(&a, &b, args.show)?;
+    let (differ, first) = compare(a, b, args.show)?;
+    unchanged(a, b)?;
     let entries = ha.total_positions();
     R::visit(
         &ha.game.clone(),
@@ -116,6 +146,103 @@ fn compare_tables<R: Registry>(args: &Args) -> Result<i32> {
         },
     )?;
     Ok(if differ == 0 { 0 } else { 1 })
+}
+
+/// A folded table and one that folds less (unfolded): every position of the second looked
+/// up in the first. Entries and ranks are the unfolded table's.
+struct ByPosition<'a> {
+    args: &'a Args,
+    a: &'a Table,
+    b: &'a Table,
+}
+
+impl Visitor for ByPosition<'_> {
+    type Output = i32;
+    fn visit<G: Registered>(self, game_a: G) -> Result<i32> {
+        let game_b = game_of::<G>(self.b)?;
+        // The table that folds less has an entry for every position the other folds
+        // together, so going through its entries reaches every entry of both.
+        let a_leads = self.a.header.symmetries <= self.b.header.symmetries;
+        let (lead, lead_game, other, other_game) = match a_leads {
+            true => (self.a, &game_a, self.b, &game_b),
+            false => (self.b, &game_b, self.a, &game_a),
+        };
+        let (differ, mut first) =
+            compare_positions(lead, lead_game, other, other_game, self.args.show)?;
+        if !a_leads {
+            for d in &mut first {
+                std::mem::swap(&mut d.a, &mut d.b);
+            }
+        }
+        unchanged(self.a, self.b)?;
+        let entries = lead.header.total_positions();
+        report(self.args, lead_game, entries, differ, &first)?;
+        Ok(if differ == 0 { 0 } else { 1 })
+    }
+}
+
+/// Table `t`'s game as `G`, folded as its header says.
+fn game_of<G: Registered>(t: &Table) -> Result<G> {
+    let board = t.header.game.get::<G>().cloned().ok_or_else(|| {
+        Error::other(format!(
+            "{}: not a table of {}",
+            t.path().display(),
+            G::NAME
+        ))
+    })?;
+    match t.header.game.symmetries() {
+        1 => G::unfolded(board),
+        _ => G::new(board),
+    }
+}
+
+/// Every entry of `lead` against the entry of its position in `other`: how many differ,
+/// and the first `show` in `lead`'s order (`a` is `lead`'s value).
+fn compare_positions<G: Game>(
+    lead: &Table,
+    lead_game: &G,
+    other: &Table,
+    other_game: &G,
+    show: usize,
+) -> Result<(u64, Vec<Differs>)> {
+    let mut differ = 0;
+    let mut first = Vec::new();
+    for (k, layer) in lead.header.layers.iter().enumerate() {
+        let n = layer.positions;
+        let found = (0..n.div_ceil(RANGE))
+            .into_par_iter()
+            .map(|r| -> Result<(u64, Vec<Differs>)> {
+                let start = r * RANGE;
+                let len = RANGE.min(n - start) as usize;
+                let values = lead.read_range(k, start, len)?;
+                let mut count = 0;
+                let mut some = Vec::new();
+                for (i, &x) in values.iter().enumerate() {
+                    let rank = start + i as u64;
+                    let pos = lead_game.unrank(k, rank);
+                    let y = other.value(other_game.layer_of(&pos), other_game.rank(&pos))?;
+                    if x != y {
+                        count += 1;
+                        if some.len() < show {
+                            some.push(Differs {
+                                layer: k,
+                                rank,
+                                a: x,
+                                b: y,
+                            });
+                        }
+                    }
+                }
+                Ok((count, some))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        for (count, some) in found {
+            differ += count;
+            first.extend(some);
+        }
+        first.truncate(show);
+    }
+    Ok((differ, first))
 }
 
 /// How many entries differ, and the first `show` of them in table order.
@@ -167,57 +294,68 @@ struct Report<'a> {
 impl Visitor for Report<'_> {
     type Output = ();
     fn visit<G: Registered>(self, game: G) -> Result<()> {
-        let (a, b) = (self.args.a.display(), self.args.b.display());
-        let words = |v: i64, k: usize| match game.outcome(v, k) {
-            Some(o) => format!("{v} ({})", o.words()),
-            None => v.to_string(),
-        };
-        if self.args.json {
-            let first: Vec<_> = self
-                .first
-                .iter()
-                .map(|d| {
-                    serde_json::json!({
-                        "layer": d.layer,
-                        "rank": d.rank,
-                        "position": game.format_position(&game.unrank(d.layer, d.rank)),
-                        "a": d.a,
-                        "b": d.b,
-                    })
-                })
-                .collect();
-            let value = serde_json::json!({
-                "a": a.to_string(),
-                "b": b.to_string(),
-                "entries": self.entries,
-                "differ": self.differ,
-                "first": first,
-            });
-            return outln!("{value}");
-        }
-        if self.differ == 0 {
-            return outln!("{a} and {b}: all {} entries agree", self.entries);
-        }
-        outln!(
-            "{a} and {b}: {} of {} entries differ{}",
-            self.differ,
-            self.entries,
-            if self.differ > self.first.len() as u64 {
-                format!(", the first {}:", self.first.len())
-            } else {
-                ":".into()
-            }
-        )?;
-        for d in &self.first {
-            let position = game.format_position(&game.unrank(d.layer, d.rank));
-            outln!(
-                "  layer {} entry {} ({position}): {} in {a}, {} in {b}",
-                d.layer,
-                d.rank,
-                words(d.a, d.layer),
-                words(d.b, d.layer)
-            )?;
-        }
-        Ok(())
+        report(self.args, &game, self.entries, self.differ, &self.first)
     }
+}
+
+/// What `diff` prints: the count, and the first entries that differ with their positions
+/// (of `game`, whose table the ranks are of).
+fn report<G: Gameplay>(
+    args: &Args,
+    game: &G,
+    entries: u64,
+    differ: u64,
+    first: &[Differs],
+) -> Result<()> {
+    let (a, b) = (args.a.display(), args.b.display());
+    let words = |v: i64, k: usize| match game.outcome(v, k) {
+        Some(o) => format!("{v} ({})", o.words()),
+        None => v.to_string(),
+    };
+    if args.json {
+        let first: Vec<_> = first
+            .iter()
+            .map(|d| {
+                serde_json::json!({
+                    "layer": d.layer,
+                    "rank": d.rank,
+                    "position": game.format_position(&game.unrank(d.layer, d.rank)),
+                    "a": d.a,
+                    "b": d.b,
+                })
+            })
+            .collect();
+        let value = serde_json::json!({
+            "a": a.to_string(),
+            "b": b.to_string(),
+            "entries": entries,
+            "differ": differ,
+            "first": first,
+        });
+        return outln!("{value}");
+    }
+    if differ == 0 {
+        return outln!("{a} and {b}: all {} entries agree", entries);
+    }
+    outln!(
+        "{a} and {b}: {} of {} entries differ{}",
+        differ,
+        entries,
+        if differ > first.len() as u64 {
+            format!(", the first {}:", first.len())
+        } else {
+            ":".into()
+        }
+    )?;
+    for d in first {
+        let position = game.format_position(&game.unrank(d.layer, d.rank));
+        outln!(
+            "  layer {} entry {} ({position}): {} in {a}, {} in {b}",
+            d.layer,
+            d.rank,
+            words(d.a, d.layer),
+            words(d.b, d.layer)
+        )?;
+    }
+    Ok(())
 }

@@ -53,6 +53,15 @@ pub fn board_for_size<R: Registry>(
     max: u64,
     flag: &str,
 ) -> Result<AnyBoard> {
+    // No size at all: the board the game takes without one (standard Teeko, 5 x 5
+    // Quixo), as `build` does; a game without one says what a size is.
+    if size.trim().is_empty() {
+        return R::parse(game, "").map_err(|_| {
+            Error::input(format!(
+                "{game} has no board by default: give a size, ROWSxCOLS, e.g. 4x5 (connect: WIDTHxHEIGHT)"
+            ))
+        });
+    }
     match parse_size(size) {
         Ok(dims) => R::random(game, dims, seed, max, flag),
         // Not a size: a board in its game's words, whose own error says what is wrong with

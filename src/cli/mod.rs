@@ -240,10 +240,11 @@ pub struct BoardArgs {
 }
 
 impl BoardArgs {
-    /// The one word after the game, a file's name or a board's words.
+    /// The one word after the game, a file's name or a board's words; `-` is stdin, as
+    /// for most tools (`retro gen young 3x3 | retro build young -`).
     fn file(&self) -> Option<&Path> {
         match self.words.as_slice() {
-            [one] => Some(one),
+            [one] if one.as_os_str() != "-" => Some(one),
             _ => None,
         }
     }
@@ -324,7 +325,8 @@ impl BoardArgs {
                             .err()
                             .map_or(String::new(), |e| format!(" ({e})"));
                         return Err(Error::input(format!(
-                            "{from}: no such file, nor a {game} board{why}"
+                            "{from}: no such file, nor a {game} board{why}{}",
+                            weights_hint::<R>(game, &from)
                         )));
                     }
                     Err(e) => return Err(io_error(path, e)),
@@ -357,6 +359,26 @@ impl BoardArgs {
         })?;
         R::parse_sized(self.game.as_str(), &text, self.rows, self.cols).map_err(|e| e.context(from))
     }
+}
+
+/// For a size given where a board of weights belongs (`retro build young 3x3`): how to make
+/// a board of that size and build it, in the command that was typed. Empty where the word
+/// is no size, or `gen` makes no board of that size.
+fn weights_hint<R: Registry>(game: &str, word: &str) -> String {
+    let Ok(size) = generate::parse_size(word) else {
+        return String::new();
+    };
+    if R::random(game, size, 1, 9, "--max").is_err() {
+        return String::new();
+    }
+    // The subcommand as typed, so that the hint is a command to run as it stands.
+    let command = std::env::args()
+        .nth(1)
+        .filter(|c| ["solve", "build", "bench"].contains(&c.as_str()))
+        .unwrap_or_else(|| "build".into());
+    format!(
+        "; a {game} board has weights: make one with `retro gen {game} {word} | retro {command} {game} -`"
+    )
 }
 
 /// A board file larger than this is not a board anyone can sweep (a young board of
@@ -415,7 +437,7 @@ pub fn run<R: Registry>() -> Result<i32> {
         .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m))
     {
         Ok(cli) => cli,
-        Err(e) => return usage_error(e, &args),
+        Err(e) => return usage_error(e, &args, &R::names()),
     };
     match cli.command {
         Command::Solve(args) => solve::run::<R>(args),
@@ -463,7 +485,7 @@ fn games_help<R: Registry>() -> String {
 /// Help and version go out as clap writes them; a usage error becomes one `error: ...`
 /// line like every other error (clap's own text spans several lines), keeping clap's
 /// "did you mean" tip and pointing at the subcommand's own help.
-fn usage_error(e: clap::Error, args: &[std::ffi::OsString]) -> Result<i32> {
+fn usage_error(e: clap::Error, args: &[std::ffi::OsString], names: &[&'static str]) -> Result<i32> {
     use clap::error::ErrorKind;
     match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
@@ -481,12 +503,44 @@ fn usage_error(e: clap::Error, args: &[std::ffi::OsString]) -> Result<i32> {
                 .get(1)
                 .and_then(|a| a.to_str())
                 .filter(|a| Cli::command().get_subcommands().any(|c| c.get_name() == *a));
-            Err(Error::input(one_line_usage_error(
-                &e.render().to_string(),
-                named,
-            )))
+            let mut line = one_line_usage_error(&e.render().to_string(), named);
+            if e.kind() == ErrorKind::InvalidValue
+                && let Some(instead) = named.and_then(|sub| other_name(sub, args, names))
+            {
+                // Before the pointer to the help, which ends the line.
+                let at = line.rfind(" (see retro ").unwrap_or(line.len());
+                line.insert_str(at, &format!("; {instead}"));
+            }
+            Err(Error::input(line))
         }
     }
+}
+
+/// Games known by another name that are a board of one of retro's: the name as typed
+/// without case or punctuation, the game and its board.
+const OTHER_NAMES: [(&str, &str, &str); 3] = [
+    ("tictactoe", "mnk", "3x3k3"),
+    ("connect4", "connect", "7x6"),
+    ("connectfour", "connect", "7x6"),
+];
+
+/// For a game name retro does not have but knows as a board of one it has (`retro build
+/// tictactoe`): the command to type instead, where the registry has that game.
+fn other_name(sub: &str, args: &[std::ffi::OsString], names: &[&str]) -> Option<String> {
+    args.iter().skip(2).find_map(|arg| {
+        let given = arg.to_str()?;
+        let key: String = given
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .collect::<String>()
+            .to_ascii_lowercase();
+        let (_, game, board) = OTHER_NAMES
+            .iter()
+            .find(|&&(name, game, _)| name == key && names.contains(&game))?;
+        Some(format!(
+            "{given} is the {game} board {board}: retro {sub} {game} {board}"
+        ))
+    })
 }
 
 /// clap's paragraphs (the error, a tip, the usage line) folded into one line.

@@ -19,8 +19,8 @@ pub struct Args {
     game: GameName,
     /// Board size: rows x columns (e.g. 20x20), but width x height for connect (7x6 is
     /// seven columns of six); or a board in its game's words (`4x4k3`, `4x4 advanced`,
-    /// several words needing no quotes).
-    #[arg(value_name = "SIZE", required = true)]
+    /// several words needing no quotes); none for the board `build` takes without one.
+    #[arg(value_name = "SIZE")]
     size: Vec<String>,
     /// Worker threads per rank.
     #[arg(long, value_name = "T", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]

@@ -8,7 +8,9 @@ use super::lines::{Line, MAX_LINE, read_line};
 use super::open_table;
 use std::io::Write;
 
-use crate::answers::probe::{answer, answer_text, principal_variation, pv_json, to_json};
+use crate::answers::probe::{
+    MoveStyle, answer, answer_text, describe_move, principal_variation, pv_json, to_json,
+};
 use crate::error::{Error, Result};
 use crate::game::{Registered, Registry, Visitor};
 use crate::table::Table;
@@ -86,7 +88,12 @@ impl Visitor for Query<'_> {
             return batch(&game, &table.with_mmap()?.check_layers_as_read(), style);
         }
         let text = args.position.as_deref().unwrap_or_default();
-        let a = answer_text(&game, &table, text)?;
+        let a = match answer_text(&game, &table, text) {
+            Err(e) if e.is_input() && looks_like_a_move(&game, text) => {
+                return Err(a_move_for_a_position::<G>(&args.table, text));
+            }
+            answered => answered?,
+        };
         let pv = if args.pv {
             Some(principal_variation(&game, &table, &a.position)?)
         } else {
@@ -109,6 +116,61 @@ impl Visitor for Query<'_> {
         }
         Ok(0)
     }
+}
+
+/// Whether `text`, which is no position, is written as a move is (`retro query six.retro
+/// d2`): one of the start's moves, or cells and the game's names of points joined by `-`
+/// and `x` as its moves are (`d2-d3xa4`, `1,1-1,3`).
+fn looks_like_a_move<G: Registered>(game: &G, text: &str) -> bool {
+    let Some(start) = game.start_position() else {
+        return false;
+    };
+    // Young's positions are numbers and commas, as a cell is: no telling them apart.
+    let numbers = |s: &str| s.chars().all(|c| c.is_ascii_digit() || c == ',');
+    if numbers(&game.format_position(&start)) {
+        return false;
+    }
+    let key = |s: &str| -> String {
+        s.split_whitespace()
+            .collect::<String>()
+            .to_ascii_lowercase()
+    };
+    let names: Vec<String> = game
+        .moves(&start)
+        .iter()
+        .flat_map(|mv| {
+            [MoveStyle::Listed, MoveStyle::Field].map(|style| key(&describe_move(game, style, mv)))
+        })
+        .collect();
+    let text = key(text);
+    let cell = |part: &str| {
+        part.split_once(',').is_some_and(|(r, c)| {
+            !r.is_empty()
+                && !c.is_empty()
+                && r.chars().chain(c.chars()).all(|ch| ch.is_ascii_digit())
+        })
+    };
+    !text.is_empty()
+        && (names.contains(&text)
+            || text
+                .split(['-', 'x'])
+                .all(|part| cell(part) || names.iter().any(|n| n == part)))
+}
+
+/// The error for a move given where `query` takes a position: what a position is, and
+/// where moves go instead.
+fn a_move_for_a_position<G: Registered>(table: &std::path::Path, text: &str) -> Error {
+    let table = table.display();
+    let position = match G::notation().position {
+        "" => "`retro help games` says how".to_string(),
+        form => format!("a {} position is {form}", G::NAME),
+    };
+    Error::input(format!(
+        "{} looks like a move, where query takes a position: `retro query {table} empty` lists \
+         the moves from the start with their values, and `retro play {table}` plays moves \
+         typed one a line (stdin too); {position}",
+        crate::error::excerpt(text)
+    ))
 }
 
 /// What `--batch` prints per line.

@@ -41,7 +41,8 @@ impl Visitor for ContestAnswer {
         if crate::distributed::under_mpi() {
             return crate::distributed::solve(&game);
         }
-        let value = build::solve(&game, Driver::Parallel, &Silent)?;
+        let value = build::solve(&game, Driver::Parallel, &Silent)
+            .map_err(|e| e.then_say(game.when_too_large()))?;
         Ok(Some(game.contest_answer(value)))
     }
 }

@@ -23,8 +23,9 @@ of play follows the totals.
 o's, and side to move: the classes tables of solved games publish.
 
 --reachable adds a column of the positions play from the start reaches: the game's own
-test where a position shows it (every game but morris), else a forward pass over the
-game's moves from the start, one bit a position. A table without a start (morris's moving
+test where a position shows it (young, twins, mnk, connect, teeko), else a forward pass
+over the game's moves from the start, one bit a position (quixo, whose cubes change hands
+one way only, and morris, whose positions do not show their history). A table without a start (morris's moving
 phase alone) refuses it.
 
 Each layer's checksum is checked as it is read (--no-check skips it), so a damaged table

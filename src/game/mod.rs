@@ -489,6 +489,12 @@ pub trait Gameplay: Game {
     ) -> Option<String> {
         None
     }
+    /// What to try where this board is too large for the machine (a part of it that fits, a
+    /// plan over MPI ranks), as a command to type; `build` and `solve` say it after the
+    /// refusal. None (the default) adds nothing.
+    fn when_too_large(&self) -> Option<String> {
+        None
+    }
     /// Parse a position in the game's notation (`docs/games.md`): any position the
     /// ranking counts, whether or not play can reach it (so every rank's position reads
     /// back); bad text is an input error that shows the expected form.

@@ -1011,3 +1011,129 @@ fn interrupted_build(dir: &Path) -> Option<i32> {
     assert!(partial.exists() && !table.exists());
     out.status.code()
 }
+
+/// Where a mistake has an obvious fix, the one-line error says what to type.
+#[test]
+fn errors_say_what_to_type() {
+    let dir = tempfile::tempdir().unwrap();
+
+    // A game by another name: the board of the game retro has.
+    let err = fails(
+        &retro(&["build", "tictactoe", "3x3"], ""),
+        2,
+        "retro build mnk 3x3k3",
+    );
+    assert!(err.contains("invalid value 'tictactoe'"), "{err}");
+    fails(
+        &retro(&["solve", "Connect-Four"], ""),
+        2,
+        "retro solve connect 7x6",
+    );
+
+    // A size where a board of weights belongs: how to make one, and the command works.
+    fails(
+        &retro(&["build", "young", "3x3"], ""),
+        2,
+        "retro gen young 3x3 | retro build young -`",
+    );
+    fails(
+        &retro(&["solve", "twins", "2x3"], ""),
+        2,
+        "retro gen twins 2x3 | retro solve twins -`",
+    );
+    let board = ok(&retro(&["gen", "young", "3x3"], ""));
+    let table = dir.path().join("y.retro");
+    let table = table.to_str().unwrap();
+    ok(&retro(&["build", "young", "-", "-o", table, "-q"], &board));
+    assert_eq!(
+        ok(&retro(&["solve", "young", "-"], &board)),
+        ok(&retro(&["solve", "young"], &board))
+    );
+
+    // A move where a position belongs: said, with what a position is and where moves go.
+    let six = build(dir.path(), &["morris", "six"], "six.retro");
+    let six = six.to_str().unwrap();
+    for mv in ["d2", "D2", "e3-e5", "e3-e5xd2"] {
+        let err = fails(&retro(&["query", six, mv], ""), 2, "looks like a move");
+        for says in [
+            "retro query ",
+            " empty` lists the moves",
+            "retro play ",
+            "a morris position is the points",
+        ] {
+            assert!(err.contains(says), "{mv}: {err}");
+        }
+    }
+    let quixo = build(dir.path(), &["quixo", "3x3"], "q.retro");
+    let quixo = quixo.to_str().unwrap();
+    for mv in ["1,1-1,3", "2,1"] {
+        fails(&retro(&["query", quixo, mv], ""), 2, "looks like a move");
+    }
+    // A position that is merely wrong is not called a move, and no message says
+    // "expected" twice.
+    for (table, bad) in [
+        (six, "x.. 0 0 x"),
+        (six, "xx"),
+        (quixo, "xo./...:x"),
+        (quixo, "xo./.../...:q"),
+    ] {
+        let err = fails(&retro(&["query", table, bad], ""), 2, "position");
+        assert!(!err.contains("looks like a move"), "{bad}: {err}");
+        assert!(err.matches("expected").count() <= 1, "{bad}: {err}");
+    }
+
+    // `plan` takes the board `build` takes without a size; a game without one says so.
+    assert_eq!(
+        ok(&retro(&["plan", "teeko", "--total"], "")),
+        ok(&retro(&["plan", "teeko", "5x5s4", "--total"], ""))
+    );
+    assert_eq!(
+        ok(&retro(&["plan", "quixo", "--total"], "")),
+        ok(&retro(&["plan", "quixo", "5x5", "--total"], ""))
+    );
+    fails(&retro(&["plan", "young"], ""), 2, "give a size");
+
+    // Whole 5 x 5 Quixo, too large for memory: a part of it, and a plan for the whole.
+    use retro::game::{Board, Gameplay, Quixo, QuixoBoard, Registered};
+    let hint = |words: &str| {
+        <Quixo as Registered>::new(QuixoBoard::parse(words).unwrap())
+            .unwrap()
+            .when_too_large()
+    };
+    let whole = hint("5x5").expect("whole 5 x 5 has a hint");
+    assert!(
+        whole.contains("retro build quixo \"5x5 min=22\""),
+        "{whole}"
+    );
+    assert!(whole.contains("retro plan quixo 5x5 --ranks P"), "{whole}");
+    assert!(hint("5x5 min=21").is_some_and(|h| h.contains("plan quixo \"5x5 min=21\"")));
+    assert_eq!(hint("5x5 min=22"), None);
+    assert_eq!(hint("4x4"), None);
+    // The refusal itself, where this machine is one it refuses (whole 5 x 5 needs about
+    // 35 GiB).
+    let available = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            let line = m.lines().find(|l| l.starts_with("MemAvailable:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .map(|kib| kib << 10);
+    if available.is_some_and(|bytes| bytes < 30 << 30) {
+        let table = dir.path().join("q5.retro");
+        let out = retro(
+            &["build", "quixo", "5x5", "-o", table.to_str().unwrap()],
+            "",
+        );
+        let err = common::text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        let last = err.lines().last().unwrap_or_default();
+        assert!(
+            last.starts_with("error: board too large for memory"),
+            "{err}"
+        );
+        assert!(last.contains("retro build quixo \"5x5 min=22\""), "{err}");
+        assert!(last.contains("retro plan quixo 5x5 --ranks P"), "{err}");
+        let err = fails(&retro(&["solve", "quixo", "5x5"], ""), 1, "too large");
+        assert!(err.contains("\"5x5 min=22\""), "{err}");
+    }
+}

@@ -19,6 +19,9 @@
 //! one complete list may go on to name some of the games ("mnk, Teeko and Quixo fold the
 //! square's 8"), and a sentence that names a test file (`test_fold.py`, `tests/all/x.rs`)
 //! says what that test covers, not which games there are.
+//!
+//! And the figures the pages quote from the binary (the connect ranking's limit, a plan's
+//! totals, a result, a table's size) against what it prints now (`QUOTES`).
 
 use std::path::{Path, PathBuf};
 
@@ -432,4 +435,305 @@ fn a_list_that_leaves_a_game_out_is_named() {
         ]
     );
     assert_eq!(found.complete, vec![Of::Folding, Of::Folding, Of::Results]);
+}
+
+/// A figure a page quotes from the binary: the page's text and the binary's output, each a
+/// pattern where `{}` captures a figure and `{_}` stands for any text; the figures captured
+/// on the page must be those captured in the output of `command` (stdout and stderr; `{dir}`
+/// in it is a scratch folder), in order, thousands separators aside.
+struct Quote {
+    page: &'static str,
+    says: &'static str,
+    command: &'static [&'static str],
+    prints: &'static str,
+}
+
+/// Text with every run of white space one space, as a page's lines read once joined.
+fn flat(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// What the `{}` of `pattern` stand for at its first match in `text` (flattened), or None
+/// where it does not match. A capture ends where the pattern's next literal text starts.
+fn captures(pattern: &str, text: &str) -> Option<Vec<String>> {
+    let text = flat(text);
+    let mut parts = Vec::new();
+    let mut rest = pattern;
+    let mut kinds = Vec::new();
+    while let Some(at) = rest.find('{') {
+        let end = rest[at..].find('}')? + at;
+        parts.push(&rest[..at]);
+        kinds.push(&rest[at + 1..end] != "_");
+        rest = &rest[end + 1..];
+    }
+    parts.push(rest);
+    // Each place the first literal text matches, until the rest matches after it.
+    'start: for (start, _) in text.match_indices(parts[0]) {
+        let mut at = start + parts[0].len();
+        let mut found = Vec::new();
+        for (i, part) in parts[1..].iter().enumerate() {
+            let next = if part.is_empty() {
+                // A capture at the end takes the rest of the word.
+                text[at..].find(' ').map_or(text.len(), |n| at + n)
+            } else {
+                match text[at..].find(part) {
+                    Some(n) => at + n,
+                    None => continue 'start,
+                }
+            };
+            if kinds[i] {
+                found.push(without_separators(&text[at..next]));
+            }
+            at = next + part.len();
+        }
+        return Some(found);
+    }
+    None
+}
+
+/// `1,048,576` as `1048576`: a comma between two digits dropped, any other kept.
+fn without_separators(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    chars
+        .iter()
+        .enumerate()
+        .filter(|&(i, &c)| {
+            let digit = |j: Option<usize>| {
+                j.and_then(|j| chars.get(j))
+                    .is_some_and(|c| c.is_ascii_digit())
+            };
+            !(c == ',' && digit(i.checked_sub(1)) && digit(Some(i + 1)))
+        })
+        .map(|(_, &c)| c)
+        .collect()
+}
+
+/// The figures the pages quote from the binary's output. `retro plan connect 7x6` takes
+/// the binary 20 s of CPU; the rest take a moment.
+const QUOTES: &[Quote] = &[
+    Quote {
+        page: "docs/games.md",
+        says: "which must be at most 2^20 ({})",
+        command: &["gen", "connect", "9x4"],
+        prints: "more than the {} the ranking tabulates",
+    },
+    Quote {
+        page: "README.md",
+        says: "4x4k3 (x wins with its {_} stone, ply {})",
+        command: &["solve", "mnk", "4x4k3"],
+        prints: "x completes a line at ply {},",
+    },
+    Quote {
+        page: "docs/games.md",
+        says: "With K = 3, 4 x 4 is a win for x, with its {_} stone (ply {})",
+        command: &["solve", "mnk", "4x4k3"],
+        prints: "x completes a line at ply {},",
+    },
+    Quote {
+        page: "docs/performance.md",
+        says: "| quixo 3x3 | {} | {} | x wins in 7 | | {_} | {} |",
+        command: &["build", "quixo", "3x3", "-o", "{dir}/q.retro"],
+        prints: "q.retro: {} positions ({} entries: {_} s, {} (",
+    },
+    Quote {
+        page: "README.md",
+        says: "Connect Four (7.07e13) on 256 ranks, {} each and {} of disk",
+        command: &[
+            "plan",
+            "connect",
+            "7x6",
+            "--ranks",
+            "256",
+            "--threads",
+            "32",
+            "--total",
+        ],
+        prints: "peak layer memory per rank {}, table {},",
+    },
+    Quote {
+        page: "docs/mpi.md",
+        says: "| connect 7x6 (Connect Four) | 7.07e13 | 256 | {_}, {}, {_} | {} | {} s |",
+        command: &[
+            "plan",
+            "connect",
+            "7x6",
+            "--ranks",
+            "256",
+            "--threads",
+            "32",
+            "--total",
+        ],
+        prints: "peak layer memory per rank {}, table {}, {_} estimated {} s",
+    },
+    Quote {
+        page: "docs/mpi.md",
+        says: "| 256 | 1.4e11 | {} | {_} | {} plain | {} s |",
+        command: &[
+            "plan",
+            "connect",
+            "7x6",
+            "--ranks",
+            "256",
+            "--threads",
+            "32",
+            "--total",
+        ],
+        prints: "peak layer memory per rank {}, table {}, {_} estimated {} s",
+    },
+    Quote {
+        page: "docs/mpi.md",
+        says: "| 256 | 1.4e11 | {_} | {} |",
+        command: &[
+            "plan",
+            "connect",
+            "7x6",
+            "--ranks",
+            "256",
+            "--threads",
+            "32",
+            "--total",
+        ],
+        prints: "recv {} and sent",
+    },
+    Quote {
+        page: "docs/mpi.md",
+        says: "$ retro plan connect 7x6 --ranks 256 --threads 32 --total {}",
+        command: &[
+            "plan",
+            "connect",
+            "7x6",
+            "--ranks",
+            "256",
+            "--threads",
+            "32",
+            "--total",
+        ],
+        prints: "{}",
+    },
+];
+
+#[test]
+fn figures_the_pages_quote_are_what_the_binary_prints() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let mut outputs: Vec<(Vec<String>, String)> = Vec::new();
+    let mut wrong = Vec::new();
+    for quote in QUOTES {
+        let page = std::fs::read_to_string(root.join(quote.page)).expect("read page");
+        let command: Vec<String> = quote
+            .command
+            .iter()
+            .map(|a| a.replace("{dir}", dir.path().to_str().unwrap()))
+            .collect();
+        // One run of each command (the plan is the slow one).
+        let output = match outputs.iter().find(|(c, _)| *c == command) {
+            Some((_, output)) => output.clone(),
+            None => {
+                let args: Vec<&str> = command.iter().map(String::as_str).collect();
+                let out = crate::common::retro(&args, "");
+                let output = format!(
+                    "{}{}",
+                    crate::common::text(&out.stdout),
+                    crate::common::text(&out.stderr)
+                );
+                outputs.push((command.clone(), output.clone()));
+                output
+            }
+        };
+        let on_page = captures(quote.says, &page);
+        let printed = captures(quote.prints, &output);
+        // A quote of a whole output: the page shows it line for line.
+        let (on_page, printed) = match quote.prints {
+            "{}" => (
+                on_page.map(|_| vec![flat(&output)]),
+                page.contains(output.trim_end())
+                    .then(|| vec![flat(&output)]),
+            ),
+            _ => (on_page, printed),
+        };
+        match (on_page, printed) {
+            (Some(a), Some(b)) if a == b => {}
+            (a, b) => wrong.push(format!(
+                "{}: \"{}\" says {a:?}; retro {} prints {b:?}:\n{output}",
+                quote.page,
+                quote.says,
+                command.join(" ")
+            )),
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_connect_boards_games_md_names_are_refused_or_ranked_as_it_says() {
+    let page = flat(
+        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/games.md"))
+            .unwrap(),
+    );
+    let said = captures("So 7 x 6 ({_}) ranks, while {} are refused.", &page)
+        .expect("games.md names the connect boards refused");
+    // "7 x 7 (2.1 million height vectors), 9 x 4 (1.95 million), ... and 8 x 7 (...)"
+    let refused: Vec<String> = said[0]
+        .split([',', '(', ')'])
+        .map(|s| s.trim().trim_start_matches("and ").to_string())
+        .filter(|s| s.contains(" x ") && s.len() <= 7)
+        .collect();
+    assert!(refused.len() >= 4, "{refused:?}");
+    let generate =
+        |size: &str| crate::common::retro(&["gen", "connect", &size.replace(' ', "")], "");
+    crate::common::ok(&generate("7 x 6"));
+    for size in refused {
+        crate::common::fails(&generate(&size), 2, "column-height vectors");
+    }
+}
+
+/// Whether each game's own test of a position tells exactly which positions play reaches
+/// (`Gameplay::check_reachable_is_exact`), on its 3 x 3 or 4 x 4 board.
+struct Exact;
+
+impl Visitor for Exact {
+    type Output = bool;
+    fn visit<G: Registered>(self, game: G) -> retro::Result<bool> {
+        Ok(game.check_reachable_is_exact())
+    }
+}
+
+#[test]
+fn the_games_whose_own_test_of_reach_is_exact_are_named_right() {
+    let exact: Vec<&str> = retro::Builtin::names()
+        .into_iter()
+        .filter(|name| {
+            [(3, 3), (4, 4)].into_iter().any(|size| {
+                retro::Builtin::random(name, size, 7, 9, "--max")
+                    .ok()
+                    .and_then(|board| retro::Builtin::visit(&board, Exact).ok())
+                    .unwrap_or(false)
+            })
+        })
+        .collect();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let help = crate::common::ok(&crate::common::retro(&["stats", "--help"], ""));
+    let commands = std::fs::read_to_string(root.join("docs/commands.md")).unwrap();
+    for (name, text, pattern) in [
+        (
+            "retro stats --help",
+            help.as_str(),
+            "where a position shows it ({})",
+        ),
+        (
+            "docs/commands.md",
+            commands.as_str(),
+            "Where the game's test of a position is exact ({})",
+        ),
+    ] {
+        let said = captures(pattern, text).unwrap_or_else(|| panic!("{name}: {pattern}"));
+        let mut named: Vec<String> = said[0]
+            .split(',')
+            .map(|s| s.trim().to_ascii_lowercase())
+            .collect();
+        named.sort();
+        let mut want: Vec<String> = exact.iter().map(|s| s.to_string()).collect();
+        want.sort();
+        assert_eq!(named, want, "{name} names the games whose test is exact");
+    }
 }

@@ -8,7 +8,7 @@ use crate::game::{Board, Gameplay, LayerWords, MoveNotation, Registered};
 impl Morris {
     fn form(&self) -> String {
         format!(
-            "expected the {} points in reading order (top row first) as x, o or '.', '/' between rows allowed, then x's stones in hand, o's, and the side to move: `{}`{}",
+            "a position is the {} points in reading order (top row first) as x, o or '.', '/' between rows allowed, then x's stones in hand, o's, and the side to move: `{}`{}",
             self.n,
             self.format_position(&self.example()),
             if self.board.moving {
@@ -173,7 +173,7 @@ impl Gameplay for Morris {
         let words: Vec<&str> = trimmed.split_whitespace().collect();
         if words.len() < 4 {
             return Err(bad(
-                "expected the points, two hands and the side to move".into()
+                "too few words for the points, two hands and the side to move".into(),
             ));
         }
         let (points, rest) = words.split_at(words.len() - 3);
@@ -196,7 +196,10 @@ impl Gameplay for Morris {
             count += 1;
         }
         if count != self.n {
-            return Err(bad(format!("{count} points, expected {}", self.n)));
+            return Err(bad(format!(
+                "{count} points where the board has {}",
+                self.n
+            )));
         }
         let hand = |t: &str, who: &str| {
             t.parse::<u8>().map_err(|_| {

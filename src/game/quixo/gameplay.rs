@@ -8,7 +8,7 @@ use crate::game::{Game, Gameplay, Holds, LayerWords, MoveNotation, Registered, g
 impl Quixo {
     fn form(&self) -> String {
         format!(
-            "expected {n} rows of {n} cubes ('x', 'o', '.' for blank) separated by '/', then :x or :o for the side to move, or `empty`",
+            "a position is {n} rows of {n} cubes ('x', 'o', '.' for blank) separated by '/', then :x or :o for the side to move, or `empty`",
             n = self.n
         )
     }
@@ -111,6 +111,20 @@ fn counts_can_arise(xs: u32, os: u32, side: u8) -> std::result::Result<(), Strin
 }
 
 impl Gameplay for Quixo {
+    /// 5 x 5 whole, or from fewer than 22 cubes taken, does not fit a machine of tens of
+    /// GiB; from 22 it takes about 3 GiB (docs/games.md, "Quixo 5 x 5").
+    fn when_too_large(&self) -> Option<String> {
+        let board = match self.board.min {
+            0 => format!("{0}x{0}", self.n),
+            min => format!("\"{0}x{0} min={min}\"", self.n),
+        };
+        (self.n == 5 && self.board.min < 22).then(|| {
+            format!(
+                "a part of it builds on a machine of a few GiB: retro build quixo \"5x5 min=22\" (the positions with at least 22 cubes taken); retro plan quixo {board} --ranks P says what it takes over P MPI ranks"
+            )
+        })
+    }
+
     /// Cubes taken show their taker's mark, and a cube taken again may change hands.
     fn side_stones(&self, pos: &QuixoPosition) -> [usize; 2] {
         [

@@ -8,7 +8,7 @@ use crate::game::{Gameplay, MoveNotation, Registered, grid};
 impl Teeko {
     fn form(&self) -> String {
         format!(
-            "expected {} rows of {} cells ('x', 'o', '.') separated by '/', then :x or :o for the side to move (needed once all {} stones are down), or `empty`",
+            "a position is {} rows of {} cells ('x', 'o', '.') separated by '/', then :x or :o for the side to move (needed once all {} stones are down), or `empty`",
             self.board.rows,
             self.board.cols,
             2 * self.board.stones
