@@ -322,7 +322,10 @@ impl Game for Mnk {
     }
 
     fn table_bytes(&self) -> u64 {
-        self.orbits.as_ref().map_or(0, Orbits::table_bytes)
+        match &self.orbits {
+            Some(orbits) => orbits.table_bytes(),
+            None => self.ranking.table_bytes(),
+        }
     }
 
     fn unbuilt_table_bytes(&self, k: usize) -> u64 {
