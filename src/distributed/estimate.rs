@@ -67,12 +67,12 @@ pub struct LayerPlan {
 pub const MAX_RANKS: usize = 1 << 16;
 /// Ranks planned per layer at most; beyond this, ranks spread evenly over the job are
 /// planned and the rest extrapolated.
-const RANK_SAMPLES: usize = 64;
+const RANK_SAMPLES: usize = 32;
 /// Positions the plan walks over all the sweep's layers together, at most (a few seconds
 /// of one thread): a layer's share is walked whole where a
 /// planned rank's slices fit in it, else sampled in windows of a chunk, over as many ranks
 /// as the share allows, so that a plan answers in seconds at any rank count.
-const SAMPLE_BUDGET: u64 = 1 << 27;
+const SAMPLE_BUDGET: u64 = 1 << 25;
 /// Bytes of ranking tables a layer another worker than the sweep solves may need built
 /// (its own and those of the layers it reads) for the plan to walk a few of its positions;
 /// past it, or past `TABLES_BUDGET` built in all, the layer takes the traffic per entry of
@@ -104,11 +104,11 @@ pub fn plan<G: Game>(
         if layer.worker != Worker::Sweep {
             plan_retrograde(game, &mut layer, (ranks, width, compact), &mut tables);
         } else if k < cells {
-            plan_sweep(game, &mut layer, ranks, width, budget);
+            plan_sweep(game, &mut layer, (ranks, width, budget), &mut tables);
         }
         layers.push(layer);
     }
-    borrow_traffic(&mut layers);
+    borrow_traffic(&mut layers, width);
     for layer in &mut layers {
         time_layer(
             game,
@@ -255,10 +255,29 @@ fn plan_retrograde<G: Game>(
 /// What one rank's slice of a sweep layer `k < cells` exchanges for its children in layer
 /// k + 1, and its buffers at their peak: walked whole, or sampled in windows of a chunk,
 /// within `budget` positions.
-fn plan_sweep<G: Game>(game: &G, layer: &mut LayerPlan, ranks: usize, width: u64, budget: u64) {
+fn plan_sweep<G: Game>(
+    game: &G,
+    layer: &mut LayerPlan,
+    (ranks, width, budget): (usize, u64, u64),
+    tables: &mut u64,
+) {
     let k = layer.k;
-    game.prepare_layer(k);
     let (n, next) = (layer.positions, game.layer_size(k + 1));
+    // A rank holds its slice of both layers; one rank fetches nothing.
+    layer.peak_bytes = (layer.per_rank + split::slice(next, ranks, 0).end) * width;
+    if ranks == 1 {
+        return;
+    }
+    // Walked only where the ranking tables of both layers are cheap to build (a folded
+    // mnk board's); else the layer borrows a walked layer's figures (`borrow_traffic`).
+    let needed = game.unbuilt_table_bytes(k) + game.unbuilt_table_bytes(k + 1);
+    layer.sampled = true;
+    if needed > WALK_TABLES || *tables + needed > TABLES_BUDGET {
+        return;
+    }
+    *tables += needed;
+    game.prepare_layer(k);
+    layer.walked = true;
     let chunks_allowed = (budget / CHUNK as u64).max(2) as usize;
     let planned = spread(ranks, RANK_SAMPLES.min(chunks_allowed));
     // With every rank planned, what each rank serves is summed exactly; with a sample, a
@@ -359,11 +378,12 @@ fn rank_spans<G: Game>(
     (spans, remote as f64 / windows as f64, scale)
 }
 
-/// The retrograde layers not walked take the per-entry traffic of the largest walked layer
-/// of their worker.
-fn borrow_traffic(layers: &mut [LayerPlan]) {
+/// The layers not walked (where ranks exchange) take the per-entry traffic of the largest
+/// walked layer of their worker; a sweep layer also its share of chunks computed twice,
+/// and holds what it fetches.
+fn borrow_traffic(layers: &mut [LayerPlan], width: u64) {
     let unwalked: Vec<usize> = (0..layers.len())
-        .filter(|&i| layers[i].worker != Worker::Sweep && layers[i].sampled && !layers[i].walked)
+        .filter(|&i| layers[i].sampled && !layers[i].walked)
         .collect();
     for i in unwalked {
         let worker = layers[i].worker;
@@ -375,14 +395,19 @@ fn borrow_traffic(layers: &mut [LayerPlan]) {
                 (
                     l.received as f64 / l.per_rank as f64,
                     l.told as f64 / l.per_rank as f64,
+                    l.remote_share,
                 )
             });
-        if let Some((values, told)) = like {
+        if let Some((values, told, remote_share)) = like {
             let l = &mut layers[i];
             l.received = ((values * l.per_rank as f64) as u64).min(l.positions);
             l.sent = l.received;
             l.told = (told * l.per_rank as f64) as u64;
             l.sampled_from_other = true;
+            if l.worker == Worker::Sweep {
+                l.remote_share = remote_share;
+                l.peak_bytes += l.received * width;
+            }
         }
     }
 }
@@ -564,7 +589,8 @@ mod tests {
     fn many_ranks_are_planned_from_a_sample() -> crate::error::Result<()> {
         let g: Twins = random_game(3, 4, 1, 0)?;
         let layers = plan(&g, MAX_RANKS, 1, 1, false, costs("twins", ""), 1e9);
-        assert!(layers.iter().all(|l| l.sampled));
+        // Every layer but the full board's (which reads no children) is sampled.
+        assert!(layers.iter().skip(1).all(|l| l.sampled));
         assert_eq!(
             layers.iter().map(|l| l.disk_bytes).sum::<u64>(),
             g.total_positions()
