@@ -15,6 +15,7 @@ use crate::solve as driver_;
 use crate::solve::Driver;
 use crate::stored::Value;
 use crate::stored::with_value_type;
+pub mod footprint;
 pub(crate) mod sink;
 
 use crate::table::Encoding;
@@ -127,8 +128,15 @@ impl BuildOptions {
 pub struct Estimate {
     /// Plain tables: exact; compact tables: the most they can take.
     pub table_bytes: u64,
-    /// Memory of the two largest adjacent layers, in bytes.
+    /// Memory of the layers the solve holds at once at its peak (for a placement game the
+    /// two largest adjacent layers), in bytes.
+    pub layer_memory: u64,
+    /// The process's peak resident memory: the layers, the game's ranking tables, the
+    /// binary and its buffers (`footprint::process_bytes`).
     pub peak_memory: u64,
+    /// CPU seconds the solve takes on one thread of a box like the one the costs were
+    /// measured on (`footprint::seconds`).
+    pub cpu_seconds: f64,
     /// Free bytes on the output's file system, where known.
     pub free_disk: Option<u64>,
 }
@@ -162,8 +170,17 @@ impl Estimate {
         });
         let spills = (encoding == Encoding::Plain).then_some(width as usize);
         let fixpoint = driver_::planned_fixpoint(game, vt.width(), spills);
-        let peak_memory =
+        let layer_memory =
             driver_::peak_bytes(game, vt.width(), spills, fixpoint).min(u64::MAX as u128) as u64;
+        let narrowing =
+            footprint::narrowing_bytes(game, vt.width() as u64, width, encoding.blocked());
+        let peak_memory = footprint::process_bytes(game, layer_memory, narrowing);
+        let cpu_seconds = footprint::seconds(
+            game,
+            footprint::costs(G::NAME, &game.board().label()),
+            vt.width() as u64,
+            table_bytes,
+        );
         let dir = path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
@@ -171,7 +188,9 @@ impl Estimate {
         let free_disk = options.assume_free.or_else(|| free_bytes(dir));
         Ok(Estimate {
             table_bytes,
+            layer_memory,
             peak_memory,
+            cpu_seconds,
             free_disk,
         })
     }
@@ -182,6 +201,21 @@ impl Estimate {
         let spills =
             (options.encoding()? == Encoding::Plain).then_some(stored_type(game, options).width());
         driver_::check_memory(game, driver_::value_type(game).width(), spills)
+    }
+
+    /// Refuse a build whose process would not fit in available memory: its layers fit
+    /// (`check_memory`), but not with the game's ranking tables and the rest the process
+    /// holds (`peak_memory`).
+    pub fn check_process_memory(&self) -> Result<()> {
+        match memory::available_memory() {
+            Some(avail) if self.peak_memory > avail => Err(Error::too_large(format!(
+                "board too large for memory: the build needs about {} at its peak ({} of layers, the rest the game's ranking tables and the process), {} available",
+                memory::human_bytes(self.peak_memory as f64),
+                memory::human_bytes(self.layer_memory as f64),
+                memory::human_bytes(avail as f64)
+            ))),
+            _ => Ok(()),
+        }
     }
 
     /// Refuse a build the output file system has no room for (unless forced).
@@ -376,6 +410,9 @@ pub fn build_board<R: Registry>(
             // Memory before disk: a board that cannot be swept at all is the more useful
             // thing to hear.
             Estimate::check_memory(&game, options)
+                .map_err(|e| e.then_say(game.when_too_large()))?;
+            estimate
+                .check_process_memory()
                 .map_err(|e| e.then_say(game.when_too_large()))?;
             estimate.check_disk(path, options)?;
             let report = build_checked(&game, path, options, driver, progress)?;

@@ -53,6 +53,11 @@ pub struct Args {
     /// Skip the free-disk check (not the memory check).
     #[arg(long)]
     force: bool,
+    /// Start without asking, however long the build or large its memory (a build from a
+    /// terminal asks first where it would take more than a few minutes or most of the
+    /// memory; one whose input is not a terminal never asks).
+    #[arg(short, long)]
+    yes: bool,
     /// Test hook: stop after writing this layer, as if interrupted.
     #[arg(long, hide = true, value_name = "K")]
     stop_after_layer: Option<usize>,
@@ -170,22 +175,28 @@ fn build_board<R: Registry>(board: &AnyBoard, args: &Args, path: &Path) -> Resul
     };
     let mut before = |p: &build::Prepared<'_>| {
         let estimate = p.estimate;
+        let seconds = estimate.cpu_seconds / rayon::current_num_threads() as f64;
         if !args.quiet {
             let free = estimate
                 .free_disk
                 .map_or("unknown".into(), |f| human_bytes(f as f64));
             eprintln!(
-                "estimate: table {}{}, layer memory {} ({}), disk needed {} ({free} free)",
+                "estimate: table {}{}, peak memory {} (layers {}: {}), time {}, disk needed {} ({free} free)",
                 if p.table_at_most { "at most " } else { "" },
                 human_bytes(estimate.table_bytes as f64),
                 human_bytes(estimate.peak_memory as f64),
+                human_bytes(estimate.layer_memory as f64),
                 if p.fixpoint {
                     "a layer solved to a fixpoint and the layers it reads"
                 } else {
                     "two adjacent layers"
                 },
+                human_seconds(seconds),
                 human_bytes(estimate.table_bytes as f64),
             );
+        }
+        if !args.yes {
+            confirm(estimate, seconds, args.force)?;
         }
         if let Some(bar) = &bar {
             bar.set_length(p.positions);
@@ -244,6 +255,59 @@ fn build_board<R: Registry>(board: &AnyBoard, args: &Args, path: &Path) -> Resul
         built.root_text
     )?;
     Ok(0)
+}
+
+/// A duration for people: "under 1 s", "40 s", "25 min", "3.2 h".
+fn human_seconds(s: f64) -> String {
+    match s {
+        s if s < 1.0 => "under 1 s".into(),
+        s if s < 120.0 => format!("about {s:.0} s"),
+        s if s < 7200.0 => format!("about {:.0} min", s / 60.0),
+        s => format!("about {:.1} h", s / 3600.0),
+    }
+}
+
+/// Estimated seconds past which a build from a terminal asks before it starts.
+const ASK_SECONDS: f64 = 180.0;
+
+/// Ask before a build that would take more than a few minutes (`ASK_SECONDS`) or more than
+/// half the memory available, where the input is a terminal: a mistyped board should not
+/// start hours of work unseen. Input that is not a terminal (a script, a pipe, the tests)
+/// is never asked; nor is a build the checks after this refuse anyway (too large for
+/// memory or, without `--force`, for the disk).
+fn confirm(estimate: &build::Estimate, seconds: f64, force: bool) -> Result<()> {
+    use std::io::{BufRead, IsTerminal, Write};
+    let available = crate::memory::available_memory();
+    let refused = available.is_some_and(|a| estimate.peak_memory > a)
+        || (!force && estimate.free_disk.is_some_and(|f| f < estimate.table_bytes));
+    let large = available.is_some_and(|a| estimate.peak_memory > a / 2);
+    if refused || !(seconds > ASK_SECONDS || large) || !std::io::stdin().is_terminal() {
+        return Ok(());
+    }
+    let memory = match available {
+        Some(a) => format!(
+            "{} of the {} of memory available",
+            human_bytes(estimate.peak_memory as f64),
+            human_bytes(a as f64)
+        ),
+        None => format!("{} of memory", human_bytes(estimate.peak_memory as f64)),
+    };
+    eprint!(
+        "this build takes {} and {memory}; start it? [y/N] (--yes skips this question) ",
+        human_seconds(seconds)
+    );
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(|e| crate::error::Error::other(format!("reading the answer: {e}")))?;
+    match answer.trim() {
+        "y" | "Y" | "yes" | "Yes" => Ok(()),
+        _ => Err(crate::error::Error::other(
+            "not started: the build was declined",
+        )),
+    }
 }
 
 /// Set by Ctrl-C (or the `--stop-at-check` test hook): the build stops at its next check.

@@ -2,6 +2,7 @@
 //! without MPI.
 
 use super::GameName;
+use crate::build::footprint;
 use crate::distributed::estimate::{self, LayerPlan};
 use crate::error::{Error, Result};
 use crate::game::{Board, Registered, Registry, Visitor};
@@ -99,7 +100,7 @@ impl Visitor for Plan<'_> {
         } = self;
         let board = game.board().label();
         let vt = crate::solve::value_type(&game);
-        let (ns, fetched_ns) = estimate::costs(G::NAME);
+        let costs = estimate::costs(G::NAME, &board);
         let width = vt.width() as u64;
         let layers = estimate::plan(
             &game,
@@ -107,7 +108,7 @@ impl Visitor for Plan<'_> {
             threads,
             width,
             args.compact,
-            (ns, fetched_ns),
+            costs,
             args.bytes_per_second,
         );
         // A folded table's slices are ranges of entries (orbits), as in the build.
@@ -121,14 +122,23 @@ impl Visitor for Plan<'_> {
             ),
             false => format!("{positions} positions"),
         };
+        let halved = game.values().for_side_to_move() && game.halved_values();
         super::outln!(
-            "plan: {} {board}, {}, {ranks} ranks x {threads} threads, {} values{}, {ns} ns per position per thread (+{fetched_ns} where its chunk needs fetched children), {} per second per rank",
+            "plan: {} {board}, {}, {ranks} ranks x {threads} threads, {} values{}, {} ns per entry per thread ({}), {} per second per rank",
             args.game.as_str(),
             entries,
             vt.name(),
-            match game.values().for_side_to_move() && game.halved_values() {
+            match halved {
                 true => " (stored as i8-halved: a byte each)",
                 false => "",
+            },
+            costs.ns,
+            match costs.far_ns > 0.0 {
+                true => format!("up to +{} as a layer outgrows the cache", costs.far_ns),
+                false => format!(
+                    "+{} where its chunk needs fetched children",
+                    costs.fetched_ns
+                ),
             },
             human_bytes(args.bytes_per_second)
         )?;
@@ -159,6 +169,11 @@ impl Visitor for Plan<'_> {
                 .sum::<u64>()
         };
         let peak = layers.iter().map(|l| l.peak_bytes).max().unwrap_or(0);
+        // What the process holds beyond its layers: the binary, the ranking tables, the
+        // final rewrite of a table narrowed to one byte (rank 0's).
+        let stored_width = if halved { 1 } else { width };
+        let narrowing = footprint::narrowing_bytes(&game, width, stored_width, args.compact);
+        let process = footprint::process_bytes(&game, peak, narrowing);
         let seconds: f64 = layers.iter().map(|l| l.seconds).sum();
         let twice: f64 = layers
             .iter()
@@ -166,7 +181,7 @@ impl Visitor for Plan<'_> {
             .sum::<f64>()
             / sum(|l| l.per_rank).max(1) as f64;
         super::outln!(
-            "total: {} entries per rank, recv {} and sent {} per rank (largest rank each layer{}), peak layer memory per rank {}, table {}{}, {:.0}% of entries computed twice, estimated {:.0} s",
+            "total: {} entries per rank, recv {} and sent {} per rank (largest rank each layer{}), peak memory per rank {} (layers {}, ranking tables {}), table {}{}, {:.0}% of entries computed twice, estimated {:.0} s",
             sum(|l| l.per_rank),
             human_bytes(bytes(&|l| l.received) as f64),
             human_bytes(bytes(&|l| l.sent) as f64),
@@ -175,7 +190,9 @@ impl Visitor for Plan<'_> {
             } else {
                 ""
             },
+            human_bytes(process as f64),
             human_bytes(peak as f64),
+            human_bytes(game.table_bytes() as f64),
             if args.compact { "at most " } else { "" },
             human_bytes(sum(|l| l.disk_bytes) as f64),
             100.0 * twice,

@@ -2,8 +2,12 @@
 //! each rank's positions, the values it fetches from and serves to other ranks, its layer
 //! buffers at their peak, the layer's bytes on disk, and a time estimate.
 
+use std::collections::HashMap;
+
 use rayon::prelude::*;
 
+use crate::build::footprint::NS_PER_DISK_BYTE;
+pub use crate::build::footprint::{Costs, costs};
 use crate::game::Game;
 use crate::solve::{Fixpoint, Worker, fixpoint_bytes};
 use crate::table::blocks;
@@ -12,13 +16,8 @@ use super::plan::{self, GRAIN, Marker};
 use super::split;
 use crate::solve::sweep::CHUNK;
 
-/// Slices longer than this are sampled rather than planned position by position.
-const EXACT_LIMIT: u64 = 1 << 22;
-/// Windows of `CHUNK` positions planned per sampled slice.
+/// Windows planned per sampled slice, at most.
 const WINDOWS: u64 = 4;
-/// Entries past which a layer another worker than the sweep solves is not walked by the
-/// plan (`plan`).
-const PREPARE_LIMIT: u64 = 1 << 24;
 /// Ranks sampled in a layer another worker than the sweep solves.
 const RETROGRADE_SAMPLES: usize = 8;
 /// Positions per sampled window of such a layer.
@@ -58,334 +57,385 @@ pub struct LayerPlan {
     pub told: u64,
     /// Whether the traffic is another layer's per entry (a layer too large to walk).
     pub sampled_from_other: bool,
-}
-
-/// What one position costs one thread of an MPI rank whose children it holds (one walk of
-/// its moves), and what it costs on top of that where its chunk needs children from other
-/// ranks (planned, or computed a first time, then computed through the fetched values), in
-/// nanoseconds, for `retro plan`'s time estimate; by game, as measured (release `--features
-/// mpi`, load average about 5 from other builds):
-///
-/// - young, `retro gen young 16x16 --seed 7`: rank 0's compute 8.91 s over 601.1 M positions
-///   on one rank; on 2 ranks 300.5 M positions in 8.71 s, 40.9% of its chunks twice:
-///   (8.71 s - 300.5 M x 14.8 ns) / (0.409 x 300.5 M).
-/// - connect 6x4: 4.83 s over 159.6 M positions on one rank; on 2 ranks rank 0 computed
-///   79.8 M positions in 6.39 s, 43.6% of its chunks twice.
-/// - teeko, quixo and morris, solved in one process (their plan is on paper), per table
-///   entry (an orbit, where they fold): the single-process solve on one thread, folded,
-///   medians of 5 paired runs (standard Teeko: 4.60 s for 12,097,029 entries; quixo 4x4:
-///   3.66 s for 5,398,083; both counting moves rather than children, `Game::children_within`; morris
-///   `nine moving`, the moving phase of Nine Men's Morris: 4,199 s of CPU (user) on two
-///   threads for 8,904,593,602 entries, 472 ns an entry, one run of 2,198 s on an
-///   otherwise idle box).
-/// - every other game (twins, mnk, and games from other crates): `retro gen twins 4x5 --seed
-///   7`, 14.12 s over 741.4 M positions on one rank; on 2 ranks rank 0 planned 29.56 s and
-///   computed 30.21 s over 370.7 M positions, 78.9% of its chunks needing fetched children:
-///   (161.2 - 19.0) / 0.789. mnk is ranked the same way.
-pub fn costs(game: &str) -> (f64, f64) {
-    match game {
-        "young" => (14.8, 34.7),
-        "connect" => (30.3, 114.2),
-        "teeko" => (380.0, 0.0),
-        "quixo" => (678.0, 0.0),
-        "morris" => (472.0, 0.0),
-        _ => (19.0, 180.0),
-    }
+    /// Whether the plan walked some of the layer's positions (a retrograde layer whose
+    /// ranking tables were cheap enough to build), rather than borrowing another's figures.
+    pub walked: bool,
 }
 
 /// The most ranks `retro plan` describes: its work and output grow with the ranks, and an
 /// MPI job beyond this is far past what it was checked against.
 pub const MAX_RANKS: usize = 1 << 16;
-/// Ranks planned per layer; beyond this, ranks spread evenly over the job are planned and
-/// the rest extrapolated, so the work stays linear in the number of ranks.
-const RANK_SAMPLES: usize = 64;
+/// Ranks planned per layer at most; beyond this, ranks spread evenly over the job are
+/// planned and the rest extrapolated.
+const RANK_SAMPLES: usize = 32;
+/// Positions the plan walks over all the sweep's layers together, at most (a few seconds
+/// of one thread): a layer's share is walked whole where a
+/// planned rank's slices fit in it, else sampled in windows of a chunk, over as many ranks
+/// as the share allows, so that a plan answers in seconds at any rank count.
+const SAMPLE_BUDGET: u64 = 1 << 25;
+/// Bytes of ranking tables a layer another worker than the sweep solves may need built
+/// (its own and those of the layers it reads) for the plan to walk a few of its positions;
+/// past it, or past `TABLES_BUDGET` built in all, the layer takes the traffic per entry of
+/// the layers walked (building Quixo 5 x 5's tables takes gigabytes and minutes, and
+/// building a table costs far more than its bytes where most of its sets are special).
+const WALK_TABLES: u64 = 4 << 20;
+/// Bytes of ranking tables the plan builds in all, at most.
+const TABLES_BUDGET: u64 = 24 << 20;
 
 /// Figures for building `game` on `ranks` ranks of `threads` threads each. The work is
-/// linear in the ranks and in the positions planned: each sampled rank's fetches come
-/// from a sparse list of marked grains, never a bitmap of the whole next layer. The time
-/// takes the nanoseconds a position costs one thread, and what one costs on top of that
-/// where its chunk needs fetched children (`costs`).
+/// bounded whatever the ranks and the board (`SAMPLE_BUDGET`, `WALK_TABLES`): each sampled
+/// rank's fetches come from a sparse list of marked grains, never a bitmap of the whole
+/// next layer. The time takes what an entry costs one thread (`Costs`).
 pub fn plan<G: Game>(
     game: &G,
     ranks: usize,
     threads: usize,
     width: u64,
     compact: bool,
-    (ns_per_position, ns_per_fetched_position): (f64, f64),
+    costs: Costs,
     bytes_per_second: f64,
 ) -> Vec<LayerPlan> {
     let cells = game.last_layer();
+    let budget = SAMPLE_BUDGET / cells.max(1) as u64;
+    let mut tables = 0u64;
     let mut layers = Vec::with_capacity(cells + 1);
-    // Retrograde layers too large to walk, by index in `layers`.
-    let mut unwalked: Vec<usize> = Vec::new();
-    // The ranks planned: all of them, or RANK_SAMPLES spread from the first to the last.
-    let planned: Vec<usize> = if ranks <= RANK_SAMPLES {
-        (0..ranks).collect()
-    } else {
-        (0..RANK_SAMPLES)
-            .map(|i| i * (ranks - 1) / (RANK_SAMPLES - 1))
-            .collect()
+    for k in (0..=cells).rev() {
+        let mut layer = blank_layer(game, k, ranks, width, compact);
+        if layer.worker != Worker::Sweep {
+            plan_retrograde(game, &mut layer, (ranks, width, compact), &mut tables);
+        } else if k < cells {
+            plan_sweep(game, &mut layer, (ranks, width, budget), &mut tables);
+        }
+        layers.push(layer);
+    }
+    borrow_traffic(&mut layers, width);
+    for layer in &mut layers {
+        time_layer(
+            game,
+            layer,
+            costs,
+            (ranks, threads),
+            width,
+            bytes_per_second,
+        );
+    }
+    layers
+}
+
+/// The ranks planned for a layer when `most` may be: all of them, or `most` spread from
+/// the first to the last.
+fn spread(ranks: usize, most: usize) -> Vec<usize> {
+    let most = most.clamp(1, ranks);
+    match most {
+        _ if most >= ranks => (0..ranks).collect(),
+        1 => vec![0],
+        _ => (0..most).map(|i| i * (ranks - 1) / (most - 1)).collect(),
+    }
+}
+
+/// Layer `k`'s sizes, disk bytes and worker, before any walk: a rank holds its slice's
+/// values.
+fn blank_layer<G: Game>(game: &G, k: usize, ranks: usize, width: u64, compact: bool) -> LayerPlan {
+    let n = game.layer_size(k);
+    let size = |r: usize| {
+        let s = split::slice(n, ranks, r);
+        s.end - s.start
     };
+    // Slices differ by at most a block, and the first ones are the largest.
+    let per_rank = size(0).max(size(ranks - 1));
+    let disk_bytes = if compact {
+        blocks::layer_bytes_bound(n, width)
+    } else {
+        n.saturating_mul(width)
+    };
+    LayerPlan {
+        k,
+        positions: n,
+        per_rank,
+        received: 0,
+        sent: 0,
+        disk_bytes,
+        peak_bytes: per_rank * width,
+        remote_share: 0.0,
+        seconds: 0.0,
+        sampled: false,
+        worker: crate::solve::worker(game, k),
+        told: 0,
+        sampled_from_other: false,
+        walked: false,
+    }
+}
+
+/// A layer of a game whose stones move: each rank holds its share of the layer's values (and
+/// of the fixpoint's words and candidates) and of every layer its moves lead to, fetches the
+/// children its slice reads in other ranks' slices, and (a fixpoint) tells the parents other
+/// ranks own of each position it decides. A game that stores halved codes
+/// (`Game::halved_values`) writes a byte a position, and on one process reads finished
+/// layers mapped from the file at that width (`solve::peak_bytes`); ranks hold them as
+/// computed. `tables`: the ranking tables the plan has had built so far.
+fn plan_retrograde<G: Game>(
+    game: &G,
+    layer: &mut LayerPlan,
+    (ranks, width, compact): (usize, u64, bool),
+    tables: &mut u64,
+) {
+    let (k, n, cells) = (layer.k, layer.positions, game.last_layer());
+    let stored = match game.values().for_side_to_move() && game.halved_values() {
+        true => 1,
+        false => width,
+    };
+    layer.disk_bytes = match compact {
+        true => blocks::layer_bytes_bound(n, stored),
+        false => n.saturating_mul(stored),
+    };
+    let held_width = if ranks == 1 { stored } else { width };
+    let outside: Vec<usize> = game
+        .child_layers(k)
+        .into_iter()
+        .filter(|&c| c != k && c <= cells)
+        .collect();
+    let read: u64 = outside
+        .iter()
+        .map(|&c| {
+            let share = split::slice(game.layer_size(c), ranks, 0);
+            (share.end - share.start) * held_width
+                + plan::words(game.layer_size(c)) as u64 * 8 * (ranks > 1) as u64
+        })
+        .sum();
+    let own = match layer.worker {
+        // Ranks take the counters worker (`solve::fixpoint_layer`), and so does one
+        // process where memory is planned to suffice.
+        Worker::Fixpoint => {
+            fixpoint_bytes(layer.per_rank.into(), width.into(), Fixpoint::Counters) as u64
+        }
+        _ => layer.per_rank * width,
+    };
+    layer.peak_bytes = own + read;
+    if ranks == 1 {
+        return;
+    }
+    // Walked only where the ranking tables the walk needs are cheap to build: the layer's
+    // and those of the layers its children lie in.
+    let needed: u64 = std::iter::once(k)
+        .chain(outside)
+        .map(|j| game.unbuilt_table_bytes(j))
+        .sum();
+    layer.sampled = true;
+    if needed > WALK_TABLES || *tables + needed > TABLES_BUDGET {
+        return;
+    }
+    *tables += needed;
+    game.prepare_layer(k);
+    layer.walked = true;
+    // Ranks' slices of such a layer are alike: a few ranks, and short windows of a large
+    // slice, stand for the rest (ranking a folded game's children and parents is what
+    // such a plan spends its time on).
+    for r in spread(ranks, RETROGRADE_SAMPLES) {
+        let slice = split::slice(n, ranks, r);
+        let len = slice.end - slice.start;
+        let (windows, scale): (Vec<(u64, usize)>, f64) =
+            if len <= WINDOWS * RETROGRADE_WINDOW as u64 {
+                (vec![(slice.start, len as usize)], 1.0)
+            } else {
+                let step = len / WINDOWS;
+                let w = (0..WINDOWS)
+                    .map(|i| (slice.start + i * step, RETROGRADE_WINDOW))
+                    .collect();
+                (w, len as f64 / (WINDOWS * RETROGRADE_WINDOW as u64) as f64)
+            };
+        let (fetched, told) = retrograde_traffic(game, k, ranks, r, &windows);
+        layer.received = layer.received.max((fetched as f64 * scale) as u64);
+        layer.told = layer.told.max((told as f64 * scale) as u64);
+    }
+    // Ranks are alike: each serves about what it fetches, and receives about as many
+    // updates as it sends.
+    layer.sent = layer.received;
+}
+
+/// What one rank's slice of a sweep layer `k < cells` exchanges for its children in layer
+/// k + 1, and its buffers at their peak: walked whole, or sampled in windows of a chunk,
+/// within `budget` positions.
+fn plan_sweep<G: Game>(
+    game: &G,
+    layer: &mut LayerPlan,
+    (ranks, width, budget): (usize, u64, u64),
+    tables: &mut u64,
+) {
+    let k = layer.k;
+    let (n, next) = (layer.positions, game.layer_size(k + 1));
+    // A rank holds its slice of both layers; one rank fetches nothing.
+    layer.peak_bytes = (layer.per_rank + split::slice(next, ranks, 0).end) * width;
+    if ranks == 1 {
+        return;
+    }
+    // Walked only where the ranking tables of both layers are cheap to build (a folded
+    // mnk board's); else the layer borrows a walked layer's figures (`borrow_traffic`).
+    let needed = game.unbuilt_table_bytes(k) + game.unbuilt_table_bytes(k + 1);
+    layer.sampled = true;
+    if needed > WALK_TABLES || *tables + needed > TABLES_BUDGET {
+        return;
+    }
+    *tables += needed;
+    game.prepare_layer(k);
+    layer.walked = true;
+    let chunks_allowed = (budget / CHUNK as u64).max(2) as usize;
+    let planned = spread(ranks, RANK_SAMPLES.min(chunks_allowed));
     // With every rank planned, what each rank serves is summed exactly; with a sample, a
     // rank is taken to serve as much as it fetches (the slices are alike).
     let all_planned = planned.len() == ranks;
-    // A sample of ranks walks proportionately less of each slice, so that the work per
-    // layer does not grow with the ranks.
-    let exact_limit =
-        (EXACT_LIMIT * planned.len() as u64 / ranks as u64).max(WINDOWS * CHUNK as u64);
-    for k in (0..=cells).rev() {
-        let n = game.layer_size(k);
-        let size = |r: usize| {
+    layer.sampled = !all_planned;
+    let windows = (chunks_allowed / planned.len()).clamp(1, WINDOWS as usize) as u64;
+    let mut fetched = vec![0u64; planned.len()];
+    let mut received = vec![0u64; planned.len()];
+    // Sent and served by each owner, from the planned ranks only (sparse).
+    let mut sent = HashMap::<usize, u64>::new();
+    let mut served = HashMap::<usize, u64>::new();
+    for (i, &r) in planned.iter().enumerate() {
+        let slice = split::slice(n, ranks, r);
+        let exact = (slice.end - slice.start) * planned.len() as u64 <= budget;
+        let (spans, remote, scale) = rank_spans(game, k, ranks, r, exact, windows);
+        layer.sampled |= !exact;
+        layer.remote_share = layer.remote_share.max(remote);
+        let mut pieces = Vec::new();
+        for &(s, e) in &spans {
+            split::pieces(next, ranks, s, e, &mut pieces);
+        }
+        let scaled = |x: u64| ((x as f64 * scale) as u64).min(next);
+        let mut per_owner = std::collections::BTreeMap::<usize, u64>::new();
+        for &(q, s, e) in &pieces {
+            *per_owner.entry(q).or_default() += e - s;
+        }
+        for (q, c) in per_owner {
+            let c = scaled(c);
+            fetched[i] += c;
+            *served.entry(q).or_default() += c;
+            if q != r {
+                received[i] += c;
+                *sent.entry(q).or_default() += c;
+            }
+        }
+        fetched[i] = fetched[i].min(next);
+    }
+    for (i, &r) in planned.iter().enumerate() {
+        let own_next = {
+            let s = split::slice(next, ranks, r);
+            s.end - s.start
+        };
+        let own = {
             let s = split::slice(n, ranks, r);
             s.end - s.start
         };
-        // Slices differ by at most a block, and the first ones are the largest.
-        let per_rank = size(0).max(size(ranks - 1));
-        let disk_bytes = if compact {
-            blocks::layer_bytes_bound(n, width)
-        } else {
-            n.saturating_mul(width)
+        let served = match all_planned {
+            true => served.get(&r).copied().unwrap_or(0),
+            false => fetched[i],
         };
-        let worker = crate::solve::worker(game, k);
-        let mut layer = LayerPlan {
-            k,
-            positions: n,
-            per_rank,
-            received: 0,
-            sent: 0,
-            disk_bytes,
-            peak_bytes: per_rank * width,
-            remote_share: 0.0,
-            seconds: 0.0,
-            sampled: planned.len() < ranks,
-            worker,
-            told: 0,
-            sampled_from_other: false,
-        };
-        if worker != Worker::Sweep {
-            // A layer of a game whose stones move: each rank holds its share of the layer's
-            // values (and of the fixpoint's words and candidates) and of every layer its
-            // moves lead to, fetches the children its slice reads in other ranks' slices,
-            // and (a fixpoint) tells the parents other ranks own of each position it decides.
-            // A game that stores halved codes (`Game::halved_values`) writes a byte a
-            // position, and on one process reads finished layers mapped from the file at
-            // that width (`solve::peak_bytes`); ranks hold them as computed.
-            let stored = match game.values().for_side_to_move() && game.halved_values() {
-                true => 1,
-                false => width,
-            };
-            layer.disk_bytes = if compact {
-                blocks::layer_bytes_bound(n, stored)
-            } else {
-                n.saturating_mul(stored)
-            };
-            let held_width = if ranks == 1 { stored } else { width };
-            let read: u64 = game
-                .child_layers(k)
-                .into_iter()
-                .filter(|&c| c != k && c <= cells)
-                .map(|c| {
-                    let share = split::slice(game.layer_size(c), ranks, 0);
-                    (share.end - share.start) * held_width
-                        + plan::words(game.layer_size(c)) as u64 * 8 * (ranks > 1) as u64
-                })
-                .sum();
-            let own = match worker {
-                // Ranks take the counters worker (`solve::fixpoint_layer`), and so does one
-                // process where memory is planned to suffice.
-                Worker::Fixpoint => {
-                    fixpoint_bytes(per_rank.into(), width.into(), Fixpoint::Counters) as u64
-                }
-                _ => per_rank * width,
-            };
-            // A folded layer past `PREPARE_LIMIT` entries is not walked (preparing it
-            // builds its orbit tables, minutes for Quixo 5 x 5's largest): its traffic is
-            // the per-entry traffic of the largest layer walked, below.
-            let walk = ranks > 1 && (n <= PREPARE_LIMIT || game.symmetries() <= 1);
-            if walk {
-                game.prepare_layer(k);
-            } else if ranks > 1 {
-                layer.sampled = true;
-                unwalked.push(layers.len());
-            }
-            // Ranks' slices of such a layer are alike: a few ranks, and short windows of a
-            // large slice, stand for the rest (ranking a folded game's children and
-            // parents is what such a plan spends its time on).
-            let sampled: Vec<usize> = match planned.len() > RETROGRADE_SAMPLES {
-                true => (0..RETROGRADE_SAMPLES)
-                    .map(|i| planned[i * (planned.len() - 1) / (RETROGRADE_SAMPLES - 1)])
-                    .collect(),
-                false => planned.clone(),
-            };
-            for &r in sampled.iter().filter(|_| walk) {
-                let slice = split::slice(n, ranks, r);
-                let len = slice.end - slice.start;
-                let (windows, scale): (Vec<(u64, usize)>, f64) = if len <= exact_limit {
-                    let chunks = len.div_ceil(CHUNK as u64);
-                    let w = (0..chunks)
-                        .map(|c| {
-                            let start = slice.start + c * CHUNK as u64;
-                            (start, (slice.end - start).min(CHUNK as u64) as usize)
-                        })
-                        .collect();
-                    (w, 1.0)
-                } else {
-                    layer.sampled = true;
-                    let step = len / WINDOWS;
-                    let w = (0..WINDOWS)
-                        .map(|i| (slice.start + i * step, RETROGRADE_WINDOW))
-                        .collect();
-                    (w, len as f64 / (WINDOWS * RETROGRADE_WINDOW as u64) as f64)
-                };
-                let (fetched, told) = retrograde_traffic(game, k, ranks, r, &windows);
-                let fetched = (fetched as f64 * scale) as u64;
-                layer.received = layer.received.max(fetched);
-                layer.told = layer.told.max((told as f64 * scale) as u64);
-            }
-            // Ranks are alike: each serves about what it fetches, and receives about as
-            // many updates as it sends.
-            layer.sent = layer.received;
-            layer.peak_bytes = own + read;
-            layer.seconds = per_rank as f64 * ns_per_position * 1e-9 / threads as f64;
-            retrograde_traffic_figures(&mut layer, width, bytes_per_second);
-            layers.push(layer);
-            continue;
-        }
-        if k < cells {
-            game.prepare_layer(k);
-            let next = game.layer_size(k + 1);
-            let mut fetched = vec![0u64; planned.len()];
-            let mut received = vec![0u64; planned.len()];
-            // Sent and served by each owner, from the planned ranks only (sparse).
-            let mut sent = std::collections::HashMap::<usize, u64>::new();
-            let mut served = std::collections::HashMap::<usize, u64>::new();
-            for (i, &r) in planned.iter().enumerate() {
-                let slice = split::slice(n, ranks, r);
-                let len = slice.end - slice.start;
-                let own = split::slice(next, ranks, r);
-                let chunks = len.div_ceil(CHUNK as u64);
-                let (spans, remote, scale) =
-                    if len <= exact_limit && plan::words(next) as u64 <= len {
-                        // A whole-layer bitmap costs no more than the walk: the build's own plan.
-                        let (_, own, marks) = plan::plan_rank(game, k, ranks, r);
-                        let remote = plan::plan_chunks(
-                            game,
-                            k,
-                            slice.clone(),
-                            CHUNK,
-                            own,
-                            &plan::blank_marks(next),
-                        );
-                        (
-                            plan::spans(&marks, next),
-                            remote as f64 / chunks.max(1) as f64,
-                            1.0,
-                        )
-                    } else if len <= exact_limit {
-                        let windows = (0..chunks).map(|c| {
-                            let start = slice.start + c * CHUNK as u64;
-                            (start, (slice.end - start).min(CHUNK as u64) as usize)
-                        });
-                        let (spans, remote) = fetched_spans(game, k, windows, &own, next);
-                        (spans, remote as f64 / chunks.max(1) as f64, 1.0)
-                    } else {
-                        layer.sampled = true;
-                        let step = len / WINDOWS;
-                        let windows = (0..WINDOWS).map(|w| (slice.start + w * step, CHUNK));
-                        let (spans, remote) = fetched_spans(game, k, windows, &own, next);
-                        (
-                            spans,
-                            remote as f64 / WINDOWS as f64,
-                            len as f64 / (WINDOWS * CHUNK as u64) as f64,
-                        )
-                    };
-                layer.remote_share = layer.remote_share.max(remote);
-                let mut pieces = Vec::new();
-                for &(s, e) in &spans {
-                    split::pieces(next, ranks, s, e, &mut pieces);
-                }
-                let scaled = |x: u64| ((x as f64 * scale) as u64).min(next);
-                let mut per_owner = std::collections::BTreeMap::<usize, u64>::new();
-                for &(q, s, e) in &pieces {
-                    *per_owner.entry(q).or_default() += e - s;
-                }
-                for (q, c) in per_owner {
-                    let c = scaled(c);
-                    fetched[i] += c;
-                    *served.entry(q).or_default() += c;
-                    if q != r {
-                        received[i] += c;
-                        *sent.entry(q).or_default() += c;
-                    }
-                }
-                fetched[i] = fetched[i].min(next);
-            }
-            for (i, &r) in planned.iter().enumerate() {
-                let own_next = {
-                    let s = split::slice(next, ranks, r);
-                    s.end - s.start
-                };
-                let own = size(r);
-                let served = if all_planned {
-                    served.get(&r).copied().unwrap_or(0)
-                } else {
-                    fetched[i]
-                };
-                let exchanging = (own_next + fetched[i] + served) * width;
-                let computing = (own_next + fetched[i] + own) * width;
-                layer.peak_bytes = layer.peak_bytes.max(exchanging).max(computing);
-            }
-            layer.received = received.iter().copied().max().unwrap_or(0);
-            layer.sent = if all_planned {
-                sent.values().copied().max().unwrap_or(0)
-            } else {
-                layer.received
-            };
-        }
-        let moved = layer.received.max(layer.sent) * width;
-        // A chunk whose children are all at hand is computed once; the others cost more
-        // (computed again through the fetched values, or planned first).
-        let ns = ns_per_position + ns_per_fetched_position * layer.remote_share;
-        layer.seconds =
-            per_rank as f64 * ns * 1e-9 / threads as f64 + moved as f64 / bytes_per_second;
-        layers.push(layer);
+        let exchanging = (own_next + fetched[i] + served) * width;
+        let computing = (own_next + fetched[i] + own) * width;
+        layer.peak_bytes = layer.peak_bytes.max(exchanging).max(computing);
     }
-    // The layers not walked take the per-entry traffic of the largest walked layer of
-    // their worker.
+    layer.received = received.iter().copied().max().unwrap_or(0);
+    layer.sent = match all_planned {
+        true => sent.values().copied().max().unwrap_or(0),
+        false => layer.received,
+    };
+}
+
+/// The spans of layer k + 1 rank `r` fetches for its slice of sweep layer `k`, the share
+/// of its chunks that need them, and the factor that scales a sample to the slice: every
+/// chunk where `exact`, else `windows` chunks spread over the slice.
+fn rank_spans<G: Game>(
+    game: &G,
+    k: usize,
+    ranks: usize,
+    r: usize,
+    exact: bool,
+    windows: u64,
+) -> (Vec<plan::Span>, f64, f64) {
+    let (n, next) = (game.layer_size(k), game.layer_size(k + 1));
+    let slice = split::slice(n, ranks, r);
+    let len = slice.end - slice.start;
+    let own = split::slice(next, ranks, r);
+    let chunks = len.div_ceil(CHUNK as u64);
+    if exact && plan::words(next) as u64 <= len {
+        // A whole-layer bitmap costs no more than the walk: the build's own plan.
+        let (_, own, marks) = plan::plan_rank(game, k, ranks, r);
+        let remote = plan::plan_chunks(game, k, slice, CHUNK, own, &plan::blank_marks(next));
+        let share = remote as f64 / chunks.max(1) as f64;
+        return (plan::spans(&marks, next), share, 1.0);
+    }
+    if exact || chunks <= windows {
+        let all = (0..chunks).map(|c| {
+            let start = slice.start + c * CHUNK as u64;
+            (start, (slice.end - start).min(CHUNK as u64) as usize)
+        });
+        let (spans, remote) = fetched_spans(game, k, all, &own, next);
+        return (spans, remote as f64 / chunks.max(1) as f64, 1.0);
+    }
+    let step = len / windows;
+    let sample = (0..windows).map(|w| (slice.start + w * step, CHUNK));
+    let (spans, remote) = fetched_spans(game, k, sample, &own, next);
+    let scale = len as f64 / (windows * CHUNK as u64) as f64;
+    (spans, remote as f64 / windows as f64, scale)
+}
+
+/// The layers not walked (where ranks exchange) take the per-entry traffic of the largest
+/// walked layer of their worker; a sweep layer also its share of chunks computed twice,
+/// and holds what it fetches.
+fn borrow_traffic(layers: &mut [LayerPlan], width: u64) {
+    let unwalked: Vec<usize> = (0..layers.len())
+        .filter(|&i| layers[i].sampled && !layers[i].walked)
+        .collect();
     for i in unwalked {
         let worker = layers[i].worker;
         let like = layers
             .iter()
-            .enumerate()
-            .filter(|(j, l)| {
-                l.worker == worker && l.per_rank > 0 && !l.sampled_from_other && *j != i
-            })
-            .filter(|(_, l)| l.positions <= PREPARE_LIMIT)
-            .max_by_key(|(_, l)| l.positions)
-            .map(|(_, l)| {
+            .filter(|l| l.worker == worker && l.walked && l.per_rank > 0)
+            .max_by_key(|l| l.positions)
+            .map(|l| {
                 (
                     l.received as f64 / l.per_rank as f64,
                     l.told as f64 / l.per_rank as f64,
+                    l.remote_share,
                 )
             });
-        if let Some((values, told)) = like {
+        if let Some((values, told, remote_share)) = like {
             let l = &mut layers[i];
             l.received = ((values * l.per_rank as f64) as u64).min(l.positions);
             l.sent = l.received;
             l.told = (told * l.per_rank as f64) as u64;
             l.sampled_from_other = true;
-            retrograde_traffic_figures(l, width, bytes_per_second);
+            if l.worker == Worker::Sweep {
+                l.remote_share = remote_share;
+                l.peak_bytes += l.received * width;
+            }
         }
     }
-    layers
 }
 
-/// A retrograde layer's memory and time with its traffic: the fetched values are held
-/// while the layer is solved, and both the values and the updates take wire time.
-fn retrograde_traffic_figures(layer: &mut LayerPlan, width: u64, bytes_per_second: f64) {
-    layer.peak_bytes += layer.received * width;
-    let moved = layer.received * width + layer.told * 8;
-    layer.seconds += moved as f64 / bytes_per_second;
+/// A layer's time, and for a retrograde layer the fetched values it holds while solved:
+/// the entries of the largest slice at what each costs a thread (more where its chunk
+/// needs fetched children), the share of the table a rank writes, and the wire time of its
+/// traffic (a fixpoint's updates take 8 bytes each).
+fn time_layer<G: Game>(
+    game: &G,
+    layer: &mut LayerPlan,
+    costs: Costs,
+    (ranks, threads): (usize, usize),
+    width: u64,
+    bytes_per_second: f64,
+) {
+    let ns = costs.layer_ns(game, layer.k, layer.per_rank, width)
+        + costs.fetched_ns * layer.remote_share;
+    let moved = match layer.worker {
+        Worker::Sweep => layer.received.max(layer.sent) * width,
+        _ => {
+            layer.peak_bytes += layer.received * width;
+            layer.received * width + layer.told * 8
+        }
+    };
+    let disk = (layer.disk_bytes / ranks as u64) as f64 * NS_PER_DISK_BYTE;
+    layer.seconds = (layer.per_rank as f64 * ns / threads as f64 + disk) * 1e-9
+        + moved as f64 / bytes_per_second;
 }
 
 /// What rank `r` of `ranks` exchanges for the positions of layer `k` (a layer another
@@ -538,8 +588,9 @@ mod tests {
     #[test]
     fn many_ranks_are_planned_from_a_sample() -> crate::error::Result<()> {
         let g: Twins = random_game(3, 4, 1, 0)?;
-        let layers = plan(&g, MAX_RANKS, 1, 1, false, (1.0, 2.0), 1e9);
-        assert!(layers.iter().all(|l| l.sampled));
+        let layers = plan(&g, MAX_RANKS, 1, 1, false, costs("twins", ""), 1e9);
+        // Every layer but the full board's (which reads no children) is sampled.
+        assert!(layers.iter().skip(1).all(|l| l.sampled));
         assert_eq!(
             layers.iter().map(|l| l.disk_bytes).sum::<u64>(),
             g.total_positions()
@@ -550,7 +601,7 @@ mod tests {
     #[test]
     fn one_rank_fetches_only_from_itself() -> crate::error::Result<()> {
         let game: Young = random_game(5, 6, 1, 0)?;
-        let layers = plan(&game, 1, 1, 1, false, (1.0, 2.0), 1e9);
+        let layers = plan(&game, 1, 1, 1, false, costs("young", ""), 1e9);
         assert_eq!(layers.len(), 31);
         assert!(
             layers
@@ -559,7 +610,7 @@ mod tests {
         );
         // Twins 3 x 4 layers span several blocks, so two ranks exchange values.
         let game: Twins = random_game(3, 4, 1, 0)?;
-        let two = plan(&game, 2, 1, 1, false, (1.0, 2.0), 1e9);
+        let two = plan(&game, 2, 1, 1, false, costs("twins", ""), 1e9);
         assert!(two.iter().any(|l| l.received > 0 && l.sent > 0));
         assert_eq!(
             two.iter().map(|l| l.disk_bytes).sum::<u64>(),

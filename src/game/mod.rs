@@ -230,6 +230,19 @@ pub trait Game: Send + Sync + Sized {
     /// its pool. A game that caches per-layer data builds it here, where every worker can
     /// help, rather than on first use in one chunk while the other workers wait for it.
     fn prepare_layer(&self, _k: usize) {}
+    /// Bytes of the tables the game keeps to rank its positions once every layer is
+    /// prepared (those built with the game and those `prepare_layer` builds), at most: a
+    /// build holds them to its end, beside its layers, so what a build needs in memory
+    /// counts them (`build::footprint`). Default: none worth counting.
+    fn table_bytes(&self) -> u64 {
+        0
+    }
+    /// Bytes of tables `prepare_layer(k)` (or a first use of layer `k`) would build now, at
+    /// most: 0 where they are built. A planner that walks a few of a layer's positions
+    /// skips a layer whose tables would cost far more than the walk. Default: none.
+    fn unbuilt_table_bytes(&self, _k: usize) -> u64 {
+        0
+    }
 
     /// The position of rank `rank` in layer `k` (`rank < layer_size(k)`).
     fn unrank(&self, k: usize, rank: u64) -> Self::Position;

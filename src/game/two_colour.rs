@@ -145,6 +145,23 @@ impl TwoColour {
         self.layer_sizes[k]
     }
 
+    /// Bytes of every layer's first-part table once built, at most (`Game::table_bytes`):
+    /// C(k, ceil(k/2)) rows of k + 1 entries of 4 bytes, where a layer has one.
+    pub fn table_bytes(&self) -> u64 {
+        (0..self.cells)
+            .map(|k| {
+                let entries = self
+                    .binom
+                    .get(k, k.div_ceil(2))
+                    .saturating_mul(k as u64 + 1);
+                match entries > MAX_TABLE_ENTRIES {
+                    true => 0,
+                    false => entries * 4,
+                }
+            })
+            .sum()
+    }
+
     /// Layer k's first-part table, built by every worker (`Game::prepare_layer`). Built
     /// serially in the first chunk, it held the other worker idle: layers 15 and 14 of
     /// twins 4 x 4 (6435 and 3432 rows) took 0.91 and 1.32 ms on two threads against 1.07

@@ -195,11 +195,12 @@ fn teeko_boards_with_a_side_of_one_are_built() {
 }
 
 /// Boards far too large to build are described by `plan` and refused by `build` and
-/// `solve` before anything is allocated for them.
+/// `solve` before anything is allocated for them (boards a line of their stones fits:
+/// `plan_memory` has those no one can win).
 #[test]
 fn teeko_boards_too_large_to_build_are_planned_and_refused() {
     let dir = tempfile::tempdir().unwrap();
-    for size in ["6x6s9", "6x6s12", "6x6s17", "1x36s17"] {
+    for size in ["6x6s6", "2x18s12", "2x18s17", "1x36s17"] {
         let plan = capped_ok(&["plan", "teeko", size, "--total"], "");
         assert!(plan.contains("\ntotal: "), "{plan}");
         let table = dir.path().join(format!("{size}.retro"));

@@ -548,7 +548,7 @@ const QUOTES: &[Quote] = &[
             "32",
             "--total",
         ],
-        prints: "peak layer memory per rank {}, table {},",
+        prints: "peak memory per rank {} ({_}), table {},",
     },
     Quote {
         page: "docs/mpi.md",
@@ -563,7 +563,7 @@ const QUOTES: &[Quote] = &[
             "32",
             "--total",
         ],
-        prints: "peak layer memory per rank {}, table {}, {_} estimated {} s",
+        prints: "peak memory per rank {} ({_}), table {}, {_} estimated {} s",
     },
     Quote {
         page: "docs/mpi.md",
@@ -578,7 +578,7 @@ const QUOTES: &[Quote] = &[
             "32",
             "--total",
         ],
-        prints: "peak layer memory per rank {}, table {}, {_} estimated {} s",
+        prints: "peak memory per rank {} ({_}), table {}, {_} estimated {} s",
     },
     Quote {
         page: "docs/mpi.md",

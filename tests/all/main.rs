@@ -32,6 +32,7 @@ mod morris;
 mod moves;
 mod moving;
 mod nothing_lost;
+mod plan_memory;
 mod play;
 mod query;
 mod quixo;

@@ -228,12 +228,16 @@ fn errors_have_their_status_and_the_cli_message() {
     for (table, name, position) in [
         (young, "young-sample", "1,7"),
         (young, "young-sample", "o../.../..."),
-        (twins, "twins-sample1", "1,0"),
         (twins, "twins-sample1", "oo./.../..."),
     ] {
         let reply = get(a, &format!("/api/{name}/{}", encode(position)));
         assert_error(&reply, 400, &cli_error(table, position));
     }
+    // A twins cell given for a position: the command line points to its own commands for
+    // moves; the server says what the text is not.
+    let reply = get(a, "/api/twins-sample1/1,0");
+    assert_error(&reply, 400, "this is a twins table; \"1,0\" looks like a young position");
+    assert!(cli_error(twins, "1,0").contains("looks like a move"));
     assert_error(
         &get(a, "/api/young-sample/%zz"),
         400,

@@ -369,6 +369,10 @@ fn check_reachable_accepts_exactly_what_play_reaches() {
                         if (advanced && (stones != 4 || !squares)) || (no_centre_first && !centre) {
                             continue;
                         }
+                        // No pattern fits (no line of S, no square of four): refused.
+                        if stones > rows.max(cols) && !(stones == 4 && rows.min(cols) >= 2) {
+                            continue;
+                        }
                         let b = TeekoBoard {
                             rows,
                             cols,
@@ -400,7 +404,8 @@ fn check_reachable_accepts_exactly_what_play_reaches() {
             }
         }
     }
-    assert_eq!(boards, 141);
+    // 141 boards, less the two no pattern fits (3 x 4 and 4 x 3 with 5 stones each).
+    assert_eq!(boards, 139);
 }
 
 /// Under the first-drop rule x's lone stone on the centre, with or without an o beside
@@ -449,13 +454,14 @@ fn the_first_drop_rule_in_the_commands() {
     }
 }
 
-/// Boards whose lists of stone layouts would be too large to keep (6 x 6 with 6 or more
+/// Boards whose lists of stone layouts would be too large to keep (36 cells with 6 or more
 /// stones) unrank their layouts from binomials instead: every sampled rank of every layer
 /// reads back to itself, and the first positions of a layer step on as the lookup does.
+/// (Past 6 stones a line fits only a longer board: 2 x 18.)
 #[test]
 fn boards_past_the_layout_lists_rank_and_unrank() {
-    for stones in [5, 6, 9, 17] {
-        let game = Teeko::unfolded(board(6, 6, stones)).unwrap();
+    for (rows, cols, stones) in [(6, 6, 5), (6, 6, 6), (2, 18, 9), (2, 18, 17)] {
+        let game = Teeko::unfolded(board(rows, cols, stones)).unwrap();
         for k in 0..=2 * stones {
             let n = game.layer_size(k);
             let samples = (0..64u64)
@@ -463,7 +469,7 @@ fn boards_past_the_layout_lists_rank_and_unrank() {
                 .chain(n.saturating_sub(3)..n);
             for r in samples {
                 let pos = game.unrank(k, r);
-                assert_eq!(game.rank(&pos), r, "6x6s{stones} layer {k}");
+                assert_eq!(game.rank(&pos), r, "{rows}x{cols}s{stones} layer {k}");
                 assert_eq!((pos.x | pos.o).count_ones() as usize, k);
                 assert_eq!(pos.x & pos.o, 0);
                 if r + 1 < n {

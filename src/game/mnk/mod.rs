@@ -321,6 +321,20 @@ impl Game for Mnk {
         }
     }
 
+    fn table_bytes(&self) -> u64 {
+        match &self.orbits {
+            Some(orbits) => orbits.table_bytes(),
+            None => self.ranking.table_bytes(),
+        }
+    }
+
+    fn unbuilt_table_bytes(&self, k: usize) -> u64 {
+        match &self.orbits {
+            Some(o) if !o.is_built(k) => o.layer_bytes(k),
+            _ => 0,
+        }
+    }
+
     fn unrank(&self, k: usize, rank: u64) -> MnkPosition {
         match &self.orbits {
             Some(orbits) => {

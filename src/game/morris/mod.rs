@@ -356,6 +356,20 @@ impl Game for Morris {
         }
     }
 
+    fn table_bytes(&self) -> u64 {
+        let index = (self.placement_index.len() + self.movement_index.len()) * 4;
+        index as u64 + self.fixers.bytes() + self.orbits.table_bytes()
+    }
+
+    fn unbuilt_table_bytes(&self, k: usize) -> u64 {
+        self.layers[k]
+            .parts
+            .iter()
+            .filter(|p| !self.orbits.is_built(p.orbit_layer))
+            .map(|p| self.orbits.layer_bytes(p.orbit_layer))
+            .sum()
+    }
+
     fn unrank(&self, k: usize, rank: u64) -> MorrisPosition {
         let layer = &self.layers[k];
         if let Shape::Lost = layer.shape {

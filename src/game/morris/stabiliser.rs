@@ -32,6 +32,11 @@ const BIAS: i64 = 16;
 const MAX_PAIRS: usize = 8;
 
 impl Stabiliser {
+    /// Bytes of its tables.
+    pub fn bytes(&self) -> u64 {
+        (size_of_val(&self.differences) + self.candidates.len() * 4) as u64
+    }
+
     /// The filter for these symmetries (the identity first) and these regions of the
     /// board; a symmetry that maps a region onto no region is always a candidate.
     pub fn new(sym: &GridSymmetries, regions: Vec<u32>) -> Stabiliser {

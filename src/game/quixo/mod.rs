@@ -347,6 +347,20 @@ impl Game for Quixo {
         }
     }
 
+    fn table_bytes(&self) -> u64 {
+        (self.spans.len() * size_of::<(u64, u32)>()) as u64 + self.layers.orbits.table_bytes()
+    }
+
+    fn unbuilt_table_bytes(&self, k: usize) -> u64 {
+        let orbits = &self.layers.orbits;
+        self.layer(k)
+            .parts
+            .iter()
+            .filter(|p| !orbits.is_built(p.orbit_layer))
+            .map(|p| orbits.layer_bytes(p.orbit_layer))
+            .sum()
+    }
+
     /// Each count of x's cubes the layer holds, both sides to move.
     fn layer_positions(&self, k: usize) -> u64 {
         let layer = self.layer(k);

@@ -159,6 +159,58 @@ impl Orbits {
         self.layer(k);
     }
 
+    /// Bytes the tables of every layer take once each is built (they are kept to the end),
+    /// at most, plus what building the largest holds for a moment (`layer_bytes`).
+    pub fn table_bytes(&self) -> u64 {
+        let shared = (self.chunk_rank.len() * 8 + self.pattern_rank.len() * 4) as u64;
+        let layers = (0..self.specs.len()).map(|i| self.layer_bytes(i));
+        let building = (0..self.specs.len())
+            .map(|i| {
+                self.binom
+                    .get(self.cells, self.specs[i].0)
+                    .saturating_mul(6)
+            })
+            .max()
+            .unwrap_or(0);
+        layers.fold(shared.saturating_add(building), u64::saturating_add)
+    }
+
+    /// Bytes layer i's tables take once built, at most, worked out from counts without
+    /// building them. Near a full board most sets are their own image under some symmetry,
+    /// and their orbits' colour patterns are listed one by one (8 bytes each): Quixo 5 x
+    /// 5's two fullest counts list 300 MiB of them. Only a set some symmetry other than the
+    /// identity fixes can be special, so the lists hold at most the layer's orbits less
+    /// those of the sets no symmetry fixes. (While a layer is built, each set's orbit and
+    /// symmetries, 6 bytes, are held beside its entry: `table_bytes` adds the largest.)
+    pub fn layer_bytes(&self, i: usize) -> u64 {
+        let (k, xs) = self.specs[i];
+        let sets = self.binom.get(self.cells, k) as u128;
+        let by_g: Vec<u128> = (0..self.sym.len())
+            .map(|g| sets_fixed(&self.sym.cycles(g), k))
+            .collect();
+        let g_count = self.sym.len() as u128;
+        let set_orbits = by_g.iter().sum::<u128>() / g_count;
+        // Sets some symmetry other than the identity fixes (counted with repeats).
+        let special_sets = by_g.iter().skip(1).sum::<u128>().min(sets);
+        let free_orbits = (sets - special_sets) / g_count;
+        let listed =
+            (self.sizes[i] as u128).saturating_sub(free_orbits * self.patterns((k, xs)) as u128);
+        let specials = set_orbits - free_orbits.min(set_orbits);
+        let unrank = match xs {
+            Some(h) if self.binom.get(k, h) <= PATTERN_TABLE => self.binom.get(k, h) as u128,
+            _ => 0,
+        };
+        // entry; canon, offset, special; the lists (a boxed slice each, and its first
+        // rank); the patterns by rank.
+        let bytes = sets * 8 + set_orbits * 20 + listed * 8 + specials * 24 + unrank * 4;
+        bytes.min(u64::MAX as u128) as u64
+    }
+
+    /// Whether layer i's tables are built.
+    pub fn is_built(&self, i: usize) -> bool {
+        self.layers[i].get().is_some()
+    }
+
     #[inline]
     fn layer(&self, k: usize) -> &Layer {
         self.layers[k].get_or_init(|| self.build(k))
@@ -556,6 +608,19 @@ pub struct Cursor {
 /// `sym`: by Burnside's lemma, the average over the symmetries of the positions each fixes.
 /// A symmetry fixes a position where every one of its cycles of cells is all empty, all x's
 /// or all o's.
+/// The sets of `k` cells a symmetry whose cycles have lengths `cycles` maps onto themselves:
+/// the unions of whole cycles with `k` cells.
+fn sets_fixed(cycles: &[usize], k: usize) -> u128 {
+    let mut ways = vec![0u128; k + 1];
+    ways[0] = 1;
+    for &len in cycles {
+        for size in (len..=k).rev() {
+            ways[size] += ways[size - len];
+        }
+    }
+    ways[k]
+}
+
 fn burnside(sym: &GridSymmetries, k: usize, xs: Option<usize>) -> u64 {
     let mut total: u128 = 0;
     for g in 0..sym.len() {

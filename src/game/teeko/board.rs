@@ -49,6 +49,19 @@ impl TeekoBoard {
                 self.stones, cells
             )));
         }
+        // A pattern is S in a line along a row, a column or a diagonal (none is longer than
+        // the longer side), or for S = 4 a square's corners: without one, no one could win.
+        let square = self.stones == 4 && self.rows.min(self.cols) >= 2;
+        if self.stones > self.rows.max(self.cols) && !square {
+            return Err(Error::input(format!(
+                "teeko with {} stones each on {} x {}: no line of {} fits the board, so no one could ever win; at most {} stones each",
+                self.stones,
+                self.rows,
+                self.cols,
+                self.stones,
+                self.rows.max(self.cols).min(cells.div_ceil(2) - 1)
+            )));
+        }
         if self.no_centre_first && (self.rows.is_multiple_of(2) || self.cols.is_multiple_of(2)) {
             return Err(Error::input(format!(
                 "teeko no-centre-first needs a board with a centre cell (odd rows and odd columns); {} x {} has none",

@@ -500,6 +500,18 @@ impl Game for Teeko {
         }
     }
 
+    fn table_bytes(&self) -> u64 {
+        let masks: usize = self.masks.iter().map(|m| m.len() * 8).sum();
+        masks as u64 + self.orbits.as_ref().map_or(0, Orbits::table_bytes)
+    }
+
+    fn unbuilt_table_bytes(&self, k: usize) -> u64 {
+        match &self.orbits {
+            Some(o) if !o.is_built(k) => o.layer_bytes(k),
+            _ => 0,
+        }
+    }
+
     fn unrank(&self, k: usize, rank: u64) -> TeekoPosition {
         if let Some(orbits) = &self.orbits {
             let (set, x, cursor) = orbits.unrank(k, rank);

@@ -171,6 +171,10 @@ impl Game for Twins {
         self.ranking.prepare_layer(k);
     }
 
+    fn table_bytes(&self) -> u64 {
+        self.ranking.table_bytes()
+    }
+
     fn unrank(&self, k: usize, rank: u64) -> TwinsPosition {
         self.ranking.unrank(k, rank)
     }

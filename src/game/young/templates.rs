@@ -254,6 +254,23 @@ pub(super) struct Templates {
     pub(super) rows: Vec<u8>,
 }
 
+impl Templates {
+    /// Bytes the templates hold.
+    pub(super) fn bytes(&self) -> u64 {
+        fn of<T>(v: &Vec<T>) -> usize {
+            v.capacity() * size_of::<T>()
+        }
+        let rewards: usize = self.chain_rewards.iter().map(of).sum();
+        (of(&self.index)
+            + of(&self.heads)
+            + of(&self.entries)
+            + of(&self.kids)
+            + of(&self.chains)
+            + rewards
+            + of(&self.rows)) as u64
+    }
+}
+
 /// One template while the templates are built: entries, kids and chains numbered from
 /// its first entry, row lengths and chain rewards from its own start.
 #[derive(Default)]
