@@ -287,11 +287,14 @@ pub trait Game: Send + Sync + Sized {
     }
 
     /// In a `Fixpoint` layer: every position of the layer where play goes on and that has
-    /// this one among its children, each once, by rank, with its weight: how many of the
-    /// children its `children_within` counts lie in this position's entry. Where a game
-    /// counts distinct children's entries that is 1; where it counts moves, the parent's
-    /// moves into this entry (`within::each_weighted` works it out from the moves undone,
-    /// folded or not). Required of a game with such layers; the default reports none.
+    /// this one among its children, with its weight: how many of the children its
+    /// `children_within` counts lie in this position's entry. Where a game counts distinct
+    /// children's entries that is 1; where it counts moves, the parent's moves into this
+    /// entry (`within::each_weighted` works it out from the moves undone, folded or not).
+    /// A parent may be reported more than once, in any order, so long as its weights add
+    /// up to that count: the solver subtracts each, and a child's loss makes the parent a
+    /// win however often it is told. Required of a game with such layers; the default
+    /// reports none.
     fn for_each_parent_within(&self, _pos: &Self::Position, _f: impl FnMut(u64, u32)) {}
     /// In a `Fixpoint` layer: the rank of each child within the position's own layer, one
     /// per move (a child reached by two moves may come twice), until `f` breaks: what the

@@ -20,11 +20,21 @@ pub(crate) fn each_distinct(ranks: &mut [u64], mut f: impl FnMut(u64)) -> usize 
 /// A position's parents within its layer, for a game whose `children_within` counts moves
 /// (`Game::for_each_parent_within`): `parents` holds, for every move undone, the parent's
 /// rank and how many symmetries fix the parent (`weighed`); `fixed` is how many fix the
-/// position itself. Each parent entry goes to `f` once, in rank order, with the number of
-/// its moves that lead into this position's entry: the moves undone into it, times the
-/// parent's fixed count over this position's (the moves from the orbit of one side onto
-/// the orbit of the other, counted from either end, are one set).
+/// position itself. The parents go to `f` with the number of their moves that lead into
+/// this position's entry: the moves undone into it, times the parent's fixed count over
+/// this position's (the moves from the orbit of one side onto the orbit of the other,
+/// counted from either end, are one set). Where symmetries fix the position each parent
+/// goes once, in rank order; where none does, once per move undone.
 pub(crate) fn each_weighted(parents: &mut [u64], fixed: u32, mut f: impl FnMut(u64, u32)) {
+    if fixed == 1 {
+        // No symmetry fixes the position (most positions): each move undone carries its
+        // parent's own weight, so a parent reached by two moves is told twice, which adds
+        // up to the same, and needs neither the sort nor a division.
+        for &key in parents.iter() {
+            f(key >> 8, (key & 0xff) as u32);
+        }
+        return;
+    }
     parents.sort_unstable();
     let mut i = 0;
     while i < parents.len() {

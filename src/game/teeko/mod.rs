@@ -640,7 +640,7 @@ impl Game for Teeko {
         let empty = self.all() & !pos.occupied();
         let stones = if pos.side == 0 { pos.x } else { pos.o };
         bits(stones)
-            .map(|from| cells(self.neighbours[from] & empty).count())
+            .map(|from| (self.neighbours[from] & empty).count_ones() as usize)
             .sum()
     }
 
