@@ -236,7 +236,11 @@ fn errors_have_their_status_and_the_cli_message() {
     // A twins cell given for a position: the command line points to its own commands for
     // moves; the server says what the text is not.
     let reply = get(a, "/api/twins-sample1/1,0");
-    assert_error(&reply, 400, "this is a twins table; \"1,0\" looks like a young position");
+    assert_error(
+        &reply,
+        400,
+        "this is a twins table; \"1,0\" looks like a young position",
+    );
     assert!(cli_error(twins, "1,0").contains("looks like a move"));
     assert_error(
         &get(a, "/api/young-sample/%zz"),
