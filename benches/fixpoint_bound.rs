@@ -174,7 +174,9 @@ const GAMES: &[(&str, usize, f64, f64, usize)] = &[
     // Standard Teeko's movement layer: no move leaves it.
     ("teeko 5x5s4, layer 8", 9_469_965, 6.87, 0.0, 1),
     // Quixo 4 x 4's largest layer; its children outside are in i16 values.
-    ("quixo 4x4, layer 41", 505_284, 7.33, 8.89, 2 * 505_284),
+    ("quixo 4x4, layer 41", 505_284, 8.77, 8.89, 2 * 505_284),
     // Six men's morris's largest movement layer, its captures read at a byte a value.
     ("morris six, layer 71", 253_032, 4.20, 1.12, 253_032),
+    // `nine stones=6 moving`'s largest layer (solved last); its captures read layer 1.
+    ("morris nine stones=6 moving, layer 0", 156_229_360, 1.33, 1.96, 144_232_144),
 ];

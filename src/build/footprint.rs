@@ -76,8 +76,8 @@ pub const NS_PER_DISK_BYTE: f64 = 0.9;
 /// - twins, `retro gen twins 4x5 --seed 7`: 7.82 s over 741.4 M positions.
 /// - mnk 4x5k4: 14.32 s over 185.4 M entries (folded by 4).
 /// - connect 6x4 and 5x5: 2.46 s over 83.2 M entries and 2.31 s over 95.6 M (folded by 2).
-/// - teeko, standard: 4.31 s over 12.1 M entries.
-/// - quixo 4x4: 3.37 s over 5.4 M entries; 5 x 5 from 24 cubes taken: 114.3 s over 56.7 M,
+/// - teeko, standard: 3.55 s over 12.1 M entries.
+/// - quixo 4x4: 3.47 s over 5.4 M entries; 5 x 5 from 24 cubes taken: 114.3 s over 56.7 M,
 ///   from 22, 3,006 s over 1,577 M. A 5 x 5 entry costs three times a 4 x 4 one: most of
 ///   its sets are their own image under a symmetry, and rank through the orbit tables'
 ///   lists.
@@ -95,7 +95,7 @@ pub fn costs(game: &str, board: &str) -> Costs {
         "twins" => (10.5, 0.0, 1.0, 100.0),
         "mnk" => (77.0, 0.0, 1.0, 100.0),
         "connect" => (27.0, 0.0, 1.0, 56.0),
-        "teeko" => (360.0, 0.0, 1.0, 0.0),
+        "teeko" => (295.0, 0.0, 1.0, 0.0),
         "quixo" if board.starts_with("5x5") => (1990.0, 0.0, 1.0, 0.0),
         "quixo" => (640.0, 0.0, 1.0, 0.0),
         "morris" => (215.0, 400.0, 2.0 * GIB, 0.0),
