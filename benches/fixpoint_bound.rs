@@ -178,5 +178,11 @@ const GAMES: &[(&str, usize, f64, f64, usize)] = &[
     // Six men's morris's largest movement layer, its captures read at a byte a value.
     ("morris six, layer 71", 253_032, 4.20, 1.12, 253_032),
     // `nine stones=6 moving`'s largest layer (solved last); its captures read layer 1.
-    ("morris nine stones=6 moving, layer 0", 156_229_360, 1.33, 1.96, 144_232_144),
+    (
+        "morris nine stones=6 moving, layer 0",
+        156_229_360,
+        1.33,
+        1.96,
+        144_232_144,
+    ),
 ];

@@ -367,6 +367,29 @@ pub struct Built {
     pub root_text: String,
 }
 
+impl Built {
+    /// What a build of `game` into `path` reports, in words and as JSON.
+    pub fn of<G: Registered>(game: &G, path: &Path, report: BuildReport) -> Result<Built> {
+        let mut json = report.to_json(game, path);
+        let root_text = match game.start_position() {
+            Some(_) => game.root_text(report.root_value),
+            // No start: the position the table opens on, named, with its value read back
+            // from the table just written.
+            None => {
+                let table = crate::table::Table::open_in::<G>(path)?;
+                let root = crate::answers::info::RootWords::of(game, &table)?;
+                root.add_to(&mut json);
+                root.line()
+            }
+        };
+        Ok(Built {
+            json,
+            root_text,
+            report,
+        })
+    }
+}
+
 /// Build a board of any game of registry `R` (`Builtin` for retro's own games) into
 /// `path`, as the command line and the Python package do: the checks on a build's path,
 /// each made once and in the order a user hears of them (options the game cannot be
@@ -416,23 +439,7 @@ pub fn build_board<R: Registry>(
                 .map_err(|e| e.then_say(game.when_too_large()))?;
             estimate.check_disk(path, options)?;
             let report = build_checked(&game, path, options, driver, progress)?;
-            let mut json = report.to_json(&game, path);
-            let root_text = match game.start_position() {
-                Some(_) => game.root_text(report.root_value),
-                // No start: the position the table opens on, named, with its value read
-                // back from the table just written.
-                None => {
-                    let table = crate::table::Table::open_in::<G>(path)?;
-                    let root = crate::answers::info::RootWords::of(&game, &table)?;
-                    root.add_to(&mut json);
-                    root.line()
-                }
-            };
-            Ok(Built {
-                json,
-                root_text,
-                report,
-            })
+            Built::of(&game, path, report)
         }
     }
     R::visit(

@@ -607,3 +607,74 @@ fn an_mpi_build_holds_the_lock_a_plain_build_holds() {
         );
     }
 }
+
+#[test]
+fn build_json_under_mpirun_gives_each_rank_and_one_rank_is_a_plain_build() {
+    if !have_mpirun() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let young = board(d, "young", "12x12");
+    let plain = d.join("plain.tbl");
+    let plain_s = plain.to_str().expect("utf-8");
+    let want: serde_json::Value = serde_json::from_str(&ok(single(&[
+        "build", "-q", "--json", "-o", plain_s, "young", &young,
+    ])))
+    .expect("plain JSON");
+    // Two ranks: the plain build's object, the ranks' figures beside it.
+    let two = d.join("two.tbl");
+    let out = ok(mpirun(
+        2,
+        "build",
+        &[
+            "-q",
+            "--json",
+            "-o",
+            two.to_str().expect("utf-8"),
+            "young",
+            &young,
+        ],
+        &[],
+    ));
+    let got: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    let object = want.as_object().expect("an object");
+    for (key, value) in object {
+        if !["table", "seconds", "peak_rss"].contains(&key.as_str()) {
+            assert_eq!(&got[key], value, "{key}");
+        }
+    }
+    assert_eq!(got["ranks"], 2);
+    let ranks = got["per_rank"].as_array().expect("per_rank");
+    assert_eq!(ranks.len(), 2);
+    let sum = |key: &str| -> u64 { ranks.iter().map(|r| r[key].as_u64().expect(key)).sum() };
+    // What one rank sent the other received; young's layers read children across slices.
+    assert_eq!(sum("sent_bytes"), sum("received_bytes"));
+    assert!(sum("sent_bytes") > 0);
+    assert_eq!(got["bytes_exchanged"].as_u64(), Some(sum("sent_bytes")));
+    for (r, rank) in ranks.iter().enumerate() {
+        assert_eq!(rank["rank"], r);
+        assert!(rank["compute_seconds"].as_f64().expect("compute") >= 0.0);
+        assert!(rank["exchange_seconds"].as_f64().expect("exchange") >= 0.0);
+    }
+    assert!(std::fs::read(&two).expect("table") == std::fs::read(&plain).expect("table"));
+    // One rank: the plain process's path, so its JSON has no ranks in it.
+    let one = d.join("one.tbl");
+    let out = ok(mpirun(
+        1,
+        "build",
+        &[
+            "-q",
+            "--json",
+            "-o",
+            one.to_str().expect("utf-8"),
+            "young",
+            &young,
+        ],
+        &[],
+    ));
+    let got: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(got["ranks"], serde_json::Value::Null);
+    assert_eq!(got["positions"], want["positions"]);
+    assert!(std::fs::read(&one).expect("table") == std::fs::read(&plain).expect("table"));
+}

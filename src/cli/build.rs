@@ -36,7 +36,8 @@ pub struct Args {
     /// No progress bar and no estimate line.
     #[arg(short, long)]
     quiet: bool,
-    /// Print the summary as one JSON object.
+    /// Print the summary as one JSON object (under mpirun, with the ranks, the bytes they
+    /// exchanged and each rank's seconds computing and exchanging: `per_rank`).
     #[arg(long)]
     json: bool,
     /// Store values compactly: blocks of 4096 with their own minimum and bit width.
@@ -159,7 +160,10 @@ fn build_board<R: Registry>(board: &AnyBoard, args: &Args, path: &Path) -> Resul
     if crate::distributed::under_mpi() {
         let built = crate::distributed::build_board::<R>(board, path, &options, args.quiet)?;
         if let Some(report) = built {
-            print_distributed(path, &report, args.quiet)?;
+            match args.json {
+                true => super::outln!("{}", report.json)?,
+                false => print_distributed(path, &report, args.quiet)?,
+            }
         }
         return Ok(0);
     }

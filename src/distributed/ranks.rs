@@ -18,12 +18,28 @@ use crate::solve::{Ranks, children::Span};
 use crate::stored::Value;
 
 /// Whether this process was started by an MPI launcher (Open MPI's mpirun, a PMI or PMIx
-/// launcher such as MPICH's or Slurm's srun). Checked from the environment so that a plain
-/// `retro build` never initialises MPI.
+/// launcher such as MPICH's or Slurm's srun) with other ranks beside it. Checked from the
+/// environment so that a plain `retro build` never initialises MPI. A job of one rank (the
+/// launcher says so) takes the plain process's path, byte for byte the same table: with no
+/// one to exchange with, MPI would only add its own costs.
 pub fn under_mpi() -> bool {
-    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"]
+    let launched = ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"]
         .iter()
-        .any(|v| std::env::var_os(v).is_some())
+        .any(|v| std::env::var_os(v).is_some());
+    launched && launcher_size() != Some(1)
+}
+
+/// The number of ranks the launcher started, where its environment says (Open MPI, PMI,
+/// Slurm); None where it does not (a PMIx launcher other than these).
+fn launcher_size() -> Option<u64> {
+    [
+        "OMPI_COMM_WORLD_SIZE",
+        "PMI_SIZE",
+        "SLURM_STEP_NUM_TASKS",
+        "SLURM_NTASKS",
+    ]
+    .iter()
+    .find_map(|v| std::env::var(v).ok()?.trim().parse().ok())
 }
 
 /// One rank's view of the run. Every method is collective: all ranks call it, in the same
@@ -124,6 +140,12 @@ impl Ctx {
         self.world
             .exclusive_scan_into(&x, &mut out, SystemOperation::sum());
         if self.rank == 0 { 0 } else { out }
+    }
+    /// Every rank's `values`, in rank order, on every rank.
+    pub(super) fn all_gather(&self, values: &[u64]) -> Vec<u64> {
+        let mut out = vec![0u64; values.len() * self.size];
+        self.world.all_gather_into(values, &mut out[..]);
+        out
     }
     pub(super) fn broadcast(&self, values: &mut [u64]) {
         self.world.process_at_rank(0).broadcast_into(values);

@@ -54,6 +54,51 @@ pub struct DistributedReport {
     pub bytes_exchanged: u64,
     /// Rank 0's seconds in each part of the build.
     pub split: Split,
+    /// `retro build --json`'s object: one process's, with the ranks' figures.
+    pub json: serde_json::Value,
+}
+
+/// What one rank of a distributed build did (`--json`'s `per_rank`).
+#[derive(Debug, Clone, Copy, Default)]
+struct RankFigures {
+    /// Seconds solving its slices, exchanges, writing and checksums apart.
+    pub compute: f64,
+    /// Seconds exchanging values and updates, waiting for the other ranks included.
+    pub exchange: f64,
+    /// Bytes it sent to other ranks.
+    pub sent: u64,
+    /// Bytes it received from them.
+    pub received: u64,
+}
+
+impl RankFigures {
+    fn words(&self) -> [u64; 4] {
+        [
+            self.compute.to_bits(),
+            self.exchange.to_bits(),
+            self.sent,
+            self.received,
+        ]
+    }
+
+    fn of_words(w: &[u64]) -> RankFigures {
+        RankFigures {
+            compute: f64::from_bits(w[0]),
+            exchange: f64::from_bits(w[1]),
+            sent: w[2],
+            received: w[3],
+        }
+    }
+
+    fn to_json(self, rank: usize) -> serde_json::Value {
+        serde_json::json!({
+            "rank": rank,
+            "compute_seconds": self.compute,
+            "exchange_seconds": self.exchange,
+            "sent_bytes": self.sent,
+            "received_bytes": self.received,
+        })
+    }
 }
 
 /// Rank 0's seconds per part of a distributed build.
@@ -247,6 +292,17 @@ fn build_layers<G: Registered, V: Value>(
     let t = Instant::now();
     let sealed = ctx.agree(sink.seal(&Silent))?;
     let stats = ctx.stats.take();
+    let mine = RankFigures {
+        compute: (solved - stats.exchange - seconds.write - seconds.checksum).max(0.0),
+        exchange: stats.exchange,
+        sent: stats.traffic.sent,
+        received: stats.traffic.received,
+    };
+    let per_rank: Vec<RankFigures> = ctx
+        .all_gather(&mine.words())
+        .chunks(4)
+        .map(RankFigures::of_words)
+        .collect();
     let sent = ctx.sum(stats.traffic.sent);
     // Non-negative f64s order as their bits do.
     let most_exchange = f64::from_bits(ctx.max(stats.exchange.to_bits()));
@@ -268,16 +324,30 @@ fn build_layers<G: Registered, V: Value>(
         peak_rss: Some(rss),
         resumed_below,
     };
+    let threads = rayon::current_num_threads();
+    let built = crate::build::Built::of(game, path, build)?;
+    let mut json = built.json;
+    json["ranks"] = ctx.size.into();
+    json["threads"] = threads.into();
+    json["bytes_exchanged"] = sent.into();
+    json["bytes_exchanged_per_entry"] = (sent as f64 / built.report.entries.max(1) as f64).into();
+    json["per_rank"] = per_rank
+        .iter()
+        .enumerate()
+        .map(|(r, f)| f.to_json(r))
+        .collect::<Vec<_>>()
+        .into();
     Ok(Some(DistributedReport {
-        root_text: game.root_text(root_value),
-        build,
+        root_text: built.root_text,
+        build: built.report,
         ranks: ctx.size,
-        threads: rayon::current_num_threads(),
+        threads,
         bytes_exchanged: sent,
+        json,
         split: Split {
             exchange: stats.exchange,
             exchanges: stats.exchanges,
-            compute: (solved - stats.exchange - seconds.write - seconds.checksum).max(0.0),
+            compute: mine.compute,
             write: seconds.write,
             checksum: seconds.checksum + t.elapsed().as_secs_f64(),
             most_exchange,
