@@ -165,7 +165,7 @@ impl Visitor for Plan<'_> {
         let bytes = |values: &dyn Fn(&LayerPlan) -> u64| {
             layers
                 .iter()
-                .map(|l| values(l) * width + l.told * 8)
+                .map(|l| values(l) * width + l.told_bytes())
                 .sum::<u64>()
         };
         let peak = layers.iter().map(|l| l.peak_bytes).max().unwrap_or(0);
@@ -209,7 +209,7 @@ fn print_layer(l: &LayerPlan, width: u64) -> Result<()> {
     let exchange = |values: u64| {
         format!(
             "{mark}{}",
-            human_bytes((values * width + l.told * 8) as f64)
+            human_bytes((values * width + l.told_bytes()) as f64)
         )
     };
     super::outln!(

@@ -52,14 +52,22 @@ pub struct LayerPlan {
     /// The worker that solves the layer (`solve::worker`).
     pub worker: Worker,
     /// Updates a rank of a fixpoint layer sends to the owners of the parents of the
-    /// positions it decides, at most (largest rank; 8 bytes each, as many received): every
-    /// position counted as decided, a draw never is.
+    /// positions it decides, at most (largest rank; as many received; delta-coded on the
+    /// wire, `told_bytes`): every position counted as decided, a draw never is.
     pub told: u64,
     /// Whether the traffic is another layer's per entry (a layer too large to walk).
     pub sampled_from_other: bool,
     /// Whether the plan walked some of the layer's positions (a retrograde layer whose
     /// ranking tables were cheap enough to build), rather than borrowing another's figures.
     pub walked: bool,
+}
+
+impl LayerPlan {
+    /// Bytes of `told` on the wire: sorted and delta-coded (`codec`), a varint gap over the
+    /// rank's slice and a byte each.
+    pub fn told_bytes(&self) -> u64 {
+        (self.told as f64 * super::codec::bytes_per_tell(self.per_rank, self.told)) as u64
+    }
 }
 
 /// The most ranks `retro plan` describes: its work and output grow with the ranks, and an
@@ -430,7 +438,7 @@ fn time_layer<G: Game>(
         Worker::Sweep => layer.received.max(layer.sent) * width,
         _ => {
             layer.peak_bytes += layer.received * width;
-            layer.received * width + layer.told * 8
+            layer.received * width + layer.told_bytes()
         }
     };
     let disk = (layer.disk_bytes / ranks as u64) as f64 * NS_PER_DISK_BYTE;

@@ -14,6 +14,7 @@
 //! `split`, `plan` and `estimate` (what `retro plan` prints) need no MPI and are always
 //! built.
 
+pub mod codec;
 pub mod estimate;
 pub mod plan;
 pub mod split;
