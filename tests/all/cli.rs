@@ -97,13 +97,13 @@ fn build_query_info_on_the_samples() {
     assert_eq!(v["value"], 2);
     assert_eq!(v["stones"], 0);
     assert_eq!(v["to_move"], "first");
-    assert_eq!(v["best"], serde_json::json!([[1, 1]]));
+    assert_eq!(v["best"], serde_json::json!(["1,1"]));
     assert_eq!(v["moves"][0]["position"], "1,0");
     // The spec's optimal line: second answers (1,2) after (1,1).
     let v: serde_json::Value =
         serde_json::from_slice(&retro(&["query", t, "1,0", "--json"], "").stdout).unwrap();
     assert_eq!(v["to_move"], "second");
-    assert_eq!(v["best"], serde_json::json!([[1, 2]]));
+    assert_eq!(v["best"], serde_json::json!(["1,2"]));
     let text = stdout(&retro(&["query", t, "3,2"], ""));
     assert!(text.contains("value     -1 "), "{text}");
     let info = stdout(&retro(&["info", t], ""));
