@@ -62,7 +62,7 @@ pub const EXIT_CODES: [(Exit, i32, &str); 7] = [
     (
         Exit::Interrupted,
         130,
-        "A build interrupted by Ctrl-C: the same command resumes it below the last finished layer.",
+        "A build interrupted by Ctrl-C, SIGTERM or SIGHUP: the same command resumes it below the last finished layer.",
     ),
 ];
 

@@ -678,3 +678,109 @@ fn build_json_under_mpirun_gives_each_rank_and_one_rank_is_a_plain_build() {
     assert_eq!(got["positions"], want["positions"]);
     assert!(std::fs::read(&one).expect("table") == std::fs::read(&plain).expect("table"));
 }
+
+/// A distributed build stopped with SIGTERM (a job scheduler's stop: mpirun passes it on
+/// to every rank) says on rank 0, as one process stopped by Ctrl-C does, what its partial
+/// file keeps (what `retro info` then finds in it) and that the same command goes on; the
+/// same command then finishes it, byte for byte the table one process writes. Standard
+/// Teeko, stopped a second into its moving layer, which takes most of its build.
+#[test]
+fn a_distributed_build_stopped_by_sigterm_says_what_it_kept() {
+    if !have_mpirun() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let table = dir.path().join("t.retro");
+    let table_s = table.to_str().expect("utf-8");
+    let partial = dir.path().join("t.retro.partial");
+    let partial_s = partial.to_str().expect("utf-8");
+    let _one = ONE_JOB
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut child = Command::new("mpirun")
+        .args(["--oversubscribe", "--timeout", TIMEOUT, "-np", "2", RETRO])
+        .args([
+            "build",
+            "--threads",
+            "1",
+            "-q",
+            "-o",
+            table_s,
+            "teeko",
+            "5x5",
+        ])
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_btl", "self,vader")
+        .env("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
+        .env("OMPI_MCA_mpi_yield_when_idle", "1")
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("mpirun");
+    while !partial.exists() {
+        assert!(
+            child.try_wait().expect("mpirun").is_none(),
+            "the build ended first"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let out = child.wait_with_output().expect("mpirun");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "the build ended first: {err}");
+    assert!(!table.exists(), "{err}");
+    let said: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("interrupted"))
+        .collect();
+    assert_eq!(said.len(), 1, "rank 0 says it, once: {err}");
+    // What the partial file holds, by `retro info`: the layers not written yet.
+    let info = String::from_utf8_lossy(&single(&["info", partial_s]).stderr).into_owned();
+    let unwritten: usize = info
+        .split("(layers ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{info}"));
+    let (kept, then) = match unwritten {
+        8 => (
+            "interrupted: no layer was finished yet".to_string(),
+            "run the same command again to start over",
+        ),
+        7 => (
+            "t.retro.partial keeps the finished layer 8;".to_string(),
+            "run the same command again to resume",
+        ),
+        n => (
+            format!(
+                "t.retro.partial keeps the finished layers 8 down to {};",
+                n + 1
+            ),
+            "run the same command again to resume",
+        ),
+    };
+    assert!(
+        said[0].contains(&kept) && said[0].ends_with(then),
+        "{}: {info}",
+        said[0]
+    );
+    drop(_one);
+    // The same command finishes it, as one process would have written it.
+    ok(mpirun(
+        2,
+        "build",
+        &["-q", "-o", table_s, "teeko", "5x5"],
+        &[],
+    ));
+    let want = dir.path().join("single.retro");
+    let want_s = want.to_str().expect("utf-8");
+    ok(single(&["build", "-q", "-o", want_s, "teeko", "5x5"]));
+    assert!(std::fs::read(&table).expect("table") == std::fs::read(&want).expect("table"));
+}

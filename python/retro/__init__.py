@@ -486,7 +486,9 @@ class Table:
         ``checksum_ok`` is left out."""
         return self._raw.info(check)
 
-    def stats(self, split: bool = False, reachable: bool = False) -> Dict[str, Any]:
+    def stats(
+        self, split: bool = False, reachable: bool = False, examples: bool = False
+    ) -> Dict[str, Any]:
         """``retro stats --json``'s object: ``layers``, one dict per layer (``layer``,
         ``entries``, ``positions``, ``wins``, ``losses``, ``draws``, ``ties``,
         ``win_entries``, ``loss_entries``, ``draw_entries``, ``tie_entries``,
@@ -505,8 +507,15 @@ class Table:
         ``pandas.DataFrame(t.stats(split=True)["split"])``.
 
         With ``reachable`` (``--reachable``), each layer, total, phase and class also has
-        ``reachable``: the positions play from the start reaches."""
-        return self._raw.stats(split, reachable)
+        ``reachable``, the positions play from the start reaches, and ``reached``: those
+        positions' ``positions``, ``wins``, ``losses``, ``draws``, ``ties``,
+        ``longest_win``, ``longest_loss``, ``min_value`` and ``max_value``.
+
+        With ``examples`` (``--examples``), each layer has ``examples``: a position with
+        its longest win and one with its longest loss (``longest_win``,
+        ``longest_loss``; for a game of scores ``max_value`` and ``min_value``), in the
+        notation :meth:`query` takes, None where the layer has none."""
+        return self._raw.stats(split, reachable, examples)
 
     def query(self, position: str, *, pv: bool = False) -> Dict[str, Any]:
         """A position's answer: the object ``retro query TABLE POSITION --json`` prints

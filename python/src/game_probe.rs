@@ -93,8 +93,7 @@ impl<G: Registered> Probe for Game<G> {
             }
             // What `query --batch` does per line: parse, refuse an unreachable position,
             // read one entry.
-            let looked_up = game
-                .parse_position(text)
+            let looked_up = retro::answers::probe::position_from_text(game, text)
                 .and_then(|pos| game.check_reachable(&pos).map(|()| pos))
                 .and_then(|pos| {
                     let k = game.layer_of(&pos);

@@ -52,8 +52,13 @@ impl RawTable {
         py: Python<'py>,
         split: bool,
         reachable: bool,
+        examples: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let asked = retro::answers::stats::Asked { split, reachable };
+        let asked = retro::answers::stats::Asked {
+            split,
+            reachable,
+            examples,
+        };
         let stats = self.answer(py, || {
             retro::answers::stats::stats_json::<Builtin>(&self.table, asked)
         })?;

@@ -103,13 +103,133 @@ pub fn answer<G: Gameplay>(
     })
 }
 
-/// Parse a position in the game's notation, then `answer` it.
+/// Read a position as `position_from_text` does (the game's notation, or moves from the
+/// start), then `answer` it.
 pub fn answer_text<G: Gameplay>(
     game: &G,
     table: &Table,
     text: &str,
 ) -> Result<Answer<G::Position>> {
-    answer(game, table, game.parse_position(text)?)
+    answer(game, table, position_from_text(game, text)?)
+}
+
+/// The move of `moves` that `text` names, as `play` reads a typed move: the move as
+/// `query --json`'s `move` writes it (`2,3`, a column `3`, `1,1-2,2`, `d2-d3xa4`) or as
+/// `query` lists it (`column 3`), in any case, with spaces and parentheses left out
+/// (`(2, 3)`); its index in `moves`, or None.
+pub fn find_move<'a, G: Gameplay + 'a>(
+    game: &G,
+    moves: impl IntoIterator<Item = &'a Move<G::Position>>,
+    text: &str,
+) -> Option<usize> {
+    let key = |s: &str| -> String {
+        let s: String = s
+            .chars()
+            .filter(|c| !c.is_whitespace() && *c != '(' && *c != ')')
+            .collect::<String>()
+            .to_ascii_lowercase();
+        // A column move may be written `column 3` or `col 3`, as `play` reads it.
+        match game.move_notation() {
+            MoveNotation::Column => s
+                .strip_prefix("column")
+                .or_else(|| s.strip_prefix("col"))
+                .map_or(s.clone(), str::to_string),
+            _ => s,
+        }
+    };
+    let typed = key(text);
+    if typed.is_empty() {
+        return None;
+    }
+    moves
+        .into_iter()
+        .position(|mv| key(&describe_move(game, MoveStyle::Field, mv)) == typed)
+}
+
+/// The word a position given as moves from the start begins with (`start 2,2 1,1`).
+pub const START_WORD: &str = "start";
+
+/// A line of play given as moves from the start: the start, then each move played and the
+/// position it leads to.
+pub struct Played<P> {
+    /// The position before the first move.
+    pub start: P,
+    /// Each move, as typed and as found, in order.
+    pub moves: Vec<(String, Move<P>)>,
+}
+
+impl<P> Played<P> {
+    /// Where the line ends.
+    pub fn last(&self) -> &P {
+        self.moves.last().map_or(&self.start, |(_, mv)| &mv.child)
+    }
+}
+
+/// `text` read as moves from the start, where it is written so: the word `start`, then the
+/// moves separated by spaces, each as `play` reads it (`find_move`): `start 2,2 1,1` for
+/// mnk, `start a5 c5` for morris, `start 1,3-3,3` for quixo. None where `text` does not
+/// begin with `start` (a position in the game's own notation); an input error for a table
+/// without a start, and for a move that is not legal where it comes (naming the legal
+/// ones).
+pub fn played_from_start<G: Gameplay>(game: &G, text: &str) -> Result<Option<Played<G::Position>>> {
+    let trimmed = text.trim();
+    let mut words = trimmed.split_whitespace();
+    match words.next() {
+        Some(w) if w.eq_ignore_ascii_case(START_WORD) => {}
+        _ => return Ok(None),
+    }
+    let Some(start) = game.start_position() else {
+        return Err(Error::input(format!(
+            "{}: this table has no start (it holds part of a game), so a position cannot be given as moves from it; give the position itself",
+            crate::error::excerpt(text)
+        )));
+    };
+    let mut played = Played {
+        start,
+        moves: Vec::new(),
+    };
+    for (i, word) in words.enumerate() {
+        let at = played.last().clone();
+        let moves = match game.ended(&at) {
+            Some(_) => Vec::new(),
+            None => game.moves(&at),
+        };
+        let shown = crate::error::excerpt(word);
+        if moves.is_empty() {
+            return Err(Error::input(format!(
+                "move {} ({shown}) comes after the game is over, at {}",
+                i + 1,
+                game.format_position(&at)
+            )));
+        }
+        let Some(found) = find_move(game, &moves, word) else {
+            let legal: Vec<String> = moves
+                .iter()
+                .map(|mv| describe_move(game, MoveStyle::Field, mv))
+                .collect();
+            return Err(Error::input(format!(
+                "move {} ({shown}) is not legal at {}; legal moves there: {}",
+                i + 1,
+                game.format_position(&at),
+                legal.join(" ")
+            )));
+        };
+        let mv = moves
+            .into_iter()
+            .nth(found)
+            .ok_or_else(|| Error::other("move lost"))?;
+        played.moves.push((word.to_string(), mv));
+    }
+    Ok(Some(played))
+}
+
+/// A position as `query`, `play --from`, `serve` and Python take it: the game's own
+/// notation (`Gameplay::parse_position`), or moves from the start (`played_from_start`).
+pub fn position_from_text<G: Gameplay>(game: &G, text: &str) -> Result<G::Position> {
+    match played_from_start(game, text)? {
+        Some(played) => Ok(played.last().clone()),
+        None => game.parse_position(text),
+    }
 }
 
 /// Running scores at `pos`: the board's own scores for a game that scores the board,
@@ -255,8 +375,8 @@ pub fn principal_variation<G: Gameplay>(
 }
 
 /// The JSON object of `query --json` (and of each `--batch --json` line and `serve`'s
-/// answers): game, position, stones, to_move, value, moves, best, and both final scores
-/// where the game defines them. A game that ends in a win, a loss, a tie or a draw (mnk,
+/// answers): game, position, stones, to_move, value, moves, best (the best moves' texts,
+/// each as its move's `move`), and both final scores where the game defines them. A game that ends in a win, a loss, a tie or a draw (mnk,
 /// connect, teeko, quixo, morris) stores a code, not a value: there the object (and each move, for
 /// the side that plays it) has `result` and `remoteness`, and the stored number as `code`
 /// instead of `value`. Each move names its `cell` `[row, col]` (1-based, the landing cell
@@ -279,20 +399,11 @@ pub fn to_json<G: Registered>(game: &G, a: &Answer<G::Position>) -> serde_json::
             m
         })
         .collect();
-    let best: Vec<_> = (0..a.moves.len())
+    // The best moves by their text, as each move's `move` writes it: one shape in every
+    // game.
+    let best: Vec<String> = (0..a.moves.len())
         .filter(|&i| a.is_best(i))
-        .map(|i| {
-            let mv = &a.moves[i].0;
-            match game.move_notation() {
-                // A move between cells is named as it is written: `3,3-2,2`.
-                MoveNotation::FromTo | MoveNotation::Named => {
-                    json!(describe_move(game, MoveStyle::Field, mv))
-                }
-                // A move that picks a column is named by it, as `play` reads it.
-                MoveNotation::Column => json!(mv.col + 1),
-                MoveNotation::Cell => json!([mv.row + 1, mv.col + 1]),
-            }
-        })
+        .map(|i| describe_move(game, MoveStyle::Field, &a.moves[i].0))
         .collect();
     let mut out = json!({
         "game": G::NAME,
@@ -360,28 +471,23 @@ fn add_column<G: Gameplay>(game: &G, out: &mut serde_json::Value, mv: &Move<G::P
     }
 }
 
-/// `from` (`[row, col]`, 1-based: where the stone or cube is taken) and `move` (the move
-/// as it is written, `3,3-2,2`) for a game whose moves go between cells.
+/// `move`, the move as `play` reads it and `export` writes it, in every game (`2,3`, a
+/// column `3`, `3,3-2,2`, `e3-e5xd2`); and for a game whose moves go between cells `from`
+/// (`[row, col]`, 1-based: where the stone or cube is taken) and, for a morris move that
+/// closes a mill, `take` (the cell of the stone it removes, on the grid the board is drawn
+/// on).
 fn add_from<G: Gameplay>(game: &G, out: &mut serde_json::Value, mv: &Move<G::Position>) {
-    match game.move_notation() {
-        MoveNotation::FromTo => {
-            if let Some((r, c)) = mv.from {
-                out["from"] = json!([r + 1, c + 1]);
-            }
-            out["move"] = json!(describe_move(game, MoveStyle::Field, mv));
+    out["move"] = json!(describe_move(game, MoveStyle::Field, mv));
+    if matches!(
+        game.move_notation(),
+        MoveNotation::FromTo | MoveNotation::Named
+    ) {
+        if let Some((r, c)) = mv.from {
+            out["from"] = json!([r + 1, c + 1]);
         }
-        // A named move: its name, and the cells it takes from and removes (1-based, on the
-        // grid the board is drawn on) beside `cell`.
-        MoveNotation::Named => {
-            if let Some((r, c)) = mv.from {
-                out["from"] = json!([r + 1, c + 1]);
-            }
-            if let Some((r, c)) = mv.take {
-                out["take"] = json!([r + 1, c + 1]);
-            }
-            out["move"] = json!(describe_move(game, MoveStyle::Field, mv));
+        if let Some((r, c)) = mv.take {
+            out["take"] = json!([r + 1, c + 1]);
         }
-        _ => {}
     }
 }
 
@@ -486,7 +592,7 @@ impl<G: Registered> Prober for G {
     }
 
     fn locate(&self, text: &str) -> Result<(usize, u64)> {
-        let pos = self.parse_position(text)?;
+        let pos = position_from_text(self, text)?;
         Ok((self.layer_of(&pos), self.rank(&pos)))
     }
 
@@ -497,4 +603,92 @@ impl<G: Registered> Prober for G {
     fn outcome_of(&self, value: i64, k: usize) -> Option<crate::game::Outcome> {
         self.outcome(value, k)
     }
+}
+
+/// One ply of a line given as moves from the start (`query --line`): the position it
+/// reaches and that position's value, and whether the move kept the value of the position
+/// it was played from (a best move).
+pub struct Ply<P> {
+    /// The move (None for the start).
+    pub mv: Option<Move<P>>,
+    /// The move as it was typed.
+    pub typed: Option<String>,
+    /// Whether the first player played it.
+    pub first_to_move: bool,
+    /// The position after it.
+    pub position: P,
+    /// That position's value, for its side to move.
+    pub value: i64,
+    /// Whether the move was a best move (None for the start).
+    pub best: Option<bool>,
+    /// A best move of the position it was played from, where it was not one.
+    pub instead: Option<Move<P>>,
+}
+
+/// The values of a line of play ply by ply, the start first: each position's value read
+/// from the table, and each move judged against the position it was played from.
+pub fn line_values<G: Gameplay>(
+    game: &G,
+    table: &Table,
+    played: &Played<G::Position>,
+) -> Result<Vec<Ply<G::Position>>> {
+    let first = answer(game, table, played.start.clone())?;
+    let mut plies = vec![Ply {
+        mv: None,
+        typed: None,
+        first_to_move: game.first_to_move(&played.start),
+        position: played.start.clone(),
+        value: first.value,
+        best: None,
+        instead: None,
+    }];
+    let mut at = first;
+    for (typed, mv) in &played.moves {
+        let child = mv.child.clone();
+        let i = find_move(game, at.moves.iter().map(|(m, _)| m), typed)
+            .ok_or_else(|| Error::other("a move of the line is not among its position's moves"))?;
+        let best = at.is_best(i);
+        let instead = match best {
+            true => None,
+            false => at.first_best().map(|b| at.moves[b].0.clone()),
+        };
+        let mover = game.first_to_move(&at.position);
+        let next = answer(game, table, child.clone())?;
+        plies.push(Ply {
+            mv: Some(mv.clone()),
+            typed: Some(typed.clone()),
+            first_to_move: mover,
+            position: child,
+            value: next.value,
+            best: Some(best),
+            instead,
+        });
+        at = next;
+    }
+    Ok(plies)
+}
+
+/// `query --line --json`'s `line`: per ply `ply`, `player` (who played the move; null at
+/// the start), `move` (its text; null at the start), `position`, the position's value as
+/// `query --json` gives it (`value`, or `result`, `remoteness` and `code`), `best` (null at
+/// the start) and, for a move that was not best, `best_move`, one that was.
+pub fn line_json<G: Gameplay>(game: &G, plies: &[Ply<G::Position>]) -> serde_json::Value {
+    plies
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let mut step = json!({
+                "ply": i,
+                "player": p.mv.as_ref().map(|_| if p.first_to_move { "first" } else { "second" }),
+                "move": p.mv.as_ref().map(|mv| describe_move(game, MoveStyle::Field, mv)),
+                "position": game.format_position(&p.position),
+                "best": p.best,
+            });
+            add_value(game, &mut step, p.value, game.layer_of(&p.position));
+            if let Some(mv) = &p.instead {
+                step["best_move"] = json!(describe_move(game, MoveStyle::Field, mv));
+            }
+            step
+        })
+        .collect()
 }

@@ -38,6 +38,13 @@ pub struct LayerStats {
     /// Of those, the positions play from the start reaches, where asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reachable: Option<u64>,
+    /// The reachable positions' results (or values), where asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reached: Option<Reached>,
+    /// A position of the layer with its longest win and one with its longest loss (a game
+    /// of scores: its greatest and least value), where asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub examples: Option<Examples>,
     /// Positions won, lost, tied and drawn for the side to move (games with results).
     pub wins: u64,
     /// See `wins`.
@@ -84,6 +91,9 @@ pub struct SplitRow {
     /// Of those, the positions play from the start reaches, where asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reachable: Option<u64>,
+    /// The reachable positions' results (or values), where asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reached: Option<Reached>,
     /// Positions won, lost, drawn and tied for the side to move.
     pub wins: u64,
     /// See `wins`.
@@ -102,13 +112,99 @@ pub struct SplitRow {
     pub max_value: Option<i64>,
 }
 
+/// The positions play from the start reaches, counted as the positions are: how many,
+/// won, lost, drawn and tied for the side to move, the longest win and loss, and in a game
+/// of scores the least and greatest value.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Reached {
+    /// Positions reached.
+    pub positions: u64,
+    /// Of those, won, lost, drawn and tied for the side to move.
+    pub wins: u64,
+    /// See `wins`.
+    pub losses: u64,
+    /// See `wins`.
+    pub draws: u64,
+    /// See `wins`.
+    pub ties: u64,
+    /// The longest win and loss in plies among them, where there is one.
+    pub longest_win: Option<usize>,
+    /// See `longest_win`.
+    pub longest_loss: Option<usize>,
+    /// Their least and greatest value, in a game of scores.
+    pub min_value: Option<i64>,
+    /// See `min_value`.
+    pub max_value: Option<i64>,
+}
+
+impl Reached {
+    fn of(positions: u64, t: &Tally) -> Reached {
+        Reached {
+            positions,
+            wins: t.wins,
+            losses: t.losses,
+            draws: t.draws,
+            ties: t.ties,
+            longest_win: t.longest_win,
+            longest_loss: t.longest_loss,
+            min_value: t.min_value,
+            max_value: t.max_value,
+        }
+    }
+
+    /// Two sets of positions' counts together.
+    fn plus(&self, other: &Reached) -> Reached {
+        Reached {
+            positions: self.positions + other.positions,
+            wins: self.wins + other.wins,
+            losses: self.losses + other.losses,
+            draws: self.draws + other.draws,
+            ties: self.ties + other.ties,
+            longest_win: self.longest_win.max(other.longest_win),
+            longest_loss: self.longest_loss.max(other.longest_loss),
+            min_value: match (self.min_value, other.min_value) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+            max_value: self.max_value.max(other.max_value),
+        }
+    }
+}
+
+/// A layer's example positions (`stats --examples`), in the notation `query` takes: the
+/// first position in rank order (an entry's own, or the first of its orbit that qualifies)
+/// with the layer's longest win and with its longest loss, or in a game of scores with its
+/// greatest and least value; None where the layer has none. Only positions `query` answers
+/// qualify (`Gameplay::check_reachable`), and with `reachable` only those play reaches.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(untagged)]
+pub enum Examples {
+    /// A game with results.
+    Results {
+        /// A position whose side to move wins in the layer's most plies.
+        longest_win: Option<String>,
+        /// A position whose side to move loses in the layer's most plies.
+        longest_loss: Option<String>,
+    },
+    /// A game of scores.
+    Scores {
+        /// A position of the layer's greatest value.
+        max_value: Option<String>,
+        /// A position of its least value.
+        min_value: Option<String>,
+    },
+}
+
 /// What `stats` counts beyond each layer's values.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Asked {
     /// A row per class of each layer (`SplitRow`).
     pub split: bool,
-    /// The positions play from the start reaches, per layer and per class.
+    /// The positions play from the start reaches, per layer and per class, and their
+    /// results (`Reached`).
     pub reachable: bool,
+    /// Each layer's example positions (`Examples`).
+    pub examples: bool,
 }
 
 /// A table's counts: every layer's, and with `split`, every class of every layer.
@@ -243,6 +339,10 @@ pub fn total(layers: &[LayerStats]) -> LayerStats {
             (Some(a), Some(b)) => Some(a + b),
             (a, b) => a.or(b),
         };
+        t.reached = match (&t.reached, &l.reached) {
+            (Some(a), Some(b)) => Some(a.plus(b)),
+            (a, b) => a.clone().or(b.clone()),
+        };
         t.wins += l.wins;
         t.losses += l.losses;
         t.ties += l.ties;
@@ -334,31 +434,70 @@ fn tally<G: Registered>(game: &G, k: usize, counts: Vec<(i64, u64)>) -> Tally {
 /// A class of positions: x's stones, o's, and whether x is to move.
 type Class = (usize, usize, bool);
 
+/// The best example found so far for one slot (`Examples`): its key (plies, or a value),
+/// its entry's rank, and the position.
+type Found<P> = Option<(i64, u64, P)>;
+
+/// The better of two examples: the greater key, then the lower rank.
+fn better<P>(a: Found<P>, b: Found<P>) -> Found<P> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(
+            if (b.0, std::cmp::Reverse(b.1)) > (a.0, std::cmp::Reverse(a.1)) {
+                b
+            } else {
+                a
+            },
+        ),
+        (a, b) => a.or(b),
+    }
+}
+
+/// What a value of layer `k` offers each example slot: the plies of a win and of a loss,
+/// or in a game of scores the value and its negation (the greatest and the least).
+fn example_keys<G: Registered>(game: &G, value: i64, k: usize) -> [Option<i64>; 2] {
+    match game.outcome(value, k) {
+        Some(o) => match o.result {
+            Verdict::Win => [Some(o.remoteness as i64), None],
+            Verdict::Loss => [None, Some(o.remoteness as i64)],
+            Verdict::Tie | Verdict::Draw => [None, None],
+        },
+        None => [Some(value), Some(-value)],
+    }
+}
+
 /// One range of a layer counted: its entries' values, the positions' (each entry weighed
 /// by its orbit), and with a split each class's.
-struct Counts {
+struct Counts<P> {
     entries: Histogram,
     positions: Histogram,
     classes: HashMap<Class, HashMap<i64, u64>>,
-    /// Positions play reaches, in all and per class.
-    reached: u64,
-    reached_classes: HashMap<Class, u64>,
+    /// The values of the positions play reaches, in all and per class.
+    reached: Histogram,
+    reached_classes: HashMap<Class, HashMap<i64, u64>>,
+    /// The examples found (`Examples`): the longest win's and loss's, or the greatest and
+    /// least value's.
+    examples: [Found<P>; 2],
 }
 
-impl Counts {
-    fn merge(mut self, other: Counts) -> Counts {
+impl<P> Counts<P> {
+    fn merge(mut self, other: Counts<P>) -> Counts<P> {
         self.entries = self.entries.merge(other.entries);
         self.positions = self.positions.merge(other.positions);
-        self.reached += other.reached;
-        for (class, n) in other.reached_classes {
-            *self.reached_classes.entry(class).or_default() += n;
-        }
-        for (class, values) in other.classes {
-            let mine = self.classes.entry(class).or_default();
-            for (v, n) in values {
-                *mine.entry(v).or_insert(0) += n;
+        self.reached = self.reached.merge(other.reached);
+        for (mine, theirs) in [
+            (&mut self.classes, other.classes),
+            (&mut self.reached_classes, other.reached_classes),
+        ] {
+            for (class, values) in theirs {
+                let mine = mine.entry(class).or_default();
+                for (v, n) in values {
+                    *mine.entry(v).or_insert(0) += n;
+                }
             }
         }
+        let [a, b] = self.examples;
+        let [c, d] = other.examples;
+        self.examples = [better(a, c), better(b, d)];
         self
     }
 }
@@ -375,7 +514,7 @@ fn stats_of<G: Registered>(game: &G, table: &Table, asked: Asked) -> Result<Stat
         false => None,
         true if game.start_position().is_none() => {
             return Err(Error::input(
-                "this table has no start (it holds part of a game, such as Morris's moving phase alone), so no position of it is reached from the start: leave out --reachable",
+                "this table has no start (it holds part of a game: Morris's moving phase alone, Quixo's min=), so which of its positions play reaches is not known: leave out --reachable",
             ));
         }
         true => Some(Reachable::where_needed(game)?),
@@ -384,7 +523,10 @@ fn stats_of<G: Registered>(game: &G, table: &Table, asked: Asked) -> Result<Stat
         Some(Some(pass)) => pass.contains(p),
         _ => game.check_reachable(p).is_ok(),
     };
-    let walk = folded || split || asked.reachable;
+    // An example is a position `query` answers, and with --reachable one play reaches.
+    let qualifies =
+        |p: &G::Position| game.check_reachable(p).is_ok() && (!asked.reachable || reached(p));
+    let walk = folded || split || asked.reachable || asked.examples;
     let mut layers = Vec::with_capacity(table.header.layers.len());
     let mut rows = Vec::new();
     // The side to move is named by its mark (twins' first player plays o); young's stones
@@ -396,12 +538,13 @@ fn stats_of<G: Registered>(game: &G, table: &Table, asked: Asked) -> Result<Stat
             entries: Histogram::new(flat),
             positions: Histogram::new(flat),
             classes: HashMap::new(),
-            reached: 0,
+            reached: Histogram::new(flat),
             reached_classes: HashMap::new(),
+            examples: [None, None],
         };
         let counts = (0..n.div_ceil(RANGE))
             .into_par_iter()
-            .map(|r| -> Result<Counts> {
+            .map(|r| -> Result<Counts<G::Position>> {
                 let start = r * RANGE;
                 let values = table.read_range(k, start, RANGE.min(n - start) as usize)?;
                 let mut c = empty();
@@ -419,6 +562,26 @@ fn stats_of<G: Registered>(game: &G, table: &Table, asked: Asked) -> Result<Stat
                         false => 1,
                     };
                     c.positions.add_one(v, weight);
+                    if asked.examples {
+                        let rank = start + i as u64;
+                        for (slot, key) in example_keys(game, v, k).into_iter().enumerate() {
+                            let Some(key) = key else { continue };
+                            if c.examples[slot].as_ref().is_some_and(|f| f.0 >= key) {
+                                continue;
+                            }
+                            // The entry's own position, or the first image that qualifies.
+                            let found = match qualifies(&pos) {
+                                true => Some(pos.clone()),
+                                false if folded => {
+                                    game.images(&pos).into_iter().find(|p| qualifies(p))
+                                }
+                                false => None,
+                            };
+                            if let Some(p) = found {
+                                c.examples[slot] = Some((key, rank, p));
+                            }
+                        }
+                    }
                     if !(split || asked.reachable) {
                         continue;
                     }
@@ -430,8 +593,9 @@ fn stats_of<G: Registered>(game: &G, table: &Table, asked: Asked) -> Result<Stat
                             *values.or_default().entry(v).or_insert(0) += weight;
                         }
                         if asked.reachable && reached(p) {
-                            c.reached += weight;
-                            *c.reached_classes.entry(class).or_default() += weight;
+                            c.reached.add_one(v, weight);
+                            let values = c.reached_classes.entry(class);
+                            *values.or_default().entry(v).or_insert(0) += weight;
                         }
                     };
                     match folded {
@@ -451,20 +615,39 @@ fn stats_of<G: Registered>(game: &G, table: &Table, asked: Asked) -> Result<Stat
             classes,
             reached,
             reached_classes,
+            examples,
         } = counts;
         let by_entry = tally(game, k, entries.counts());
         let by_position = match walk {
             true => tally(game, k, positions.counts()),
             false => by_entry.clone(),
         };
+        let reached = asked.reachable.then(|| {
+            let counts = reached.counts();
+            let n = counts.iter().map(|&(_, n)| n).sum();
+            Reached::of(n, &tally(game, k, counts))
+        });
         let words = game.layer_words(k);
+        let [high, low] = examples.map(|f| f.map(|(_, _, p)| game.format_position(&p)));
+        let examples = asked.examples.then(|| match game.outcome(0, k) {
+            Some(_) => Examples::Results {
+                longest_win: high,
+                longest_loss: low,
+            },
+            None => Examples::Scores {
+                max_value: high,
+                min_value: low,
+            },
+        });
         layers.push(LayerStats {
             layer: k,
             holds: words.as_ref().map(|w| w.holds.clone()),
             phase: words.map(|w| w.phase),
             entries: n,
             positions: game.layer_positions(k),
-            reachable: asked.reachable.then_some(reached),
+            reachable: reached.as_ref().map(|r| r.positions),
+            reached,
+            examples,
             wins: by_position.wins,
             losses: by_position.losses,
             ties: by_position.ties,
@@ -484,15 +667,22 @@ fn stats_of<G: Registered>(game: &G, table: &Table, asked: Asked) -> Result<Stat
             let (x, o, first) = class;
             let positions = values.values().sum();
             let t = tally(game, k, values.into_iter().collect());
+            let reached = asked.reachable.then(|| {
+                let values: Vec<(i64, u64)> = reached_classes
+                    .get(&class)
+                    .map(|v| v.iter().map(|(&v, &n)| (v, n)).collect())
+                    .unwrap_or_default();
+                let n = values.iter().map(|&(_, n)| n).sum();
+                Reached::of(n, &tally(game, k, values))
+            });
             rows.push(SplitRow {
                 layer: k,
                 x,
                 o,
                 to_move: (if first { marks.0 } else { marks.1 }).to_string(),
                 positions,
-                reachable: asked
-                    .reachable
-                    .then(|| reached_classes.get(&class).copied().unwrap_or(0)),
+                reachable: reached.as_ref().map(|r| r.positions),
+                reached,
                 wins: t.wins,
                 losses: t.losses,
                 draws: t.draws,

@@ -177,3 +177,45 @@ pub fn answer<G: Gameplay>(game: &G, a: &Answer<G::Position>) -> String {
     }
     out
 }
+
+/// A line given as moves from the start, as `retro query --line` prints it: each ply's
+/// mover, move and position, the position's value in words, and whether the move was best
+/// (where not, a move that was).
+pub fn line_of_play<G: Gameplay>(game: &G, plies: &[probe::Ply<G::Position>]) -> String {
+    let mut out = String::from("line of play\n");
+    let moves: Vec<String> = plies
+        .iter()
+        .map(|p| match &p.mv {
+            Some(mv) => describe_move(game, MoveStyle::Listed, mv),
+            None => String::new(),
+        })
+        .collect();
+    let positions: Vec<String> = plies
+        .iter()
+        .map(|p| game.format_position(&p.position))
+        .collect();
+    let mw = moves.iter().map(String::len).max().unwrap_or(0);
+    let pw = positions.iter().map(String::len).max().unwrap_or(0);
+    let nw = plies.len().to_string().len().max(3);
+    for (i, (p, (mv, pos))) in plies.iter().zip(moves.iter().zip(&positions)).enumerate() {
+        let who = match (&p.mv, p.first_to_move) {
+            (None, _) => "start",
+            (Some(_), true) => "first",
+            (Some(_), false) => "second",
+        };
+        let arrow = if p.mv.is_some() { "->" } else { "  " };
+        let judged = match (p.best, &p.instead) {
+            (Some(true), _) => "  best".to_string(),
+            (Some(false), Some(b)) => format!(
+                "  not best (best: {})",
+                describe_move(game, MoveStyle::Listed, b)
+            ),
+            _ => String::new(),
+        };
+        out.push_str(&format!(
+            "  {i:>nw$}. {who:<6} {mv:<mw$}  {arrow} {pos:<pw$}  {}{judged}\n",
+            game.describe_value_at(p.value, &p.position)
+        ));
+    }
+    out
+}

@@ -158,6 +158,7 @@ fn build_board<R: Registry>(board: &AnyBoard, args: &Args, path: &Path) -> Resul
     // open the partial file all at once, so they do not take the lock's check below.
     #[cfg(feature = "mpi")]
     if crate::distributed::under_mpi() {
+        report_on_interrupt::<R>(path);
         let built = crate::distributed::build_board::<R>(board, path, &options, args.quiet)?;
         if let Some(report) = built {
             match args.json {
@@ -363,6 +364,22 @@ fn stop_on_interrupt(quiet: bool) {
         if !quiet {
             eprintln!("\nstopping after the chunk being computed (Ctrl-C again ends at once)");
         }
+    });
+}
+
+/// Under MPI, Ctrl-C or SIGTERM (mpirun passes either on to every rank) ends each rank at
+/// once, since the ranks cannot agree to stop between chunks as one process does; rank 0
+/// first says what the partial file keeps and how to go on, as one process does: the same
+/// command resumes it below its finished layers, as after any kill.
+#[cfg(feature = "mpi")]
+fn report_on_interrupt<R: Registry>(path: &Path) {
+    let path = path.to_path_buf();
+    let first = crate::distributed::launcher_rank() == Some(0);
+    let _ = ctrlc::set_handler(move || {
+        if first && !STOP.swap(true, Relaxed) {
+            eprintln!("{}", interrupted::<R>(&path, usize::MAX));
+        }
+        std::process::exit(crate::error::Exit::Interrupted.code());
     });
 }
 

@@ -58,7 +58,8 @@ pub struct Args {
     #[arg(long = "as", value_enum, ignore_case = true, default_value_t = Side::First)]
     side: Side,
     /// Start from this position instead of the empty board (a table without a start: the
-    /// position the explorer opens on).
+    /// position the explorer opens on): in the game's notation, or as moves from the start,
+    /// `start` and the moves separated by spaces (`start 2,2 1,1`).
     #[arg(long)]
     from: Option<String>,
 }
@@ -139,7 +140,10 @@ fn play<G: Registered>(game: &G, table: &Table, args: &Args) -> Result<i32> {
             opening
         }
     };
-    let mut scores = start_scores(game, &game.parse_position(&text)?);
+    let mut scores = start_scores(
+        game,
+        &crate::answers::probe::position_from_text(game, &text)?,
+    );
     let mut history: Vec<Saved> = Vec::new();
     // Every move since the start, as `undo` reports them: who, and the move.
     let mut played: Vec<(&str, String)> = Vec::new();
@@ -426,6 +430,11 @@ fn ask<G: Registered>(
             }
             "quit" | "exit" => return Ok(Action::Quit),
             _ => {}
+        }
+        // A move as `query --json` writes it (`move`), or as the list says it.
+        let listed = a.moves.iter().map(|(mv, _)| mv);
+        if let Some(i) = crate::answers::probe::find_move(game, listed, line) {
+            return Ok(Action::Move(i));
         }
         if notation == MoveNotation::Named {
             let typed = line.trim();

@@ -9,7 +9,8 @@ use super::open_table;
 use std::io::Write;
 
 use crate::answers::probe::{
-    MoveStyle, answer, answer_text, describe_move, principal_variation, pv_json, to_json,
+    MoveStyle, answer, answer_text, describe_move, line_json, line_values, played_from_start,
+    position_from_text, principal_variation, pv_json, to_json,
 };
 use crate::error::{Error, Result};
 use crate::game::{Registered, Registry, Visitor};
@@ -20,12 +21,15 @@ use crate::table::Table;
 Examples:
   retro query tables/young-sample.retro 1,0
   retro query tables/young-sample.retro empty --pv --json
+  retro query ttt.retro 'start 2,2 1,1 1,3' --line   a position as moves from the start, and the value after each
   printf '0,0\\n1,0\\n' | retro query tables/young-sample.retro --batch
   printf 'empty\\n' | retro query quixo.retro --batch --codes   a Quixo table's stored codes")]
 pub struct Args {
     /// Table file.
     table: PathBuf,
-    /// Position in the notation of the table's game (the games below), or `empty`.
+    /// Position in the notation of the table's game (the games below), or `empty`, or
+    /// moves from the start: `start` and the moves separated by spaces, each as `play`
+    /// reads it (`start 2,2 1,1`, `start a5 c5`).
     #[arg(required_unless_present = "batch")]
     position: Option<String>,
     /// Read positions from stdin, one per line, and print one value per line (with
@@ -41,6 +45,10 @@ pub struct Args {
     /// Also print the principal variation to the end of the game.
     #[arg(long)]
     pv: bool,
+    /// For a position given as moves from the start: the value after each ply of the
+    /// line, and whether each move was best (JSON: `line`).
+    #[arg(long, conflicts_with = "batch")]
+    line: bool,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -94,6 +102,25 @@ impl Visitor for Query<'_> {
             }
             answered => answered?,
         };
+        // The line's values, ply by ply, for a position given as moves from the start.
+        let line = match args.line {
+            false => None,
+            true => {
+                if game.start_position().is_none() {
+                    return Err(Error::input(
+                        "--line needs a position given as moves from the start, and this table has no start (it holds part of a game)",
+                    ));
+                }
+                let played = played_from_start(&game, text)?.ok_or_else(|| {
+                    Error::input(format!(
+                        "--line needs a position given as moves from the start: `start` and the moves separated by spaces, such as `retro query {} 'start {}' --line`",
+                        args.table.display(),
+                        example_moves(&game)
+                    ))
+                })?;
+                Some(line_values(&game, &table, &played)?)
+            }
+        };
         let pv = if args.pv {
             Some(principal_variation(&game, &table, &a.position)?)
         } else {
@@ -104,6 +131,9 @@ impl Visitor for Query<'_> {
             if let Some(pv) = &pv {
                 out["pv"] = pv_json(&game, pv);
             }
+            if let Some(line) = &line {
+                out["line"] = line_json(&game, line);
+            }
             super::outln!("{out}")?;
         } else {
             super::out!("{}", crate::answers::text::answer(&game, &a))?;
@@ -113,9 +143,30 @@ impl Visitor for Query<'_> {
                     crate::answers::text::principal_variation(&game, pv, a.value, &a.position)
                 )?;
             }
+            if let Some(line) = &line {
+                super::out!("{}", crate::answers::text::line_of_play(&game, line))?;
+            }
         }
         Ok(0)
     }
+}
+
+/// Two moves from the start, as a line given as moves is written (`2,2 1,1`), for a
+/// message.
+fn example_moves<G: Registered>(game: &G) -> String {
+    let Some(start) = game.start_position() else {
+        return String::new();
+    };
+    let mut out = Vec::new();
+    let mut at = start;
+    for _ in 0..2 {
+        let Some(mv) = game.moves(&at).into_iter().next() else {
+            break;
+        };
+        out.push(describe_move(game, MoveStyle::Field, &mv));
+        at = mv.child;
+    }
+    out.join(" ")
 }
 
 /// Whether `text`, which is no position, is written as a move is (`retro query six.retro
@@ -215,7 +266,7 @@ fn batch<G: Registered>(game: &G, table: &Table, style: Batch) -> Result<i32> {
             };
         number += 1;
         let looked_up = line
-            .and_then(|text| game.parse_position(text))
+            .and_then(|text| position_from_text(game, text))
             .and_then(|pos| game.check_reachable(&pos).map(|()| pos))
             .and_then(|pos| {
                 Ok(match style {

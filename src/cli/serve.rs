@@ -116,6 +116,9 @@ impl Served {
                 None => Some(table.value(0, 0)?),
                 Some(_) => None,
             },
+            // The root value in words, as `build` and `info` say it (for a game with
+            // results the stored number beside it is a code).
+            "root_words": crate::answers::info::root_words::<R>(&table)?.line(),
         });
         // The explorer draws the board from its own fields (young's weights a and b,
         // twins' pair weights, mnk's K), whatever the game: the board as the table header

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use super::{Threads, open_table, outln};
-use crate::answers::stats::SplitRow;
+use crate::answers::stats::{Examples, LayerStats, Reached, SplitRow};
 use crate::error::Result;
 use crate::game::Registry;
 
@@ -22,11 +22,19 @@ of play follows the totals.
 --split breaks each layer into classes, one row per count of x's stones (or cubes), of
 o's, and side to move: the classes tables of solved games publish.
 
---reachable adds a column of the positions play from the start reaches: the game's own
-test where a position shows it (young, twins, mnk, connect, teeko), else a forward pass
-over the game's moves from the start, one bit a position (quixo, whose cubes change hands
-one way only, and morris, whose positions do not show their history). A table without a start (morris's moving
-phase alone) refuses it.
+--reachable adds a column of the positions play from the start reaches, and counts the
+wins, losses, draws, ties and longest lines (or least and greatest values) over those
+positions alone (--json keeps the counts over every position and adds the reachable
+ones' under `reached`). Reachability is the game's own test where a position shows it
+(young, twins, mnk, connect, teeko), else a forward pass over the game's moves from the
+start, one bit a position (quixo, whose cubes change hands one way only, and morris, whose
+positions do not show their history). A table without a start (morris's moving phase
+alone, quixo's min=) cannot know it, and refuses --reachable.
+
+--examples adds, per layer, a position with the layer's longest win and one with its
+longest loss (games of scores: its greatest and least value), in the notation query
+takes: the first in rank order, among the positions query answers (with --reachable,
+among those play reaches).
 
 Each layer's checksum is checked as it is read (--no-check skips it), so a damaged table
 is an error, not counts. Games of scores (young, twins) show each layer's least and
@@ -35,7 +43,8 @@ greatest value instead of results.
 Examples:
   retro stats tables/young-sample.retro
   retro stats quixo.retro --json
-  retro stats morris.retro --split --reachable")]
+  retro stats morris.retro --split --reachable
+  retro stats ttt.retro --reachable --examples")]
 pub struct Args {
     /// Table file.
     table: PathBuf,
@@ -47,9 +56,14 @@ pub struct Args {
     #[arg(long)]
     split: bool,
     /// Also count the positions play from the start reaches (per layer, and per class
-    /// with --split).
+    /// with --split), and their results: the text's wins, losses, draws, ties and longest
+    /// lines are then those of the reachable positions.
     #[arg(long)]
     reachable: bool,
+    /// Per layer, a position with the longest win and one with the longest loss (games of
+    /// scores: the greatest and least value), as query takes them.
+    #[arg(long)]
+    examples: bool,
     /// Count without checking each layer's checksum first (a damaged table then gives
     /// wrong counts rather than an error).
     #[arg(long)]
@@ -68,6 +82,7 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     let asked = crate::answers::stats::Asked {
         split: args.split,
         reachable: args.reachable,
+        examples: args.examples,
     };
     let stats = crate::answers::stats::table_stats::<R>(&table, asked)?;
     if args.json {
@@ -80,8 +95,118 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
         .iter()
         .any(|l| l.wins + l.losses + l.ties + l.draws > 0);
     if let Some(rows) = &stats.split {
-        return print_split(rows, results, reach);
+        print_split(rows, results, reach)?;
+    } else {
+        print_layers(layers, results, reach)?;
     }
+    if reach {
+        outln!(
+            "(wins, losses, draws, ties and the longest lines, or least and greatest values: of the reachable positions)"
+        )?;
+    }
+    if args.examples {
+        print_examples(layers)?;
+    }
+    Ok(0)
+}
+
+/// What a row shows: the counts of every position, or with --reachable of the reachable
+/// ones (`Reached`).
+struct Shown {
+    wins: u64,
+    losses: u64,
+    draws: u64,
+    ties: u64,
+    longest_win: Option<usize>,
+    longest_loss: Option<usize>,
+    min_value: Option<i64>,
+    max_value: Option<i64>,
+}
+
+impl Shown {
+    fn of(l: &LayerStats) -> Shown {
+        match &l.reached {
+            Some(r) => Shown::reached(r),
+            None => Shown {
+                wins: l.wins,
+                losses: l.losses,
+                draws: l.draws,
+                ties: l.ties,
+                longest_win: l.longest_win,
+                longest_loss: l.longest_loss,
+                min_value: l.min_value,
+                max_value: l.max_value,
+            },
+        }
+    }
+
+    fn of_row(r: &SplitRow) -> Shown {
+        match &r.reached {
+            Some(reached) => Shown::reached(reached),
+            None => Shown {
+                wins: r.wins,
+                losses: r.losses,
+                draws: r.draws,
+                ties: r.ties,
+                longest_win: r.longest_win,
+                longest_loss: r.longest_loss,
+                min_value: r.min_value,
+                max_value: r.max_value,
+            },
+        }
+    }
+
+    fn reached(r: &Reached) -> Shown {
+        Shown {
+            wins: r.wins,
+            losses: r.losses,
+            draws: r.draws,
+            ties: r.ties,
+            longest_win: r.longest_win,
+            longest_loss: r.longest_loss,
+            min_value: r.min_value,
+            max_value: r.max_value,
+        }
+    }
+
+    /// The columns after the positions: results, or least and greatest values.
+    fn columns(&self, results: bool) -> String {
+        match results {
+            true => format!(
+                "{:>14} {:>14} {:>14} {:>14} {:>8} {:>8}",
+                self.wins,
+                self.losses,
+                self.draws,
+                self.ties,
+                plies(self.longest_loss),
+                plies(self.longest_win)
+            ),
+            false => format!(
+                "{:>10} {:>10}",
+                value(self.min_value),
+                value(self.max_value)
+            ),
+        }
+    }
+}
+
+/// The headings of `Shown::columns`.
+fn headings(results: bool) -> String {
+    match results {
+        true => format!(
+            "{:>14} {:>14} {:>14} {:>14} {:>8} {:>8}",
+            "wins", "losses", "draws", "ties", "max loss", "max win"
+        ),
+        false => format!("{:>10} {:>10}", "least", "greatest"),
+    }
+}
+
+fn plies(r: Option<usize>) -> String {
+    r.map_or("-".to_string(), |r| r.to_string())
+}
+
+/// The table of layers, the totals and a line per phase.
+fn print_layers(layers: &[LayerStats], results: bool, reach: bool) -> Result<()> {
     let total = crate::answers::stats::total(layers);
     let phases = crate::answers::stats::phases(layers);
     // What each layer holds, where the game says it: as wide as its longest.
@@ -94,29 +219,13 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
         Some(w) => format!("{name:>5} {holds_text:<w$}"),
         None => format!("{name:>5}"),
     };
-    if results {
-        outln!(
-            "{} {:>14} {} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8}",
-            first("layer", "holds"),
-            "entries",
-            counted("positions", reach.then_some("reachable")),
-            "wins",
-            "losses",
-            "draws",
-            "ties",
-            "max loss",
-            "max win"
-        )?;
-    } else {
-        outln!(
-            "{} {:>14} {} {:>10} {:>10}",
-            first("layer", "holds"),
-            "entries",
-            counted("positions", reach.then_some("reachable")),
-            "least",
-            "greatest"
-        )?;
-    }
+    outln!(
+        "{} {:>14} {} {}",
+        first("layer", "holds"),
+        "entries",
+        counted("positions", reach.then_some("reachable")),
+        headings(results)
+    )?;
     let named = layers
         .iter()
         .map(|l| (l.layer.to_string(), l.holds.clone().unwrap_or_default(), l))
@@ -131,33 +240,15 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
             (String::new(), format!("{phase}: {layers}"), p)
         }));
     for (name, holds_text, l) in named {
-        let name = first(&name, &holds_text);
-        let plies = |r: Option<usize>| r.map_or("-".to_string(), |r| r.to_string());
-        if results {
-            outln!(
-                "{} {:>14} {} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8}",
-                name,
-                l.entries,
-                counted(l.positions, l.reachable),
-                l.wins,
-                l.losses,
-                l.draws,
-                l.ties,
-                plies(l.longest_loss),
-                plies(l.longest_win)
-            )?;
-        } else {
-            outln!(
-                "{} {:>14} {} {:>10} {:>10}",
-                name,
-                l.entries,
-                counted(l.positions, l.reachable),
-                value(l.min_value),
-                value(l.max_value)
-            )?;
-        }
+        outln!(
+            "{} {:>14} {} {}",
+            first(&name, &holds_text),
+            l.entries,
+            counted(l.positions, l.reachable),
+            Shown::of(l).columns(results)
+        )?;
     }
-    Ok(0)
+    Ok(())
 }
 
 /// The positions column, and the reachable one beside it where asked for.
@@ -173,63 +264,80 @@ fn value(v: Option<i64>) -> String {
 }
 
 /// `--split`'s table: a row per class of each layer.
-fn print_split(rows: &[SplitRow], results: bool, reach: bool) -> Result<i32> {
-    let plies = |r: Option<usize>| r.map_or("-".to_string(), |r| r.to_string());
-    if results {
-        outln!(
-            "{:>5} {:>3} {:>3} {:>7} {} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8}",
-            "layer",
-            "x",
-            "o",
-            "to move",
-            counted("positions", reach.then_some("reachable")),
-            "wins",
-            "losses",
-            "draws",
-            "ties",
-            "max loss",
-            "max win"
-        )?;
-    } else {
-        outln!(
-            "{:>5} {:>3} {:>3} {:>7} {} {:>10} {:>10}",
-            "layer",
-            "x",
-            "o",
-            "to move",
-            counted("positions", reach.then_some("reachable")),
-            "least",
-            "greatest"
-        )?;
-    }
+fn print_split(rows: &[SplitRow], results: bool, reach: bool) -> Result<()> {
+    outln!(
+        "{:>5} {:>3} {:>3} {:>7} {} {}",
+        "layer",
+        "x",
+        "o",
+        "to move",
+        counted("positions", reach.then_some("reachable")),
+        headings(results)
+    )?;
     for r in rows {
-        if results {
-            outln!(
-                "{:>5} {:>3} {:>3} {:>7} {} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8}",
-                r.layer,
-                r.x,
-                r.o,
-                r.to_move,
-                counted(r.positions, r.reachable),
-                r.wins,
-                r.losses,
-                r.draws,
-                r.ties,
-                plies(r.longest_loss),
-                plies(r.longest_win)
-            )?;
-        } else {
-            outln!(
-                "{:>5} {:>3} {:>3} {:>7} {} {:>10} {:>10}",
-                r.layer,
-                r.x,
-                r.o,
-                r.to_move,
-                counted(r.positions, r.reachable),
-                value(r.min_value),
-                value(r.max_value)
-            )?;
-        }
+        outln!(
+            "{:>5} {:>3} {:>3} {:>7} {} {}",
+            r.layer,
+            r.x,
+            r.o,
+            r.to_move,
+            counted(r.positions, r.reachable),
+            Shown::of_row(r).columns(results)
+        )?;
     }
-    Ok(0)
+    Ok(())
+}
+
+/// `--examples`: per layer, a position with its longest win and one with its longest loss
+/// (or its greatest and least value), each after the plies (or the value) it shows.
+fn print_examples(layers: &[LayerStats]) -> Result<()> {
+    let cells: Vec<(usize, String, String)> = layers
+        .iter()
+        .filter_map(|l| {
+            let shown = Shown::of(l);
+            let said = |n: Option<String>, what: String| match n {
+                Some(p) => format!("{what}: {p}"),
+                None => "-".to_string(),
+            };
+            Some(match l.examples.clone()? {
+                Examples::Results {
+                    longest_win,
+                    longest_loss,
+                } => (
+                    l.layer,
+                    said(longest_win, format!("win in {}", plies(shown.longest_win))),
+                    said(
+                        longest_loss,
+                        format!("loss in {}", plies(shown.longest_loss)),
+                    ),
+                ),
+                Examples::Scores {
+                    max_value,
+                    min_value,
+                } => (
+                    l.layer,
+                    said(max_value, value(shown.max_value)),
+                    said(min_value, value(shown.min_value)),
+                ),
+            })
+        })
+        .collect();
+    let scores = layers
+        .iter()
+        .any(|l| matches!(l.examples, Some(Examples::Scores { .. })));
+    let (high, low) = match scores {
+        true => ("greatest value", "least value"),
+        false => ("longest win", "longest loss"),
+    };
+    let w = cells
+        .iter()
+        .map(|c| c.1.len())
+        .max()
+        .unwrap_or(0)
+        .max(high.len());
+    outln!("{:>5} {high:<w$}  {low}", "layer")?;
+    for (k, a, b) in cells {
+        outln!("{k:>5} {a:<w$}  {b}")?;
+    }
+    Ok(())
 }

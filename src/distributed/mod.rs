@@ -27,6 +27,6 @@ mod ranks;
 mod run;
 
 #[cfg(feature = "mpi")]
-pub use ranks::under_mpi;
+pub use ranks::{launcher_rank, under_mpi};
 #[cfg(feature = "mpi")]
 pub use run::{DistributedReport, build_board, solve};

@@ -42,6 +42,14 @@ fn launcher_size() -> Option<u64> {
     .find_map(|v| std::env::var(v).ok()?.trim().parse().ok())
 }
 
+/// This process's rank as its launcher gives it (Open MPI's, PMI's or PMIx's variable),
+/// before MPI is initialised; None where none says it.
+pub fn launcher_rank() -> Option<usize> {
+    ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.parse().ok())
+}
+
 /// One rank's view of the run. Every method is collective: all ranks call it, in the same
 /// order, from the main thread.
 pub(super) struct Ctx {

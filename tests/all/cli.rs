@@ -97,13 +97,13 @@ fn build_query_info_on_the_samples() {
     assert_eq!(v["value"], 2);
     assert_eq!(v["stones"], 0);
     assert_eq!(v["to_move"], "first");
-    assert_eq!(v["best"], serde_json::json!([[1, 1]]));
+    assert_eq!(v["best"], serde_json::json!(["1,1"]));
     assert_eq!(v["moves"][0]["position"], "1,0");
     // The spec's optimal line: second answers (1,2) after (1,1).
     let v: serde_json::Value =
         serde_json::from_slice(&retro(&["query", t, "1,0", "--json"], "").stdout).unwrap();
     assert_eq!(v["to_move"], "second");
-    assert_eq!(v["best"], serde_json::json!([[1, 2]]));
+    assert_eq!(v["best"], serde_json::json!(["1,2"]));
     let text = stdout(&retro(&["query", t, "3,2"], ""));
     assert!(text.contains("value     -1 "), "{text}");
     let info = stdout(&retro(&["info", t], ""));
@@ -968,7 +968,14 @@ fn exit_codes_are_the_manuals() {
     ]
     .into_iter()
     .map(|(words, out)| (words, out.status.code()))
-    .chain([("interrupted by Ctrl-C", interrupted_build(dir.path()))])
+    .chain([
+        (
+            "interrupted by Ctrl-C",
+            interrupted_build(dir.path(), libc::SIGINT),
+        ),
+        // A job scheduler's stop, as Ctrl-C.
+        ("SIGTERM", interrupted_build(dir.path(), libc::SIGTERM)),
+    ])
     .collect();
     let wrong: Vec<String> = cases
         .iter()
@@ -985,10 +992,10 @@ fn exit_codes_are_the_manuals() {
     }
 }
 
-/// The exit code of a build stopped by SIGINT once it has started writing its table (None
-/// if the signal ended it): a teeko 4 x 5 build takes seconds, and the signal goes as soon
-/// as the partial file is there.
-fn interrupted_build(dir: &Path) -> Option<i32> {
+/// The exit code of a build stopped by `signal` (SIGINT, SIGTERM) once it has started
+/// writing its table (None if the signal ended it), having said how to resume: a teeko
+/// 4 x 5 build takes seconds, and the signal goes as soon as the partial file is there.
+fn interrupted_build(dir: &Path, signal: libc::c_int) -> Option<i32> {
     use std::process::{Command, Stdio};
     let table = dir.join("interrupted.retro");
     let partial = dir.join("interrupted.retro.partial");
@@ -1005,10 +1012,18 @@ fn interrupted_build(dir: &Path) -> Option<i32> {
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
     // SAFETY: kill(2) on our own child's pid, which it still holds (not yet waited for).
-    let sent = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let sent = unsafe { libc::kill(child.id() as libc::pid_t, signal) };
     assert_eq!(sent, 0);
     let out = child.wait_with_output().unwrap();
     assert!(partial.exists() && !table.exists());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("interrupted") && l.contains("run the same command again")),
+        "signal {signal}: {err}"
+    );
+    // The next case starts over.
+    std::fs::remove_file(&partial).unwrap();
     out.status.code()
 }
 

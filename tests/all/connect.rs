@@ -641,7 +641,7 @@ fn command_line_builds_queries_verifies_and_exports() {
         (&10.into(), &"win".into())
     );
     // Best moves are named by their columns, as `play` reads them.
-    assert_eq!(j["best"], serde_json::json!([4]));
+    assert_eq!(j["best"], serde_json::json!(["4"]));
     let pv = j["pv"].as_array().unwrap();
     assert_eq!(pv.len(), 1);
     assert_eq!(pv[0]["position"], "..../o.../oo../xxxx");

@@ -193,7 +193,7 @@ fn check_against_query(table: &Path, rows: &[Row]) {
         assert_eq!(json["to_move"].as_str(), Some(row.to_move.as_str()));
         let best = json["best"]
             .get(0)
-            .map(|b| format!("{},{}", b[0], b[1]))
+            .map(|b| b.as_str().unwrap().to_string())
             .unwrap_or_default();
         assert_eq!(best, row.best, "{row:?}");
     }

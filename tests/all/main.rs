@@ -29,6 +29,7 @@ mod hostile;
 mod input;
 mod mnk;
 mod morris;
+mod move_lists;
 mod moves;
 mod moving;
 mod nothing_lost;

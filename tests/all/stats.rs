@@ -423,3 +423,257 @@ fn reachable_counts_equal_a_search_from_the_start() {
         "{err}"
     );
 }
+
+/// The positions play from the start reaches, as `format_position` writes them, found by
+/// a breadth-first search over the game's moves on every position its own entry. Each is
+/// written as its entry's position (Morris's lost entry stands for every lost position).
+fn reached_positions<G: retro::game::Registered>(
+    board: G::Board,
+) -> std::collections::HashSet<String> {
+    let game = G::unfolded(board).unwrap();
+    let start = game.start_position().unwrap();
+    let mut seen = std::collections::HashSet::new();
+    let mut texts = std::collections::HashSet::new();
+    let mut queue = std::collections::VecDeque::from([start]);
+    while let Some(pos) = queue.pop_front() {
+        let (k, rank) = (game.layer_of(&pos), game.rank(&pos));
+        if !seen.insert((k, rank)) {
+            continue;
+        }
+        texts.insert(game.format_position(&game.unrank(k, rank)));
+        if game.ended(&pos).is_none() {
+            queue.extend(game.moves(&pos).into_iter().map(|m| m.child));
+        }
+    }
+    texts
+}
+
+/// What one set of positions comes to: (positions, wins, losses, draws, ties, longest
+/// win, longest loss), -1 for no longest.
+fn summed<'a>(
+    rows: impl Iterator<Item = &'a std::collections::HashMap<String, String>>,
+) -> [i64; 7] {
+    let mut c = [0, 0, 0, 0, 0, -1, -1];
+    for row in rows {
+        c[0] += 1;
+        let r: i64 = row["remoteness"].parse().unwrap();
+        match row["result"].as_str() {
+            "win" => {
+                c[1] += 1;
+                c[5] = c[5].max(r);
+            }
+            "loss" => {
+                c[2] += 1;
+                c[6] = c[6].max(r);
+            }
+            "draw" => c[3] += 1,
+            "tie" => c[4] += 1,
+            other => panic!("result {other}"),
+        }
+    }
+    c
+}
+
+/// `Reached`'s counts as `summed` gives them.
+fn reached_of(v: &Value) -> [i64; 7] {
+    let n = |key: &str| v[key].as_i64().unwrap_or(-1);
+    [
+        n("positions"),
+        n("wins"),
+        n("losses"),
+        n("draws"),
+        n("ties"),
+        n("longest_win"),
+        n("longest_loss"),
+    ]
+}
+
+/// `stats --reachable`: per layer, per class and in all, the reachable positions' wins,
+/// losses, draws, ties and longest lines equal those counted here over `export --all`'s
+/// rows (every position with its result) that a search from the start reaches; the text
+/// shows those counts. `--examples`: each layer's example positions are reachable, and
+/// `query` gives them the layer's longest win and loss among the reachable positions.
+#[test]
+fn reachable_results_and_examples_equal_a_search_from_the_start() {
+    use retro::game::{Board, Connect, Mnk, Morris, Quixo, Teeko};
+    let dir = tempfile::tempdir().unwrap();
+    let cases: Vec<(&str, &str, std::collections::HashSet<String>)> = vec![
+        (
+            "mnk",
+            "3x3k3",
+            reached_positions::<Mnk>(Board::parse("3x3k3").unwrap()),
+        ),
+        (
+            "quixo",
+            "3x3",
+            reached_positions::<Quixo>(Board::parse("3x3").unwrap()),
+        ),
+        (
+            "morris",
+            "six stones=3",
+            reached_positions::<Morris>(Board::parse("six stones=3").unwrap()),
+        ),
+        (
+            "teeko",
+            "4x4s3",
+            reached_positions::<Teeko>(Board::parse("4x4s3").unwrap()),
+        ),
+        (
+            "connect",
+            "4x4",
+            reached_positions::<Connect>(Board::parse("4x4").unwrap()),
+        ),
+    ];
+    for (game, board, reached) in cases {
+        let table = dir.path().join(format!("{game}.retro"));
+        let table = table.to_str().unwrap();
+        ok(&retro(&["build", game, board, "-o", table, "-q"], ""));
+        let args = [
+            "stats",
+            table,
+            "--json",
+            "--split",
+            "--reachable",
+            "--examples",
+        ];
+        let stats: Value = serde_json::from_str(&ok(&retro(&args, ""))).unwrap();
+        let csv = dir.path().join(format!("{game}.csv"));
+        let csv = csv.to_str().unwrap();
+        ok(&retro(
+            &["export", table, "--all", "--csv", "-o", csv, "-q"],
+            "",
+        ));
+        let rows = csv_rows(&std::fs::read_to_string(csv).unwrap());
+        let layers = stats["layers"].as_array().unwrap();
+        let mut at = 0usize;
+        let mut all = Vec::new();
+        for l in layers {
+            let k = l["layer"].as_u64().unwrap();
+            let n = l["positions"].as_u64().unwrap() as usize;
+            let layer: Vec<_> = rows[at..at + n]
+                .iter()
+                .filter(|r| reached.contains(&r["position"]))
+                .collect();
+            at += n;
+            let want = summed(layer.iter().copied());
+            assert_eq!(reached_of(&l["reached"]), want, "{game} layer {k}");
+            assert_eq!(l["reachable"].as_i64(), Some(want[0]), "{game} layer {k}");
+            // Each class of the layer: its reachable positions' counts.
+            for class in stats["split"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|r| r["layer"] == k)
+            {
+                let of_class = layer.iter().copied().filter(|r| {
+                    let (x, o) = marks_of(game, &r["position"]);
+                    x == class["x"].as_u64().unwrap()
+                        && o == class["o"].as_u64().unwrap()
+                        && match game {
+                            "morris" => r["position"].ends_with(class["to_move"].as_str().unwrap()),
+                            "quixo" => r["position"]
+                                .ends_with(&format!(":{}", class["to_move"].as_str().unwrap())),
+                            "teeko" if r["position"].contains(':') => r["position"]
+                                .ends_with(&format!(":{}", class["to_move"].as_str().unwrap())),
+                            _ => (x == o) == (class["to_move"] == "x"),
+                        }
+                });
+                assert_eq!(
+                    reached_of(&class["reached"]),
+                    summed(of_class),
+                    "{game} {class}"
+                );
+            }
+            // The examples: reachable positions with the layer's longest win and loss.
+            let examples = &l["examples"];
+            for (slot, result, longest) in [
+                ("longest_win", "win", want[5]),
+                ("longest_loss", "loss", want[6]),
+            ] {
+                let example = &examples[slot];
+                if longest < 0 {
+                    assert!(example.is_null(), "{game} layer {k}: {examples}");
+                    continue;
+                }
+                let position = example
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{game} layer {k}: {examples}"));
+                assert!(reached.contains(position), "{game} layer {k}: {position}");
+                let q: Value =
+                    serde_json::from_str(&ok(&retro(&["query", table, position, "--json"], "")))
+                        .unwrap();
+                assert_eq!(q["result"], result, "{game} {position}");
+                assert_eq!(q["remoteness"].as_i64(), Some(longest), "{game} {position}");
+            }
+            all.extend(layer);
+        }
+        assert_eq!(at, rows.len(), "{game}");
+        assert_eq!(
+            reached_of(&stats["total"]["reached"]),
+            summed(all.into_iter()),
+            "{game}"
+        );
+        // The text counts the reachable positions: its wins column is theirs.
+        let text = ok(&retro(&["stats", table, "--reachable", "--examples"], ""));
+        let lines: Vec<&str> = text.lines().collect();
+        for l in layers {
+            let k = l["layer"].as_u64().unwrap() as usize;
+            let words: Vec<&str> = lines[1 + k].split_whitespace().collect();
+            let wins_at = words.len() - 6;
+            assert_eq!(
+                words[wins_at],
+                l["reached"]["wins"].to_string(),
+                "{game}: {}",
+                lines[1 + k]
+            );
+            if let Some(p) = l["examples"]["longest_win"].as_str() {
+                assert!(text.contains(&format!(": {p}")), "{game}: {text}");
+            }
+        }
+        assert!(text.contains("of the reachable positions"), "{text}");
+    }
+}
+
+/// `stats --examples` on a game of scores: each layer's example positions have its
+/// greatest and least value, as `query` gives them, and without `--examples` there are none.
+#[test]
+fn examples_of_a_game_of_scores_have_the_layers_extremes() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("t.retro");
+    let table = table.to_str().unwrap();
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/tables/twins-sample1.txt");
+    ok(&retro(&["build", "twins", sample, "-o", table, "-q"], ""));
+    let plain: Value = serde_json::from_str(&ok(&retro(&["stats", table, "--json"], ""))).unwrap();
+    assert!(plain["layers"][0].get("examples").is_none(), "{plain}");
+    let stats: Value =
+        serde_json::from_str(&ok(&retro(&["stats", table, "--json", "--examples"], ""))).unwrap();
+    // Every position of the layer, with its value, from the export.
+    let csv = dir.path().join("t.csv");
+    let csv = csv.to_str().unwrap();
+    ok(&retro(&["export", table, "--csv", "-o", csv, "-q"], ""));
+    let rows = csv_rows(&std::fs::read_to_string(csv).unwrap());
+    let mut at = 0;
+    for l in stats["layers"].as_array().unwrap() {
+        let n = l["entries"].as_u64().unwrap() as usize;
+        let values: Vec<i64> = rows[at..at + n]
+            .iter()
+            .map(|r| r["value"].parse().unwrap())
+            .collect();
+        at += n;
+        for (slot, want) in [
+            ("max_value", *values.iter().max().unwrap()),
+            ("min_value", *values.iter().min().unwrap()),
+        ] {
+            let position = l["examples"][slot].as_str().unwrap();
+            let q: Value =
+                serde_json::from_str(&ok(&retro(&["query", table, position, "--json"], "")))
+                    .unwrap();
+            assert_eq!(
+                q["value"].as_i64(),
+                Some(want),
+                "layer {} {slot}",
+                l["layer"]
+            );
+        }
+    }
+}

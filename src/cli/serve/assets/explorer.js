@@ -72,7 +72,8 @@ async function listTables() {
 
 // A move as the page names it: its cell, or for connect (moves choose a column) its column.
 // Teeko and Quixo name a move from one cell to another as it is written (`3,3-2,2`).
-const moveName = (m) => (m.move ? m.move : m.column ? `column ${m.column}` : m.cell.join(","));
+// A column is named as the list says it; every other move by its text (`move`).
+const moveName = (m) => (m.column ? `column ${m.column}` : m.move);
 
 const tableName = decodeURIComponent(location.pathname.slice(1));
 let info = null;      // the table's entry in /api/tables
@@ -245,7 +246,8 @@ function render() {
   // Moves by the cell a click lands on: the stone's cell for a drop; for a move between
   // cells, the cell it comes from until one is selected, then where it goes.
   const byCell = new Map();
-  const isBest = (m) => a.best.some((c) => (m.move ? c === m.move : m.column !== undefined ? c === m.column : c[0] === m.cell[0] && c[1] === m.cell[1]));
+  // `best` lists the best moves by their text, as each move's `move` writes it.
+  const isBest = (m) => a.best.includes(m.move);
   a.moves.forEach((m, i) => {
     const hit = { move: m, good: good[i], outcome: outcome(m, first), best: isBest(m) };
     const from = m.from ? m.from.join(",") : null;
@@ -536,7 +538,7 @@ async function playBestLine() {
   const line = (current && current.pv) || [];
   for (const step of line) {
     if (!playing) break;
-    await go(step.position, step.move || (step.column ? `column ${step.column}` : step.cell.join(",")));
+    await go(step.position, moveName(step));
     await new Promise((r) => setTimeout(r, 500));
   }
   const last = line[line.length - 1];
