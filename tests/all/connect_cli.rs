@@ -452,9 +452,16 @@ mod browser {
             })
             .await;
             wait_for("the history", || async {
-                text(&c, "#history li:last-child").await == "1,2"
+                text(&c, "#history li:last-child button").await == "1,2"
             })
             .await;
+            // The value history: each step shows the value of the position it led to, in
+            // the words the page gives that position's value.
+            let shown = text(&c, "#value").await;
+            assert!(!shown.is_empty());
+            assert_eq!(text(&c, "#history li:last-child .value").await, shown);
+            let first = text(&c, "#history li:first-child .value").await;
+            assert!(!first.is_empty());
             c.find(Locator::Id("undo"))
                 .await
                 .unwrap()
@@ -467,6 +474,7 @@ mod browser {
                     && c.find_all(Locator::Css("#history li")).await.unwrap().len() == 1
             })
             .await;
+            assert_eq!(text(&c, "#value").await, first);
 
             // A finished board: who won, and the winning line marked.
             let input = c.find(Locator::Id("position-input")).await.unwrap();

@@ -100,6 +100,12 @@ async function show(position) {
   if (!playing) $("line-note").hidden = true;
   try {
     current = await getJSON(`/api/${encodeURIComponent(tableName)}/${encodeURIComponent(position)}`);
+    // The value history: each step of the trail keeps the value of the position it led to.
+    const step = trail[trail.length - 1];
+    if (step && step.position === position) {
+      step.words = answerInWords(current);
+      step.result = current.result || "";
+    }
     $("error").hidden = true;
     $("position-error").hidden = true;
     render();
@@ -128,7 +134,8 @@ function undo() {
   if (trail.length > 1) history.back();
 }
 
-// The history list: each step a button back to where it led.
+// The history list: each step a button back to where it led, and the value there (the
+// line's value history, ply by ply).
 function renderTrail() {
   const list = $("history");
   list.replaceChildren();
@@ -140,6 +147,12 @@ function renderTrail() {
     button.title = step.position;
     button.onclick = () => { stop(); if (i < trail.length - 1) history.go(i - (trail.length - 1)); };
     item.append(button);
+    if (step.words) {
+      const value = document.createElement("span");
+      value.className = `value ${step.result}`;
+      value.textContent = step.words;
+      item.append(" ", value);
+    }
     list.append(item);
   });
   $("undo").disabled = trail.length < 2;
