@@ -66,7 +66,7 @@ def test_missing_file_and_directory(cli, tmp_path):
 
 @pytest.mark.parametrize(
     "name, position",
-    [("young-sample", "2,2,2"), ("young-sample", "o.x/.o./..."), ("twins-sample1", "1,0"),
+    [("young-sample", "2,2,2"), ("young-sample", "o.x/.o./..."),
      ("ttt", "ooo/xx./xx."), ("connect-4x4k3", "x.../..../..../...."), ("quixo-3x3", "nonsense"),
      ("young-sample", "")],
 )
@@ -79,6 +79,17 @@ def test_bad_positions_raise_value_error(cli, tables, name, position):
         with pytest.raises(ValueError) as e:
             call(position)
         assert str(e.value) == message
+
+
+def test_a_cell_for_a_position_says_what_the_text_is_not(cli, tables):
+    """A twins cell where a position belongs: the command line points to its own commands
+    for moves; Python, as the server, says what the text is not."""
+    t = retro.open(tables["twins-sample1"])
+    assert "looks like a move" in cli.error("query", str(tables["twins-sample1"]), "1,0")
+    for call in (t.query, t.pv, t.rank):
+        with pytest.raises(ValueError) as e:
+            call("1,0")
+        assert 'this is a twins table; "1,0" looks like a young position' in str(e.value)
 
 
 def test_bad_arguments_are_type_errors_not_crashes(tables):
