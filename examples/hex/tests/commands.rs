@@ -59,7 +59,17 @@ fn every_command_works_on_a_hex_table() {
         (&"win".into(), &5.into())
     );
     assert_eq!(query["code"], 5);
-    assert_eq!(query["best"], serde_json::json!([[2, 2]]));
+    // `best` lists the best moves' texts, as every game's do, and each move has its text.
+    assert_eq!(query["best"], serde_json::json!(["2,2"]));
+    let moves = query["moves"].as_array().unwrap();
+    assert!(moves.iter().all(|m| m["move"].is_string()), "{query}");
+    // The position the best move leads to, given as the move from the start.
+    let after = ok(&["query", t, "start 2,2", "--json"], "");
+    let after: serde_json::Value = serde_json::from_str(&after).unwrap();
+    assert_eq!(
+        (&after["result"], &after["remoteness"]),
+        (&"loss".into(), &4.into())
+    );
     let text = ok(&["query", t, "empty", "--pv"], "");
     assert!(text.contains("x to move wins in 5"), "{text}");
 
