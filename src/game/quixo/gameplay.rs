@@ -52,13 +52,7 @@ impl Quixo {
     /// of its mark at an end of its row or column (as `for_each_parent_within` does), the
     /// cube taken either one of its own or a blank one.
     fn has_a_parent(&self, pos: &QuixoPosition) -> bool {
-        let last = 1 - pos.side;
-        let mark = last + 1;
-        let shows = if last == 0 {
-            pos.x
-        } else {
-            pos.marked & !pos.x
-        };
+        let (last, mark, shows) = pos.last_mover();
         for to in bits(self.ring & shows) {
             for from in bits(self.sources[to]) {
                 // Its own cube taken from `from`: the parent shows its mark there.

@@ -44,6 +44,20 @@ pub struct QuixoPosition {
     cursor: Cursor,
 }
 
+impl QuixoPosition {
+    /// The side that moved last (0 for x), the mark its cubes show, and the cells showing
+    /// it: where its last push may have left a cube, which undoing a push starts from.
+    fn last_mover(&self) -> (u8, u8, u64) {
+        let last = 1 - self.side;
+        let shows = if last == 0 {
+            self.x
+        } else {
+            self.marked & !self.x
+        };
+        (last, last + 1, shows)
+    }
+}
+
 /// Quixo on an N x N board.
 pub struct Quixo {
     board: QuixoBoard,
@@ -556,13 +570,7 @@ impl Game for Quixo {
     fn for_each_parent_within(&self, pos: &QuixoPosition, f: impl FnMut(u64, u32)) {
         // The side that moved last took one of its own cubes from the ring at `from` and
         // pushed it in at `to`, where it now shows its mark: undo that push.
-        let last = 1 - pos.side;
-        let mark = last + 1;
-        let shows = if last == 0 {
-            pos.x
-        } else {
-            pos.marked & !pos.x
-        };
+        let (last, mark, shows) = pos.last_mover();
         // At most 4 (N - 1) ends on the ring with 2 (N - 1) sources each: 128 for N = 5.
         let mut parents = [0u64; 128];
         let mut count = 0;
