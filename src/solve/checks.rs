@@ -237,32 +237,19 @@ impl<G: Game> Level<'_, G> {
     /// The blocks of chunk c ready at level `d`: each position whose word decides it at `d`
     /// is decided, and each block's least level worked out again. Whether any was decided.
     fn scan_ready(&self, c: usize, d: u32) -> bool {
-        let n = self.words.len();
         let mut any = false;
-        let mut least = [NONE; CHUNK / BLOCK];
-        for (b, least) in least.iter_mut().enumerate() {
-            let start = c * CHUNK + b * BLOCK;
-            if start >= n {
-                break;
-            }
-            *least = self.ready.block(c, b);
-            if *least != d as u16 {
-                continue;
-            }
-            *least = NONE;
-            for at in start..n.min(start + BLOCK) {
-                let w = self.words.get(at);
-                match Word::ready(w) {
-                    l if l == d as u16 => {
-                        self.words.set(at, Word::decided_as(Word::pends_win(w), d));
-                        self.decided.mark_own(at);
-                        any = true;
-                    }
-                    l => *least = (*least).min(l),
+        self.ready.scan_chunk(c, d, self.words.len(), |at| {
+            let w = self.words.get(at);
+            match Word::ready(w) {
+                l if l == d as u16 => {
+                    self.words.set(at, Word::decided_as(Word::pends_win(w), d));
+                    self.decided.mark_own(at);
+                    any = true;
+                    NONE
                 }
+                l => l,
             }
-        }
-        self.ready.set_chunk(c, &least);
+        });
         any
     }
 

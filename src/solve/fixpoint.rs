@@ -255,28 +255,17 @@ impl<G: Game> Levels<'_, G> {
             }
             let mut any = false;
             if scan {
-                let mut least = [NONE; CHUNK / BLOCK];
-                for (b, least) in least.iter_mut().enumerate() {
-                    let start = c * CHUNK + b * BLOCK;
-                    if start >= n {
-                        break;
+                self.ready.scan_chunk(c, d, n, |at| {
+                    if self.decide_one(at, d) {
+                        self.now.mark_own(at);
+                        any = true;
+                        NONE
+                    } else if self.words.decided(at) {
+                        NONE
+                    } else {
+                        ready_level(self.words.pending(at), self.words.count(at))
                     }
-                    *least = self.ready.block(c, b);
-                    if *least != d as u16 {
-                        continue;
-                    }
-                    *least = NONE;
-                    for at in start..n.min(start + BLOCK) {
-                        if self.decide_one(at, d) {
-                            self.now.mark_own(at);
-                            any = true;
-                        } else if !self.words.decided(at) {
-                            let (p, count) = (self.words.pending(at), self.words.count(at));
-                            *least = (*least).min(ready_level(p, count));
-                        }
-                    }
-                }
-                self.ready.set_chunk(c, &least);
+                });
             }
             if self.next.chunk_marked(c) {
                 // The candidates' words are scattered over the chunk: asked for first, so

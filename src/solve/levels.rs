@@ -64,6 +64,35 @@ impl Ready {
         self.chunks[c].store(chunk, Relaxed);
     }
 
+    /// Visit the positions of chunk c's blocks ready at level `d` (of a layer of `n`), from
+    /// the one thread that owns the chunk in this pass, and work out each block's least
+    /// level again. `visit(at)` decides a position or gives the level it is ready at next
+    /// (`NONE`: none, or decided). Both workers' decide passes scan so.
+    pub(super) fn scan_chunk(
+        &self,
+        c: usize,
+        d: u32,
+        n: usize,
+        mut visit: impl FnMut(usize) -> u16,
+    ) {
+        let mut least = [NONE; CHUNK / BLOCK];
+        for (b, least) in least.iter_mut().enumerate() {
+            let start = c * CHUNK + b * BLOCK;
+            if start >= n {
+                break;
+            }
+            *least = self.block(c, b);
+            if *least != d as u16 {
+                continue;
+            }
+            *least = (start..n.min(start + BLOCK))
+                .map(&mut visit)
+                .min()
+                .unwrap_or(NONE);
+        }
+        self.set_chunk(c, &least);
+    }
+
     /// Position `at` may be decided at level `level` (from any thread).
     pub(super) fn lower(&self, at: usize, level: u16) {
         self.blocks[at / BLOCK].fetch_min(level, Relaxed);
