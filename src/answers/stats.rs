@@ -661,41 +661,63 @@ fn stats_of<G: Registered>(game: &G, table: &Table, asked: Asked) -> Result<Stat
             min_value: by_entry.min_value,
             max_value: by_entry.max_value,
         });
-        let mut classes: Vec<(Class, HashMap<i64, u64>)> = classes.into_iter().collect();
-        classes.sort_unstable_by_key(|&((x, o, first), _)| (x, o, !first));
-        for (class, values) in classes {
-            let (x, o, first) = class;
-            let positions = values.values().sum();
-            let t = tally(game, k, values.into_iter().collect());
-            let reached = asked.reachable.then(|| {
-                let values: Vec<(i64, u64)> = reached_classes
-                    .get(&class)
-                    .map(|v| v.iter().map(|(&v, &n)| (v, n)).collect())
-                    .unwrap_or_default();
-                let n = values.iter().map(|&(_, n)| n).sum();
-                Reached::of(n, &tally(game, k, values))
-            });
-            rows.push(SplitRow {
-                layer: k,
-                x,
-                o,
-                to_move: (if first { marks.0 } else { marks.1 }).to_string(),
-                positions,
-                reachable: reached.as_ref().map(|r| r.positions),
-                reached,
-                wins: t.wins,
-                losses: t.losses,
-                draws: t.draws,
-                ties: t.ties,
-                longest_win: t.longest_win,
-                longest_loss: t.longest_loss,
-                min_value: t.min_value,
-                max_value: t.max_value,
-            });
-        }
+        rows.extend(class_rows(
+            game,
+            k,
+            classes,
+            &reached_classes,
+            asked.reachable,
+            marks,
+        ));
     }
     Ok(Stats {
         layers,
         split: split.then_some(rows),
     })
+}
+
+/// Layer k's rows of a split: each class's counts, in the order of its stones and then the
+/// side to move, with what play reaches of each where asked.
+fn class_rows<G: Registered>(
+    game: &G,
+    k: usize,
+    classes: HashMap<Class, HashMap<i64, u64>>,
+    reached_classes: &HashMap<Class, HashMap<i64, u64>>,
+    reachable: bool,
+    marks: (char, char),
+) -> Vec<SplitRow> {
+    let mut rows = Vec::new();
+    let mut classes: Vec<(Class, HashMap<i64, u64>)> = classes.into_iter().collect();
+    classes.sort_unstable_by_key(|&((x, o, first), _)| (x, o, !first));
+    for (class, values) in classes {
+        let (x, o, first) = class;
+        let positions = values.values().sum();
+        let t = tally(game, k, values.into_iter().collect());
+        let reached = reachable.then(|| {
+            let values: Vec<(i64, u64)> = reached_classes
+                .get(&class)
+                .map(|v| v.iter().map(|(&v, &n)| (v, n)).collect())
+                .unwrap_or_default();
+            let n = values.iter().map(|&(_, n)| n).sum();
+            Reached::of(n, &tally(game, k, values))
+        });
+        rows.push(SplitRow {
+            layer: k,
+            x,
+            o,
+            to_move: (if first { marks.0 } else { marks.1 }).to_string(),
+            positions,
+            reachable: reached.as_ref().map(|r| r.positions),
+            reached,
+            wins: t.wins,
+            losses: t.losses,
+            draws: t.draws,
+            ties: t.ties,
+            longest_win: t.longest_win,
+            longest_loss: t.longest_loss,
+            min_value: t.min_value,
+            max_value: t.max_value,
+        });
+    }
+    rows
 }

@@ -437,40 +437,10 @@ fn ask<G: Registered>(
             return Ok(Action::Move(i));
         }
         if notation == MoveNotation::Named {
-            let typed = line.trim();
-            if let Some(i) = (0..a.moves.len()).find(|&i| cell(i).eq_ignore_ascii_case(typed)) {
-                return Ok(Action::Move(i));
+            match named_move(game, a, line, &shown) {
+                Ok(i) => return Ok(Action::Move(i)),
+                Err(why) => writeln!(out, "{why}").map_err(io)?,
             }
-            let legal: Vec<String> = (0..a.moves.len()).map(cell).collect();
-            // The start of whole moves: a move that closes a mill (`c5`) names the stone it
-            // takes (`c5xc4`).
-            let lower = typed.to_ascii_lowercase();
-            let longer: Vec<&String> = legal
-                .iter()
-                .filter(|m| m.len() > lower.len() && m.to_ascii_lowercase().starts_with(&lower))
-                .collect();
-            if !longer.is_empty() && !lower.is_empty() {
-                let names = longer
-                    .iter()
-                    .map(|m| m.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                let closes = longer.iter().all(|m| m[lower.len()..].starts_with('x'));
-                let why = match closes {
-                    true => format!(
-                        "{shown} closes a mill, so it takes one of the other side's stones: say which, as {names}"
-                    ),
-                    false => format!("{shown} is the start of {names}: type the whole move"),
-                };
-                writeln!(out, "{why}").map_err(io)?;
-                continue;
-            }
-            writeln!(
-                out,
-                "illegal move {shown}; legal moves: {}",
-                legal.join(joint(notation))
-            )
-            .map_err(io)?;
             continue;
         }
         let numbers = move_numbers(line);
@@ -523,6 +493,46 @@ fn ask<G: Registered>(
         let legal: Vec<String> = (0..a.moves.len()).map(cell).collect();
         writeln!(out, "{what}; legal moves: {}", legal.join(joint(notation))).map_err(io)?;
     }
+}
+
+/// The move of a game whose moves are named (`MoveNotation::Named`) that `line` types, or
+/// what to say back: the moves it starts, or the legal moves.
+fn named_move<G: Registered>(
+    game: &G,
+    a: &Answer<G::Position>,
+    line: &str,
+    shown: &str,
+) -> std::result::Result<usize, String> {
+    let legal: Vec<String> = (0..a.moves.len())
+        .map(|i| describe_move(game, MoveStyle::Spoken, &a.moves[i].0))
+        .collect();
+    let typed = line.trim();
+    if let Some(i) = legal.iter().position(|m| m.eq_ignore_ascii_case(typed)) {
+        return Ok(i);
+    }
+    // The start of whole moves: a move that closes a mill (`c5`) names the stone it takes
+    // (`c5xc4`).
+    let lower = typed.to_ascii_lowercase();
+    let longer: Vec<&String> = legal
+        .iter()
+        .filter(|m| m.len() > lower.len() && m.to_ascii_lowercase().starts_with(&lower))
+        .collect();
+    if !longer.is_empty() && !lower.is_empty() {
+        let names = longer
+            .iter()
+            .map(|m| m.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let closes = longer.iter().all(|m| m[lower.len()..].starts_with('x'));
+        return Err(match closes {
+            true => format!(
+                "{shown} closes a mill, so it takes one of the other side's stones: say which, as {names}"
+            ),
+            false => format!("{shown} is the start of {names}: type the whole move"),
+        });
+    }
+    let joined = legal.join(joint(MoveNotation::Named));
+    Err(format!("illegal move {shown}; legal moves: {joined}"))
 }
 
 #[cfg(test)]
