@@ -161,7 +161,7 @@ impl Visitor for Plan<'_> {
             }
         }
         let sum = |f: fn(&LayerPlan) -> u64| layers.iter().map(f).sum::<u64>();
-        // Values fetched or served, and a fixpoint's updates (8 bytes each, as many each way).
+        // Values fetched or served, and a fixpoint's updates (delta-coded, as many each way).
         let bytes = |values: &dyn Fn(&LayerPlan) -> u64| {
             layers
                 .iter()
@@ -205,7 +205,7 @@ impl Visitor for Plan<'_> {
 fn print_layer(l: &LayerPlan, width: u64) -> Result<()> {
     let mark = if l.sampled { "~" } else { "" };
     let sweep = l.worker == Worker::Sweep;
-    // Values fetched or served, and a fixpoint's updates (8 bytes each, as many each way).
+    // Values fetched or served, and a fixpoint's updates (delta-coded, as many each way).
     let exchange = |values: u64| {
         format!(
             "{mark}{}",

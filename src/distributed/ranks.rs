@@ -229,12 +229,14 @@ impl Ranks for Ctx {
         let mut own = Vec::new();
         let mut counts = vec![0u64; self.size];
         let mut send: Vec<u8> = Vec::new();
+        let mut sent_tells = 0;
         for (r, mut bucket) in buckets.into_iter().enumerate() {
             if r == self.rank {
                 own = bucket;
                 continue;
             }
             let before = send.len();
+            sent_tells += bucket.len();
             super::codec::encode(&mut bucket, &mut send);
             counts[r] = (send.len() - before) as u64;
         }
@@ -248,7 +250,7 @@ impl Ranks for Ctx {
                 .map(|r| counts[r])
                 .sum();
             eprintln!(
-                "rank {}: traded {} bytes of tells, received {} tells in {} bytes",
+                "rank {}: traded {sent_tells} tells in {} bytes, received {} tells in {} bytes",
                 self.rank,
                 tells,
                 told.len(),
