@@ -603,6 +603,22 @@ mod tests {
     use crate::game::{Connect, Game, Mnk, Registered, Twins, Young};
     use crate::testing::random_game;
 
+    /// A sampled slice's grains: exact where the sample is the slice, near linear where the
+    /// owner's grains far outnumber the throws, never more than the owner has, and n throws
+    /// into n grains fill 1 - 1/e of them.
+    #[test]
+    fn a_sample_s_grains_fill_the_owner_s_grains_as_throws_do() {
+        assert_eq!(fetched_grains(10.0, 1.0, 1e6), 10.0);
+        assert!((fetched_grains(100.0, 10.0, 1e9) - 1000.0).abs() < 1.0);
+        let many = fetched_grains(1000.0, 1000.0, 5000.0);
+        assert!(many <= 5000.0 && many > 4999.0, "{many}");
+        let even = fetched_grains(100.0, 10.0, 1000.0);
+        assert!(
+            (even - 1000.0 * (1.0 - (-1.0f64).exp())).abs() < 1e-6,
+            "{even}"
+        );
+    }
+
     /// The sparse marks give exactly the spans the bitmap plan of an MPI build fetches.
     #[test]
     fn sparse_spans_equal_the_build_plan() -> crate::error::Result<()> {
