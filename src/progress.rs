@@ -12,6 +12,9 @@ pub trait Progress: Sync {
     fn layer(&self, _k: usize, _size: u64) {}
     /// `positions` more positions are done.
     fn advance(&self, _positions: u64) {}
+    /// A layer solved to a fixpoint starts level `d`: the positions decided `d` plies from
+    /// the end (called from the thread that drives the layer, once per level).
+    fn level(&self, _k: usize, _d: u32) {}
     /// Whether the caller wants the work stopped (Ctrl-C in `retro build`, a library
     /// caller's own). The sweep asks once per chunk, the retrograde solver once per chunk
     /// and per level; both then stop before they hand on the layer they were computing, so
@@ -55,5 +58,8 @@ impl Progress for indicatif::ProgressBar {
     }
     fn advance(&self, positions: u64) {
         self.inc(positions);
+    }
+    fn level(&self, k: usize, d: u32) {
+        self.set_message(format!("layer {k}, level {d}"));
     }
 }

@@ -337,6 +337,9 @@ impl Progress for Stoppable<'_> {
     fn advance(&self, positions: u64) {
         self.bar.advance(positions);
     }
+    fn level(&self, k: usize, d: u32) {
+        self.bar.level(k, d);
+    }
     fn stopped(&self) -> bool {
         if let Some(n) = self.stop_at
             && self.checks.fetch_add(1, Relaxed) + 1 >= n

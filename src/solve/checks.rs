@@ -98,6 +98,7 @@ pub(super) fn solve_layer<G: Game, V: Value>(
         if d > MAX_LEVEL {
             return Ok(Err(Deeper));
         }
+        progress.level(k, d);
         let t0 = std::time::Instant::now();
         levels += 1;
         level.decide(d);

@@ -121,6 +121,7 @@ pub fn solve_layer<G: Game, V: Value, R: Ranks>(
         if d > MAX_REMOTENESS {
             return Err(too_far(k));
         }
+        progress.level(k, d);
         let t0 = std::time::Instant::now();
         scans += 1;
         levels.decide(d);
