@@ -37,7 +37,7 @@ use rayon::prelude::*;
 
 use super::layers::Finished;
 use super::levels::{BLOCK, Marks, NONE, Ready};
-use super::outside::{CHUNK, Outside, each_counted};
+use super::outside::{CHUNK, Counting, Outside, each_counted};
 use crate::error::Result;
 use crate::game::{Game, Wdl};
 use crate::progress::{Progress, check_stopped};
@@ -152,15 +152,25 @@ fn first_pass<G: Game, V: Value>(
         let range = c * CHUNK..n.min((c + 1) * CHUNK);
         let len = range.len();
         let mut least = [NONE; CHUNK / BLOCK];
-        each_counted(game, k, 0, range, finished, |at, seen, within| {
-            let Some(word) = Word::open(seen, within > 0) else {
-                deep.store(true, Relaxed);
-                return;
-            };
-            words.set(at, word);
-            let b = (at - c * CHUNK) / BLOCK;
-            least[b] = least[b].min(Word::ready(word));
-        });
+        each_counted(
+            game,
+            k,
+            0,
+            range,
+            finished,
+            Counting::Every,
+            |at, seen, within| {
+                // `Every` folds every position's children: none waits.
+                let Some(seen) = seen else { return };
+                let Some(word) = Word::open(seen, within > 0) else {
+                    deep.store(true, Relaxed);
+                    return;
+                };
+                words.set(at, word);
+                let b = (at - c * CHUNK) / BLOCK;
+                least[b] = least[b].min(Word::ready(word));
+            },
+        );
         ready.set_chunk(c, &least);
         progress.advance(len as u64);
     });

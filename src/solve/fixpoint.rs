@@ -48,9 +48,10 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU64, Ordering::Re
 
 use rayon::prelude::*;
 
-use super::layers::Finished;
+use super::Later;
+use super::layers::{Finished, Layer};
 use super::levels::{BLOCK, Marks, NONE, Ready, least_over};
-use super::outside::{CHUNK, FLOOR, NEVER, each_counted, too_far};
+use super::outside::{CHUNK, Counting, FLOOR, NEVER, each_counted, too_far};
 use super::ranks::{Cut, Ranks};
 use crate::error::Result;
 use crate::game::values::MAX_REMOTENESS;
@@ -76,7 +77,7 @@ pub fn solve_layer<G: Game, V: Value, R: Ranks>(
     k: usize,
     cut: &Cut,
     out: &mut [V],
-    finished: &Finished<'_, V>,
+    (finished, later): (&Finished<'_, V>, Option<Later<'_, V>>),
     progress: &dyn Progress,
     ranks: &R,
 ) -> Result<()> {
@@ -85,8 +86,21 @@ pub fn solve_layer<G: Game, V: Value, R: Ranks>(
     let trace = std::env::var_os("RETRO_TRACE").is_some();
     let words = Words::new(n);
     let ready = Ready::new(n);
-    let counted = count(game, k, cut.start(), &words, &ready, finished, progress);
-    ranks.agree(check_stopped(progress).and(counted))?;
+    let counting = Counter {
+        game,
+        k,
+        base: cut.start(),
+        words: &words,
+        ready: &ready,
+        progress,
+    };
+    match later {
+        None => {
+            let counted = counting.pass(finished, Counting::Every);
+            ranks.agree(check_stopped(progress).and(counted))?;
+        }
+        Some(later) => counting.over_ranks(finished, later, ranks)?,
+    }
     if trace {
         eprintln!(
             "layer {k}: counted in {:.2} s",
@@ -177,51 +191,134 @@ pub fn solve_layer<G: Game, V: Value, R: Ranks>(
 
 /// The counting pass: each position's count of children within the layer and its pending
 /// word from those outside it, and each block's ready level.
-fn count<G: Game, V: Value>(
-    game: &G,
+struct Counter<'a, G> {
+    game: &'a G,
     k: usize,
     base: u64,
-    words: &Words,
-    ready: &Ready,
-    finished: &Finished<'_, V>,
-    progress: &dyn Progress,
-) -> Result<()> {
-    let n = words.len();
-    let far = AtomicBool::new(false);
-    let outside = AtomicU64::new(0);
-    (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
-        if progress.stopped() {
-            return;
+    words: &'a Words,
+    ready: &'a Ready,
+    progress: &'a dyn Progress,
+}
+
+impl<G: Game> Counter<'_, G> {
+    /// Over several ranks: every position whose children outside the layer are in this
+    /// rank's own slices is counted first, the grains of the others' children marked; then
+    /// the marked grains are fetched, and the positions that waited counted.
+    fn over_ranks<V: Value, R: Ranks>(
+        &self,
+        own: &Finished<'_, V>,
+        later: Later<'_, V>,
+        ranks: &R,
+    ) -> Result<()> {
+        let t = std::time::Instant::now();
+        let waiting =
+            crate::memory::zeroed_atomics(self.words.len().div_ceil(64), || AtomicU64::new(0));
+        let holding = Counting::Holding {
+            marks: &later.marks,
+            waiting: &waiting,
+        };
+        let counted = self.pass(own, holding);
+        ranks.agree(check_stopped(self.progress).and(counted))?;
+        let first = t.elapsed().as_secs_f64();
+        let fetched = (later.fetch)(later.marks)?;
+        let all = Finished::of(
+            self.game.last_layer(),
+            fetched.iter().map(|(j, f)| (*j, Layer::Fetched(f))),
+        );
+        let t = std::time::Instant::now();
+        let counted = self.pass(&all, Counting::Waiting(&waiting));
+        if std::env::var_os("RETRO_TRACE").is_some() {
+            let waited: u64 = waiting
+                .iter()
+                .map(|w| w.load(Relaxed).count_ones() as u64)
+                .sum();
+            eprintln!(
+                "layer {}: rank {}: counted in {first:.2} s, {waited} positions waited for fetched children and were counted in {:.2} s",
+                self.k,
+                ranks.rank(),
+                t.elapsed().as_secs_f64()
+            );
         }
-        let range = c * CHUNK..n.min((c + 1) * CHUNK);
-        let len = range.len();
-        let mut least = [NONE; CHUNK / BLOCK];
-        let read = each_counted(game, k, base, range, finished, |at, seen, within| {
-            if within > u8::MAX as usize
-                || seen.win.is_some_and(|r| r > MAX_REMOTENESS)
-                || seen.floor > MAX_REMOTENESS
-            {
-                far.store(true, Relaxed);
+        ranks.agree(check_stopped(self.progress).and(counted))
+    }
+
+    /// One pass over the positions `counting` wants, reading `finished`.
+    fn pass<V: Value>(&self, finished: &Finished<'_, V>, counting: Counting<'_>) -> Result<()> {
+        let (game, k, words, ready) = (self.game, self.k, self.words, self.ready);
+        let n = words.len();
+        let far = AtomicBool::new(false);
+        let outside = AtomicU64::new(0);
+        // The second pass over ranks, of the positions that waited, opens their words and
+        // lowers their blocks' ready levels; the first sets every chunk's.
+        let again = matches!(counting, Counting::Waiting(_));
+        (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+            if self.progress.stopped() {
                 return;
             }
-            let (pending, count) = (seen.pending(), within as u8);
-            words.open(at, pending, count);
-            let b = (at - c * CHUNK) / BLOCK;
-            least[b] = least[b].min(ready_level(pending, count));
+            let range = c * CHUNK..n.min((c + 1) * CHUNK);
+            let len = range.len();
+            if let Counting::Waiting(waiting) = counting {
+                let words = range.start / 64..range.end.div_ceil(64);
+                if waiting[words].iter().all(|w| w.load(Relaxed) == 0) {
+                    return;
+                }
+            }
+            let mut least = [NONE; CHUNK / BLOCK];
+            let read = each_counted(
+                game,
+                k,
+                self.base,
+                range,
+                finished,
+                counting,
+                |at, seen, within| {
+                    if within > u8::MAX as usize {
+                        far.store(true, Relaxed);
+                        return;
+                    }
+                    let Some(seen) = seen else {
+                        // Waits for children another rank holds: its count is kept for the
+                        // second pass, which folds those children alone.
+                        words.open(at, 0, within as u8);
+                        return;
+                    };
+                    if seen.win.is_some_and(|r| r > MAX_REMOTENESS) || seen.floor > MAX_REMOTENESS {
+                        far.store(true, Relaxed);
+                        return;
+                    }
+                    let count = match again {
+                        true => words.count(at),
+                        false => within as u8,
+                    };
+                    let pending = seen.pending();
+                    words.open(at, pending, count);
+                    let level = ready_level(pending, count);
+                    match again {
+                        true if level != NONE => ready.lower(at, level),
+                        true => {}
+                        false => {
+                            let b = (at - c * CHUNK) / BLOCK;
+                            least[b] = least[b].min(level);
+                        }
+                    }
+                },
+            );
+            if !again {
+                ready.set_chunk(c, &least);
+                self.progress.advance(len as u64);
+            }
+            outside.fetch_add(read, Relaxed);
         });
-        ready.set_chunk(c, &least);
-        outside.fetch_add(read, Relaxed);
-        progress.advance(len as u64);
-    });
-    if std::env::var_os("RETRO_TRACE").is_some() {
-        eprintln!(
-            "layer {k}: {n} entries, {} children outside read",
-            outside.load(Relaxed)
-        );
-    }
-    match far.load(Relaxed) {
-        true => Err(too_far(k)),
-        false => Ok(()),
+        if std::env::var_os("RETRO_TRACE").is_some() {
+            eprintln!(
+                "layer {k}: {n} entries, {} children outside read",
+                outside.load(Relaxed)
+            );
+        }
+        match far.load(Relaxed) {
+            true => Err(too_far(k)),
+            false => Ok(()),
+        }
     }
 }
 

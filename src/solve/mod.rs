@@ -36,6 +36,7 @@ pub use layers::Driver;
 use layers::Held;
 pub(crate) use layers::{Finished, Layer, MapLayer};
 pub use ranks::{Cut, One, Ranks};
+use std::sync::atomic::AtomicU64;
 
 /// Which worker solves a layer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,7 +93,7 @@ fn fixpoint_layer<G: Game, V: Value, R: Ranks>(
     k: usize,
     cut: &Cut,
     out: &mut [V],
-    finished: &Finished<'_, V>,
+    (finished, later): (&Finished<'_, V>, Option<Later<'_, V>>),
     progress: &dyn Progress,
     ranks: &R,
 ) -> Result<()> {
@@ -109,7 +110,7 @@ fn fixpoint_layer<G: Game, V: Value, R: Ranks>(
             return Ok(());
         }
     }
-    fixpoint::solve_layer(game, k, cut, out, finished, progress, ranks)
+    fixpoint::solve_layer(game, k, cut, out, (finished, later), progress, ranks)
 }
 
 /// Whether any layer of `game` is solved by another worker than the placement sweep (a game
@@ -431,17 +432,22 @@ pub(crate) fn solve_layers<G: Game, V: Value, R: Ranks>(
             // fetched before the layer is solved.
             // The placement sweep over ranks fetches its own (`sweep::solve_slice`).
             let sliced_sweep = !cut.whole() && worker(game, k) == Worker::Sweep && k < last;
-            let fetched = match cut.whole() || sliced_sweep {
-                true => Vec::new(),
-                false => {
-                    let mine = |j: usize| {
-                        held[j]
-                            .as_ref()
-                            .and_then(Held::in_memory)
-                            .ok_or_else(|| Error::other(format!("layer {j} is not held")))
-                    };
-                    fetch_children(game, k, &cuts, &sizes, mine, ranks)?
+            // A fixpoint layer over ranks starts from its own slices, and fetches what its
+            // counting pass finds it lacks (`Later`).
+            let counts_first = !cut.whole() && worker(game, k) == Worker::Fixpoint;
+            let mine = |j: usize| {
+                held[j]
+                    .as_ref()
+                    .and_then(Held::in_memory)
+                    .ok_or_else(|| Error::other(format!("layer {j} is not held")))
+            };
+            let (fetched, later) = match (cut.whole() || sliced_sweep, counts_first) {
+                (true, _) => (Vec::new(), None),
+                (false, true) => {
+                    let (own, later) = Later::of(game, k, &cuts, &sizes, mine, ranks)?;
+                    (own, Some(later))
                 }
+                (false, false) => (fetch_children(game, k, &cuts, &sizes, mine, ranks)?, None),
             };
             let finished = match cut.whole() {
                 true => Finished::of(
@@ -455,7 +461,7 @@ pub(crate) fn solve_layers<G: Game, V: Value, R: Ranks>(
             let out = &mut buffer[..size];
             let compute = |out: &mut [V], moves: Option<&mut [u8]>| {
                 let layer = (k, &finished, &held[..]);
-                compute_layer(&solve, layer, &mut speculate, out, moves)
+                compute_layer(&solve, layer, later, &mut speculate, out, moves)
             };
             let written = (&unseen, beside.as_deref_mut(), &finished);
             compute_beside(compute, (out, moves.as_deref_mut()), written, progress)?;
@@ -722,6 +728,7 @@ type ToSolve<'a, 'b, V> = (usize, &'a Finished<'b, V>, &'a [Option<Held<V>>]);
 fn compute_layer<G: Game, V: Value, R: Ranks>(
     solve: &Solve<'_, G, R>,
     (k, finished, held): ToSolve<'_, '_, V>,
+    later: Option<Later<'_, V>>,
     speculate: &mut bool,
     out: &mut [V],
     moves: Option<&mut [u8]>,
@@ -762,7 +769,7 @@ fn compute_layer<G: Game, V: Value, R: Ranks>(
             }
         },
         Worker::Pass => pass::solve_layer(game, k, start, out, finished, progress),
-        Worker::Fixpoint => fixpoint_layer(game, k, cut, out, finished, progress, ranks),
+        Worker::Fixpoint => fixpoint_layer(game, k, cut, out, (finished, later), progress, ranks),
     };
     ranks.agree(computed)
 }
@@ -790,9 +797,9 @@ fn sweep_layer<G: Game, V: Value, C: sweep::ChildValues<V> + Sync + ?Sized>(
 }
 
 /// Over several ranks, fetch the values of the children in other ranks' slices that this
-/// rank's slice of layer `k` (a one-pass or fixpoint layer) reads: each layer it reads is
-/// marked (`children::mark_children`), and its marked grains fetched from their owners. Returns each read layer's own slice and fetched
-/// values.
+/// rank's slice of layer `k` (a one-pass layer) reads: each layer it reads is marked
+/// (`children::mark_children`), and its marked grains fetched from their owners. Returns
+/// each read layer's own slice and fetched values.
 fn fetch_children<'a, G: Game, V: Value, R: Ranks>(
     game: &G,
     k: usize,
@@ -801,21 +808,46 @@ fn fetch_children<'a, G: Game, V: Value, R: Ranks>(
     mine: impl Fn(usize) -> Result<&'a [V]>,
     ranks: &R,
 ) -> Result<Vec<(usize, Fetched<'a, V>)>> {
-    use std::sync::atomic::AtomicU64;
     let reads = game.child_layers(k);
-    let mut marks: Vec<Vec<AtomicU64>> = (0..sizes.len()).map(|_| Vec::new()).collect();
-    for &j in &reads {
-        marks[j] = children::blank_marks(sizes[j]);
-    }
-    let slice = cuts[k].slice();
+    let marks = blank_marks(&reads, sizes);
     let started = std::time::Instant::now();
     if !reads.is_empty() {
-        children::mark_children(game, k, slice, &marks);
+        children::mark_children(game, k, cuts[k].slice(), &marks);
     }
-    let marked = started.elapsed().as_secs_f64();
+    if std::env::var_os("RETRO_TRACE").is_some() {
+        eprintln!(
+            "layer {k}: rank {}: children marked in {:.2} s",
+            ranks.rank(),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    fetch_marked(k, &reads, cuts, sizes, marks, mine, ranks)
+}
+
+/// A bitmap of grains for each layer in `reads`, empty for the others.
+fn blank_marks(reads: &[usize], sizes: &[u64]) -> Vec<Vec<AtomicU64>> {
+    let mut marks: Vec<Vec<AtomicU64>> = (0..sizes.len()).map(|_| Vec::new()).collect();
+    for &j in reads {
+        marks[j] = children::blank_marks(sizes[j]);
+    }
+    marks
+}
+
+/// Fetch the grains `marks` holds of each layer in `reads` from the ranks owning them;
+/// returns each read layer's own slice and fetched values. Collective.
+fn fetch_marked<'a, V: Value, R: Ranks>(
+    k: usize,
+    reads: &[usize],
+    cuts: &[Cut],
+    sizes: &[u64],
+    mut marks: Vec<Vec<AtomicU64>>,
+    mine: impl Fn(usize) -> Result<&'a [V]>,
+    ranks: &R,
+) -> Result<Vec<(usize, Fetched<'a, V>)>> {
+    let started = std::time::Instant::now();
     let mut fetched = Vec::with_capacity(reads.len());
     let mut values_fetched = 0;
-    for j in reads {
+    for &j in reads {
         let own = cuts[j].slice();
         let mut m: Vec<u64> = std::mem::take(&mut marks[j])
             .into_iter()
@@ -830,12 +862,60 @@ fn fetch_children<'a, G: Game, V: Value, R: Ranks>(
     }
     if std::env::var_os("RETRO_TRACE").is_some() {
         eprintln!(
-            "layer {k}: rank {}: children marked in {marked:.2} s, {values_fetched} values fetched in {:.2} s",
+            "layer {k}: rank {}: {values_fetched} values fetched in {:.2} s",
             ranks.rank(),
-            started.elapsed().as_secs_f64() - marked
+            started.elapsed().as_secs_f64()
         );
     }
     Ok(fetched)
+}
+
+/// Over several ranks, what a fixpoint layer's slice reads in other ranks' slices, fetched
+/// once its counting pass has found it: the pass counts every position whose children are
+/// at hand (in the rank's own slices), marks the grains of those that are not, and counts
+/// the positions that waited once the grains are fetched (`outside::Counting`). Marking
+/// them beforehand took a walk over the slice's moves of its own, which on the largest
+/// Morris layers cost half as much as the counting itself.
+pub(crate) struct Later<'a, V> {
+    /// A bitmap of grains for each finished layer, empty for a layer not read.
+    pub marks: Vec<Vec<AtomicU64>>,
+    /// Fetches the grains marked: each read layer's own slice and fetched values.
+    /// Collective: every rank calls it once.
+    pub fetch: FetchMarked<'a, V>,
+}
+
+/// Each read layer's own slice and fetched values.
+pub(crate) type FetchedLayers<'a, V> = Vec<(usize, Fetched<'a, V>)>;
+
+/// How `Later` fetches its marked grains.
+pub(crate) type FetchMarked<'a, V> =
+    Box<dyn FnOnce(Vec<Vec<AtomicU64>>) -> Result<FetchedLayers<'a, V>> + 'a>;
+
+impl<'a, V: Value> Later<'a, V> {
+    /// The views of this rank's own slices of the layers layer `k` reads (nothing fetched
+    /// yet), and the `Later` that fetches the rest.
+    fn of<G: Game, R: Ranks>(
+        game: &G,
+        k: usize,
+        cuts: &'a [Cut],
+        sizes: &'a [u64],
+        mine: impl Fn(usize) -> Result<&'a [V]> + 'a,
+        ranks: &'a R,
+    ) -> Result<(FetchedLayers<'a, V>, Later<'a, V>)> {
+        let reads = game.child_layers(k);
+        let mut own = Vec::with_capacity(reads.len());
+        for &j in &reads {
+            let values = ranks.agree(mine(j))?;
+            own.push((
+                j,
+                Fetched::new(values, cuts[j].start(), Vec::new(), Vec::new()),
+            ));
+        }
+        let marks = blank_marks(&reads, sizes);
+        let fetch: FetchMarked<'a, V> =
+            Box::new(move |marks| fetch_marked(k, &reads, cuts, sizes, marks, mine, ranks));
+        Ok((own, Later { marks, fetch }))
+    }
 }
 
 /// Solve every layer, handing each finished layer to `on_layer` (in order, on a thread of its

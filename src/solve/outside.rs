@@ -3,7 +3,9 @@
 //! `fixpoint.rs`).
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
+use super::children::GRAIN;
 use super::layers::Finished;
 use crate::error::Error;
 use crate::game::values::MAX_REMOTENESS;
@@ -85,32 +87,64 @@ pub(super) fn too_far(k: usize) -> Error {
 /// clamped into `i16`).
 #[inline]
 pub(super) fn child_value<V: Value>(finished: &Finished<'_, V>, e: Edge) -> i16 {
-    let v = finished.get(e.layer, e.rank).map_or(0, |v| v.to_i64());
-    v.clamp(i16::MIN.into(), i16::MAX.into()) as i16
+    finished.get(e.layer, e.rank).map_or(0, clamped)
+}
+
+/// Which positions a counting pass folds, and what it does with a child outside the layer
+/// that is not at hand.
+#[derive(Clone, Copy)]
+pub(super) enum Counting<'a> {
+    /// Every position, every child at hand (one process; a child no layer holds reads as a
+    /// draw).
+    Every,
+    /// Every position, over several ranks before anything is fetched: a position that reads
+    /// a child in another rank's slice waits (`waiting`), and the grains of such children
+    /// are marked in `marks[layer]` (`children::GRAIN` positions a bit) to be fetched. So
+    /// the counting pass itself finds what a rank fetches, and no pass walks the slice's
+    /// moves once more to mark them.
+    Holding {
+        marks: &'a [Vec<AtomicU64>],
+        waiting: &'a [AtomicU64],
+    },
+    /// Only the positions that waited (a bit each), once their children are fetched.
+    Waiting(&'a [AtomicU64]),
+}
+
+impl Counting<'_> {
+    #[inline]
+    fn wants(&self, at: usize) -> bool {
+        match self {
+            Counting::Waiting(w) => w[at / 64].load(Relaxed) >> (at % 64) & 1 != 0,
+            _ => true,
+        }
+    }
 }
 
 /// The first pass of a layer with moves inside it, over positions `range` of layer `k`
-/// (numbered from `base`: a rank's slice starts there): `f(at, seen, within)` with each
-/// position's children outside the layer folded (`seen`; a position where play has ended
-/// has none, and one won already a win pending at level 0) and its count of children
-/// within the layer (`Game::count_children`; 0 where play has ended). A batch of positions
-/// at a time: their children outside the layer are gathered and their values fetched
-/// ahead, since they are scattered over large finished layers, then each position's are
-/// folded. Returns how many children outside the layer it read.
+/// (numbered from `base`: a rank's slice starts there), those `counting` wants:
+/// `f(at, seen, within)` with each position's children outside the layer folded (`seen`; a
+/// position where play has ended has none, and one won already a win pending at level 0)
+/// and its count of children within the layer (`Game::count_children`; 0 where play has
+/// ended). `seen` is None for a position that waits for fetched children (`Holding`),
+/// whose count the worker keeps; `Waiting` folds only the children outside the layer, and
+/// hands 0 for the count. A batch of positions at a time: their children outside the layer are gathered
+/// and their values fetched ahead, since they are scattered over large finished layers,
+/// then each position's are folded. Returns how many children outside the layer it read.
 pub(super) fn each_counted<G: Game, V: Value>(
     game: &G,
     k: usize,
     base: u64,
     range: Range<usize>,
     finished: &Finished<'_, V>,
-    mut f: impl FnMut(usize, &Outside, usize),
+    counting: Counting<'_>,
+    mut f: impl FnMut(usize, Option<&Outside>, usize),
 ) -> u64 {
     let mut read = 0;
     let mut pos = game.unrank(k, base + range.start as u64);
     let mut edges: Vec<Edge> = Vec::with_capacity(COUNT_BATCH * 8);
-    // Per position of the batch: how it ended (None: play goes on), its count within the
-    // layer, and where its children outside end in `edges`.
-    let mut batch = [(None, 0usize, 0usize); COUNT_BATCH];
+    // Per position of the batch: whether it is counted, how it ended (None: play goes on),
+    // its count within the layer, and where its children outside end in `edges`.
+    let mut batch = [(false, None, 0usize, 0usize); COUNT_BATCH];
     let mut first = range.start;
     while first < range.end {
         let size = COUNT_BATCH.min(range.end - first);
@@ -119,20 +153,34 @@ pub(super) fn each_counted<G: Game, V: Value>(
             if first + i > range.start {
                 game.advance(&mut pos);
             }
+            if !counting.wants(first + i) {
+                *slot = (false, None, 0, edges.len());
+                continue;
+            }
             let ended = game.ended(&pos).map(Wdl::decode);
-            let within = match ended {
-                Some(_) => 0,
-                None => game.count_children(&pos, |e| {
-                    finished.prefetch(e.layer, e.rank);
-                    edges.push(e);
-                }),
+            let mut outside = |e: Edge| {
+                finished.prefetch(e.layer, e.rank);
+                edges.push(e);
             };
-            *slot = (ended, within, edges.len());
+            let within = match (ended, counting) {
+                (Some(_), _) => 0,
+                // Counted within the layer by the first pass already.
+                (None, Counting::Waiting(_)) => {
+                    game.for_each_child_outside(&pos, &mut outside);
+                    0
+                }
+                (None, _) => game.count_children(&pos, outside),
+            };
+            *slot = (true, ended, within, edges.len());
         }
         read += edges.len() as u64;
         let mut from = 0;
-        for (i, &(ended, within, to)) in batch[..size].iter().enumerate() {
+        for (i, &(wanted, ended, within, to)) in batch[..size].iter().enumerate() {
+            if !wanted {
+                continue;
+            }
             let mut seen = Outside::new();
+            let mut absent = false;
             match ended {
                 // Won already: a win pending at level 0.
                 Some(Wdl::Win(_)) => seen.win = Some(0),
@@ -140,14 +188,48 @@ pub(super) fn each_counted<G: Game, V: Value>(
                 Some(_) => {}
                 None => {
                     for &e in &edges[from..to] {
-                        seen.child(child_value(finished, e));
+                        match (finished.get(e.layer, e.rank), counting) {
+                            (Some(v), _) => seen.child(clamped(v)),
+                            (None, Counting::Holding { marks, .. }) => {
+                                absent = true;
+                                mark_grain(marks, e);
+                            }
+                            (None, _) => seen.child(0),
+                        }
                     }
                 }
             }
             from = to;
-            f(first + i, &seen, within);
+            match (absent, counting) {
+                (true, Counting::Holding { waiting, .. }) => {
+                    let at = first + i;
+                    waiting[at / 64].fetch_or(1 << (at % 64), Relaxed);
+                    f(at, None, within);
+                }
+                _ => f(first + i, Some(&seen), within),
+            }
         }
         first += size;
     }
     read
+}
+
+/// A child's value as the workers compute with it (a damaged or foreign value is clamped
+/// into `i16`).
+#[inline]
+fn clamped<V: Value>(v: V) -> i16 {
+    v.to_i64().clamp(i16::MIN.into(), i16::MAX.into()) as i16
+}
+
+/// Mark the grain holding child `e` in its layer's bitmap (a layer no bitmap covers, which
+/// `check_layers` refuses, is left alone).
+#[inline]
+fn mark_grain(marks: &[Vec<AtomicU64>], e: Edge) {
+    let b = e.rank / GRAIN;
+    if let Some(word) = marks.get(e.layer).and_then(|m| m.get((b / 64) as usize)) {
+        let bit = 1u64 << (b % 64);
+        if word.load(Relaxed) & bit == 0 {
+            word.fetch_or(bit, Relaxed);
+        }
+    }
 }
