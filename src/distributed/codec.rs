@@ -8,17 +8,52 @@
 /// Encode `messages` (a parent's local rank shifted up 8 bits over its tell, as the
 /// fixpoint writes them) for one destination: their count, then each sorted message's
 /// distance from the one before and its tell. `messages` is sorted in place.
+///
+/// The tells one parent gets at one level are merged first, as the parent would fold them:
+/// a loss offers the same win however often it comes, so it goes once, and wins take their
+/// weights from the parent's count one after another, so they go as one tell of their sum
+/// (a sum past a byte, which no game's weights reach since a parent's count is a byte, is
+/// cut into several). On the flying layers of Morris a level tells a parent many times
+/// over.
 pub fn encode(messages: &mut [u64], out: &mut Vec<u8>) {
     messages.sort_unstable();
-    varint(messages.len() as u64, out);
+    // Counted first, to lead the stream; then written.
+    let mut count = 0u64;
+    each_merged(messages, |_, _| count += 1);
+    varint(count, out);
     let mut last = 0u64;
-    for &m in messages.iter() {
-        let q = m >> 8;
+    each_merged(messages, |q, told| {
         varint(q - last, out);
-        out.push(m as u8);
+        out.push(told);
         last = q;
+    });
+}
+
+/// `f(parent, tell)` for each tell of sorted `messages` merged per parent (`encode`).
+fn each_merged(messages: &[u64], mut f: impl FnMut(u64, u8)) {
+    let mut i = 0;
+    while i < messages.len() {
+        let q = messages[i] >> 8;
+        // A loss sorts first among a parent's tells.
+        if messages[i] as u8 == LOSS {
+            f(q, LOSS);
+        }
+        let mut sum = 0u32;
+        while i < messages.len() && messages[i] >> 8 == q {
+            sum += u32::from(messages[i] as u8);
+            i += 1;
+        }
+        while sum > 0 {
+            let w = sum.min(u8::MAX.into());
+            f(q, w as u8);
+            sum -= w;
+        }
     }
 }
+
+/// What a parent is told of a child that lost (`fixpoint::Tell::LOSS`); any other tell is
+/// a child's win with its weight.
+const LOSS: u8 = 0;
 
 /// Decode one stream after another (one per sender, each as `encode` wrote it) from
 /// `bytes`, appending the messages to `out`; an error where the bytes end inside a stream
@@ -109,12 +144,61 @@ mod tests {
             if len > 1 {
                 stream[1] = stream[0];
             }
+            want.extend(merged(&stream));
             encode(&mut stream, &mut bytes);
-            want.extend_from_slice(&stream);
         }
         let mut got = Vec::new();
         decode(&bytes, 6, &mut got).expect("decodes");
         assert_eq!(got, want);
+    }
+
+    /// What a stream decodes to, worked out apart: per parent in order, a loss if any came,
+    /// then the wins' weights summed, in tells of at most 255.
+    fn merged(stream: &[u64]) -> Vec<u64> {
+        let mut per: std::collections::BTreeMap<u64, (bool, u32)> = Default::default();
+        for &m in stream {
+            let e = per.entry(m >> 8).or_default();
+            match m as u8 {
+                0 => e.0 = true,
+                w => e.1 += u32::from(w),
+            }
+        }
+        let mut out = Vec::new();
+        for (q, (loss, mut sum)) in per {
+            if loss {
+                out.push(q << 8);
+            }
+            while sum > 0 {
+                let w = sum.min(255);
+                out.push(q << 8 | u64::from(w));
+                sum -= w;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_level_s_tells_to_one_parent_go_as_one_loss_and_one_sum_of_wins() {
+        // Parent 7: two losses and wins of 1, 2 and 3; parent 9: wins of 200 and 100 (a sum
+        // past a byte, cut in two); parent 8: one loss.
+        let mut stream = vec![
+            7 << 8 | 2,
+            9 << 8 | 200,
+            7 << 8,
+            8 << 8,
+            7 << 8 | 1,
+            9 << 8 | 100,
+            7 << 8,
+            7 << 8 | 3,
+        ];
+        let mut bytes = Vec::new();
+        encode(&mut stream, &mut bytes);
+        let mut got = Vec::new();
+        decode(&bytes, 1, &mut got).expect("decodes");
+        assert_eq!(
+            got,
+            vec![7 << 8, 7 << 8 | 6, 8 << 8, 9 << 8 | 255, 9 << 8 | 45]
+        );
     }
 
     #[test]
