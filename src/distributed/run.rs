@@ -131,11 +131,9 @@ pub fn build<G: Registered>(
 ) -> Result<Option<DistributedReport>> {
     let (_universe, ctx) = Ctx::init()?;
     let start = Instant::now();
-    // Rank 0 shows one bar for the whole build: every rank's entries, the layer, the level.
-    // mpirun hands each rank a pseudo-terminal for its stdout when its own is a terminal,
-    // and a pipe for its stderr, which it copies to its own as it comes: so the rank's
-    // stdout says whether somebody watches, and the bar is drawn on stderr all the same.
-    let watched = std::io::stderr().is_terminal() || std::io::stdout().is_terminal();
+    // Rank 0 shows one bar for the whole build: every rank's entries, the layer, the level,
+    // on its stderr, which mpirun copies to its own as it comes.
+    let watched = std::io::stderr().is_terminal() || launcher_watched();
     let bar = (ctx.rank == 0 && !quiet && watched).then(|| {
         let sizes: Vec<u64> = (0..=game.last_layer())
             .map(|k| game.layer_size(k))
@@ -157,6 +155,19 @@ pub fn build<G: Registered>(
         bar.bar.finish_and_clear();
     }
     ctx.settle(result)
+}
+
+/// Whether the process that started this rank writes its standard error to a terminal:
+/// mpirun starts the ranks of its own node itself, and hands each a pipe for its stderr
+/// whatever its own is (and a pseudo-terminal for its stdout, even when its own goes to a
+/// file, so that says nothing either). A launcher this cannot see into (another node's
+/// daemon, Slurm's step daemon) counts as no terminal: no bar is drawn into a log.
+fn launcher_watched() -> bool {
+    let launcher = std::os::unix::process::parent_id();
+    std::fs::read_link(format!("/proc/{launcher}/fd/2")).is_ok_and(|p| {
+        let p = p.to_string_lossy();
+        p.starts_with("/dev/pts/") || p.starts_with("/dev/tty")
+    })
 }
 
 /// `build` for a board of any game of registry `R`, after the check a build on one process
