@@ -53,7 +53,8 @@ pub struct LayerPlan {
     pub worker: Worker,
     /// Updates a rank of a fixpoint layer sends to the owners of the parents of the
     /// positions it decides, at most (largest rank; as many received; delta-coded on the
-    /// wire, `told_bytes`): every position counted as decided, a draw never is.
+    /// wire, `told_bytes`): every position counted as decided, a draw never is, and every
+    /// tell as sent alone, where the build merges a level's tells to one parent (`codec`).
     pub told: u64,
     /// Whether the traffic is another layer's per entry (a layer too large to walk).
     pub sampled_from_other: bool,
