@@ -121,22 +121,17 @@ fn distributed_builds_match_one_process() {
     }
     let dir = tempfile::tempdir().expect("tempdir");
     let d = dir.path();
-    // Small layers are fetched whole (`sweep::fetches_whole`); with no room for that, a
-    // rank fetches the grains its chunks read, computed first from its own slice (young,
-    // connect) or marked first (twins).
-    let grains = [("RETRO_MPI_WHOLE_NEXT", "0")];
     let young67 = board(d, "young", "6x7");
     same_bytes(d, &["young", &young67], &[1, 4], &[]);
     let young99 = board(d, "young", "9x9");
-    same_bytes(d, &["young", &young99], &[2], &grains);
+    same_bytes(d, &["young", &young99], &[2], &[]);
     let young12 = board(d, "young", "12x12");
-    same_bytes(d, &["young", &young12], &[3], &grains);
-    same_bytes(d, &["young", &young12], &[2], &[]);
+    same_bytes(d, &["young", &young12], &[3], &[]);
     // Twins layers span many blocks and their children scatter: these exchange the most.
     let twins33 = board(d, "twins", "3x3");
     same_bytes(d, &["twins", &twins33], &[2], &[]);
     let twins44 = board(d, "twins", "4x4");
-    same_bytes(d, &["twins", &twins44], &[4], &grains);
+    same_bytes(d, &["twins", &twins44], &[4], &[]);
     // Early endings (terminal positions in a run) and children ranked through the
     // height vectors.
     // Every position, as --no-fold stores them (folded tables: below).
@@ -145,7 +140,7 @@ fn distributed_builds_match_one_process() {
         d,
         &["connect", &connect54],
         &[3],
-        &grains,
+        &[],
         &[&["--no-fold"], &["--no-fold", "--compact"]],
     );
 }
@@ -163,11 +158,8 @@ fn best_moves_every_game_and_eight_ranks_match_one_process() {
     let moves: &[&[&str]] = &[&["--moves", "3"], &["--moves", "1"]];
     let young88 = board(d, "young", "8x8");
     same_bytes_as(d, &["young", &young88], &[2, 8], &[], moves);
-    // Best moves from the grains a rank fetched, not from a whole layer.
-    let grains = [("RETRO_MPI_WHOLE_NEXT", "0")];
-    same_bytes_as(d, &["young", &young88], &[3], &grains, moves);
     let twins34 = board(d, "twins", "3x4");
-    same_bytes_as(d, &["twins", &twins34], &[3], &grains, moves);
+    same_bytes_as(d, &["twins", &twins34], &[3], &[], moves);
     let mnk = board(d, "mnk", "4x4");
     // Every position, and best moves (a table of moves never folds).
     same_bytes_as(

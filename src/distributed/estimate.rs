@@ -14,7 +14,7 @@ use crate::table::blocks;
 
 use super::plan::{self, GRAIN, Marker};
 use super::split;
-use crate::solve::sweep::{CHUNK, fetches_whole};
+use crate::solve::sweep::CHUNK;
 
 /// Windows planned per sampled slice, at most.
 const WINDOWS: u64 = 4;
@@ -285,24 +285,6 @@ fn plan_sweep<G: Game>(
     // A rank holds its slice of both layers; one rank fetches nothing.
     layer.peak_bytes = (layer.per_rank + split::slice(next, ranks, 0).end) * width;
     if ranks == 1 {
-        return;
-    }
-    // Where what lies outside a rank's own slice of layer k + 1 is small, the build fetches
-    // it whole and computes every chunk once (`sweep::fetches_whole`); the rank with the
-    // least of layer k + 1 fetches the most.
-    let owns = (0..ranks).map(|r| {
-        let s = split::slice(next, ranks, r);
-        s.end - s.start
-    });
-    let (least, most) = owns.fold((u64::MAX, 0), |(l, m), o| (l.min(o), m.max(o)));
-    if fetches_whole(next, least, width) {
-        let served = most * (ranks as u64 - 1);
-        layer.received = next - least;
-        layer.sent = served;
-        layer.remote_share = 0.0;
-        let computing = (next + layer.per_rank) * width;
-        let exchanging = (next + served) * width;
-        layer.peak_bytes = computing.max(exchanging);
         return;
     }
     // Walked only where the ranking tables of both layers are cheap to build (a folded
@@ -677,23 +659,8 @@ mod tests {
     fn many_ranks_are_planned_from_a_sample() -> crate::error::Result<()> {
         let g: Twins = random_game(3, 4, 1, 0)?;
         let layers = plan(&g, MAX_RANKS, 1, 1, false, costs("twins", ""), 1e9);
-        // Every layer but the full board's (which reads no children) is sampled, or fetched
-        // whole (`sweep::fetches_whole`: every value outside the rank's slice, nothing
-        // computed twice).
-        let outside = |l: &LayerPlan| {
-            let next = g.layer_size(l.k + 1);
-            let least = (0..MAX_RANKS)
-                .map(|r| split::slice(next, MAX_RANKS, r))
-                .map(|s| s.end - s.start)
-                .min();
-            next - least.unwrap_or(0)
-        };
-        assert!(
-            layers
-                .iter()
-                .skip(1)
-                .all(|l| l.sampled || (l.remote_share == 0.0 && l.received == outside(l)))
-        );
+        // Every layer but the full board's (which reads no children) is sampled.
+        assert!(layers.iter().skip(1).all(|l| l.sampled));
         assert_eq!(
             layers.iter().map(|l| l.disk_bytes).sum::<u64>(),
             g.total_positions()

@@ -261,14 +261,12 @@ pub fn compute_layer<G: Game, V: Value, C: ChildValues<V> + Sync + ?Sized>(
 /// from `own_start`: returns the view of layer k + 1 it computed through (its own slice
 /// and the values it fetched), for the slice's best moves.
 ///
-/// Where what lies outside the own slice of layer k + 1 is small (`fetches_whole`), all of
-/// it is fetched and every chunk computed once. Else, where the last layer's chunks mostly
-/// found their children in the rank's own slice (`speculate`: young, connect, whose
-/// children lie near their parents' ranks), every chunk is first computed from the own
-/// slice, a chunk that reads outside it marking the grains it needs (`Local`), and only
-/// those chunks are computed again once the grains are fetched; otherwise (twins, mnk:
-/// children scatter, so most chunks would be computed twice) the chunks are only marked
-/// first (`children::plan_chunks`), then computed once.
+/// Where the last layer's chunks mostly found their children in the rank's own slice
+/// (`speculate`: young, connect, whose children lie near their parents' ranks), every
+/// chunk is first computed from the own slice, a chunk that reads outside it marking the
+/// grains it needs (`Local`), and only those chunks are computed again once the grains are
+/// fetched; otherwise (twins, mnk: children scatter, so most chunks would be computed twice)
+/// the chunks are only marked first (`children::plan_chunks`), then computed once.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn solve_slice<'a, G: Game, V: Value, R: Ranks>(
     game: &G,
@@ -283,14 +281,7 @@ pub(super) fn solve_slice<'a, G: Game, V: Value, R: Ranks>(
     let marks = children::blank_marks(next);
     let own_range = own_start..own_start + own.len() as u64;
     let chunks = out.len().div_ceil(CHUNK);
-    let whole = fetches_whole(next, own.len() as u64, size_of::<V>() as u64);
-    let (deferred, remote) = if whole {
-        // Every grain, less those read in place (`keep_fetched`).
-        for word in &marks {
-            word.store(u64::MAX, std::sync::atomic::Ordering::Relaxed);
-        }
-        (vec![true; chunks], 0)
-    } else if *speculate {
+    let (deferred, remote) = if *speculate {
         let placeholder = vec![V::default(); CHUNK];
         let deferred: Vec<bool> = out
             .par_chunks_mut(CHUNK)
@@ -321,31 +312,8 @@ pub(super) fn solve_slice<'a, G: Game, V: Value, R: Ranks>(
             compute_chunk(game, k, start + (i * CHUNK) as u64, chunk, &fetched);
         });
     progress.advance(out.len() as u64);
-    if !whole {
-        *speculate = remote * 2 <= chunks;
-    }
+    *speculate = remote * 2 <= chunks;
     Ok(fetched)
-}
-
-/// Bytes of layer k + 1 outside its own slice that a rank fetches whole, at most, rather
-/// than the grains its chunks read: no chunk is then computed twice (at 2 ranks 40% of
-/// young's and Connect Four's chunks read another rank's slice, and were computed a
-/// second time once their grains came), for a rank's memory and traffic no larger than
-/// this a layer. Larger layers, where a cluster's ranks are for, fetch what they read.
-pub const WHOLE_NEXT: u64 = 64 << 20;
-
-/// Whether a rank holding `own_next` of the `next` entries of layer k + 1, at `width`
-/// bytes a value, fetches the rest whole (`WHOLE_NEXT`, or `RETRO_MPI_WHOLE_NEXT` bytes:
-/// tests set 0 to run the other ways on small boards).
-pub fn fetches_whole(next: u64, own_next: u64, width: u64) -> bool {
-    static LIMIT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    let limit = *LIMIT.get_or_init(|| {
-        std::env::var("RETRO_MPI_WHOLE_NEXT")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(WHOLE_NEXT)
-    });
-    next.saturating_sub(own_next).saturating_mul(width) <= limit
 }
 
 #[cfg(test)]
