@@ -1,9 +1,11 @@
 //! The children a rank's slice of a layer reads from other ranks' slices, and the values
 //! it fetched for them.
 //!
-//! Before a layer is solved over several ranks, each rank walks its slice's moves and
-//! marks the children outside the layer in a bitmap per child layer, one bit per `GRAIN`
-//! positions (`Marker`, `mark_children`). Marking costs the same whatever order the
+//! Over several ranks, each rank marks the children outside the layer its slice reads in a
+//! bitmap per child layer, one bit per `GRAIN` positions: a one-pass layer walks its
+//! slice's moves before it is solved (`Marker`, `mark_children`), the placement sweep marks
+//! what a chunk missed as it computes it (`Local`), and the fixpoint's counting pass what a
+//! position lacked (`outside::Counting`). Marking costs the same whatever order the
 //! children come in (twins' come one by one, scattered), one scan of the bitmap yields the
 //! merged intervals to fetch (`spans`), and a child's place among the fetched values is a
 //! popcount away (`Fetched`). On one process nothing is marked: every finished layer is
