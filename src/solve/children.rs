@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use crate::game::{Game, RunSink};
+use crate::game::{Edge, Game, RunSink};
 use crate::table::blocks::BLOCK;
 
 /// Positions per unit of parallel work. Large enough that the one `unrank` per chunk and
@@ -220,18 +220,24 @@ pub fn mark_children<G: Game>(game: &G, k: usize, slice: Range<u64>, marks: &[Ve
             if game.ended(&pos).is_some() {
                 continue;
             }
-            game.for_each_child_outside(&pos, |e| {
-                let b = e.rank / GRAIN;
-                // A layer the game does not declare (`check_layers`) has no bitmap.
-                if let Some(layer) = marks.get(e.layer)
-                    && (b / 64) < layer.len() as u64
-                {
-                    let mut layer = &layer[..];
-                    layer.or((b / 64) as usize, 1 << (b % 64));
-                }
-            });
+            game.for_each_child_outside(&pos, |e| mark_edge(marks, e));
         }
     });
+}
+
+/// Mark the grain child `e` lies in, in the bitmap of its layer (`marks[e.layer]`), from
+/// any thread: the one-pass layers' walk, and the fixpoint's counting pass for a child it
+/// lacks (`outside::Counting`).
+#[inline]
+pub fn mark_edge(marks: &[Vec<AtomicU64>], e: Edge) {
+    let b = e.rank / GRAIN;
+    // A layer the game does not declare (`check_layers`) has no bitmap.
+    if let Some(layer) = marks.get(e.layer)
+        && (b / 64) < layer.len() as u64
+    {
+        let mut layer = &layer[..];
+        layer.or((b / 64) as usize, 1 << (b % 64));
+    }
 }
 
 /// A rank's first pass over a chunk of its slice: the children in its own slice of the

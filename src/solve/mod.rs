@@ -821,7 +821,20 @@ fn fetch_children<'a, G: Game, V: Value, R: Ranks>(
             started.elapsed().as_secs_f64()
         );
     }
-    fetch_marked(k, &reads, cuts, sizes, marks, mine, ranks)
+    let own = own_slices(&reads, mine, ranks)?;
+    fetch_marked(k, &own, cuts, sizes, marks, ranks)
+}
+
+/// This rank's slice of each layer in `reads`, every rank agreeing that each is held.
+fn own_slices<'a, V: Value, R: Ranks>(
+    reads: &[usize],
+    mine: impl Fn(usize) -> Result<&'a [V]>,
+    ranks: &R,
+) -> Result<Vec<(usize, &'a [V])>> {
+    reads
+        .iter()
+        .map(|&j| ranks.agree(mine(j)).map(|values| (j, values)))
+        .collect()
 }
 
 /// A bitmap of grains for each layer in `reads`, empty for the others.
@@ -833,32 +846,31 @@ fn blank_marks(reads: &[usize], sizes: &[u64]) -> Vec<Vec<AtomicU64>> {
     marks
 }
 
-/// Fetch the grains `marks` holds of each layer in `reads` from the ranks owning them;
-/// returns each read layer's own slice and fetched values. Collective.
+/// Fetch the grains `marks` holds of each read layer (with this rank's slice of it, `own`)
+/// from the ranks owning them; returns each read layer's own slice and fetched values.
+/// Collective.
 fn fetch_marked<'a, V: Value, R: Ranks>(
     k: usize,
-    reads: &[usize],
+    own: &[(usize, &'a [V])],
     cuts: &[Cut],
     sizes: &[u64],
     mut marks: Vec<Vec<AtomicU64>>,
-    mine: impl Fn(usize) -> Result<&'a [V]>,
     ranks: &R,
-) -> Result<Vec<(usize, Fetched<'a, V>)>> {
+) -> Result<FetchedLayers<'a, V>> {
     let started = std::time::Instant::now();
-    let mut fetched = Vec::with_capacity(reads.len());
+    let mut fetched = Vec::with_capacity(own.len());
     let mut values_fetched = 0;
-    for &j in reads {
-        let own = cuts[j].slice();
+    for &(j, mine) in own {
+        let slice = cuts[j].slice();
         let mut m: Vec<u64> = std::mem::take(&mut marks[j])
             .into_iter()
             .map(AtomicU64::into_inner)
             .collect();
-        children::keep_fetched(&mut m, &own, sizes[j]);
+        children::keep_fetched(&mut m, &slice, sizes[j]);
         let spans = children::spans(&m, sizes[j]);
-        let mine = ranks.agree(mine(j))?;
         let values = ranks.fetch(sizes[j], &spans, mine)?;
         values_fetched += values.len();
-        fetched.push((j, Fetched::new(mine, own.start, m, values)));
+        fetched.push((j, Fetched::new(mine, slice.start, m, values)));
     }
     if std::env::var_os("RETRO_TRACE").is_some() {
         eprintln!(
@@ -899,21 +911,21 @@ impl<'a, V: Value> Later<'a, V> {
         k: usize,
         cuts: &'a [Cut],
         sizes: &'a [u64],
-        mine: impl Fn(usize) -> Result<&'a [V]> + 'a,
+        mine: impl Fn(usize) -> Result<&'a [V]>,
         ranks: &'a R,
     ) -> Result<(FetchedLayers<'a, V>, Later<'a, V>)> {
         let reads = game.child_layers(k);
-        let mut own = Vec::with_capacity(reads.len());
-        for &j in &reads {
-            let values = ranks.agree(mine(j))?;
-            own.push((
-                j,
-                Fetched::new(values, cuts[j].start(), Vec::new(), Vec::new()),
-            ));
-        }
+        let slices = own_slices(&reads, mine, ranks)?;
+        let own = slices
+            .iter()
+            .map(|&(j, values)| {
+                let view = Fetched::new(values, cuts[j].start(), Vec::new(), Vec::new());
+                (j, view)
+            })
+            .collect();
         let marks = blank_marks(&reads, sizes);
         let fetch: FetchMarked<'a, V> =
-            Box::new(move |marks| fetch_marked(k, &reads, cuts, sizes, marks, mine, ranks));
+            Box::new(move |marks| fetch_marked(k, &slices, cuts, sizes, marks, ranks));
         Ok((own, Later { marks, fetch }))
     }
 }

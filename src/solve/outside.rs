@@ -5,7 +5,7 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use super::children::GRAIN;
+use super::children::mark_edge;
 use super::layers::Finished;
 use crate::error::Error;
 use crate::game::values::MAX_REMOTENESS;
@@ -192,7 +192,7 @@ pub(super) fn each_counted<G: Game, V: Value>(
                             (Some(v), _) => seen.child(clamped(v)),
                             (None, Counting::Holding { marks, .. }) => {
                                 absent = true;
-                                mark_grain(marks, e);
+                                mark_edge(marks, e);
                             }
                             (None, _) => seen.child(0),
                         }
@@ -219,17 +219,4 @@ pub(super) fn each_counted<G: Game, V: Value>(
 #[inline]
 fn clamped<V: Value>(v: V) -> i16 {
     v.to_i64().clamp(i16::MIN.into(), i16::MAX.into()) as i16
-}
-
-/// Mark the grain holding child `e` in its layer's bitmap (a layer no bitmap covers, which
-/// `check_layers` refuses, is left alone).
-#[inline]
-fn mark_grain(marks: &[Vec<AtomicU64>], e: Edge) {
-    let b = e.rank / GRAIN;
-    if let Some(word) = marks.get(e.layer).and_then(|m| m.get((b / 64) as usize)) {
-        let bit = 1u64 << (b % 64);
-        if word.load(Relaxed) & bit == 0 {
-            word.fetch_or(bit, Relaxed);
-        }
-    }
 }
