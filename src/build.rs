@@ -128,6 +128,10 @@ impl BuildOptions {
 pub struct Estimate {
     /// Plain tables: exact; compact tables: the most they can take.
     pub table_bytes: u64,
+    /// The disk the build holds at its peak: the table, and where it is written again in
+    /// one byte a value at the end, the one-byte copies beside it
+    /// (`TableWriter::rewrite`).
+    pub disk_bytes: u64,
     /// Memory of the layers the solve holds at once at its peak (for a placement game the
     /// two largest adjacent layers), in bytes.
     pub layer_memory: u64,
@@ -172,8 +176,21 @@ impl Estimate {
         let fixpoint = driver_::planned_fixpoint(game, vt.width(), spills);
         let layer_memory =
             driver_::peak_bytes(game, vt.width(), spills, fixpoint).min(u64::MAX as u128) as u64;
-        let narrowing =
-            footprint::narrowing_bytes(game, vt.width() as u64, width, encoding.blocked());
+        let narrowing = footprint::narrowing_bytes(game, vt.width() as u64, width);
+        let copies = match narrowing {
+            0 => 0,
+            _ => sizes.iter().enumerate().fold(0u64, |sum, (k, &n)| {
+                let one_byte = match encoding.blocked() {
+                    true => blocks::layer_bytes_bound(n, 1),
+                    false => n,
+                };
+                sum.saturating_add(if encoding.stores_values(k, game.last_layer()) {
+                    one_byte
+                } else {
+                    0
+                })
+            }),
+        };
         let peak_memory = footprint::process_bytes(game, layer_memory, narrowing);
         let cpu_seconds = footprint::seconds(
             game,
@@ -188,6 +205,7 @@ impl Estimate {
         let free_disk = options.assume_free.or_else(|| free_bytes(dir));
         Ok(Estimate {
             table_bytes,
+            disk_bytes: table_bytes.saturating_add(copies),
             layer_memory,
             peak_memory,
             cpu_seconds,
@@ -228,7 +246,7 @@ impl Estimate {
             .map(|m| m.len())
             .unwrap_or(0);
         let need = self
-            .table_bytes
+            .disk_bytes
             .saturating_sub(if options.fresh { 0 } else { held });
         match self.free_disk {
             Some(free) if free < need => Err(Error::too_large(format!(

@@ -784,3 +784,74 @@ fn a_distributed_build_stopped_by_sigterm_says_what_it_kept() {
     ok(single(&["build", "-q", "-o", want_s, "teeko", "5x5"]));
     assert!(std::fs::read(&table).expect("table") == std::fs::read(&want).expect("table"));
 }
+
+/// A build over two ranks stopped before every step rank 0 takes (the rewrite in one byte a
+/// value at the end included) leaves a partial file that `info` names an unfinished build,
+/// never damage, and that a rerun resumes below a layer that never goes back up as the
+/// stop moves on, to the bytes one process writes.
+#[test]
+fn a_stop_at_any_step_over_two_ranks_keeps_what_the_step_before_kept() {
+    if !have_mpirun() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let out = d.join("t.retro");
+    let out_s = out.to_str().expect("utf-8");
+    let partial = d.join("t.retro.partial");
+    let partial_s = partial.to_str().expect("utf-8");
+    let reference = d.join("ref.retro");
+    ok(single(&[
+        "build",
+        "-q",
+        "-o",
+        reference.to_str().expect("utf-8"),
+        "teeko",
+        "4x4s3",
+    ]));
+    let want = std::fs::read(&reference).expect("table");
+    // Teeko 4x4s3 has layers 0 to 6; 7 stands for a rerun from nothing.
+    let mut kept = 7;
+    let mut stops = 0;
+    for n in 1u64.. {
+        let _ = std::fs::remove_file(&out);
+        let _ = std::fs::remove_file(&partial);
+        let step = n.to_string();
+        let args = ["-q", "-o", out_s, "teeko", "4x4s3"];
+        let killed = mpirun(
+            2,
+            "build",
+            &[&args[..], &["--crash-before-step", &step]].concat(),
+            &[],
+        );
+        if killed.status.success() {
+            break;
+        }
+        stops += 1;
+        assert!(!out.exists());
+        let info = single(&["info", partial_s]);
+        let said = String::from_utf8_lossy(&info.stderr).into_owned();
+        assert!(
+            info.status.success() || said.contains("an unfinished build"),
+            "stopped before step {n}: info says {said}"
+        );
+        let summary = ok(single(&[&["build"][..], &args].concat()));
+        let below = summary
+            .split("resumed below layer ")
+            .nth(1)
+            .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|k| k.parse().ok())
+            .unwrap_or(7);
+        assert!(
+            below <= kept,
+            "stopped before step {n}: the rerun resumed below layer {below}, one stopped a step earlier below {kept}"
+        );
+        kept = below;
+        assert!(
+            std::fs::read(&out).expect("table") == want,
+            "stopped before step {n}: the resumed table differs"
+        );
+    }
+    assert_eq!(kept, 0, "the last stops resume below layer 0");
+    assert!(stops > 60, "only {stops} stops");
+}

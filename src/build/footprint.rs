@@ -19,18 +19,16 @@ const NARROW_RANGE: u64 = 1 << 22;
 /// Bytes the rewrite of a finished table in one byte a value holds at once, where a build
 /// does it (values for the side to move computed `width` bytes wide, stored wider than a
 /// byte): a range of values read as `i64`s beside their bytes, and the largest layer's
-/// bytes; a compact table reads every layer before it writes any.
-pub fn narrowing_bytes<G: Game>(game: &G, width: u64, stored_width: u64, compact: bool) -> u64 {
+/// bytes (`TableWriter::rewrite` writes a layer at a time).
+pub fn narrowing_bytes<G: Game>(game: &G, width: u64, stored_width: u64) -> u64 {
     if !game.values().for_side_to_move() || stored_width <= 1 {
         return 0;
     }
-    let sizes = (0..=game.last_layer()).map(|k| game.layer_size(k));
-    let largest = sizes.clone().max().unwrap_or(0);
-    let held = match compact {
-        true => sizes.sum(),
-        false => largest,
-    };
-    NARROW_RANGE.min(largest) * (8 + width) + held
+    let largest = (0..=game.last_layer())
+        .map(|k| game.layer_size(k))
+        .max()
+        .unwrap_or(0);
+    NARROW_RANGE.min(largest) * (8 + width) + largest
 }
 
 /// The peak resident memory of a build's process (of each rank's, over MPI) whose solve

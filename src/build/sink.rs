@@ -217,7 +217,13 @@ impl TableSink {
         ranks: &R,
     ) -> Result<Vec<(usize, Vec<V>)>> {
         let read = (|| {
-            let table = Table::open_partial::<G>(&self.partial)?;
+            // Through the file this build holds, not its name (`TableWriter::current`).
+            let held = match (&self.writer, &self.joined) {
+                (Some(writer), _) => writer.file(),
+                (None, Some(file)) => file,
+                (None, None) => return Err(Error::other("a rank without the partial file")),
+            };
+            let table = Table::open_partial_file::<G>(held, &self.partial)?;
             let step = (BLOCK * 256) as u64;
             driver_::held_below(game, layer)
                 .into_iter()
@@ -285,7 +291,11 @@ impl TableSink {
         let stored = writer.value_type();
         let spills =
             encoding == Encoding::Plain && (stored == V::TYPE || stored == ValueType::Halved);
-        let partial: PathBuf = writer.partial_file().to_path_buf();
+        // Mapped through the file this build holds, not its name (`TableWriter::current`).
+        let held = writer
+            .file()
+            .try_clone()
+            .map_err(|e| io_error(writer.partial_file(), e))?;
         let placed: Mutex<Vec<Option<(u64, u64)>>> = Mutex::new(vec![None; self.sizes.len()]);
         // The partial file is this build's own, locked against other builds
         // (`crate::table::partial`); its finished layers are never written again while the
@@ -294,8 +304,7 @@ impl TableSink {
         // solve reports it after the layer that read there.
         let map = |k: usize| -> Option<GuardedMap> {
             let (offset, bytes) = (*placed.lock().ok()?.get(k)?)?;
-            let file = std::fs::File::open(&partial).ok()?;
-            GuardedMap::range(&file, offset, usize::try_from(bytes).ok()?)
+            GuardedMap::range(&held, offset, usize::try_from(bytes).ok()?)
                 .ok()
                 .flatten()
         };
@@ -685,14 +694,12 @@ pub(crate) fn one_byte(stored: ValueType, value: i64) -> Option<i8> {
 /// each has one (wins in odd plies and losses in even, up to 254: Nine Men's Morris's moving
 /// phase reaches 204).
 /// A stop is honoured while the layers are checked (they are all on disk, and a resumed
-/// build narrows them), not once they are being rewritten: a stop there would drop the
-/// `i16` layers not yet written again, and the rewrite takes seconds where the solve took
-/// minutes.
+/// build narrows them), not once they are being rewritten: the rewrite takes seconds where
+/// the solve took minutes. A kill there loses nothing (`TableWriter::rewrite`): the
+/// one-byte copies go past the wide layers, which stay listed until every copy is on disk.
 ///
-/// The layers are read in ranges, never whole as `i64`s: a plain table is rewritten in
-/// place, each layer read whole as `i8`s and written where the one before it ended, which
-/// is never past where its own `i16`s began (so the rewrite holds one layer's `i8`s, and the
-/// disk no second copy). A compact table, whose blocks may not shrink, is read whole first.
+/// The layers are read in ranges, never whole as `i64`s, and each layer's bytes are held
+/// only while it is written.
 fn narrow_to_i8(
     writer: &mut TableWriter,
     layers: usize,
@@ -732,24 +739,5 @@ fn narrow_to_i8(
         }
         Ok(out)
     };
-    // Layers in the order the file holds them (the build writes the last first).
-    let mut order: Vec<usize> = (0..layers).collect();
-    order.sort_by_key(|&k| old.header.layers[k].offset);
-    if writer.encoding() != Encoding::Plain {
-        let mut narrow = Vec::with_capacity(layers);
-        for k in 0..layers {
-            narrow.push(narrow_layer(k)?);
-        }
-        writer.restart_as(stored)?;
-        for &k in &order {
-            writer.write_layer(k, &narrow[k])?;
-        }
-        return Ok(());
-    }
-    writer.restart_over_as(stored)?;
-    for &k in &order {
-        let values = narrow_layer(k)?;
-        writer.write_layer(k, &values)?;
-    }
-    writer.cut()
+    writer.rewrite(stored, narrow_layer)
 }

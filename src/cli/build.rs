@@ -81,6 +81,11 @@ pub struct Args {
     /// as another program truncating it would (see `partial::cut_after_layer`).
     #[arg(long, hide = true, value_name = "K")]
     cut_after_layer: Option<u64>,
+    /// Test hook: once layer K is written, move the partial file to `NAME.partial.moved`
+    /// and create a new one under its name, as a second build would after a user removed
+    /// the first's (see `partial::replace_after_layer`).
+    #[arg(long, hide = true, value_name = "K")]
+    replace_after_layer: Option<u64>,
     /// Test hook: pretend the output file system has this many free bytes.
     #[arg(long, hide = true, value_name = "BYTES")]
     assume_free_bytes: Option<u64>,
@@ -114,6 +119,9 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     }
     if let Some(k) = args.cut_after_layer {
         crate::table::partial::cut_after_layer(k);
+    }
+    if let Some(k) = args.replace_after_layer {
+        crate::table::partial::replace_after_layer(k);
     }
     if let (Some(n), Some(bytes)) = (args.tear_write, args.tear_at) {
         crate::table::partial::tear_write(n, bytes);
@@ -197,7 +205,7 @@ fn build_board<R: Registry>(board: &AnyBoard, args: &Args, path: &Path) -> Resul
                     "two adjacent layers"
                 },
                 human_seconds(seconds),
-                human_bytes(estimate.table_bytes as f64),
+                human_bytes(estimate.disk_bytes as f64),
             );
         }
         if !args.yes {

@@ -172,7 +172,7 @@ impl Visitor for Plan<'_> {
         // What the process holds beyond its layers: the binary, the ranking tables, the
         // final rewrite of a table narrowed to one byte (rank 0's).
         let stored_width = if halved { 1 } else { width };
-        let narrowing = footprint::narrowing_bytes(&game, width, stored_width, args.compact);
+        let narrowing = footprint::narrowing_bytes(&game, width, stored_width);
         let process = footprint::process_bytes(&game, peak, narrowing);
         let seconds: f64 = layers.iter().map(|l| l.seconds).sum();
         let twice: f64 = layers

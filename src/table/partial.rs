@@ -7,7 +7,11 @@
 //! - it is never the input being read (`export T.partial -o T` would truncate its own
 //!   table, and `build -o BOARD` would replace the board);
 //! - an existing one is emptied only if retro wrote it (a table's magic bytes, an
-//!   export's first bytes) or it is empty: a stranger's file of that name is refused;
+//!   export's first bytes) or it is empty: a stranger's file of that name is refused. A file
+//!   that begins with zeros is taken for one whose first bytes a power cut kept from the
+//!   disk only while it is no longer than the first write could have made it, and has no
+//!   other name: disk images and sparse files begin with zeros too, and a second link
+//!   would carry the truncation to a file the user named otherwise;
 //! - the writer holds an exclusive lock (`flock`) on it from before it reads or truncates
 //!   it until the rename, so a second writer of the same output stops at once, naming the
 //!   first. The OS drops the lock when a process dies, so a killed build still resumes.
@@ -44,12 +48,22 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// Whether a file starting with `head` (its first bytes, possibly fewer than asked for)
-    /// was written by this kind of writer. All zeros counts: a file extended by a power
-    /// loss before its first bytes reached the disk.
-    pub(crate) fn recognises(self, head: &[u8]) -> bool {
+    /// The longest file this kind of writer leaves with nothing but zeros where its first
+    /// bytes go: a power cut after its first write extended the file and before the bytes
+    /// reached the disk. A table's first write is its header's copy past the header's room
+    /// (`TableWriter`, `journal`: a few KiB); an export's or a page's first write is one
+    /// buffer of rows or text.
+    pub(crate) fn zeros_at_most(self) -> u64 {
+        64 << 10
+    }
+
+    /// Whether a file starting with `head` (its first bytes, possibly fewer than asked for),
+    /// `len` bytes long in all and with `links` names, was written by this kind of writer.
+    /// All zeros counts only for a file no longer than `zeros_at_most` with one name (see
+    /// the module's comment).
+    pub(crate) fn recognises(self, head: &[u8], len: u64, links: u64) -> bool {
         let starts = |prefix: &[u8]| head.iter().zip(prefix).all(|(a, b)| a == b);
-        head.iter().all(|&b| b == 0)
+        (head.iter().all(|&b| b == 0) && len <= self.zeros_at_most() && links <= 1)
             || match self {
                 Kind::Table => starts(&MAGIC),
                 // The CSV header line, or Parquet's magic.
@@ -242,7 +256,8 @@ impl Partial {
                 .file
                 .read_at(&mut head, 0)
                 .map_err(|e| io_error(&self.path, e))?;
-            if !self.kind.recognises(&head[..n]) {
+            let meta = self.file.metadata().map_err(|e| io_error(&self.path, e))?;
+            if !self.kind.recognises(&head[..n], meta.len(), meta.nlink()) {
                 return Err(self.kind.not_ours(&self.path));
             }
         }
@@ -374,6 +389,30 @@ pub fn cut_after_layer(k: u64) {
 /// Whether a test asked to cut the file short once layer `k` is written.
 pub(crate) fn cut_after(k: usize) -> bool {
     CUT_AFTER.load(Ordering::Relaxed) == k as u64 + 1
+}
+
+/// The layer after which a test gives the partial file's name to another file (its
+/// number + 1; 0: none).
+static REPLACE_AFTER: AtomicU64 = AtomicU64::new(0);
+
+/// Test hook (`build --replace-after-layer K`): once layer K is written, the partial file
+/// is moved to `NAME.partial.moved` and a new, empty file takes its name, as when a user
+/// removes a running build's partial file and a second build creates its own: the first
+/// must go on reading its own file and refuse to seal under the name.
+#[doc(hidden)]
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
+pub fn replace_after_layer(k: u64) {
+    REPLACE_AFTER.store(k.saturating_add(1), Ordering::Relaxed);
+}
+
+/// Give `partial`'s name to a new file if a test asked for it once layer `k` is written.
+pub(crate) fn replace_after(k: usize, partial: &Path) {
+    if REPLACE_AFTER.load(Ordering::Relaxed) == k as u64 + 1 {
+        let mut moved = partial.as_os_str().to_owned();
+        moved.push(".moved");
+        let _ = std::fs::rename(partial, &moved);
+        let _ = File::create(partial);
+    }
 }
 
 /// Count a step that changes a partial file; abort if a test asked to crash before it.

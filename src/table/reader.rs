@@ -173,6 +173,20 @@ impl Table {
         Table::open_checked::<R>(path, true)
     }
 
+    /// `open_partial` through a file the caller holds open (a build's locked partial file):
+    /// what it reads is that file even if its name has since been removed or given to
+    /// another; `path` names it in messages.
+    pub fn open_partial_file<R: Registry>(file: &File, path: &Path) -> Result<Table> {
+        let reader = file.try_clone().map_err(|e| io_error(path, e))?;
+        let handle = file.try_clone().map_err(|e| io_error(path, e))?;
+        let (table, values_start) =
+            Table::from_source::<R>(Box::new(reader), Some(handle), path.to_path_buf())?;
+        table
+            .check_layout(values_start, true)
+            .map_err(|why| Error::corrupt(format!("{}: {why}", path.display())))?;
+        table.with_game()
+    }
+
     /// A table read through any positioned reader (bytes in memory, say), checked as
     /// `open` checks a file; `name` stands for the path in messages.
     /// `R` is the registry whose games it may hold (`Builtin` for `retro`'s own).
@@ -189,12 +203,31 @@ impl Table {
     }
 
     fn open_checked<R: Registry>(path: &Path, partial: bool) -> Result<Table> {
-        let (table, values_start) = Table::open_unchecked::<R>(path)?;
+        let (table, values_start) = Table::open_unchecked::<R>(path).map_err(|e| {
+            match !partial && stopped_before_its_header(path) {
+                true => Error::input(format!(
+                    "{}: an unfinished build stopped before its header was written, not a table: run the same `retro build` again to start it over",
+                    path.display()
+                )),
+                false => e,
+            }
+        })?;
         if let Err(why) = table.check_layout(values_start, partial) {
-            // Layers listed at offset 0, and the rest in place: a build that has not
-            // finished, not damage. Say what it is and how to finish it.
-            let unwritten = table.header.layers.iter().filter(|l| l.offset == 0).count();
-            if !partial && unwritten > 0 && table.check_layout(values_start, true).is_ok() {
+            // Layers listed at offset 0, and the rest in place, or every layer written and
+            // the header not yet sealed with the table's checksum (the file may still end
+            // in the header's copy, or hold a rewrite's copies of its layers): a build
+            // that has not finished, not damage. Say what it is and how to finish it.
+            let h = &table.header;
+            let unwritten = h.layers.iter().filter(|l| l.offset == 0).count();
+            // A file still under a build's partial name was stopped before its rename,
+            // whatever its header says (a stop while it was sealed leaves the header's
+            // copy past the layers).
+            let unsealed = h.checksum != Header::combined_checksum(&h.layers)
+                || path.as_os_str().as_encoded_bytes().ends_with(b".partial");
+            if !partial
+                && (unwritten > 0 || unsealed)
+                && table.check_layout(values_start, true).is_ok()
+            {
                 return Err(Error::input(unfinished(
                     path,
                     &table.header.game,
@@ -323,6 +356,11 @@ impl Table {
             return Err("best-move table stores values every 0 layers".into());
         }
         let width = h.value_type.width() as u64;
+        // A partial file whose every layer is written may hold them anywhere past the
+        // header, apart: a rewrite in another value type writes each layer's copy past
+        // the old ones and moves the copies into place one by one (`TableWriter::rewrite`).
+        let placed_anywhere = partial && h.layers.iter().all(|l| l.offset != 0);
+        let mut spans = Vec::with_capacity(h.layers.len());
         // Layers are written from the full board down, so in file order k descends.
         let mut at = values_start;
         let mut seen_unfinished = false;
@@ -347,12 +385,25 @@ impl Table {
             }
             .ok_or_else(|| format!("layer {k} size overflows"))?;
             let exact = h.encoding.blocked() || entry.bytes == least;
-            if entry.offset != at || entry.bytes < least || !exact {
+            let placed = match placed_anywhere {
+                true => entry.offset >= values_start,
+                false => entry.offset == at,
+            };
+            if !placed || entry.bytes < least || !exact {
                 return Err(format!("corrupt layer {k} offset or length"));
             }
-            at = at
+            let end = entry
+                .offset
                 .checked_add(entry.bytes)
                 .ok_or_else(|| format!("layer {k} length overflows"))?;
+            spans.push((entry.offset, end, k));
+            at = at.max(end);
+        }
+        if placed_anywhere {
+            spans.sort_unstable();
+            if let Some(w) = spans.windows(2).find(|w| w[0].1 > w[1].0) {
+                return Err(format!("layers {} and {} overlap", w[0].2, w[1].2));
+            }
         }
         // A partial file whose header lists no finished layer may end before the value
         // region's padding: its header is all it holds.
@@ -727,8 +778,28 @@ impl Visitor for OpenGame {
 /// What an unfinished build's partial file is, for a command that wanted a table: its
 /// board, the layers it lacks (the lowest, which a build writes last), and how to finish
 /// it (a build resumes it and renames it to its table's name).
+/// Whether `path` is a build's partial file that holds no whole header yet: the name says
+/// partial, and the file is empty, or holds the magic bytes or zeros where a stop or a
+/// power cut left the first write short (what a build takes for its own).
+fn stopped_before_its_header(path: &Path) -> bool {
+    if !path.as_os_str().as_encoded_bytes().ends_with(b".partial") {
+        return false;
+    }
+    let Ok(file) = File::open(path) else {
+        return false;
+    };
+    let Ok(meta) = file.metadata() else {
+        return false;
+    };
+    let mut head = [0u8; PREFIX_LEN as usize];
+    let n = meta.len().min(PREFIX_LEN) as usize;
+    FileExt::read_exact_at(&file, &mut head[..n], 0).is_ok()
+        && crate::table::partial::Kind::Table.recognises(&head[..n], meta.len(), meta.nlink())
+}
+
 fn unfinished(path: &Path, game: &crate::game::AnyBoard, unwritten: usize) -> String {
     let lacking = match unwritten {
+        0 => "every layer is written, the table is not sealed yet".to_string(),
         1 => "layer 0 is not written yet".to_string(),
         n => format!("layers {} down to 0 are not written yet", n - 1),
     };

@@ -9,7 +9,7 @@
 //! The partial file is opened, locked and, for a fresh start, emptied by `crate::table::partial`
 //! (no symbolic links followed, never a file retro did not write).
 
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use xxhash_rust::xxh3::Xxh3;
@@ -42,8 +42,10 @@ pub struct TableWriter {
     reserve: u64,
     /// Test hook: fail after writing this layer, as an interrupted build would stop.
     stop_after: Option<usize>,
-    /// `Table::open_partial` for the registry the board's game is in.
-    open_partial: fn(&Path) -> Result<Table>,
+    /// `Table::open_partial_file` for the registry the board's game is in: the partial
+    /// file is read back through the descriptor the writer holds locked, never by name (a
+    /// name another build may have given to a file of its own).
+    open_partial: fn(&std::fs::File, &Path) -> Result<Table>,
 }
 
 /// How a build starts: from scratch, or below the lowest layer a partial file holds.
@@ -105,7 +107,7 @@ impl TableWriter {
             && let Some((table, lowest)) = check_partial::<R>(&partial.path, &header, goes_on_in)?
         {
             return Self::resume(path, partial, table, lowest, header_len)
-                .map(|(w, s)| (w.reading_with(Table::open_partial::<R>), s));
+                .map(|(w, s)| (w.reading_with(Table::open_partial_file::<R>), s));
         }
         partial.start_over()?;
         let mut writer = TableWriter {
@@ -118,7 +120,7 @@ impl TableWriter {
             end: header::values_start(header_len as u64),
             reserve: 0,
             stop_after: None,
-            open_partial: Table::open_partial::<R>,
+            open_partial: Table::open_partial_file::<R>,
         };
         writer.write_header()?;
         Ok((writer, Start::Fresh))
@@ -147,7 +149,9 @@ impl TableWriter {
             };
         }
         let (start, end) = match header.layers.get(lowest) {
-            Some(l) => (Start::Resume { layer: lowest }, l.offset + l.bytes),
+            // Where the last listed layer ends: the lowest, or the last of a rewrite's
+            // copies, which may lie past it (`rewrite`).
+            Some(_) => (Start::Resume { layer: lowest }, listed_end(&header)),
             None => (Start::Fresh, header::values_start(header_len as u64)),
         };
         let mut writer = TableWriter {
@@ -160,7 +164,7 @@ impl TableWriter {
             end,
             reserve: 0,
             stop_after: None,
-            open_partial: Table::open_partial::<Builtin>,
+            open_partial: Table::open_partial_file::<Builtin>,
         };
         if writer.header != on_disk {
             // Layers of moves below the layer resumed from are dropped: the header on disk
@@ -180,14 +184,14 @@ impl TableWriter {
         Ok((writer, start))
     }
 
-    fn reading_with(mut self, open_partial: fn(&Path) -> Result<Table>) -> Self {
+    fn reading_with(mut self, open_partial: fn(&std::fs::File, &Path) -> Result<Table>) -> Self {
         self.open_partial = open_partial;
         self
     }
 
     /// The partial file as a table, as its header lists it now (its finished layers).
     pub fn current(&self) -> Result<Table> {
-        (self.open_partial)(&self.partial.path)
+        (self.open_partial)(&self.partial.file, &self.partial.path)
     }
 
     /// Where finished layer `k` lies in the partial file: its offset and bytes.
@@ -248,27 +252,99 @@ impl TableWriter {
         self.header.encoding
     }
 
-    /// Start the layers again with values of another type, writing over the bytes of those
-    /// listed now from the start of the values on (`restart_as` without cutting the file):
-    /// for a rewrite that reads each layer before writing it, no further on than it began.
-    /// `cut` ends the file where the last layer written ends.
-    pub fn restart_over_as(&mut self, value_type: ValueType) -> Result<()> {
+    /// Write every layer again in `value_type`, one byte a value (`layer(k)` gives layer
+    /// `k`'s bytes, read from the layers listed now), so that a stop at any step keeps
+    /// every finished layer. The new copies go past everything the file holds (the listed
+    /// layers and the header's copy), each written while the header still lists the old
+    /// layers; once all are synced, one header update lists the copies instead; `finish`
+    /// then moves them down into place (`settle`). A stop before that update resumes from
+    /// the old layers, one after it from the new: the disk holds both at the peak.
+    pub fn rewrite(
+        &mut self,
+        value_type: ValueType,
+        mut layer: impl FnMut(usize) -> Result<Vec<i8>>,
+    ) -> Result<()> {
+        if value_type.stored_as() != ValueType::I8 {
+            return Err(Error::other(
+                "a table is written again in one byte a value only",
+            ));
+        }
+        let mut order: Vec<usize> = (0..self.header.layers.len()).collect();
+        order.sort_by_key(|&k| self.header.layers[k].offset);
+        let len = self
+            .partial
+            .file
+            .metadata()
+            .map_err(|e| io_error(&self.partial.path, e))?
+            .len();
+        self.end = self.end.max(len);
+        let mut copies = Vec::with_capacity(order.len());
+        for k in order {
+            let values = layer(k)?;
+            let offset = self.end;
+            let checksum = self.put_entries(k, &values, |&v| v)?;
+            copies.push((k, offset, self.end - offset, checksum));
+        }
+        self.sync()?;
         self.header.value_type = value_type;
-        for entry in &mut self.header.layers {
-            *entry = LayerEntry {
-                positions: entry.positions,
-                ..LayerEntry::default()
-            };
+        for (k, offset, bytes, checksum) in copies {
+            let entry = &mut self.header.layers[k];
+            (entry.offset, entry.bytes, entry.checksum) = (offset, bytes, checksum);
         }
         self.write_header()?;
-        self.sync()?;
-        crash_point();
-        self.end = header::values_start(self.header_len as u64);
+        self.sync()
+    }
+
+    /// Move every layer into place, side by side from the start of the values in file
+    /// order (the full board first), where a rewrite left copies elsewhere; then the file
+    /// ends where they do. Each layer is copied, synced and listed at its new place before
+    /// the next moves; its new place holds no layer the header lists (only old bytes of a
+    /// rewrite, or layers moved there before), so a stop between any two steps leaves
+    /// every layer listed once, whole.
+    fn settle(&mut self) -> Result<()> {
+        let mut at = header::values_start(self.header_len as u64);
+        let mut buf = Vec::new();
+        for k in (0..self.header.layers.len()).rev() {
+            let LayerEntry { offset, bytes, .. } = self.header.layers[k];
+            if offset != at {
+                let into = at..at + bytes;
+                // Its own old place counts too: a stop in a copy over itself would leave
+                // neither.
+                let in_the_way = self.header.layers.iter().any(|l| {
+                    l.offset != 0
+                        && l.bytes > 0
+                        && l.offset < into.end
+                        && into.start < l.offset + l.bytes
+                });
+                if in_the_way {
+                    return Err(Error::other(format!(
+                        "{}: layer {k} cannot move into place: another layer is there",
+                        self.partial.path.display()
+                    )));
+                }
+                buf.resize((1usize << 22).min(bytes as usize), 0);
+                let mut done = 0u64;
+                while done < bytes {
+                    let n = (buf.len() as u64).min(bytes - done) as usize;
+                    let file = &self.partial.file;
+                    file.read_exact_at(&mut buf[..n], offset + done)
+                        .and_then(|()| write_step(file, &buf[..n], at + done))
+                        .map_err(|e| io_error(&self.partial.path, e))?;
+                    done += n as u64;
+                }
+                self.sync()?;
+                self.header.layers[k].offset = at;
+                self.write_header()?;
+                self.sync()?;
+            }
+            at += bytes;
+        }
+        self.end = at;
         Ok(())
     }
 
     /// End the file where the last layer written ends.
-    pub fn cut(&mut self) -> Result<()> {
+    fn cut(&mut self) -> Result<()> {
         crash_point();
         self.partial
             .file
@@ -280,7 +356,7 @@ impl TableWriter {
 
     /// The values of finished layer `k`, read back from the partial file to resume from.
     pub fn read_back<V: Value>(&self, k: usize) -> Result<Vec<V>> {
-        let table = (self.open_partial)(&self.partial.path)?;
+        let table = self.current()?;
         let size = self.header.layers[k].positions;
         let mut values = Vec::with_capacity(size as usize);
         let step = (BLOCK * 256) as u64;
@@ -342,7 +418,7 @@ impl TableWriter {
         let offset = self.end;
         let mut hasher = Xxh3::new();
         self.append_blocks(moves, |&m| i64::from(m), &mut hasher)?;
-        self.finish_layer(k, offset, hasher)
+        self.finish_layer(k, offset, hasher.digest())
     }
 
     /// Append `entries` in blocks, packed in parallel a group at a time and written in
@@ -392,13 +468,26 @@ impl TableWriter {
         self.write_entries(k, values, narrow)
     }
 
-    /// Append layer `k`'s `entries`, each stored as `stored` makes it.
+    /// Append layer `k`'s `entries`, each stored as `stored` makes it, and record it.
     fn write_entries<T: Sync, S: Value>(
         &mut self,
         k: usize,
         entries: &[T],
         stored: impl Fn(&T) -> S + Sync,
     ) -> Result<()> {
+        let offset = self.end;
+        let checksum = self.put_entries(k, entries, stored)?;
+        self.finish_layer(k, offset, checksum)
+    }
+
+    /// Append layer `k`'s `entries` at the end, each stored as `stored` makes it, without
+    /// recording it; the xxh3-64 of the bytes written.
+    fn put_entries<T: Sync, S: Value>(
+        &mut self,
+        k: usize,
+        entries: &[T],
+        stored: impl Fn(&T) -> S + Sync,
+    ) -> Result<u64> {
         let cells = self.header.layers.len() - 1;
         if entries.len() as u64 != self.header.layers[k].positions
             || !self.header.encoding.stores_values(k, cells)
@@ -407,7 +496,6 @@ impl TableWriter {
                 "layer {k} does not match the table header"
             )));
         }
-        let offset = self.end;
         let mut hasher = Xxh3::new();
         match self.header.encoding {
             Encoding::Plain => {
@@ -422,22 +510,23 @@ impl TableWriter {
                 self.append_blocks(entries, |t| stored(t).to_i64(), &mut hasher)?;
             }
         }
-        self.finish_layer(k, offset, hasher)
+        Ok(hasher.digest())
     }
 
     /// Record a layer appended from `offset` in the header, syncing before and after.
-    fn finish_layer(&mut self, k: usize, offset: u64, hasher: Xxh3) -> Result<()> {
+    fn finish_layer(&mut self, k: usize, offset: u64, checksum: u64) -> Result<()> {
         self.sync()?;
         let entry = &mut self.header.layers[k];
         entry.offset = offset;
         entry.bytes = self.end - offset;
-        entry.checksum = hasher.digest();
+        entry.checksum = checksum;
         self.write_header()?;
         self.sync()?;
         if crate::table::partial::cut_after(k) {
             // Test hook: another program cuts the file in the middle of this layer.
             let _ = self.partial.file.set_len(offset + (self.end - offset) / 2);
         }
+        crate::table::partial::replace_after(k, &self.partial.path);
         if self.stop_after == Some(k) {
             return Err(Error::other(format!(
                 "stopped after layer {k} (test hook); {} holds the finished layers",
@@ -481,14 +570,6 @@ impl TableWriter {
         Ok(())
     }
 
-    /// Start the table again with values of another type (a game of the retrograde solver
-    /// narrows its values once it knows the largest): every layer is dropped, and the
-    /// header that lists none reaches the disk before their bytes are cut off.
-    pub fn restart_as(&mut self, value_type: ValueType) -> Result<()> {
-        self.restart_over_as(value_type)?;
-        self.cut()
-    }
-
     /// The header's value type.
     pub fn value_type(&self) -> ValueType {
         self.header.value_type
@@ -502,6 +583,7 @@ impl TableWriter {
     /// Seal the header with the table checksum and move the table to its final name.
     /// Returns the file size.
     pub fn finish(mut self) -> Result<u64> {
+        self.settle()?;
         self.check_layers()?;
         self.header.checksum = Header::combined_checksum(&self.header.layers);
         self.write_header()?;
@@ -517,9 +599,28 @@ impl TableWriter {
             .file
             .sync_all()
             .map_err(|e| io_error(&self.partial.path, e))?;
+        self.still_named()?;
         crash_point();
         std::fs::rename(&self.partial.path, &self.path).map_err(|e| io_error(&self.path, e))?;
         Ok(self.end)
+    }
+
+    /// Refuse to seal when the partial file's name no longer leads to the file this build
+    /// holds: it was removed, or another build gave the name to a file of its own. The
+    /// rename would then give the table's name to that file, not to this build's.
+    fn still_named(&self) -> Result<()> {
+        let held = self
+            .partial
+            .file
+            .metadata()
+            .map_err(|e| io_error(&self.partial.path, e))?;
+        match std::fs::symlink_metadata(&self.partial.path) {
+            Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => Ok(()),
+            _ => Err(Error::other(format!(
+                "{}: was removed or replaced while this build ran (by another build, or by hand); the table is not sealed: run the build again",
+                self.partial.path.display()
+            ))),
+        }
     }
 }
 
@@ -674,12 +775,17 @@ enum Started {
 
 fn started(partial: &Path) -> Result<Started> {
     let file = std::fs::File::open(partial).map_err(|e| io_error(partial, e))?;
-    let len = file.metadata().map_err(|e| io_error(partial, e))?.len();
+    let meta = file.metadata().map_err(|e| io_error(partial, e))?;
+    let len = meta.len();
     let mut prefix = [0u8; PREFIX_LEN as usize];
     let n = (len.min(PREFIX_LEN)) as usize;
     file.read_exact_at(&mut prefix[..n], 0)
         .map_err(|e| io_error(partial, e))?;
-    if !Kind::Table.recognises(&prefix[..n]) {
+    if !Kind::Table.recognises(
+        &prefix[..n],
+        len,
+        std::os::unix::fs::MetadataExt::nlink(&meta),
+    ) {
         return Ok(Started::NotOurs);
     }
     if len < PREFIX_LEN || prefix.iter().all(|&b| b == 0) {

@@ -728,3 +728,156 @@ fn a_header_copy_of_another_board_is_not_written_over_the_layers() {
     // --fresh starts over, and builds the table.
     ok(&build(small, &out, &["--fresh"]));
 }
+
+/// The layer a rerun of a stopped build resumes below (the board's layers + 1 when it
+/// starts from nothing), from its summary line.
+fn resumed_below(summary: &str, layers: usize) -> usize {
+    summary
+        .split("resumed below layer ")
+        .nth(1)
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|k| k.parse().ok())
+        .unwrap_or(layers + 1)
+}
+
+/// Teeko and Quixo tables are built in `i16` and written again in one byte a value at the
+/// end. Stopped before every step of the build, the rewrite included, a rerun resumes
+/// below a layer that never goes back up as the stop moves on (a stop in the rewrite
+/// once threw every finished layer away), `info` names every partial file left an
+/// unfinished build (never damage: a file whose layers are all written still ends in the
+/// header's copy), and the rerun's table is the uninterrupted one.
+#[test]
+fn a_stop_at_any_step_keeps_what_the_step_before_kept() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    // Every step of Teeko 4x4s3 (about 150); every seventh of Quixo 3x3's 30 layers.
+    for (game, size, layers, every) in [("teeko", "4x4s3", 6, 1), ("quixo", "3x3", 29, 7)] {
+        let board = Board {
+            game,
+            input: size.into(),
+        };
+        let reference = d.join(format!("{game}.retro"));
+        ok(&build(&board, &reference, &[]));
+        let want = std::fs::read(&reference).expect("read");
+        let out = d.join("t.retro");
+        let partial = d.join("t.retro.partial");
+        let mut kept = layers + 1;
+        let mut rewrite_stops = 0;
+        for n in (1u64..).step_by(every) {
+            let _ = std::fs::remove_file(&out);
+            let _ = std::fs::remove_file(&partial);
+            let step = n.to_string();
+            if build(&board, &out, &["--crash-before-step", &step])
+                .status
+                .success()
+            {
+                break;
+            }
+            let info = retro(&["info", s(&partial)], "");
+            let said = text(&info.stderr);
+            assert!(
+                info.status.success() || said.contains("an unfinished build"),
+                "{game} {size}, stopped before step {n}: info says {said}"
+            );
+            rewrite_stops += usize::from(said.contains("every layer is written"));
+            let rerun = build(&board, &out, &[]);
+            let summary = ok(&rerun);
+            let below = resumed_below(&summary, layers);
+            assert!(
+                below <= kept,
+                "{game} {size}: stopped before step {n}, the rerun resumed below layer {below} where one stopped a step earlier resumed below {kept}"
+            );
+            kept = below;
+            assert!(
+                std::fs::read(&out).expect("read") == want,
+                "{game} {size}: stopped before step {n}, the resumed table differs"
+            );
+        }
+        assert_eq!(
+            kept, 0,
+            "{game} {size}: the last stops resume below layer 0"
+        );
+        assert!(
+            rewrite_stops > 5,
+            "{game} {size}: {rewrite_stops} stops in the rewrite"
+        );
+    }
+}
+
+/// A stranger's file under a build's or an export's partial name that begins with zeros
+/// (a disk image, a sparse file) is refused, not emptied; so is a short one of zeros that
+/// has a second name (a hard link would carry the truncation to it). A short file of
+/// zeros with one name is what a power cut leaves of a first write, and is started over.
+#[test]
+fn a_strangers_file_of_zeros_under_the_partial_name_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let board = &boards()[0];
+    let mut image = vec![0u8; 1 << 20];
+    image[40_000..40_010].copy_from_slice(b"disk image");
+    let disk = d.join("disk.img");
+    std::fs::write(&disk, &image).expect("write");
+    // Under its own name: a sparse file, a disk image.
+    std::fs::copy(&disk, d.join("iso.retro.partial")).expect("copy");
+    fails(
+        &build(board, &d.join("iso.retro"), &[]),
+        2,
+        "is not an interrupted build's partial table",
+    );
+    fails(
+        &build(board, &d.join("iso.retro"), &["--fresh"]),
+        2,
+        "is not an interrupted build's partial table",
+    );
+    assert!(std::fs::read(d.join("iso.retro.partial")).expect("read") == image);
+    // Through a hard link, however short.
+    let short = d.join("short.bin");
+    std::fs::write(&short, [0u8; 100]).expect("write");
+    std::fs::hard_link(&short, d.join("out.retro.partial")).expect("link");
+    fails(
+        &build(board, &d.join("out.retro"), &[]),
+        2,
+        "is not an interrupted build's partial table",
+    );
+    assert_eq!(std::fs::read(&short).expect("read"), vec![0u8; 100]);
+    assert!(!d.join("out.retro").exists());
+    // An export's partial name.
+    let table = d.join("t.retro");
+    ok(&build(board, &table, &[]));
+    std::fs::hard_link(&disk, d.join("data.csv.partial")).expect("link");
+    let out = retro(
+        &["export", s(&table), "--csv", "-o", s(&d.join("data.csv"))],
+        "",
+    );
+    fails(&out, 2, "is not an interrupted export's partial file");
+    assert!(std::fs::read(&disk).expect("read") == image);
+    // A power cut's leftover: a few zeros, one name.
+    std::fs::write(d.join("cut.retro.partial"), [0u8; 600]).expect("write");
+    ok(&build(board, &d.join("cut.retro"), &[]));
+    assert_eq!(
+        std::fs::read(d.join("cut.retro")).expect("read"),
+        std::fs::read(&table).expect("read")
+    );
+}
+
+/// A build reads its partial file back through the file it holds locked, never by name:
+/// when the name is given to another file while it runs (a user removed it and a second
+/// build created its own), the build says so and seals nothing under the table's name,
+/// and the other file is left as it was.
+#[test]
+fn a_build_whose_partial_file_is_replaced_says_so_and_seals_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    for (game, size) in [("teeko", "4x4s3"), ("quixo", "3x3"), ("mnk", "3x3k3")] {
+        let board = Board {
+            game,
+            input: size.into(),
+        };
+        let out = d.join(format!("{game}.retro"));
+        let run = build(&board, &out, &["--replace-after-layer", "5"]);
+        fails(&run, 1, "was removed or replaced while this build ran");
+        assert!(!out.exists(), "{game}: a table was sealed");
+        let partial = d.join(format!("{game}.retro.partial"));
+        assert_eq!(std::fs::read(&partial).expect("read").len(), 0, "{game}");
+    }
+}
