@@ -124,7 +124,7 @@ pub fn info_json<R: Registry>(table: &Table, check: bool) -> Result<serde_json::
         "layer_sizes": h.layers.iter().map(|l| l.positions).collect::<Vec<_>>(),
         "layer_positions": covered,
         "value_bytes": value_bytes,
-        "bytes_per_position": value_bytes as f64 / positions as f64,
+        "value_bytes_per_position": value_bytes as f64 / positions as f64,
         "file_bytes": table.file_len,
         "checksum": format!("{:016x}", h.checksum),
         "root": root.text,

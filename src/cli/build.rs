@@ -256,7 +256,8 @@ fn build_board<R: Registry>(board: &AnyBoard, args: &Args, path: &Path) -> Resul
         report.seconds,
         human_bytes(report.file_bytes as f64),
         report.file_bytes,
-        report.value_bytes as f64 / report.positions as f64,
+        // The file's bytes, header and all, as the size before it says.
+        report.file_bytes as f64 / report.positions as f64,
         built.root_text
     )?;
     Ok(0)

@@ -296,3 +296,31 @@ fn a_build_stopped_as_by_ctrl_c_keeps_its_finished_layers_and_resumes() {
         assert!(stops >= 4, "{extra:?}: only {stops} stops");
     }
 }
+
+/// The summary's bytes per position divide the file it names, header and all (a small
+/// table's header outweighs its values); `--json` and `info --json` name the values' share
+/// as such.
+#[test]
+fn bytes_per_position_divide_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("ttt.retro");
+    let ts = t.to_str().unwrap();
+    let line = ok(&build(&["mnk", "3x3", "-o", ts]));
+    let len = std::fs::metadata(&t).unwrap().len();
+    assert!(
+        line.contains(&format!(
+            "({len} bytes, {:.3} bytes per position)",
+            len as f64 / 6046.0
+        )),
+        "{line}"
+    );
+    for args in [
+        vec!["build", "mnk", "3x3", "-o", ts, "--quiet", "--json"],
+        vec!["info", ts, "--json"],
+    ] {
+        let json: serde_json::Value = serde_json::from_str(&ok(&retro(&args))).unwrap();
+        assert!(json.get("bytes_per_position").is_none(), "{json}");
+        let values = json["value_bytes"].as_f64().unwrap();
+        assert_eq!(json["value_bytes_per_position"], values / 6046.0, "{json}");
+    }
+}
