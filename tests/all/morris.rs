@@ -435,7 +435,7 @@ fn morris_in_the_commands() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "position,stones,x_in_hand,o_in_hand,to_move,value,best_move,result,remoteness,reachable,orbit_size"
+        "position,stones,x_in_hand,o_in_hand,to_move,value_to_move,best_move,result,remoteness,reachable,orbit_size"
     );
     let first: Vec<&str> = lines.next().unwrap().split(',').collect();
     assert_eq!(&first[..4], [".../.../..../.../... 3 3 x", "0", "3", "3"]);
