@@ -138,7 +138,9 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
             if !tables.exists() {
                 std::fs::create_dir_all(tables).map_err(|e| io_error(tables, e))?;
                 if !args.quiet {
-                    eprintln!("created the directory tables/ for the table (-o names another place)");
+                    eprintln!(
+                        "created the directory tables/ for the table (-o names another place)"
+                    );
                 }
             }
             path

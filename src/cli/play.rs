@@ -548,7 +548,10 @@ fn from_to_help<G: Registered>(game: &G, a: &Answer<G::Position>) -> (&'static s
     let (typed, forms) = match (places, takes) {
         (true, false) => ("row,col", PLACE_MOVES.to_string()),
         (false, true) => ("row,col-row,col", taken.to_string()),
-        _ => ("row,col or row,col-row,col", format!("{PLACE_MOVES}; {taken}")),
+        _ => (
+            "row,col or row,col-row,col",
+            format!("{PLACE_MOVES}; {taken}"),
+        ),
     };
     (
         typed,

@@ -503,7 +503,11 @@ fn the_value_column_says_whose_side_it_is_seen_from() {
         let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
         let at = header.iter().position(|&c| c == name);
         assert!(at.is_some(), "{game}: {header:?}");
-        let other = if name == "value" { "value_to_move" } else { "value" };
+        let other = if name == "value" {
+            "value_to_move"
+        } else {
+            "value"
+        };
         assert!(!header.contains(&other), "{game}: {header:?}");
         // x has won: seen from x a positive code (N + 1 - p), seen from o, to move, a loss
         // in 0 (-1).

@@ -214,9 +214,7 @@ fn hint_names_a_best_move_without_playing_it() {
     let t = build(dir.path(), "twins", "twins-sample1.txt");
     let text = play(&t, &[], "hint\nquit\n");
     assert!(
-        text.contains(
-            "hint: best moves 1,2 1,3 2,1 2,3 3,1 3,2 3,3 (on course for result 15)\n"
-        ),
+        text.contains("hint: best moves 1,2 1,3 2,1 2,3 3,1 3,2 3,3 (on course for result 15)\n"),
         "{text}"
     );
 }
@@ -749,14 +747,23 @@ fn a_game_of_scores_says_the_result_it_is_on_course_for() {
     let t = build(dir.path(), "young", "young-sample.txt");
     // 1,3 after 1,1 and retro's 1,2 is a mistake (2,1 keeps 2); then best play to the end.
     let text = play(&t, &[], "1,1\n1,3\n2,2\n");
-    assert!(text.contains("game over: first 6, second 10; result -4\n"), "{text}");
+    assert!(
+        text.contains("game over: first 6, second 10; result -4\n"),
+        "{text}"
+    );
     let lines = score_lines(&text);
     assert_eq!(lines.len(), 6, "{text}");
     for line in &lines[3..] {
         assert!(line.contains("; on course for result -4;"), "{text}");
     }
-    assert!(text.contains("retro plays 2,1 (on course for result -4)\n"), "{text}");
-    assert!(text.contains("you play 2,2 (on course for result -4)\n"), "{text}");
+    assert!(
+        text.contains("retro plays 2,1 (on course for result -4)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("you play 2,2 (on course for result -4)\n"),
+        "{text}"
+    );
     assert!(!text.contains("value"), "{text}");
 }
 
@@ -804,7 +811,10 @@ fn the_prompt_offers_the_moves_the_position_has() {
     // Won by x: nobody is to move, and the value says who won.
     let text = play(&quixo, &["--from", "xxx/oo./...:o"], "");
     assert!(text.contains("game over: x has won\n"), "{text}");
-    let query = common::ok(&retro(&["query", quixo.to_str().unwrap(), "xxx/oo./...:o"], ""));
+    let query = common::ok(&retro(
+        &["query", quixo.to_str().unwrap(), "xxx/oo./...:o"],
+        "",
+    ));
     assert!(
         query.contains("to move   nobody (the game is over)\nvalue     x has won\n"),
         "{query}"

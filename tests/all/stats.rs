@@ -115,7 +115,10 @@ fn stats_count_what_export_writes() {
         // Then a line saying that positions play never reaches are counted too.
         assert_eq!(text.lines().count(), layers.len() + 3 + phases, "{text}");
         assert!(
-            text.lines().last().unwrap().contains("--reachable counts exactly"),
+            text.lines()
+                .last()
+                .unwrap()
+                .contains("--reachable counts exactly"),
             "{text}"
         );
         if game == "morris" {
@@ -699,13 +702,19 @@ fn plain_stats_say_that_unreachable_boards_are_counted() {
         assert_eq!(text.lines().last(), Some(note), "{text}");
     }
     let text = ok(&retro(&["stats", ttt], ""));
-    assert!(text.contains("  all            850             6046 "), "{text}");
+    assert!(
+        text.contains("  all            850             6046 "),
+        "{text}"
+    );
     let reached = ok(&retro(&["stats", ttt, "--reachable"], ""));
     assert!(
         reached.contains("  all            850             6046             5478 "),
         "{reached}"
     );
-    assert!(!reached.contains("every position the table holds"), "{reached}");
+    assert!(
+        !reached.contains("every position the table holds"),
+        "{reached}"
+    );
     let moving = dir.path().join("m.retro");
     let moving = moving.to_str().unwrap();
     ok(&retro(
