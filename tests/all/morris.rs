@@ -703,7 +703,10 @@ fn positions_that_cannot_arise_are_refused_and_reachable_is_exact() {
             "x's last move closed one",
         ),
     ] {
-        let table = dir.path().join("t.retro");
+        // A table per board: a build does not replace another board's table.
+        let table = dir
+            .path()
+            .join(format!("{}.retro", variant.replace(' ', "-")));
         let t = table.to_str().unwrap();
         crate::common::ok(&crate::common::retro(
             &["build", "morris", variant, "-q", "--fresh", "-o", t],

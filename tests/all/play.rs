@@ -8,7 +8,9 @@ use crate::common;
 use common::{retro, shipped};
 
 fn build(dir: &Path, game: &str, file: &str) -> PathBuf {
-    let path = dir.join(format!("{game}.retro"));
+    // Named after the board, as a build refuses to replace another board's table.
+    let stem = file.trim_end_matches(".txt");
+    let path = dir.join(format!("{game}-{stem}.retro"));
     let out = retro(
         &[
             "build",
