@@ -71,7 +71,7 @@ impl BuildReport {
             "seconds": self.seconds,
             "file_bytes": self.file_bytes,
             "value_bytes": self.value_bytes,
-            "bytes_per_position": self.value_bytes as f64 / self.positions as f64,
+            "value_bytes_per_position": self.value_bytes as f64 / self.positions as f64,
             "peak_rss": self.peak_rss,
             "resumed_below": self.resumed_below,
         });

@@ -154,6 +154,10 @@ class Layer:
     #: Each row's stones on the board, where the layer's number does not say them
     #: (morris numbers its layers by placements and each side's stones).
     _stones: Optional[np.ndarray] = field(default=None, repr=False)
+    #: The name ``columns()`` gives ``value``, as ``retro export`` names it: ``value``
+    #: where values are seen from the first player, ``value_to_move`` where they are for
+    #: the side to move (Teeko, Quixo, Morris).
+    _value_name: str = field(default="value", repr=False)
 
     def __getattr__(self, name: str) -> np.ma.MaskedArray:
         # The best move's integer columns, by name (``layer.best_row``).
@@ -194,7 +198,7 @@ class Layer:
             cols["o_in_hand"] = self.o_in_hand
         if self.to_move is not None:
             cols["to_move"] = self.to_move
-        cols["value"] = self.value
+        cols[self._value_name] = self.value
         if self.best_move is not None:
             cols["best_move"] = self.best_move
         if self.result is not None:
@@ -208,11 +212,12 @@ class Layer:
         return cols
 
 
-def _layer_from_raw(k: int, start: int, raw: Dict[str, Any]) -> Layer:
+def _layer_from_raw(k: int, start: int, raw: Dict[str, Any], value_name: str = "value") -> Layer:
     fields: Dict[str, Any] = {
         "stones": k,
         "start": start,
         "value": np.frombuffer(raw["value"], dtype="<i8"),
+        "_value_name": value_name,
     }
     if "result" in raw:
         fields["result"] = _words(_RESULTS, raw.pop("result"))
@@ -634,7 +639,12 @@ class Table:
                 f"available: read it in slices (layer({k}, start, stop), or "
                 f"layer_chunks({k}))"
             )
-        return _layer_from_raw(k, start, self._raw.layer(k, positions, moves, start, stop))
+        # The values' column is named as `retro export` names it (`info --json`'s
+        # `value_column`).
+        value_name = self._header.get("value_column", "value")
+        return _layer_from_raw(
+            k, start, self._raw.layer(k, positions, moves, start, stop), value_name
+        )
 
     def layer_chunks(
         self, k: int, size: int = 1 << 20, *, positions: bool = False, moves: bool = False

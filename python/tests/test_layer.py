@@ -10,7 +10,7 @@ import retro
 from conftest import TABLES
 
 #: export's integer columns; the others are text (empty for none).
-INTEGERS = {"stones", "value", "remoteness", "x_in_hand", "o_in_hand"}
+INTEGERS = {"stones", "value", "value_to_move", "remoteness", "x_in_hand", "o_in_hand"}
 #: export's integer columns that are empty where nobody moves.
 NULLABLE = {"best_row", "best_col", "best_column", "best_from_row", "best_from_col"}
 
@@ -27,6 +27,12 @@ def column(rows, name):
     return [r[name] or None for r in rows]
 
 
+def value_name(rows):
+    """Export's value column: `value_to_move` for a game whose values are for the side to
+    move (Teeko, Quixo, Morris), else `value`."""
+    return "value_to_move" if "value_to_move" in rows[0] else "value"
+
+
 @pytest.mark.parametrize("name", sorted(TABLES))
 def test_layer_arrays_equal_export_rows(tables, export_rows, name):
     t = retro.open(tables[name])
@@ -41,7 +47,7 @@ def test_layer_arrays_equal_export_rows(tables, export_rows, name):
         assert len(plain) == size and plain.stones == k
         assert plain.value.dtype == np.int64 and plain.rank.dtype == np.uint64
         assert plain.rank.tolist() == list(range(size))
-        assert plain.value.tolist() == column(part, "value")
+        assert plain.value.tolist() == column(part, value_name(rows))
         assert plain.position is None and plain.best_move is None
         # The positions the rows stand for: one each unless the table folds.
         assert plain.orbit_size.dtype == np.int64 and (plain.orbit_size >= 1).all()
@@ -92,7 +98,9 @@ def test_dataframes_equal_export_rows(tables, export_rows, name):
     # A folded table's export writes each entry's orbit size too: the same numbers.
     if "orbit_size" in rows[0]:
         assert df["orbit_size"].tolist() == [int(v) for v in column(rows, "orbit_size")]
-    assert {"position", "stones", "to_move", "value", "best_move"} <= set(shared)
+    assert {"position", "stones", "to_move", value_name(rows), "best_move"} <= set(shared)
+    # Values for the side to move are named so, never `value`, as export names them.
+    assert ("value" in df.columns) == (value_name(rows) == "value")
     for c in shared:
         got = [None if v is pd.NA or (isinstance(v, float) and np.isnan(v)) else v
                for v in df[c].tolist()]
@@ -111,7 +119,7 @@ def test_dataframes_equal_export_rows(tables, export_rows, name):
     k = len(t.layer_sizes) // 2
     one = t.to_pandas(k, positions=False, moves=False)
     assert "position" not in one.columns and "best_move" not in one.columns
-    assert one["value"].tolist() == t.layer(k).value.tolist()
+    assert one[value_name(rows)].tolist() == t.layer(k).value.tolist()
     first = sum(t.layer_sizes[:k])
     assert one["stones"].tolist() == df["stones"][first:first + t.layer_sizes[k]].tolist()
     assert one["orbit_size"].tolist() == t.layer(k).orbit_size.tolist()

@@ -124,10 +124,13 @@ pub fn info_json<R: Registry>(table: &Table, check: bool) -> Result<serde_json::
         "layer_sizes": h.layers.iter().map(|l| l.positions).collect::<Vec<_>>(),
         "layer_positions": covered,
         "value_bytes": value_bytes,
-        "bytes_per_position": value_bytes as f64 / positions as f64,
+        "value_bytes_per_position": value_bytes as f64 / positions as f64,
         "file_bytes": table.file_len,
         "checksum": format!("{:016x}", h.checksum),
         "root": root.text,
+        // What `export` and the Python package's data frames name the values: seen from
+        // the first player, or from the side to move.
+        "value_column": value_column::<R>(table)?,
     });
     if check {
         summary["checksum_ok"] = true.into();
@@ -142,6 +145,21 @@ pub fn info_json<R: Registry>(table: &Table, check: bool) -> Result<serde_json::
         summary["reads_per_value"] = lookups.into();
     }
     Ok(summary)
+}
+
+/// The name `export` gives the table's values (`export::value_column`): `value_to_move`
+/// for a game whose values are for the side to move, else `value`.
+pub fn value_column<R: Registry>(table: &Table) -> Result<&'static str> {
+    struct Named;
+    impl Visitor for Named {
+        type Output = &'static str;
+        fn visit<G: Registered>(self, game: G) -> Result<&'static str> {
+            Ok(crate::answers::export::value_column(
+                game.values().for_side_to_move(),
+            ))
+        }
+    }
+    R::visit(&table.header.game, Named)
 }
 
 /// The positions each layer of the table answers for: its entries, or where the game folds

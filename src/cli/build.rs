@@ -51,7 +51,8 @@ pub struct Args {
     /// Start over, ignoring an interrupted build of this table.
     #[arg(long)]
     fresh: bool,
-    /// Skip the free-disk check (not the memory check).
+    /// Go on where build would otherwise refuse: skip the free-disk check (not the memory
+    /// check), and replace a finished table of another game or board at the output.
     #[arg(long)]
     force: bool,
     /// Start without asking, however long the build or large its memory (a build from a
@@ -139,15 +140,51 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
         Some(path) => path.clone(),
         None => {
             let path = default_path(&board, input);
-            std::fs::create_dir_all("tables").map_err(|e| io_error(Path::new("tables"), e))?;
+            // Said where it is made, so a build outside the repository does not leave a
+            // directory behind unannounced.
+            let tables = Path::new("tables");
+            if !tables.exists() {
+                std::fs::create_dir_all(tables).map_err(|e| io_error(tables, e))?;
+                if !args.quiet {
+                    eprintln!(
+                        "created the directory tables/ for the table (-o names another place)"
+                    );
+                }
+            }
             path
         }
     };
     check_output(&path)?;
+    if !args.force {
+        keep_another_table::<R>(&path, &board)?;
+    }
     if let Some(input) = input {
         crate::table::partial::check_not_input(&path, &[(input, "the board file being read")])?;
     }
     build_board::<R>(&board, &args, &path)
+}
+
+/// Refuse to write over a finished table of another game or board: `-o` naming it is
+/// more likely a slip than a wish, and the table may have taken hours to build (`--force`
+/// replaces it). A table of this board is built again (a folded one as well as an unfolded
+/// one: the same answers); a file that is no table this retro reads is left to the checks
+/// of the partial file and the rename, as before.
+fn keep_another_table<R: Registry>(path: &Path, board: &AnyBoard) -> Result<()> {
+    let Ok(table) = crate::table::Table::open_in::<R>(path) else {
+        return Ok(());
+    };
+    let found = &table.header.game;
+    if found == board {
+        return Ok(());
+    }
+    Err(crate::error::Error::input(format!(
+        "{}: holds a finished table of {} {}, not {} {}; --force replaces it, or -o names another file",
+        path.display(),
+        found.name(),
+        found.label(),
+        board.name(),
+        board.label()
+    )))
 }
 
 /// The rest of `build`, on the board: over MPI's ranks where started under `mpirun`, else
@@ -264,7 +301,8 @@ fn build_board<R: Registry>(board: &AnyBoard, args: &Args, path: &Path) -> Resul
         report.seconds,
         human_bytes(report.file_bytes as f64),
         report.file_bytes,
-        report.value_bytes as f64 / report.positions as f64,
+        // The file's bytes, header and all, as the size before it says.
+        report.file_bytes as f64 / report.positions as f64,
         built.root_text
     )?;
     Ok(0)

@@ -36,7 +36,9 @@ The format is --csv or --parquet, or else the output's extension (.csv; .parquet
 `-o -` writes CSV to standard output (and the summary line, unless -q, to standard error).
 
 Columns: position, stones (on the board; Quixo: the cubes taken), to_move (first, second, or
-none where play has ended), value, best_move; games that end in a win, a loss, a tie or a
+none where play has ended), value (seen from the first player: young's and twins' values,
+mnk's and connect's codes, positive when x wins; teeko, quixo and morris, whose values are
+for the side to move, name it value_to_move), best_move; games that end in a win, a loss, a tie or a
 draw (mnk, connect, teeko, quixo, morris) then have result (for the side to move: win, loss,
 tie or draw) and remoteness (plies to the end with best play); then reachable (false for a
 board no game reaches, such as tic-tac-toe with a line for each side: leave those out of
@@ -300,6 +302,8 @@ impl Visitor for Export<'_> {
         let orbits = game.symmetries() > 1 && !args.all;
         // A game whose stones in hand are part of the position gets them as columns.
         let hands = game.hands(&game.unrank(0, 0)).is_some();
+        // Values for the side to move are named so, apart from those for the first player.
+        let to_move = game.values().for_side_to_move();
         match format {
             #[cfg(feature = "parquet")]
             Format::Parquet => crate::answers::export::parquet::ParquetSink::new(
@@ -308,7 +312,7 @@ impl Visitor for Export<'_> {
                 partial,
                 args.row_group,
                 notation,
-                crate::answers::export::columns_of(notation, outcomes, orbits, hands),
+                crate::answers::export::columns_of(notation, outcomes, orbits, hands, to_move),
             )
             .and_then(|sink| rows_with_bar(&game, table, layers, sink, args.quiet, shape)),
             _ => {
@@ -317,7 +321,7 @@ impl Visitor for Export<'_> {
                     &game,
                     table,
                     layers,
-                    CsvSink::new(out, partial, notation, outcomes, orbits, hands),
+                    CsvSink::new(out, partial, notation, outcomes, orbits, hands, to_move),
                     args.quiet,
                     shape,
                 )

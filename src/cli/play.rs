@@ -66,9 +66,17 @@ pub struct Args {
 
 /// How moves are typed, by `MoveNotation`.
 const CELL_MOVES: &str = "moves: `row,col`, 1-based (row 1 is the top row, column 1 the leftmost), e.g. `1,2`; `1 2` and `(1,2)` are read too";
-const FROM_TO_MOVES: &str = "moves: `row,col` puts a stone on that cell; `row,col-row,col` takes one from the first cell to the second (a Teeko slide; a Quixo push: the cube taken and the end it goes back in at), 1-based, row 1 the top, e.g. `3,3-2,2`";
+/// For a game whose moves go from cell to cell, said by the moves the position has: a
+/// stone put on a cell, and one taken from a cell to another (`from_to_help`).
+const PLACE_MOVES: &str = "`row,col` puts a stone on that cell";
+const SLIDE_MOVES: &str =
+    "`row,col-row,col` slides a stone from the first cell to the second, a neighbouring empty one";
+const PUSH_MOVES: &str = "`row,col-row,col` takes the cube on the first cell (on the border, blank or yours) and pushes it back in at the second, an end of its row or column";
 const NAMED_MOVES: &str = "moves: as the game's players write them and the move list shows them; morris: `d2` places a stone, `d2-d3` slides (or flies) one, and `xa4` after either removes the stone on a4";
 const COLUMN_MOVES: &str = "moves: a column number, 1-based from the left, e.g. `3` (or `column 3`); the stone drops to the lowest empty cell";
+
+/// `help`'s line on what the standing says, for a game of scores.
+const ON_COURSE: &str = "on course for result R: the result the game ends at (as `game over` says it: young first's total minus second's, twins first's total) if both sides play perfectly from here";
 
 const COMMANDS: &str = "\
 commands:
@@ -195,8 +203,10 @@ fn play<G: Registered>(game: &G, table: &Table, args: &Args) -> Result<i32> {
             let standing = match game.outcome(a.value, stones) {
                 Some(_) => format!("value {}", game.describe_value_at(a.value, &a.position)),
                 None => format!(
-                    "scores: first {}, second {}; value {}",
-                    scores.first, scores.second, a.value
+                    "scores: first {}, second {}; {}",
+                    scores.first,
+                    scores.second,
+                    on_course(game, scores, a.value)
                 ),
             };
             writeln!(
@@ -207,7 +217,7 @@ fn play<G: Registered>(game: &G, table: &Table, args: &Args) -> Result<i32> {
             )
             .map_err(io)?;
             if human {
-                ask(game, &mut input, &mut out, &a, !history.is_empty())?
+                ask(game, &mut input, &mut out, &a, scores, !history.is_empty())?
             } else {
                 Action::Move(a.first_best().unwrap_or(0))
             }
@@ -223,8 +233,10 @@ fn play<G: Registered>(game: &G, table: &Table, args: &Args) -> Result<i32> {
                 let standing = match game.outcome(a.value, stones) {
                     Some(_) => game.describe_value_at(a.value, &a.position),
                     None => format!(
-                        "first {}, second {}; value {}",
-                        scores.first, scores.second, a.value
+                        "first {}, second {}; {}",
+                        scores.first,
+                        scores.second,
+                        on_course(game, scores, a.value)
                     ),
                 };
                 writeln!(out, "quit: {standing}").map_err(io)?;
@@ -256,21 +268,36 @@ fn play<G: Registered>(game: &G, table: &Table, args: &Args) -> Result<i32> {
         let (mv, _) = &a.moves[chosen];
         let said = describe_move(game, MoveStyle::Spoken, mv);
         let by = if human { "you play" } else { "retro plays" };
-        writeln!(out, "{by} {said} {}", judged(game, &a, chosen)).map_err(io)?;
+        writeln!(out, "{by} {said} {}", judged(game, &a, chosen, scores)).map_err(io)?;
         played.push((if human { "your" } else { "retro's" }, said));
         scores = scores_after(game, scores, &a.position, mv);
         text = game.format_position(&mv.child);
     }
 }
 
-/// What a move did, in parentheses after it: its value (in words for a game with
-/// results), and where it is not a best move, what it gave away and which move was best.
-fn judged<G: Registered>(game: &G, a: &Answer<G::Position>, chosen: usize) -> String {
+/// Where a game of scores is headed from a position of value `value` with `scores`
+/// banked: the result it ends at with perfect play from here (`Gameplay::line_result` of
+/// the scores plus what the rest of the game brings), as `game over` will say it. A value
+/// alone counts only the stones to come, which a move's reward has just left behind.
+fn on_course<G: Registered>(game: &G, scores: Scores, value: i64) -> String {
+    format!("on course for result {}", game.line_result(scores) + value)
+}
+
+/// What a move did, in parentheses after it: in words for a game with results, and for a
+/// game of scores the result it puts the game on course for (`on_course`, from the
+/// `scores` before it); where it is not a best move, what it gave away and which move was
+/// best.
+fn judged<G: Registered>(
+    game: &G,
+    a: &Answer<G::Position>,
+    chosen: usize,
+    scores: Scores,
+) -> String {
     let stones = game.layer_of(&a.position);
     let value = a.moves[chosen].1;
     let words = |v: i64| match game.outcome(v, stones) {
         Some(o) => o.words(),
-        None => format!("value {v}"),
+        None => on_course(game, scores, v),
     };
     if a.is_best(chosen) {
         return format!("({})", words(value));
@@ -284,9 +311,10 @@ fn judged<G: Registered>(game: &G, a: &Answer<G::Position>, chosen: usize) -> St
             was.words()
         ),
         None => format!(
-            "(value {value}): a mistake, {} less than {best_move} (value {}) for you",
+            "({}): a mistake, {} less than {best_move} ({}) for you",
+            words(value),
             (a.value - value).abs(),
-            a.value
+            words(a.value)
         ),
     }
 }
@@ -377,15 +405,21 @@ fn ask<G: Registered>(
     input: &mut impl BufRead,
     out: &mut impl Write,
     a: &Answer<G::Position>,
+    scores: Scores,
     can_undo: bool,
 ) -> Result<Action> {
     let cell = |i: usize| describe_move(game, MoveStyle::Spoken, &a.moves[i].0);
     let notation = game.move_notation();
     let (typed, moves_help) = match notation {
-        MoveNotation::Cell => ("row,col", CELL_MOVES),
-        MoveNotation::Column => ("column", COLUMN_MOVES),
-        MoveNotation::FromTo => ("row,col or row,col-row,col", FROM_TO_MOVES),
-        MoveNotation::Named => ("a move as the list writes it", NAMED_MOVES),
+        MoveNotation::Cell => ("row,col", CELL_MOVES.to_string()),
+        MoveNotation::Column => ("column", COLUMN_MOVES.to_string()),
+        MoveNotation::FromTo => from_to_help(game, a),
+        MoveNotation::Named => ("a move as the list writes it", NAMED_MOVES.to_string()),
+    };
+    // What the values mean: for a game of scores, the result the standing is on course for.
+    let meaning = match game.outcome(a.value, game.layer_of(&a.position)) {
+        Some(_) => game.value_meaning(),
+        None => ON_COURSE,
     };
     loop {
         write!(out, "your move ({typed}, or help): ").map_err(io)?;
@@ -398,7 +432,7 @@ fn ask<G: Registered>(
         let shown = crate::error::excerpt(line);
         match line.to_ascii_lowercase().as_str() {
             "help" => {
-                writeln!(out, "{moves_help}\n{COMMANDS}\n{}", game.value_meaning()).map_err(io)?;
+                writeln!(out, "{moves_help}\n{COMMANDS}\n{meaning}").map_err(io)?;
                 continue;
             }
             "hint" => {
@@ -410,7 +444,7 @@ fn ask<G: Registered>(
                 let stones = game.layer_of(&a.position);
                 let value = match game.outcome(a.value, stones) {
                     Some(o) => o.words(),
-                    None => format!("value {}", a.value),
+                    None => on_course(game, scores, a.value),
                 };
                 let best = best.join(joint(notation));
                 writeln!(out, "hint: best move{s} {best} ({value})").map_err(io)?;
@@ -493,6 +527,36 @@ fn ask<G: Registered>(
         let legal: Vec<String> = (0..a.moves.len()).map(cell).collect();
         writeln!(out, "{what}; legal moves: {}", legal.join(joint(notation))).map_err(io)?;
     }
+}
+
+/// The prompt's form and `help`'s words for a game whose moves go from cell to cell, by
+/// the moves the position has: Teeko puts stones on cells and then slides them, a Quixo
+/// move always takes a cube and pushes it back in.
+fn from_to_help<G: Registered>(game: &G, a: &Answer<G::Position>) -> (&'static str, String) {
+    let places = a.moves.iter().any(|(mv, _)| mv.from.is_none());
+    let takes = a.moves.iter().any(|(mv, _)| mv.from.is_some());
+    // Quixo's cubes are pushed along a line; a stone that moves otherwise slides.
+    let taken = match G::NAME {
+        "quixo" => PUSH_MOVES,
+        _ => SLIDE_MOVES,
+    };
+    let example = a
+        .moves
+        .first()
+        .map(|(mv, _)| describe_move(game, MoveStyle::Spoken, mv))
+        .unwrap_or_default();
+    let (typed, forms) = match (places, takes) {
+        (true, false) => ("row,col", PLACE_MOVES.to_string()),
+        (false, true) => ("row,col-row,col", taken.to_string()),
+        _ => (
+            "row,col or row,col-row,col",
+            format!("{PLACE_MOVES}; {taken}"),
+        ),
+    };
+    (
+        typed,
+        format!("moves: {forms}; 1-based, row 1 the top, e.g. `{example}`"),
+    )
 }
 
 /// The move of a game whose moves are named (`MoveNotation::Named`) that `line` types, or

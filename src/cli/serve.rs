@@ -103,23 +103,23 @@ impl Served {
         let mut summary = json!({
             "name": name,
             "game": board.name(),
-            "board": board.size_words(),
-            "label": board.label(),
+            // The board as `info --json` names it (3x3k3), and in words beside it.
+            "board": board.label(),
+            "board_words": board.size_words(),
             "rows": rows,
             "cols": cols,
             // A folded table's entries stand for more positions: both, each by its name.
             "positions": crate::answers::info::layer_positions::<R>(&table)?.iter().sum::<u64>(),
             "entries": table.header.total_positions(),
             "value_type": table.header.value_type.name(),
-            // A table without a start has no root value.
-            "root_value": match opening.1 {
-                None => Some(table.value(0, 0)?),
-                Some(_) => None,
-            },
-            // The root value in words, as `build` and `info` say it (for a game with
-            // results the stored number beside it is a code).
-            "root_words": crate::answers::info::root_words::<R>(&table)?.line(),
         });
+        // The root as `info --json` gives it: `root_value` for a game of scores, else
+        // `root_code` beside `root_result` and `root_remoteness` (and for a table without
+        // a start, those of the position it opens on, with `root_position`); and in words,
+        // as `build` and `info` say it.
+        let root = crate::answers::info::root_words::<R>(&table)?;
+        root.add_to(&mut summary);
+        summary["root_words"] = json!(root.line());
         // The explorer draws the board from its own fields (young's weights a and b,
         // twins' pair weights, mnk's K), whatever the game: the board as the table header
         // stores it.

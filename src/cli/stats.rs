@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use super::{Threads, open_table, outln};
 use crate::answers::stats::{Examples, LayerStats, Reached, SplitRow};
 use crate::error::Result;
-use crate::game::Registry;
+use crate::game::{Registered, Registry, Visitor};
 
 #[derive(clap::Args)]
 #[command(after_help = "\
@@ -21,6 +21,9 @@ of play follows the totals.
 
 --split breaks each layer into classes, one row per count of x's stones (or cubes), of
 o's, and side to move: the classes tables of solved games publish.
+
+Without --reachable the counts are of every position the table holds, those no play
+reaches included (tic-tac-toe with a line for each side), and a line under them says so.
 
 --reachable adds a column of the positions play from the start reaches, and counts the
 wins, losses, draws, ties and longest lines (or least and greatest values) over those
@@ -103,11 +106,35 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
         outln!(
             "(wins, losses, draws, ties and the longest lines, or least and greatest values: of the reachable positions)"
         )?;
+    } else if results {
+        // The rankings of the games that end in a win, a loss, a tie or a draw count boards
+        // no play reaches (tic-tac-toe with a line for each side), and the published counts
+        // leave them out: say that these are in, and how to leave them out. (Young's and
+        // twins' rankings hold only positions play reaches.)
+        outln!("{}", unreached_note::<R>(&table)?)?;
     }
     if args.examples {
         print_examples(layers)?;
     }
     Ok(0)
+}
+
+/// The line under counts of every position: that those play never reaches are among them,
+/// and that `--reachable` counts exactly the rest, where the table has a start to reach
+/// them from.
+fn unreached_note<R: Registry>(table: &crate::table::Table) -> Result<String> {
+    struct Start;
+    impl Visitor for Start {
+        type Output = bool;
+        fn visit<G: Registered>(self, game: G) -> Result<bool> {
+            Ok(game.start_position().is_some())
+        }
+    }
+    Ok(match R::visit(&table.header.game, Start)? {
+        true => "(every position the table holds is counted, also those no play from the start reaches: --reachable counts exactly the positions play reaches)",
+        false => "(every position the table holds is counted, also those no play reaches; this table has no start, so which they are is not known)",
+    }
+    .to_string())
 }
 
 /// What a row shows: the counts of every position, or with --reachable of the reachable

@@ -305,12 +305,13 @@ impl Wdl {
         }
     }
 
-    /// In words for the side to move, x (`first`) or o: "o to move loses in 14".
+    /// In words for the side to move, x (`first`) or o: "o to move loses in 14". A game
+    /// already over (remoteness 0) has nobody to move, and says who has won.
     pub fn describe_for(self, first: bool) -> String {
         let (me, other) = if first { ("x", "o") } else { ("o", "x") };
         match self {
-            Wdl::Win(0) => format!("{me} to move has won: {other} completed a line of {me}'s"),
-            Wdl::Loss(0) => format!("{me} to move has lost: {other} has won"),
+            Wdl::Win(0) => format!("{me} has won: {other} completed a line of {me}'s"),
+            Wdl::Loss(0) => format!("{other} has won"),
             Wdl::Win(r) => format!("{me} to move wins in {r} (remoteness {r})"),
             Wdl::Loss(r) => format!("{me} to move loses in {r} (remoteness {r})"),
             Wdl::Draw => "draw: neither side can force a win".into(),

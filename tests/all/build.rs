@@ -296,3 +296,83 @@ fn a_build_stopped_as_by_ctrl_c_keeps_its_finished_layers_and_resumes() {
         assert!(stops >= 4, "{extra:?}: only {stops} stops");
     }
 }
+
+/// The summary's bytes per position divide the file it names, header and all (a small
+/// table's header outweighs its values); `--json` and `info --json` name the values' share
+/// as such.
+#[test]
+fn bytes_per_position_divide_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("ttt.retro");
+    let ts = t.to_str().unwrap();
+    let line = ok(&build(&["mnk", "3x3", "-o", ts]));
+    let len = std::fs::metadata(&t).unwrap().len();
+    assert!(
+        line.contains(&format!(
+            "({len} bytes, {:.3} bytes per position)",
+            len as f64 / 6046.0
+        )),
+        "{line}"
+    );
+    for args in [
+        vec!["build", "mnk", "3x3", "-o", ts, "--quiet", "--json"],
+        vec!["info", ts, "--json"],
+    ] {
+        let json: serde_json::Value = serde_json::from_str(&ok(&retro(&args))).unwrap();
+        assert!(json.get("bytes_per_position").is_none(), "{json}");
+        let values = json["value_bytes"].as_f64().unwrap();
+        assert_eq!(json["value_bytes_per_position"], values / 6046.0, "{json}");
+    }
+}
+
+/// A finished table of another game or board at the output is refused, and left as it
+/// was; `--force` replaces it, and a table of the same board is built again without a word.
+#[test]
+fn a_finished_table_of_another_board_is_not_replaced_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("ttt.retro");
+    let ts = t.to_str().unwrap();
+    ok(&build(&["mnk", "3x3", "-o", ts]));
+    let before = std::fs::read(&t).unwrap();
+    for (game, board, named) in [
+        ("connect", "4x4", "not connect 4x4k4"),
+        ("mnk", "4x3", "not mnk 4x3k3"),
+    ] {
+        let err = common::fails(
+            &build(&[game, board, "-o", ts]),
+            2,
+            "holds a finished table of mnk 3x3k3",
+        );
+        assert!(err.contains(named) && err.contains("--force"), "{err}");
+        assert_eq!(std::fs::read(&t).unwrap(), before);
+    }
+    // The same board, folded or not, is built again.
+    common::ok_silent(&build(&["mnk", "3x3k3", "-o", ts, "--no-fold"]));
+    common::ok_silent(&build(&["mnk", "3x3", "-o", ts]));
+    assert_eq!(std::fs::read(&t).unwrap(), before);
+    common::ok_silent(&build(&["connect", "4x4", "-o", ts, "--force"]));
+    let info = ok(&retro(&["info", ts]));
+    assert!(info.contains("connect"), "{info}");
+}
+
+/// A build with no `-o` where there is no `tables/` directory makes one and says so.
+#[test]
+fn a_build_says_when_it_makes_the_tables_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = || {
+        Command::new(env!("CARGO_BIN_EXE_retro"))
+            .args(["build", "mnk", "3x3"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    let first = run();
+    ok(&first);
+    let said = String::from_utf8_lossy(&first.stderr).into_owned();
+    assert!(said.contains("created the directory tables/"), "{said}");
+    assert!(dir.path().join("tables/mnk-3x3k3.retro").exists());
+    let again = run();
+    ok(&again);
+    let said = String::from_utf8_lossy(&again.stderr).into_owned();
+    assert!(!said.contains("created"), "{said}");
+}

@@ -233,7 +233,7 @@ fn info_build_and_serve_name_the_board_width_first_with_k() {
     let server = server::Server::start(std::slice::from_ref(&table), &["--quiet"]);
     let list = server::get(&server.addr, "/api/tables").json();
     assert_eq!(
-        list[0]["board"], "3 x 4 (width x height), 3 in a row",
+        list[0]["board_words"], "3 x 4 (width x height), 3 in a row",
         "{list}"
     );
     // Rows and columns as the positions are written: 4 rows of 3.

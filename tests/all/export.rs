@@ -475,3 +475,62 @@ fn parquet_without_the_feature_is_refused() {
     );
     assert!(!out.exists());
 }
+
+/// The value column is named for whose side it is seen from, so that rows of several games
+/// put together never mix the two: `value` for the first player (young, twins, mnk,
+/// connect: x), `value_to_move` for the side to move (Teeko, Quixo, Morris), in CSV and
+/// Parquet and as `info --json` names it; a won position's number says so (positive for a
+/// win of the side it is seen from).
+#[test]
+fn the_value_column_says_whose_side_it_is_seen_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let young = common::shipped("young-sample.txt");
+    for (game, board, name, won) in [
+        ("young", young.as_str(), "value", None),
+        ("mnk", "3x3", "value", Some(("xxx/oo./...", 5))),
+        ("connect", "4x4k3", "value", None),
+        ("teeko", "3x3s2", "value_to_move", None),
+        ("quixo", "3x3", "value_to_move", Some(("xxx/oo./...:o", -1))),
+        ("morris", "six stones=3", "value_to_move", None),
+    ] {
+        let table = build_cli(dir.path(), &[game, board], game);
+        let t = table.to_str().unwrap();
+        let info: serde_json::Value =
+            serde_json::from_str(&ok(&retro(&["info", t, "--json"], ""))).unwrap();
+        assert_eq!(info["value_column"], name, "{game}");
+        // Every position, so that the won one is among the rows.
+        let csv = ok(&retro(&["export", t, "-o", "-", "-q", "--all"], ""));
+        let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        let at = header.iter().position(|&c| c == name);
+        assert!(at.is_some(), "{game}: {header:?}");
+        let other = if name == "value" {
+            "value_to_move"
+        } else {
+            "value"
+        };
+        assert!(!header.contains(&other), "{game}: {header:?}");
+        // x has won: seen from x a positive code (N + 1 - p), seen from o, to move, a loss
+        // in 0 (-1).
+        if let Some((position, want)) = won {
+            let row = csv
+                .lines()
+                .map(split_csv)
+                .find(|f| f[0] == position)
+                .unwrap_or_else(|| panic!("{game}: no row {position}"));
+            assert_eq!(row[at.unwrap()], want.to_string(), "{game}: {row:?}");
+        }
+        #[cfg(feature = "parquet")]
+        {
+            use parquet::file::reader::{FileReader, SerializedFileReader};
+            let pq = dir.path().join(format!("{game}.parquet"));
+            export(&table, &pq, &[]);
+            let reader = SerializedFileReader::new(std::fs::File::open(&pq).unwrap()).unwrap();
+            let schema = reader.metadata().file_metadata().schema_descr();
+            let names: Vec<String> = (0..schema.num_columns())
+                .map(|i| schema.column(i).name().to_string())
+                .collect();
+            let has = |n: &str| names.iter().any(|c| c == n);
+            assert!(has(name) && !has(other), "{game}: {names:?}");
+        }
+    }
+}

@@ -435,7 +435,7 @@ fn morris_in_the_commands() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "position,stones,x_in_hand,o_in_hand,to_move,value,best_move,result,remoteness,reachable,orbit_size"
+        "position,stones,x_in_hand,o_in_hand,to_move,value_to_move,best_move,result,remoteness,reachable,orbit_size"
     );
     let first: Vec<&str> = lines.next().unwrap().split(',').collect();
     assert_eq!(&first[..4], [".../.../..../.../... 3 3 x", "0", "3", "3"]);
@@ -703,7 +703,10 @@ fn positions_that_cannot_arise_are_refused_and_reachable_is_exact() {
             "x's last move closed one",
         ),
     ] {
-        let table = dir.path().join("t.retro");
+        // A table per board: a build does not replace another board's table.
+        let table = dir
+            .path()
+            .join(format!("{}.retro", variant.replace(' ', "-")));
         let t = table.to_str().unwrap();
         crate::common::ok(&crate::common::retro(
             &["build", "morris", variant, "-q", "--fresh", "-o", t],

@@ -535,7 +535,7 @@ fn parquet_rows_are_the_csv_rows() {
     assert_eq!(
         lines.next(),
         Some(
-            "position,stones,to_move,value,best_move,result,remoteness,reachable,\
+            "position,stones,to_move,value_to_move,best_move,result,remoteness,reachable,\
              best_from_row,best_from_col,best_row,best_col"
         )
     );

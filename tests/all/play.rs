@@ -8,7 +8,9 @@ use crate::common;
 use common::{retro, shipped};
 
 fn build(dir: &Path, game: &str, file: &str) -> PathBuf {
-    let path = dir.join(format!("{game}.retro"));
+    // Named after the board, as a build refuses to replace another board's table.
+    let stem = file.trim_end_matches(".txt");
+    let path = dir.join(format!("{game}-{stem}.retro"));
     let out = retro(
         &[
             "build",
@@ -124,15 +126,18 @@ fn a_full_young_game_ends_with_scores_that_make_the_result() {
     assert_eq!(
         score_lines(&text),
         [
-            "scores: first 0, second 0; value 2; first to move (you)",
-            "scores: first 2, second 0; value 0; second to move (retro)",
-            "scores: first 2, second 7; value 7; first to move (you)",
-            "scores: first 11, second 7; value -2; second to move (retro)",
-            "scores: first 11, second 9; value 0; first to move (you)",
-            "scores: first 12, second 9; value -1; second to move (retro)",
+            "scores: first 0, second 0; on course for result 2; first to move (you)",
+            "scores: first 2, second 0; on course for result 2; second to move (retro)",
+            "scores: first 2, second 7; on course for result 2; first to move (you)",
+            "scores: first 11, second 7; on course for result 2; second to move (retro)",
+            "scores: first 11, second 9; on course for result 2; first to move (you)",
+            "scores: first 12, second 9; on course for result 2; second to move (retro)",
         ]
     );
-    assert!(text.contains("retro plays 1,2 (value 0)"), "{text}");
+    assert!(
+        text.contains("retro plays 1,2 (on course for result 2)"),
+        "{text}"
+    );
 
     // A weaker line still ends with scores whose difference is the result.
     let text = play(&t, &[], "1 1\n2 1\n2 2\n");
@@ -148,7 +153,7 @@ fn playing_second_the_table_opens() {
     let text = play(&t, &["--as", "second"], &our_moves(&pv, 1));
     let first_prompt = text.find("your move").unwrap();
     assert!(
-        text[..first_prompt].contains("retro plays 1,1 (value 2)"),
+        text[..first_prompt].contains("retro plays 1,1 (on course for result 2)"),
         "{text}"
     );
     assert!(text.contains("first to move (retro)") && text.contains("second to move (you)"));
@@ -186,7 +191,7 @@ fn a_full_twins_game() {
     // Running scores are the pairs already decided: none until two neighbours are filled.
     assert_eq!(
         score_lines(&text)[0],
-        "scores: first 0, second 0; value 15; first to move (you)"
+        "scores: first 0, second 0; on course for result 15; first to move (you)"
     );
     assert!(
         score_lines(&text)
@@ -201,14 +206,17 @@ fn hint_names_a_best_move_without_playing_it() {
     let dir = tempfile::tempdir().unwrap();
     let t = build(dir.path(), "young", "young-sample.txt");
     let text = play(&t, &[], "hint\nquit\n");
-    assert!(text.contains("hint: best move 1,1 (value 2)\n"), "{text}");
+    assert!(
+        text.contains("hint: best move 1,1 (on course for result 2)\n"),
+        "{text}"
+    );
     assert!(!text.contains("you play"), "{text}");
 
     // Twins opening: several cells keep the value; all of them are named.
     let t = build(dir.path(), "twins", "twins-sample1.txt");
     let text = play(&t, &[], "hint\nquit\n");
     assert!(
-        text.contains("hint: best moves 1,2 1,3 2,1 2,3 3,1 3,2 3,3 (value 15)\n"),
+        text.contains("hint: best moves 1,2 1,3 2,1 2,3 3,1 3,2 3,3 (on course for result 15)\n"),
         "{text}"
     );
 }
@@ -258,7 +266,7 @@ fn quit_ends_the_game_with_exit_0() {
     // Input after quit is never read.
     let text = play(&t, &[], "1 1\nquit\n2 1\n");
     assert!(
-        text.ends_with("quit: first 2, second 7; value 7\n"),
+        text.ends_with("quit: first 2, second 7; on course for result 2\n"),
         "{text}"
     );
     assert!(!text.contains("game over"), "{text}");
@@ -275,7 +283,7 @@ fn help_lists_the_commands_and_the_move_format() {
         "\n  hint ",
         "\n  undo ",
         "\n  quit ",
-        "\nvalue: first's minus second's score",
+        "\non course for result R: the result the game ends at",
     ] {
         assert!(text.contains(needle), "{needle:?} missing from {text}");
     }
@@ -369,7 +377,10 @@ fn moves_are_read_as_every_command_writes_them() {
     let t = build(dir.path(), "young", "young-sample.txt");
     for first in ["1,1", "1 1", "(1,1)", " 1, 1 "] {
         let text = play(&t, &[], &format!("{first}\nquit\n"));
-        assert!(text.contains("you play 1,1 (value 2)\n"), "{first}: {text}");
+        assert!(
+            text.contains("you play 1,1 (on course for result 2)\n"),
+            "{first}: {text}"
+        );
     }
 }
 
@@ -410,7 +421,7 @@ fn mistakes_are_named_and_undo_works_after_the_end() {
     // Young sample after 1,1 and retro's 1,2: 2,1 keeps value 7, 1,3 would not.
     let text = play(&t, &[], "1,1\n1,3\nquit\n");
     assert!(
-        text.contains("you play 1,3 (value 1): a mistake, 6 less than 2,1 (value 7) for you\n"),
+        text.contains("you play 1,3 (on course for result -4): a mistake, 6 less than 2,1 (on course for result 2) for you\n"),
         "{text}"
     );
     // Play to the end, then take the last move back and leave.
@@ -425,7 +436,7 @@ fn mistakes_are_named_and_undo_works_after_the_end() {
         "{text}"
     );
     assert!(
-        after.ends_with("quit: first 11, second 9; value 0\n"),
+        after.ends_with("quit: first 11, second 9; on course for result 2\n"),
         "{text}"
     );
 
@@ -727,4 +738,88 @@ fn a_table_without_a_start_opens_where_the_explorer_opens() {
     );
     assert!(!shown.contains("game over"), "{shown}");
     assert!(shown.contains("to move (you)"), "{shown}");
+}
+
+/// A game of scores says the result it is on course for, the scores banked and the stones
+/// to come together: after a mistake every line says the result the game then ends at, not
+/// a move's reward or the stones to come alone.
+#[test]
+fn a_game_of_scores_says_the_result_it_is_on_course_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = build(dir.path(), "young", "young-sample.txt");
+    // 1,3 after 1,1 and retro's 1,2 is a mistake (2,1 keeps 2); then best play to the end.
+    let text = play(&t, &[], "1,1\n1,3\n2,2\n");
+    assert!(
+        text.contains("game over: first 6, second 10; result -4\n"),
+        "{text}"
+    );
+    let lines = score_lines(&text);
+    assert_eq!(lines.len(), 6, "{text}");
+    for line in &lines[3..] {
+        assert!(line.contains("; on course for result -4;"), "{text}");
+    }
+    assert!(
+        text.contains("retro plays 2,1 (on course for result -4)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("you play 2,2 (on course for result -4)\n"),
+        "{text}"
+    );
+    assert!(!text.contains("value"), "{text}");
+}
+
+/// The prompt and `help` offer the moves the position has: Quixo's pushes always go from
+/// cell to cell, Teeko's stones are put down first and slide after; a position already
+/// won says who won, with nobody to move.
+#[test]
+fn the_prompt_offers_the_moves_the_position_has() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = |game: &str, board: &str| {
+        let path = dir.path().join(format!("{game}.retro"));
+        common::ok(&retro(
+            &["build", game, board, "-q", "-o", path.to_str().unwrap()],
+            "",
+        ));
+        path
+    };
+    let quixo = table("quixo", "3x3");
+    let text = play(&quixo, &[], "help\nquit\n");
+    assert!(
+        text.contains("your move (row,col-row,col, or help): "),
+        "{text}"
+    );
+    assert!(text.contains("pushes it back in"), "{text}");
+    assert!(
+        !text.contains("puts a stone") && !text.contains("row,col or "),
+        "{text}"
+    );
+    let teeko = table("teeko", "4x4s3");
+    let text = play(&teeko, &[], "help\nquit\n");
+    assert!(text.contains("your move (row,col, or help): "), "{text}");
+    assert!(
+        text.contains("puts a stone on that cell") && !text.contains("pushes"),
+        "{text}"
+    );
+    let text = play(&teeko, &["--from", "xo../o.x./..../.x.o:x"], "help\nquit\n");
+    assert!(
+        text.contains("your move (row,col-row,col, or help): "),
+        "{text}"
+    );
+    assert!(
+        text.contains("slides a stone") && !text.contains("puts a stone"),
+        "{text}"
+    );
+    // Won by x: nobody is to move, and the value says who won.
+    let text = play(&quixo, &["--from", "xxx/oo./...:o"], "");
+    assert!(text.contains("game over: x has won\n"), "{text}");
+    let query = common::ok(&retro(
+        &["query", quixo.to_str().unwrap(), "xxx/oo./...:o"],
+        "",
+    ));
+    assert!(
+        query.contains("to move   nobody (the game is over)\nvalue     x has won\n"),
+        "{query}"
+    );
+    assert!(!query.contains("to move has"), "{query}");
 }

@@ -105,6 +105,68 @@ fn every_position_answers_as_query_json_pv() {
     assert_eq!(want["value"], 10);
 }
 
+/// `/api/tables` names a table's board and root with `info --json`'s keys, each in its
+/// meaning: `board` as `info --json` writes it, and for a game with results the root's
+/// code as `root_code` (with its result and remoteness), never as `root_value`; a table
+/// without a start gives those of the position it opens on, as `info --json` does.
+#[test]
+fn tables_name_the_board_and_root_as_info_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut tables = Vec::new();
+    for (game, board, name) in [
+        ("quixo", "3x3", "q3"),
+        ("mnk", "3x3", "ttt"),
+        ("morris", "six stones=3 moving", "m"),
+    ] {
+        let path = dir.path().join(format!("{name}.retro"));
+        common::ok(&retro(
+            &["build", game, board, "-q", "-o", path.to_str().unwrap()],
+            "",
+        ));
+        tables.push(path);
+    }
+    tables.extend(sample_tables(dir.path()));
+    let server = Server::start(&tables, &["--quiet"]);
+    let list = get(&server.addr, "/api/tables").json();
+    for path in &tables {
+        let name = name_of(path);
+        let listed = list
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name.as_str())
+            .unwrap();
+        let info: Value = serde_json::from_str(&common::ok(&retro(
+            &["info", path.to_str().unwrap(), "--json"],
+            "",
+        )))
+        .unwrap();
+        for key in [
+            "game",
+            "board",
+            "root_value",
+            "root_code",
+            "root_result",
+            "root_remoteness",
+            "root_position",
+        ] {
+            assert_eq!(listed.get(key), info.get(key), "{name} {key}: {listed}");
+        }
+        assert!(listed.get("label").is_none(), "{listed}");
+    }
+    let q3 = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "q3")
+        .unwrap();
+    assert_eq!(q3["root_code"], 8, "{q3}");
+    assert_eq!(q3["root_result"], "win", "{q3}");
+    assert_eq!(q3["root_remoteness"], 7, "{q3}");
+    assert!(q3.get("root_value").is_none(), "{q3}");
+    assert_eq!(q3["board_words"], "3 x 3", "{q3}");
+}
+
 #[test]
 fn tables_lists_every_table() {
     let dir = tempfile::tempdir().unwrap();
@@ -118,13 +180,15 @@ fn tables_lists_every_table() {
     let by_name = |n: &str| list.iter().find(|t| t["name"] == n).unwrap().clone();
     let young = by_name("young-sample");
     assert_eq!(young["game"], "young");
-    assert_eq!(young["board"], "2 x 3");
+    assert_eq!(young["board"], "2x3");
+    assert_eq!(young["board_words"], "2 x 3");
     assert_eq!(young["positions"], 10);
     assert_eq!(young["value_type"], "i8");
     assert_eq!(young["root_value"], 2);
     let twins = by_name("twins-sample1");
     assert_eq!(twins["game"], "twins");
-    assert_eq!(twins["board"], "3 x 3");
+    assert_eq!(twins["board"], "3x3");
+    assert_eq!(twins["board_words"], "3 x 3");
     assert_eq!(twins["root_value"], 15);
     // The board's own fields, as the table header stores them.
     assert_eq!(

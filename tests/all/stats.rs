@@ -112,7 +112,15 @@ fn stats_count_what_export_writes() {
             _ => 0,
         };
         assert_eq!(phases, named, "{game}: {stats}");
-        assert_eq!(text.lines().count(), layers.len() + 2 + phases, "{text}");
+        // Then a line saying that positions play never reaches are counted too.
+        assert_eq!(text.lines().count(), layers.len() + 3 + phases, "{text}");
+        assert!(
+            text.lines()
+                .last()
+                .unwrap()
+                .contains("--reachable counts exactly"),
+            "{text}"
+        );
         if game == "morris" {
             // Each layer says what it holds: each side's stones, and what is in hand.
             assert_eq!(layers[0]["holds"], "stones 0-0, in hand 3-3", "{stats}");
@@ -676,4 +684,55 @@ fn examples_of_a_game_of_scores_have_the_layers_extremes() {
             );
         }
     }
+}
+
+/// Plain counts of a game whose ranking holds boards no play reaches say so under the
+/// table, and how to leave them out: tic-tac-toe's 6,046 boards hold the 5,478 positions
+/// play reaches. A table without a start says that which those are is not known; young's
+/// ranking holds only positions play reaches, and says nothing.
+#[test]
+fn plain_stats_say_that_unreachable_boards_are_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let ttt = dir.path().join("ttt.retro");
+    let ttt = ttt.to_str().unwrap();
+    ok(&retro(&["build", "mnk", "3x3", "-q", "-o", ttt], ""));
+    let note = "(every position the table holds is counted, also those no play from the start reaches: --reachable counts exactly the positions play reaches)";
+    for extra in [&[][..], &["--split"][..]] {
+        let text = ok(&retro(&[&["stats", ttt][..], extra].concat(), ""));
+        assert_eq!(text.lines().last(), Some(note), "{text}");
+    }
+    let text = ok(&retro(&["stats", ttt], ""));
+    assert!(
+        text.contains("  all            850             6046 "),
+        "{text}"
+    );
+    let reached = ok(&retro(&["stats", ttt, "--reachable"], ""));
+    assert!(
+        reached.contains("  all            850             6046             5478 "),
+        "{reached}"
+    );
+    assert!(
+        !reached.contains("every position the table holds"),
+        "{reached}"
+    );
+    let moving = dir.path().join("m.retro");
+    let moving = moving.to_str().unwrap();
+    ok(&retro(
+        &["build", "morris", "six stones=3 moving", "-q", "-o", moving],
+        "",
+    ));
+    let text = ok(&retro(&["stats", moving], ""));
+    assert!(
+        text.lines()
+            .last()
+            .unwrap()
+            .contains("this table has no start, so which they are is not known"),
+        "{text}"
+    );
+    let young = dir.path().join("y.retro");
+    let young = young.to_str().unwrap();
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/tables/young-sample.txt");
+    ok(&retro(&["build", "young", sample, "-q", "-o", young], ""));
+    let text = ok(&retro(&["stats", young], ""));
+    assert!(text.lines().last().unwrap().starts_with("  all"), "{text}");
 }

@@ -274,7 +274,11 @@ fn commands_on_a_folded_table_answer_as_on_an_unfolded_one() {
         ("mnk", "3x4k3", 4),
         ("connect", "4x4k3", 2),
     ] {
-        let (f, u) = (path("f.retro"), path("u.retro"));
+        // A pair per board: a build does not replace another board's table.
+        let (f, u) = (
+            path(&format!("{game}-{board}-f.retro")),
+            path(&format!("{game}-{board}-u.retro")),
+        );
         ok(&retro(&["build", game, board, "-q", "-o", &f], ""));
         ok(&retro(
             &["build", game, board, "-q", "--no-fold", "-o", &u],

@@ -23,7 +23,7 @@ pub struct CsvSink<W: Write = File> {
 impl<W: Write> CsvSink<W> {
     /// A sink writing to `file` (at `path`, for messages), moves in `notation`; `outcomes`
     /// adds the result and remoteness columns, `orbits` the `orbit_size` column last,
-    /// `hands` the stones in hand.
+    /// `hands` the stones in hand; `to_move` names the values as the side to move's.
     pub fn new(
         file: W,
         path: &Path,
@@ -31,8 +31,9 @@ impl<W: Write> CsvSink<W> {
         outcomes: bool,
         orbits: bool,
         hands: bool,
+        to_move: bool,
     ) -> CsvSink<W> {
-        let mut head = columns_of(notation, outcomes, orbits, hands).join(",");
+        let mut head = columns_of(notation, outcomes, orbits, hands, to_move).join(",");
         head.push('\n');
         CsvSink {
             out: BufWriter::with_capacity(1 << 20, file),

@@ -60,6 +60,10 @@ pub struct Row<'a> {
 /// it has results, `orbits` for a folded table written one row per entry: the same names,
 /// in the same order, in CSV and Parquet.
 ///
+/// The value column is named for whose side it is seen from (`value_column`): `value` for
+/// the first player (young, twins, mnk, connect: x), `value_to_move` for the side to move
+/// (Teeko, Quixo, Morris), so that rows of several games put together never mix the two.
+///
 /// `best_move` is the move as `query` writes it; the integer columns after it say the same
 /// move as numbers (1-based, row 1 at the top), so a data frame can use them without parsing:
 /// `best_row`/`best_col`, `best_column` for a game whose moves are columns, and
@@ -70,8 +74,10 @@ pub fn columns_of(
     outcomes: bool,
     orbits: bool,
     hands: bool,
+    to_move: bool,
 ) -> Vec<&'static str> {
     let mut names = best_columns(notation, outcomes);
+    names[3] = value_column(to_move);
     if hands {
         // The stones in hand beside the stones on the board.
         names.splice(2..2, ["x_in_hand", "o_in_hand"]);
@@ -90,6 +96,15 @@ fn best_columns(notation: MoveNotation, outcomes: bool) -> Vec<&'static str> {
     names.push("reachable");
     names.extend(number_columns(notation));
     names
+}
+
+/// The name of the value column: `value_to_move` where values are for the side to move
+/// (`Values::for_side_to_move`), else `value`, seen from the first player.
+pub fn value_column(to_move: bool) -> &'static str {
+    match to_move {
+        true => "value_to_move",
+        false => "value",
+    }
 }
 
 /// The names of a best move's integer columns for a game whose moves are written in

@@ -27,7 +27,7 @@ fn schema(names: &[&str]) -> String {
             let ty = match name {
                 "position" | "to_move" | "result" => "REQUIRED BYTE_ARRAY",
                 "best_move" => "OPTIONAL BYTE_ARRAY",
-                "value" | "orbit_size" => "REQUIRED INT64",
+                "value" | "value_to_move" | "orbit_size" => "REQUIRED INT64",
                 "reachable" => "OPTIONAL BOOLEAN",
                 "stones" | "remoteness" | "x_in_hand" | "o_in_hand" => "REQUIRED INT32",
                 _ => "OPTIONAL INT32",
@@ -158,7 +158,7 @@ impl<W: Write + Send> ParquetSink<W> {
                 ("to_move", ColumnWriter::ByteArrayColumnWriter(w)) => {
                     names(w, &g.to_move, &TO_MOVE)
                 }
-                ("value", ColumnWriter::Int64ColumnWriter(w)) => {
+                ("value" | "value_to_move", ColumnWriter::Int64ColumnWriter(w)) => {
                     w.write_batch(&g.values, None, None).map(drop)
                 }
                 ("orbit_size", ColumnWriter::Int64ColumnWriter(w)) => {

@@ -58,11 +58,13 @@ async function listTables() {
     link.href = "/" + encodeURIComponent(t.name);
     link.textContent = t.name;
     row.insertCell().append(link);
-    for (const text of [t.game, t.board, t.positions.toLocaleString("en"),
+    // The root's stored number: a value in a game of scores, else a code.
+    const root = t.root_value !== undefined ? t.root_value : t.root_code;
+    for (const text of [t.game, t.board_words, t.positions.toLocaleString("en"),
                         t.entries.toLocaleString("en"), t.value_type,
                         // A table without a start has no root value: it opens elsewhere.
-                        t.root_value === null ? `none (no start; opens on ${t.opening})`
-                          : `${t.root_value} (${valueInWords(t, t.root_value)})`]) {
+                        t.opening_note ? `none (no start; opens on ${t.opening})`
+                          : `${root} (${valueInWords(t, root)})`]) {
       row.insertCell().textContent = text;
     }
   }
@@ -570,7 +572,7 @@ async function explore() {
     return showError(e.message);
   }
   if (!info) return showError(`no table named ${tableName}`);
-  $("board-info").textContent = `${info.game}, ${info.board}`;
+  $("board-info").textContent = `${info.game}, ${info.board_words}`;
   if (info.opening_note) $("start").textContent = "Opening position";
   $("start").onclick = () => { stop(); go(info.opening || "empty", info.opening_note ? "opening position" : "empty board"); };
   $("play-pv").onclick = playBestLine;
