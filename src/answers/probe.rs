@@ -18,6 +18,9 @@ pub struct Answer<P> {
     /// Every legal move, in `Game::moves` order, with its value seen from the position:
     /// the move's reward plus its child's value.
     pub moves: Vec<(Move<P>, i64)>,
+    /// Whether the position was given as legal moves from the start (`played_from_start`),
+    /// so that play reaches it whatever the position shows.
+    pub from_start: bool,
 }
 
 impl<P> Answer<P> {
@@ -100,6 +103,7 @@ pub fn answer<G: Gameplay>(
         position,
         value,
         moves,
+        from_start: false,
     })
 }
 
@@ -110,7 +114,11 @@ pub fn answer_text<G: Gameplay>(
     table: &Table,
     text: &str,
 ) -> Result<Answer<G::Position>> {
-    answer(game, table, position_from_text(game, text)?)
+    let (position, from_start) = read_position(game, text)?;
+    Ok(Answer {
+        from_start,
+        ..answer(game, table, position)?
+    })
 }
 
 /// The move of `moves` that `text` names, as `play` reads a typed move: the move as
@@ -226,9 +234,14 @@ pub fn played_from_start<G: Gameplay>(game: &G, text: &str) -> Result<Option<Pla
 /// A position as `query`, `play --from`, `serve` and Python take it: the game's own
 /// notation (`Gameplay::parse_position`), or moves from the start (`played_from_start`).
 pub fn position_from_text<G: Gameplay>(game: &G, text: &str) -> Result<G::Position> {
+    read_position(game, text).map(|(position, _)| position)
+}
+
+/// `position_from_text`, and whether the position was given as moves from the start.
+pub fn read_position<G: Gameplay>(game: &G, text: &str) -> Result<(G::Position, bool)> {
     match played_from_start(game, text)? {
-        Some(played) => Ok(played.last().clone()),
-        None => game.parse_position(text),
+        Some(played) => Ok((played.last().clone(), true)),
+        None => Ok((game.parse_position(text)?, false)),
     }
 }
 
@@ -418,9 +431,10 @@ pub fn to_json<G: Registered>(game: &G, a: &Answer<G::Position>) -> serde_json::
         out[name] = value;
     }
     // Only what the position shows of its history was checked, not whether play from the
-    // start reaches it (`Gameplay::check_reachable_is_exact`).
+    // start reaches it (`Gameplay::check_reachable_is_exact`), unless the position was
+    // given as legal moves from the start, which reach it.
     if !game.check_reachable_is_exact() {
-        out["reachable_checked"] = json!(false);
+        out["reachable_checked"] = json!(a.from_start);
     }
     if let Some(s) = game.final_scores(a.value) {
         out["first_score"] = json!(s.first);

@@ -94,6 +94,9 @@ pub fn principal_variation<G: Gameplay>(
 /// reaches them (`Gameplay::check_reachable_is_exact`).
 const REACH_NOT_CHECKED: &str = "reached   not checked: the position shows nothing that rules it out; `retro export` marks the positions play from the start reaches\n";
 
+/// The same for a position given as moves from the start: legal moves reach it.
+const REACH_FROM_START: &str = "reached   yes: the moves given reach it from the start\n";
+
 /// The same for a table without a start, which has nothing to search from.
 const REACH_NOT_KNOWN: &str = "reached   not known: the position shows nothing that rules it out, and this table has no start to search from\n";
 
@@ -129,6 +132,7 @@ pub fn answer<G: Gameplay>(game: &G, a: &Answer<G::Position>) -> String {
     ));
     if !game.check_reachable_is_exact() {
         out.push_str(match game.start_position() {
+            _ if a.from_start => REACH_FROM_START,
             Some(_) => REACH_NOT_CHECKED,
             None => REACH_NOT_KNOWN,
         });

@@ -219,7 +219,8 @@ fn compare_positions<G: Game>(
                 let mut some = Vec::new();
                 for (i, &x) in values.iter().enumerate() {
                     let rank = start + i as u64;
-                    let pos = lead_game.unrank(k, rank);
+                    // The position as the other table's game ranks it.
+                    let pos = other_game.adopt(&lead_game.unrank(k, rank));
                     let y = other.value(other_game.layer_of(&pos), other_game.rank(&pos))?;
                     if x != y {
                         count += 1;

@@ -9,8 +9,8 @@ use super::open_table;
 use std::io::Write;
 
 use crate::answers::probe::{
-    MoveStyle, answer, answer_text, describe_move, line_json, line_values, played_from_start,
-    position_from_text, principal_variation, pv_json, to_json,
+    Answer, MoveStyle, answer, answer_text, describe_move, line_json, line_values,
+    played_from_start, principal_variation, pv_json, read_position, to_json,
 };
 use crate::error::{Error, Result};
 use crate::game::{Registered, Registry, Visitor};
@@ -266,9 +266,9 @@ fn batch<G: Registered>(game: &G, table: &Table, style: Batch) -> Result<i32> {
             };
         number += 1;
         let looked_up = line
-            .and_then(|text| position_from_text(game, text))
-            .and_then(|pos| game.check_reachable(&pos).map(|()| pos))
-            .and_then(|pos| {
+            .and_then(|text| read_position(game, text))
+            .and_then(|(pos, from_start)| game.check_reachable(&pos).map(|()| (pos, from_start)))
+            .and_then(|(pos, from_start)| {
                 Ok(match style {
                     Batch::Plain { codes } => {
                         let stones = game.layer_of(&pos);
@@ -279,7 +279,10 @@ fn batch<G: Registered>(game: &G, table: &Table, style: Batch) -> Result<i32> {
                         }
                     }
                     Batch::Json { pv } => {
-                        let a = answer(game, table, pos)?;
+                        let a = Answer {
+                            from_start,
+                            ..answer(game, table, pos)?
+                        };
                         let mut obj = to_json(game, &a);
                         if pv {
                             obj["pv"] =

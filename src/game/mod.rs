@@ -374,6 +374,14 @@ pub trait Game: Send + Sync + Sized {
         vec![pos.clone()]
     }
 
+    /// `pos`, made by another instance of this game on the same board (folded otherwise:
+    /// `diff` of a folded and an unfolded table), as this one ranks it. The default is
+    /// `pos` itself, for a game whose `rank` reads the board; a game whose positions carry
+    /// their entry's rank parts (connect: its mirror image's, where folded) makes them anew.
+    fn adopt(&self, pos: &Self::Position) -> Self::Position {
+        pos.clone()
+    }
+
     /// The positions that share `pos`'s entry as a few of them, each standing for as many
     /// as its weight, for counts by each side's stones and the side to move (`stats
     /// --split`): each given position must stand for positions with its own stones and side

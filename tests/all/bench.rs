@@ -120,7 +120,7 @@ fn csv_rows_carry_the_board() {
     let dir = tempfile::tempdir().unwrap();
     let y = board(dir.path(), "young", "4x4");
     let header = "game,board,positions,threads,median,mean,stddev,min,max,\
-                  positions_per_second,speedup,efficiency";
+                  positions_per_second,speedup,efficiency,entries,entries_per_second";
     for (repeat, stddev_empty) in [("2", false), ("1", true)] {
         let csv = succeeds(bench("young", &y, &["--repeat", repeat, "--csv"]));
         let lines: Vec<&str> = csv.lines().collect();
@@ -128,7 +128,9 @@ fn csv_rows_carry_the_board() {
         assert_eq!(lines[0], header);
         for (line, threads) in lines[1..].iter().zip(["1", "2"]) {
             let cells: Vec<&str> = line.split(',').collect();
-            assert_eq!(cells.len(), 12, "{line}");
+            assert_eq!(cells.len(), 14, "{line}");
+            // Young folds nothing: its entries are its positions.
+            assert_eq!(cells[12], "70", "{line}");
             assert_eq!(cells[..4], ["young", "4x4", "70", threads], "{line}");
             assert_eq!(cells[6].is_empty(), stddev_empty, "{line}");
             for (i, cell) in cells.iter().enumerate().skip(4) {
@@ -287,4 +289,55 @@ fn progress_line_only_on_a_terminal_and_not_with_quiet() {
     let quiet = script("--quiet").unwrap();
     assert!(quiet.status.success());
     assert!(quiet.stdout.is_empty(), "{:?}", text(&quiet.stdout));
+}
+
+/// Tic-tac-toe folds 8 symmetries: the sweep computes 850 entries, which stand for every
+/// board with as many x's as o's or one more, 6,046 of them (counted here). The title says
+/// both, and each rate is its own count over the median.
+#[test]
+fn a_folded_game_counts_positions_and_entries_apart() {
+    let choose = |n: u64, k: u64| (0..k).fold(1u64, |c, i| c * (n - i) / (i + 1));
+    let boards: u64 = (0..=9)
+        .map(|k| choose(9, k) * choose(k, k.div_ceil(2)))
+        .sum();
+    assert_eq!(boards, 6046);
+    let args = [
+        "bench",
+        "mnk",
+        "3x3k3",
+        "--threads",
+        "1",
+        "--repeat",
+        "1",
+        "--warmup",
+        "0",
+    ];
+    let out = succeeds(retro(&[&args[..], &["--json"]].concat(), ""));
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["positions"], boards, "{json}");
+    assert_eq!(json["entries"], 850, "{json}");
+    let row = &json["results"][0];
+    let f = |k: &str| row[k].as_f64().unwrap_or_else(|| panic!("{k} in {row}"));
+    assert!((f("positions_per_second") * f("median") - boards as f64).abs() < 1e-6);
+    assert!((f("entries_per_second") * f("median") - 850.0).abs() < 1e-6);
+    let out = succeeds(retro(&[&args[..], &["--quiet"]].concat(), ""));
+    let mut lines = out.lines();
+    assert_eq!(
+        lines.next(),
+        Some(
+            "mnk 3x3k3: 6046 positions (850 entries: folded by 8 symmetries), 1 timed run per thread count"
+        ),
+        "{out}"
+    );
+    let header: Vec<&str> = lines
+        .next()
+        .unwrap()
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert!(
+        header.contains(&"positions/s") && header.contains(&"entries/s"),
+        "{out}"
+    );
 }

@@ -480,3 +480,36 @@ fn a_quixo_table_without_a_start_names_its_positions() {
     }
     assert!(refused > 0 && unknown > 0, "{refused} {unknown}");
 }
+
+/// Quixo's positions do not show whether play reaches them, so `query` says it was not
+/// checked; a position given as legal moves from the start is reached, and says so in the
+/// text, in JSON and in a batch. The same position written out is still not checked.
+#[test]
+fn a_position_given_as_moves_from_the_start_is_reached() {
+    use crate::common::{ok, retro};
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("q.retro");
+    let t = table.to_str().unwrap();
+    ok(&retro(&["build", "quixo", "3x3", "-o", t, "-q"], ""));
+    let moves = "start 1,3-3,3 1,1-1,3";
+    let text = ok(&retro(&["query", t, moves], ""));
+    assert!(text.contains("reached   yes"), "{text}");
+    assert!(!text.contains("not checked"), "{text}");
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(&retro(&["query", t, moves, "--json"], ""))).unwrap();
+    assert_eq!(json["reachable_checked"], true, "{json}");
+    let written = json["position"].as_str().unwrap().to_string();
+    let text = ok(&retro(&["query", t, &written], ""));
+    assert!(text.contains("reached   not checked"), "{text}");
+    let batch = ok(&retro(
+        &["query", t, "--batch", "--json"],
+        &format!("{moves}\n{written}\n"),
+    ));
+    let lines: Vec<serde_json::Value> = batch
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["reachable_checked"], true, "{batch}");
+    assert_eq!(lines[1]["reachable_checked"], false, "{batch}");
+    assert_eq!(lines[0]["position"], lines[1]["position"], "{batch}");
+}

@@ -736,3 +736,69 @@ fn plain_stats_say_that_unreachable_boards_are_counted() {
     let text = ok(&retro(&["stats", young], ""));
     assert!(text.lines().last().unwrap().starts_with("  all"), "{text}");
 }
+
+/// `stats --split` on twins, whose first player plays o: each class is the count of x's and
+/// o's marks on the board and the side to move, with the least and greatest value of its
+/// positions, counted here from `export`'s rows (text and JSON say the same).
+#[test]
+fn split_rows_of_twins_count_each_sides_marks() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("t.retro");
+    let table = table.to_str().unwrap();
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/tables/twins-sample1.txt");
+    ok(&retro(&["build", "twins", sample, "-o", table, "-q"], ""));
+    let csv = dir.path().join("t.csv");
+    let csv = csv.to_str().unwrap();
+    ok(&retro(&["export", table, "--csv", "-o", csv, "-q"], ""));
+    let mut want = std::collections::BTreeMap::<(u64, u64, u64, String), [i64; 3]>::new();
+    for row in csv_rows(&std::fs::read_to_string(csv).unwrap()) {
+        let (x, o) = marks_of("twins", &row["position"]);
+        let layer: u64 = row["stones"].parse().unwrap();
+        // The first player (o) moves where the marks are even.
+        let side = if x == o { "o" } else { "x" };
+        let value: i64 = row["value"].parse().unwrap();
+        let c = want
+            .entry((layer, x, o, side.to_string()))
+            .or_insert([0, i64::MAX, i64::MIN]);
+        c[0] += 1;
+        c[1] = c[1].min(value);
+        c[2] = c[2].max(value);
+    }
+    // Every layer past the first holds marks of both sides or of the first's alone.
+    assert!(want.keys().any(|&(_, x, o, _)| x > 0 && o > 0));
+    let stats: Value =
+        serde_json::from_str(&ok(&retro(&["stats", table, "--json", "--split"], ""))).unwrap();
+    let got: std::collections::BTreeMap<(u64, u64, u64, String), [i64; 3]> = stats["split"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let n = |key: &str| r[key].as_i64().unwrap_or_else(|| panic!("{key} in {r}"));
+            (
+                (
+                    n("layer") as u64,
+                    n("x") as u64,
+                    n("o") as u64,
+                    r["to_move"].as_str().unwrap().to_string(),
+                ),
+                [n("positions"), n("min_value"), n("max_value")],
+            )
+        })
+        .collect();
+    assert_eq!(got, want);
+    // The text's rows: layer, x, o, side to move, positions, least, greatest.
+    let text = ok(&retro(&["stats", table, "--split"], ""));
+    let rows: std::collections::BTreeMap<(u64, u64, u64, String), [i64; 3]> = text
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let w: Vec<&str> = line.split_whitespace().collect();
+            let n = |i: usize| w[i].parse::<i64>().unwrap();
+            (
+                (n(0) as u64, n(1) as u64, n(2) as u64, w[3].to_string()),
+                [n(4), n(5), n(6)],
+            )
+        })
+        .collect();
+    assert_eq!(rows, want);
+}

@@ -20,8 +20,14 @@ pub struct Bench {
     pub game: &'static str,
     /// The board's size (`AnyBoard::label`): "15x15"; mnk and connect add K ("4x4k3").
     pub board: String,
-    /// Positions the sweep solves (every layer).
+    /// Positions the sweep solves (every layer): where the game folds symmetric positions,
+    /// those its entries stand for.
     pub positions: u64,
+    /// Entries the sweep computes: `positions` where the game does not fold, one per orbit
+    /// where it does.
+    pub entries: u64,
+    /// The symmetries the game folds (1: none).
+    pub symmetries: usize,
     /// The rows, one per thread count, in the order asked.
     pub results: Vec<BenchRow>,
 }
@@ -47,6 +53,8 @@ pub struct BenchRow {
     pub max: f64,
     /// Positions over the median time.
     pub positions_per_second: f64,
+    /// Entries over the median time: the work the sweep did, where the game folds.
+    pub entries_per_second: f64,
     /// Median against the one-thread median (or the smallest thread count measured, scaled).
     pub speedup: f64,
     /// speedup / threads.
@@ -85,7 +93,10 @@ pub fn run<G: Registered>(
     warmup: f64,
     mut progress: impl FnMut(Progress),
 ) -> Result<Bench> {
-    let positions = game.total_positions();
+    let entries = game.total_positions();
+    let positions = (0..=game.last_layer())
+        .map(|k| game.layer_positions(k))
+        .sum();
     let repeat = repeat.max(1);
     let mut runs = Vec::new();
     for &t in threads {
@@ -124,12 +135,14 @@ pub fn run<G: Registered>(
         game: G::NAME,
         board: AnyBoard::of(game).label(),
         positions,
-        results: rows(positions, runs),
+        entries,
+        symmetries: game.symmetries(),
+        results: rows(positions, entries, runs),
     })
 }
 
 /// Statistics of each thread count's times; `runs` holds at least one time per count.
-fn rows(positions: u64, runs: Vec<(usize, Vec<f64>)>) -> Vec<BenchRow> {
+fn rows(positions: u64, entries: u64, runs: Vec<(usize, Vec<f64>)>) -> Vec<BenchRow> {
     let median = |times: &[f64]| {
         let mut sorted = times.to_vec();
         sorted.sort_by(f64::total_cmp);
@@ -161,6 +174,7 @@ fn rows(positions: u64, runs: Vec<(usize, Vec<f64>)>) -> Vec<BenchRow> {
                 min,
                 max,
                 positions_per_second: positions as f64 / s,
+                entries_per_second: entries as f64 / s,
                 speedup: one_thread / s,
                 efficiency: one_thread / s / t as f64,
                 times,
@@ -190,20 +204,24 @@ fn unit(bench: &Bench) -> (&'static str, f64) {
 fn table(bench: &Bench) -> (Vec<String>, Vec<Vec<String>>) {
     let (name, scale) = unit(bench);
     let time = |s: f64| format!("{:.3}", s * scale);
-    let header = [
+    // Where the game folds, the sweep computes an entry per orbit: both rates are shown.
+    let folded = bench.entries != bench.positions;
+    let mut header = vec![
         "threads".to_string(),
         format!("median ({name})"),
         format!("mean ± σ ({name})"),
         format!("min … max ({name})"),
         "positions/s".to_string(),
-        "speedup".to_string(),
-        "efficiency".to_string(),
     ];
+    if folded {
+        header.push("entries/s".to_string());
+    }
+    header.extend(["speedup".to_string(), "efficiency".to_string()]);
     let rows = bench
         .results
         .iter()
         .map(|r| {
-            vec![
+            let mut row = vec![
                 r.threads.to_string(),
                 time(r.median),
                 match r.stddev {
@@ -212,19 +230,32 @@ fn table(bench: &Bench) -> (Vec<String>, Vec<Vec<String>>) {
                 },
                 format!("{} … {}", time(r.min), time(r.max)),
                 format!("{:.0}", r.positions_per_second),
+            ];
+            if folded {
+                row.push(format!("{:.0}", r.entries_per_second));
+            }
+            row.extend([
                 format!("{:.2}", r.speedup),
                 format!("{:.0}%", r.efficiency * 100.0),
-            ]
+            ]);
+            row
         })
         .collect();
-    (header.to_vec(), rows)
+    (header, rows)
 }
 
 /// What was measured, above the table in text and markdown.
 fn title(bench: &Bench) -> String {
     let runs = bench.results.first().map_or(0, |r| r.times.len());
+    let entries = match bench.entries != bench.positions {
+        true => format!(
+            " ({} entries: folded by {} symmetries)",
+            bench.entries, bench.symmetries
+        ),
+        false => String::new(),
+    };
     format!(
-        "{} {}: {} positions, {runs} timed run{} per thread count",
+        "{} {}: {} positions{entries}, {runs} timed run{} per thread count",
         bench.game,
         bench.board,
         bench.positions,
@@ -274,12 +305,12 @@ pub fn to_markdown(bench: &Bench) -> String {
 /// units; a single run's standard deviation is an empty cell.
 pub fn to_csv(bench: &Bench) -> String {
     let mut out = String::from(
-        "game,board,positions,threads,median,mean,stddev,min,max,positions_per_second,speedup,efficiency\n",
+        "game,board,positions,threads,median,mean,stddev,min,max,positions_per_second,speedup,efficiency,entries,entries_per_second\n",
     );
     for r in &bench.results {
         let stddev = r.stddev.map_or(String::new(), |sd| sd.to_string());
         out.push_str(&format!(
-            "{},{},{},{},{},{},{stddev},{},{},{:.1},{:.4},{:.4}\n",
+            "{},{},{},{},{},{},{stddev},{},{},{:.1},{:.4},{:.4},{},{:.1}\n",
             bench.game,
             bench.board,
             bench.positions,
@@ -290,7 +321,9 @@ pub fn to_csv(bench: &Bench) -> String {
             r.max,
             r.positions_per_second,
             r.speedup,
-            r.efficiency
+            r.efficiency,
+            bench.entries,
+            r.entries_per_second
         ));
     }
     out

@@ -387,6 +387,14 @@ impl Game for Connect {
         images
     }
 
+    /// The rank parts of another instance's position are of its own folding: made anew
+    /// from the cells.
+    fn adopt(&self, pos: &ConnectPosition) -> ConnectPosition {
+        // Every position of a board has its stones on columns, so `position_of` finds it.
+        self.position_of(pos.occupied, pos.x)
+            .unwrap_or_else(|| pos.clone())
+    }
+
     fn values(&self) -> Values {
         Values::Lines(self.values)
     }

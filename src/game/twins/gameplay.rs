@@ -5,11 +5,12 @@ use super::*;
 use crate::game::{Gameplay, Registered, Scores};
 
 impl Gameplay for Twins {
-    /// The first player plays o.
+    /// The first player plays o: `marks` writes the first player's cells as 1 and the
+    /// second's (x) as 2.
     fn side_stones(&self, pos: &TwinsPosition) -> [usize; 2] {
         let marks = self.marks(pos);
         let count = |m: u8| marks.iter().filter(|&&c| c == m).count();
-        [count(b'x'), count(b'o')]
+        [count(2), count(1)]
     }
 
     fn describe_value(&self, value: i64) -> String {
