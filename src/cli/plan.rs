@@ -123,14 +123,18 @@ impl Visitor for Plan<'_> {
             false => format!("{positions} positions"),
         };
         let halved = game.values().for_side_to_move() && game.halved_values();
+        // Values for the side to move computed wider than a byte are written again in one
+        // byte once every value is known to fit (`build::build`).
+        let narrowed = game.values().for_side_to_move() && !halved && width > 1;
         super::outln!(
             "plan: {} {board}, {}, {ranks} ranks x {threads} threads, {} values{}, {} ns per entry per thread ({}), {} per second per rank",
             args.game.as_str(),
             entries,
             vt.name(),
-            match halved {
-                true => " (stored as i8-halved: a byte each)",
-                false => "",
+            match (halved, narrowed) {
+                (true, _) => " (stored as i8-halved: a byte each)",
+                (_, true) => " (stored in i8 where every value fits a byte)",
+                _ => "",
             },
             costs.ns,
             match costs.far_ns > 0.0 {
@@ -168,20 +172,44 @@ impl Visitor for Plan<'_> {
                 .map(|l| values(l) * width + l.told_bytes())
                 .sum::<u64>()
         };
-        let peak = layers.iter().map(|l| l.peak_bytes).max().unwrap_or(0);
+        let mut peak = layers.iter().map(|l| l.peak_bytes).max().unwrap_or(0);
         // What the process holds beyond its layers: the binary, the ranking tables, the
         // final rewrite of a table narrowed to one byte (rank 0's).
         let stored_width = if halved { 1 } else { width };
         let narrowing = footprint::narrowing_bytes(&game, width, stored_width);
-        let process = footprint::process_bytes(&game, peak, narrowing);
-        let seconds: f64 = layers.iter().map(|l| l.seconds).sum();
+        let mut process = footprint::process_bytes(&game, peak, narrowing);
+        let mut seconds: f64 = layers.iter().map(|l| l.seconds).sum();
+        let mut table = sum(|l| l.disk_bytes);
+        // One process is a build without MPI: its figures are the build's own estimate
+        // (`build::Estimate::of`), the one `retro build` prints before it starts, so that
+        // the two never differ (the fixpoint worker it picks, finished layers read back
+        // from the table file, the header).
+        if ranks == 1 {
+            let options = crate::build::BuildOptions {
+                compact: args.compact,
+                ..Default::default()
+            };
+            let one = crate::build::Estimate::of(&game, std::path::Path::new("plan"), &options)?;
+            peak = one.layer_memory;
+            process = one.peak_memory;
+            seconds = one.cpu_seconds / threads as f64;
+            table = one.table_bytes;
+        }
+        // The table in one byte a value, where a build writes it so once every value fits.
+        let narrow = match narrowed && !args.compact {
+            true => format!(
+                " (in i8, where every value fits a byte: {})",
+                human_bytes(table.saturating_sub(game.total_positions() * (width - 1)) as f64)
+            ),
+            false => String::new(),
+        };
         let twice: f64 = layers
             .iter()
             .map(|l| l.per_rank as f64 * l.remote_share)
             .sum::<f64>()
             / sum(|l| l.per_rank).max(1) as f64;
         super::outln!(
-            "total: {} entries per rank, recv {} and sent {} per rank (largest rank each layer{}), peak memory per rank {} (layers {}, ranking tables {}), table {}{}, {:.0}% of entries computed twice, estimated {:.0} s",
+            "total: {} entries per rank, recv {} and sent {} per rank (largest rank each layer{}), peak memory per rank {} (layers {}, ranking tables {}), table {}{}{narrow}, {:.0}% of entries computed twice, estimated {:.0} s",
             sum(|l| l.per_rank),
             human_bytes(bytes(&|l| l.received) as f64),
             human_bytes(bytes(&|l| l.sent) as f64),
@@ -193,8 +221,14 @@ impl Visitor for Plan<'_> {
             human_bytes(process as f64),
             human_bytes(peak as f64),
             human_bytes(game.table_bytes() as f64),
-            if args.compact { "at most " } else { "" },
-            human_bytes(sum(|l| l.disk_bytes) as f64),
+            // As the build's estimate says it: a compact table, or values for the side to
+            // move (narrowed, or halved: `build::build`).
+            if args.compact || game.values().for_side_to_move() {
+                "at most "
+            } else {
+                ""
+            },
+            human_bytes(table as f64),
             100.0 * twice,
             seconds
         )?;

@@ -101,3 +101,92 @@ fn plan_and_build_refuse_a_board_no_one_can_win() {
         "no line of 5 fits the board",
     );
 }
+
+/// `retro` with `RETRO_FIXPOINT` set: a build on one process picks its fixpoint worker by
+/// the memory available, so a figure meant to hold on any machine names the worker.
+fn retro_with_fixpoint(worker: &str, args: &[&str]) -> std::process::Output {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_retro"));
+    command.args(args).env("RETRO_FIXPOINT", worker);
+    crate::common::feed(command, "")
+}
+
+/// The text after `label` in `line`, up to the next ",", ":" or " (".
+fn said<'a>(line: &'a str, label: &str) -> &'a str {
+    let at = line
+        .find(label)
+        .unwrap_or_else(|| panic!("{label} in {line}"))
+        + label.len();
+    let rest = &line[at..];
+    let end = [rest.find(','), rest.find(':'), rest.find(" (")]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(rest.len());
+    &rest[..end]
+}
+
+/// One process is one build: `plan --total` at one rank prints the figures of the build's
+/// own estimate line (peak memory, its layers, the table), for boards that build and for
+/// whole Quixo 5 x 5, whose build is refused after its estimate; a table of values for the
+/// side to move that a build narrows to a byte says its size in i8 too, and the build
+/// writes that size. docs/games.md quotes the Quixo 5 x 5 plan for each fixpoint worker.
+#[test]
+fn plan_on_one_process_says_what_the_build_estimates() {
+    let dir = tempfile::tempdir().unwrap();
+    for (game, board, builds) in [
+        ("teeko", "4x4", true),
+        ("quixo", "4x4", true),
+        ("morris", "six", true),
+        ("mnk", "4x4k3", true),
+        ("quixo", "5x5", false),
+    ] {
+        for worker in ["counters", "checks"] {
+            let table = dir.path().join(format!("{game}.retro"));
+            let table = table.to_str().unwrap();
+            let mut args = vec!["build", game, board, "-o", table, "--fresh"];
+            if !builds {
+                // Refused on any machine, after the estimate: no disk for it.
+                args.extend(["--assume-free-bytes", "1"]);
+            }
+            let built = retro_with_fixpoint(worker, &args);
+            assert_eq!(built.status.success(), builds, "{built:?}");
+            let stderr = String::from_utf8_lossy(&built.stderr).to_string();
+            let estimate = stderr
+                .lines()
+                .find(|l| l.starts_with("estimate: "))
+                .unwrap_or_else(|| panic!("{stderr}"));
+            let plan = retro_with_fixpoint(worker, &["plan", game, board, "--total"]);
+            let plan = ok(&plan);
+            let total = plan.lines().last().unwrap();
+            let what = format!("{game} {board} {worker}:\n{estimate}\n{total}");
+            assert_eq!(
+                said(estimate, "peak memory "),
+                said(total, "peak memory per rank "),
+                "{what}"
+            );
+            assert_eq!(
+                said(estimate, "(layers "),
+                said(total, "(layers "),
+                "{what}"
+            );
+            assert_eq!(said(estimate, "table "), said(total, "table "), "{what}");
+            if game == "teeko" {
+                // Teeko 4 x 4's values fit a byte: the table written is the plan's i8 one.
+                let size = std::fs::metadata(table).unwrap().len() as f64;
+                let i8 = said(total, "(in i8, where every value fits a byte: ");
+                let i8 = i8.trim_end_matches(')');
+                assert!((bytes(i8) - size).abs() <= size * 0.001, "{what}: {size}");
+            }
+            if !builds {
+                let docs =
+                    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/games.md"))
+                        .unwrap();
+                let peak = said(total, "peak memory per rank ");
+                assert!(
+                    docs.contains(&format!("{peak} with the {worker} worker")),
+                    "docs/games.md does not quote {peak} with the {worker} worker"
+                );
+            }
+        }
+    }
+}
