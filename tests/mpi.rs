@@ -36,6 +36,34 @@ fn ok(out: Output) -> String {
 
 /// `retro COMMAND --threads 1 ARGS` on `np` ranks.
 fn mpirun(np: usize, command: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = mpirun_command(np, command, args, env);
+    let _one = ONE_JOB
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    cmd.output().expect("mpirun")
+}
+
+/// `mpirun`, with `input` on mpirun's standard input.
+fn mpirun_input(np: usize, command: &str, args: &[&str], input: &str) -> Output {
+    use std::io::Write;
+    let mut cmd = mpirun_command(np, command, args, &[]);
+    let _one = ONE_JOB
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut child = cmd
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("mpirun");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(input.as_bytes()).expect("write the board");
+    drop(stdin);
+    child.wait_with_output().expect("mpirun")
+}
+
+/// The `mpirun` command line of `mpirun`.
+fn mpirun_command(np: usize, command: &str, args: &[&str], env: &[(&str, &str)]) -> Command {
     let mut cmd = Command::new("mpirun");
     cmd.args([
         "--oversubscribe",
@@ -60,10 +88,7 @@ fn mpirun(np: usize, command: &str, args: &[&str], env: &[(&str, &str)]) -> Outp
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let _one = ONE_JOB
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    cmd.output().expect("mpirun")
+    cmd
 }
 
 fn single(args: &[&str]) -> Output {
@@ -783,6 +808,173 @@ fn a_distributed_build_stopped_by_sigterm_says_what_it_kept() {
     let want_s = want.to_str().expect("utf-8");
     ok(single(&["build", "-q", "-o", want_s, "teeko", "5x5"]));
     assert!(std::fs::read(&table).expect("table") == std::fs::read(&want).expect("table"));
+}
+
+/// A failure of rank 0's own at the start (a link planted where the partial file goes) is
+/// printed by rank 0 however soon the other ranks end: every rank prints its error before
+/// any leaves the job. No line describes the partial file, which the build never opened.
+#[test]
+fn rank_0s_own_error_is_printed_and_no_unopened_file_described() {
+    if !have_mpirun() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let table = dir.path().join("t.retro");
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "victim\n").expect("write");
+    std::os::unix::fs::symlink(&victim, dir.path().join("t.retro.partial")).expect("symlink");
+    for np in [2, 3] {
+        for run in 0..10 {
+            let out = mpirun(
+                np,
+                "build",
+                &["-q", "-o", table.to_str().expect("utf-8"), "mnk", "3x3k3"],
+                &[],
+            );
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success(), "{np} ranks, run {run}: {err}");
+            assert!(
+                err.lines().any(|l| l.starts_with("error: rank 0: ")
+                    && l.contains("t.retro.partial: is a symbolic link")),
+                "{np} ranks, run {run}: {err}"
+            );
+            assert!(!err.contains("interrupted"), "{np} ranks, run {run}: {err}");
+        }
+    }
+    assert_eq!(std::fs::read_to_string(&victim).expect("read"), "victim\n");
+}
+
+/// SIGTERM to mpirun once every layer is written (rank 0 about to seal the table), or once
+/// the table is sealed: rank 0 says what the stop kept, the whole table or every layer in
+/// the partial file, never that no layer was finished; a stop after the seal ends rank 0
+/// with 0, and the table is whole. The same command finishes a table stopped before its
+/// seal, byte for byte what one process writes. (`RETRO_MPI_TEST_TERM` sends the signal.)
+#[test]
+fn a_stop_at_the_seal_says_what_it_kept() {
+    if !have_mpirun() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let want = dir.path().join("single.retro");
+    let want_s = want.to_str().expect("utf-8");
+    ok(single(&["build", "-q", "-o", want_s, "teeko", "4x4s3"]));
+    for at in ["sealing", "sealed"] {
+        let table = dir.path().join(format!("{at}.retro"));
+        let table_s = table.to_str().expect("utf-8");
+        let out = mpirun(
+            2,
+            "build",
+            &["-q", "-o", table_s, "teeko", "4x4s3"],
+            &[("RETRO_MPI_TEST_TERM", at)],
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        let said: Vec<&str> = err
+            .lines()
+            .filter(|l| l.starts_with("interrupted"))
+            .collect();
+        assert_eq!(said.len(), 1, "{at}: {err}");
+        match at {
+            "sealed" => {
+                assert_eq!(
+                    said[0],
+                    format!("interrupted after the table was sealed: {table_s} is whole"),
+                    "{err}"
+                );
+                assert!(!dir.path().join("sealed.retro.partial").exists());
+            }
+            _ => {
+                assert_eq!(
+                    said[0],
+                    format!(
+                        "interrupted while sealing the table: {table_s}.partial holds every layer; run the same command again to finish it"
+                    ),
+                    "{err}"
+                );
+                assert!(!table.exists(), "{err}");
+                let again = ok(mpirun(2, "build", &["-o", table_s, "teeko", "4x4s3"], &[]));
+                assert!(again.contains("resumed below layer 0"), "{again}");
+            }
+        }
+        assert!(std::fs::read(&table).expect("table") == std::fs::read(&want).expect("table"));
+    }
+}
+
+/// A board on standard input reaches rank 0 alone: rank 0 reads it and sends it to the
+/// other ranks, so `retro gen ... | mpirun retro build` builds the table a file gives, and
+/// `solve` answers as one process does. A bad board on standard input is rank 0's one
+/// error line.
+#[test]
+fn a_board_on_standard_input_is_sent_to_every_rank() {
+    if !have_mpirun() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = ok(single(&["gen", "young", "8x8", "--seed", "3"]));
+    let file = dir.path().join("young.txt");
+    std::fs::write(&file, &text).expect("write");
+    let want = dir.path().join("file.retro");
+    ok(single(&[
+        "build",
+        "-q",
+        "-o",
+        want.to_str().expect("utf-8"),
+        "young",
+        file.to_str().expect("utf-8"),
+    ]));
+    for np in [2, 3] {
+        let table = dir.path().join(format!("stdin-{np}.retro"));
+        ok(mpirun_input(
+            np,
+            "build",
+            &["-q", "-o", table.to_str().expect("utf-8"), "young"],
+            &text,
+        ));
+        assert!(std::fs::read(&table).expect("table") == std::fs::read(&want).expect("table"));
+        let answer = ok(mpirun_input(np, "solve", &["young"], &text));
+        assert_eq!(
+            answer,
+            ok(single(&["solve", "young", file.to_str().expect("utf-8")]))
+        );
+    }
+    let table = dir.path().join("bad.retro");
+    let out = mpirun_input(
+        3,
+        "build",
+        &["-q", "-o", table.to_str().expect("utf-8"), "young"],
+        "zz\n",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "{err}");
+    assert!(errors[0].starts_with("error: stdin: "), "{err}");
+    assert!(!err.contains("interrupted"), "{err}");
+}
+
+/// Stale token files beside the partial file (a rank 0 killed before it removed its own)
+/// go when an MPI build takes the lock; the build's own token goes too, as before.
+#[test]
+fn an_mpi_build_removes_stale_token_files() {
+    if !have_mpirun() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let table = d.join("t.retro");
+    let stale = d.join("t.retro.partial.token-00000000deadbeef");
+    std::fs::write(&stale, 0xdead_beef_u64.to_le_bytes()).expect("write");
+    ok(mpirun(
+        2,
+        "build",
+        &["-q", "-o", table.to_str().expect("utf-8"), "mnk", "3x3k3"],
+        &[],
+    ));
+    let left: Vec<String> = std::fs::read_dir(d)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("token"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 /// A build over two ranks stopped before every step rank 0 takes (the rewrite in one byte a

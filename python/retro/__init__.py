@@ -519,7 +519,8 @@ class Table:
         With ``examples`` (``--examples``), each layer has ``examples``: a position with
         its longest win and one with its longest loss (``longest_win``,
         ``longest_loss``; for a game of scores ``max_value`` and ``min_value``), in the
-        notation :meth:`query` takes, None where the layer has none."""
+        notation :meth:`query` takes, None where the layer has none (or only positions
+        :meth:`query` refuses have it)."""
         return self._raw.stats(split, reachable, examples)
 
     def query(self, position: str, *, pv: bool = False) -> Dict[str, Any]:

@@ -175,7 +175,9 @@ impl Reached {
 /// first position in rank order (an entry's own, or the first of its orbit that qualifies)
 /// with the layer's longest win and with its longest loss, or in a game of scores with its
 /// greatest and least value; None where the layer has none. Only positions `query` answers
-/// qualify (`Gameplay::check_reachable`), and with `reachable` only those play reaches.
+/// qualify (`Gameplay::check_reachable`), and with `reachable` only those play reaches; an
+/// example has exactly the layer's figure, so where only positions `query` refuses have it,
+/// there is none.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(untagged)]
 pub enum Examples {
@@ -628,7 +630,30 @@ fn stats_of<G: Registered>(game: &G, table: &Table, asked: Asked) -> Result<Stat
             Reached::of(n, &tally(game, k, counts))
         });
         let words = game.layer_words(k);
-        let [high, low] = examples.map(|f| f.map(|(_, _, p)| game.format_position(&p)));
+        // The figures printed beside the examples: the layer's longest win and loss (or
+        // greatest and least value), of the reachable positions where asked. Where only
+        // positions `query` refuses hold a figure, the best example found falls short of it,
+        // and the layer has no example rather than one with a value it does not have.
+        let figures = {
+            let (win, loss, min, max) = match &reached {
+                Some(r) => (r.longest_win, r.longest_loss, r.min_value, r.max_value),
+                None => (
+                    by_entry.longest_win,
+                    by_entry.longest_loss,
+                    by_entry.min_value,
+                    by_entry.max_value,
+                ),
+            };
+            match game.outcome(0, k) {
+                Some(_) => [win.map(|r| r as i64), loss.map(|r| r as i64)],
+                None => [max, min.map(|v| -v)],
+            }
+        };
+        let [high, low] = [0, 1].map(|slot| {
+            let found = examples[slot].as_ref();
+            let found = found.filter(|(key, _, _)| Some(*key) == figures[slot]);
+            found.map(|(_, _, p)| game.format_position(p))
+        });
         let examples = asked.examples.then(|| match game.outcome(0, k) {
             Some(_) => Examples::Results {
                 longest_win: high,

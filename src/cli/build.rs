@@ -127,7 +127,25 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     if let (Some(n), Some(bytes)) = (args.tear_write, args.tear_at) {
         crate::table::partial::tear_write(n, bytes);
     }
-    let board = args.board.load::<R>()?;
+    let board = args.board.load_on_every_rank::<R>()?;
+    let prepared = prepare::<R>(&args, board);
+    // Where rank 0 shared its board, the ranks agree on the checks of the output before
+    // the build (`distributed::agree_early`).
+    #[cfg(feature = "mpi")]
+    let prepared = crate::distributed::agree_early(prepared);
+    let (board, path) = prepared?;
+    let built = build_board::<R>(&board, &args, &path);
+    // An error before the ranks' build took MPI over: every rank has it.
+    #[cfg(feature = "mpi")]
+    if let Err(e) = &built {
+        crate::distributed::leave(e);
+    }
+    built
+}
+
+/// The board as built (every position, for a table of best moves) and the output path,
+/// checked.
+fn prepare<R: Registry>(args: &Args, board: AnyBoard) -> Result<(AnyBoard, PathBuf)> {
     // A stored best move is an index into the moves of the position itself, not of its
     // orbit's canonical position: tables of best moves keep every position.
     let board = if args.moves.is_some() {
@@ -161,7 +179,7 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     if let Some(input) = input {
         crate::table::partial::check_not_input(&path, &[(input, "the board file being read")])?;
     }
-    build_board::<R>(&board, &args, &path)
+    Ok((board, path))
 }
 
 /// Refuse to write over a finished table of another game or board: `-o` naming it is
@@ -418,17 +436,47 @@ fn stop_on_interrupt(quiet: bool) {
 
 /// Under MPI, Ctrl-C or SIGTERM (mpirun passes either on to every rank) ends each rank at
 /// once, since the ranks cannot agree to stop between chunks as one process does; rank 0
-/// first says what the partial file keeps and how to go on, as one process does: the same
-/// command resumes it below its finished layers, as after any kill.
+/// first says what the stop kept, as one process does, from how far the build had gone
+/// (`distributed::Stage`): before rank 0 held the partial file, nothing of this build (the
+/// file, if any, is not described: it may be another's, or a link); while it holds it, the
+/// finished layers the file keeps, which the same command resumes below; while it seals
+/// the table, that every layer is in; once the table is sealed, that it is whole (exit 0).
+/// A build that has ended and said so (its error, or its summary to come) is let finish.
 #[cfg(feature = "mpi")]
 fn report_on_interrupt<R: Registry>(path: &Path) {
+    use crate::distributed::{Stage, stage};
     let path = path.to_path_buf();
     let first = crate::distributed::launcher_rank() == Some(0);
     let _ = ctrlc::set_handler(move || {
-        if first && !STOP.swap(true, Relaxed) {
-            eprintln!("{}", interrupted::<R>(&path, usize::MAX));
+        let stage = stage();
+        if stage == Stage::Done {
+            return;
         }
-        std::process::exit(crate::error::Exit::Interrupted.code());
+        let partial = partial_path(&path);
+        // The seal renames the partial file to the table's name last.
+        let whole = stage == Stage::Sealed
+            || (stage == Stage::Sealing && path.is_file() && !partial.exists());
+        if first && !STOP.swap(true, Relaxed) {
+            let said = match stage {
+                _ if whole => format!(
+                    "interrupted after the table was sealed: {} is whole",
+                    path.display()
+                ),
+                Stage::Starting => {
+                    "interrupted before the build began; run the same command again".into()
+                }
+                Stage::Sealing => format!(
+                    "interrupted while sealing the table: {} holds every layer; run the same command again to finish it",
+                    partial.display()
+                ),
+                _ => interrupted::<R>(&path, usize::MAX),
+            };
+            eprintln!("{said}");
+        }
+        std::process::exit(match whole {
+            true => 0,
+            false => crate::error::Exit::Interrupted.code(),
+        });
     });
 }
 

@@ -351,6 +351,11 @@ impl BoardArgs {
                 read_bounded(stdin.lock(), &from)?
             }
         };
+        self.parse_bytes::<R>(bytes, &from)
+    }
+
+    /// The board in a file's (or standard input's) bytes.
+    fn parse_bytes<R: Registry>(&self, bytes: Vec<u8>, from: &str) -> Result<AnyBoard> {
         let text = String::from_utf8(bytes).map_err(|e| {
             Error::input(format!(
                 "{from}: not a board: byte {} is not UTF-8 text",
@@ -358,6 +363,34 @@ impl BoardArgs {
             ))
         })?;
         R::parse_sized(self.game.as_str(), &text, self.rows, self.cols).map_err(|e| e.context(from))
+    }
+
+    /// `load` for every rank of an MPI job (`retro build` and `solve` under mpirun): a
+    /// board on standard input reaches rank 0 alone, which reads it and sends it to the
+    /// others (`distributed::share_input`); a file or the board's words every rank reads
+    /// itself. Elsewhere `load`.
+    fn load_on_every_rank<R: Registry>(&self) -> Result<AnyBoard> {
+        #[cfg(feature = "mpi")]
+        if crate::distributed::under_mpi()
+            && self.words.len() <= 1
+            && self.inline::<R>().is_none()
+            && self.file().is_none()
+        {
+            let read = || -> Result<Vec<u8>> {
+                let bytes = read_bounded(std::io::stdin().lock(), "stdin")?;
+                // Checked here, so that a bad board is rank 0's one error line.
+                self.parse_bytes::<R>(bytes.clone(), "stdin")?;
+                Ok(bytes)
+            };
+            let bytes = crate::distributed::share_input(read)?;
+            let board = self.parse_bytes::<R>(bytes, "stdin")?;
+            return Ok(if self.no_fold {
+                board.unfolded()
+            } else {
+                board
+            });
+        }
+        self.load::<R>()
     }
 }
 
@@ -414,7 +447,14 @@ pub fn main<R: Registry>() -> ! {
         // Whoever read our output has stopped reading (`| head`): end quietly.
         Err(err) if err.is_broken_pipe() => Exit::Success.code(),
         Err(err) => {
-            eprintln!("error: {err}");
+            // A rank of an MPI job prints its error before it leaves the job.
+            #[cfg(feature = "mpi")]
+            let printed = crate::distributed::printed(&err);
+            #[cfg(not(feature = "mpi"))]
+            let printed = false;
+            if !printed {
+                eprintln!("error: {err}");
+            }
             err.exit_code()
         }
     };

@@ -21,8 +21,14 @@ pub struct Args {
 
 pub fn run<R: Registry>(args: Args) -> Result<i32> {
     args.threads.start()?;
-    let board = args.board.load::<R>()?;
-    if let Some(answer) = R::visit(&board, ContestAnswer)? {
+    let board = args.board.load_on_every_rank::<R>()?;
+    let answer = R::visit(&board, ContestAnswer);
+    // An error before the ranks' solve took MPI over, once rank 0 shared its board.
+    #[cfg(feature = "mpi")]
+    if let Err(e) = &answer {
+        crate::distributed::leave(e);
+    }
+    if let Some(answer) = answer? {
         super::outln!("{answer}")?;
     }
     Ok(0)

@@ -37,7 +37,8 @@ alone, quixo's min=) cannot know it, and refuses --reachable.
 --examples adds, per layer, a position with the layer's longest win and one with its
 longest loss (games of scores: its greatest and least value), in the notation query
 takes: the first in rank order, among the positions query answers (with --reachable,
-among those play reaches).
+among those play reaches). Where only positions query refuses have the layer's longest
+win (or loss, or value), a '-' follows it: an example always has the figure beside it.
 
 Each layer's checksum is checked as it is read (--no-check skips it), so a damaged table
 is an error, not counts. Games of scores (young, twins) show each layer's least and
@@ -322,9 +323,11 @@ fn print_examples(layers: &[LayerStats]) -> Result<()> {
         .iter()
         .filter_map(|l| {
             let shown = Shown::of(l);
-            let said = |n: Option<String>, what: String| match n {
-                Some(p) => format!("{what}: {p}"),
-                None => "-".to_string(),
+            // A figure without an example: only positions query refuses have it.
+            let said = |n: Option<String>, what: Option<String>| match (n, what) {
+                (Some(p), Some(what)) => format!("{what}: {p}"),
+                (None, Some(what)) => format!("{what}: -"),
+                (_, None) => "-".to_string(),
             };
             Some(match l.examples.clone()? {
                 Examples::Results {
@@ -332,10 +335,13 @@ fn print_examples(layers: &[LayerStats]) -> Result<()> {
                     longest_loss,
                 } => (
                     l.layer,
-                    said(longest_win, format!("win in {}", plies(shown.longest_win))),
+                    said(
+                        longest_win,
+                        shown.longest_win.map(|r| format!("win in {r}")),
+                    ),
                     said(
                         longest_loss,
-                        format!("loss in {}", plies(shown.longest_loss)),
+                        shown.longest_loss.map(|r| format!("loss in {r}")),
                     ),
                 ),
                 Examples::Scores {
@@ -343,8 +349,8 @@ fn print_examples(layers: &[LayerStats]) -> Result<()> {
                     min_value,
                 } => (
                     l.layer,
-                    said(max_value, value(shown.max_value)),
-                    said(min_value, value(shown.min_value)),
+                    said(max_value, shown.max_value.map(|v| v.to_string())),
+                    said(min_value, shown.min_value.map(|v| v.to_string())),
                 ),
             })
         })

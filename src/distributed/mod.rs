@@ -27,6 +27,6 @@ mod ranks;
 mod run;
 
 #[cfg(feature = "mpi")]
-pub use ranks::{launcher_rank, under_mpi};
+pub use ranks::{agree_early, launcher_rank, leave, printed, share_input, under_mpi};
 #[cfg(feature = "mpi")]
-pub use run::{DistributedReport, build_board, solve};
+pub use run::{DistributedReport, Stage, build_board, solve, stage};

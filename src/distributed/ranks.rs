@@ -67,16 +67,161 @@ pub(super) struct Ctx {
 /// Exit code of a job a rank aborts.
 pub(super) const ABORTED: i32 = 70;
 
+thread_local! {
+    /// MPI, where it was started before the build to share a board read from standard
+    /// input (`share_input`): the build takes it over (`Ctx::init`).
+    static STARTED: RefCell<Option<Universe>> = const { RefCell::new(None) };
+}
+
+/// The error this rank printed itself while the job still ran (`print_before_leaving`):
+/// `main` does not print it a second time.
+static PRINTED: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Print this rank's error now, before it leaves the job: a rank that leaves with an
+/// error has mpirun stop every other rank, which may not have printed its own yet.
+fn print_before_leaving(e: &Error) {
+    use std::io::Write;
+    let line = e.to_string();
+    // One write: mpirun copies each rank's writes to its own stderr as they come, so the
+    // pieces of a line written in parts may come between another rank's.
+    let _ = std::io::stderr().write_all(format!("error: {line}\n").as_bytes());
+    if let Ok(mut printed) = PRINTED.lock() {
+        *printed = Some(line);
+    }
+}
+
+/// Whether `e` was printed already by the rank (`print_before_leaving`).
+pub fn printed(e: &Error) -> bool {
+    PRINTED
+        .lock()
+        .is_ok_and(|p| p.as_deref() == Some(e.to_string().as_str()))
+}
+
+/// The error of a rank that stops because `rank` failed: it was printed there, and this
+/// rank leaves quietly (marked printed), with the same line kept for a library caller.
+fn quiet_stop(me: usize, rank: usize) -> Error {
+    let e = Error::other(format!("rank {me}: stopping because rank {rank} failed"));
+    if let Ok(mut printed) = PRINTED.lock() {
+        *printed = Some(e.to_string());
+    }
+    e
+}
+
+/// MPI started, with the threads retro needs, and a panic made to end the job.
+fn start() -> Result<Universe> {
+    if let Some(universe) = STARTED.with(|s| s.borrow_mut().take()) {
+        return Ok(universe);
+    }
+    let (universe, threading) = mpi::initialize_with_threading(mpi::Threading::Funneled)
+        .ok_or_else(|| Error::other("MPI was already initialised"))?;
+    if threading == mpi::Threading::Single {
+        return Err(Error::other(
+            "this MPI library does not allow threads (funneled support needed)",
+        ));
+    }
+    abort_on_panic();
+    Ok(universe)
+}
+
+/// A board on standard input reaches rank 0 alone (mpirun and srun give their input to
+/// rank 0 only): rank 0 reads it with `read`, which also checks it, and sends its bytes to
+/// every rank. MPI starts here, and the build goes on with it (`Ctx::init`). Where rank 0
+/// fails, it prints its error and the others stop without a line of their own.
+pub fn share_input(read: impl FnOnce() -> Result<Vec<u8>>) -> Result<Vec<u8>> {
+    let universe = start()?;
+    let world = universe.world();
+    let rank = world.rank() as usize;
+    let read = match rank {
+        0 => Some(read()),
+        _ => None,
+    };
+    let mut len = match &read {
+        Some(Ok(bytes)) => bytes.len() as u64,
+        Some(Err(_)) => u64::MAX,
+        None => 0,
+    };
+    world.process_at_rank(0).broadcast_into(&mut len);
+    if len == u64::MAX {
+        let e = match read {
+            Some(Err(e)) => {
+                print_before_leaving(&e);
+                e
+            }
+            _ => quiet_stop(rank, 0),
+        };
+        // Every rank leaves MPI after rank 0 has printed.
+        super::run::set_stage(super::run::Stage::Done);
+        world.barrier();
+        drop(world);
+        drop(universe);
+        return Err(e);
+    }
+    let mut bytes = match read {
+        Some(Ok(bytes)) => bytes,
+        _ => vec![0; len as usize],
+    };
+    // MPI counts are 32-bit: in pieces of at most 1 GiB.
+    for piece in bytes.chunks_mut(1 << 30) {
+        world.process_at_rank(0).broadcast_into(piece);
+    }
+    STARTED.with(|s| *s.borrow_mut() = Some(universe));
+    Ok(bytes)
+}
+
+/// The ranks agree, after `share_input`, on steps that each rank takes on its own before
+/// the build (the checks of the output path, which a file system not shared could fail on
+/// one rank alone): where any rank failed, each prints its error, or that it stops because
+/// of the first that failed, and every rank leaves MPI. Nothing where MPI was not started
+/// early.
+pub fn agree_early<T>(result: Result<T>) -> Result<T> {
+    let Some(universe) = STARTED.with(|s| s.borrow_mut().take()) else {
+        return result;
+    };
+    let world = universe.world();
+    let rank = world.rank() as u64;
+    let mine = if result.is_err() { rank } else { u64::MAX };
+    let mut first = u64::MAX;
+    world.all_reduce_into(&mine, &mut first, SystemOperation::min());
+    if first == u64::MAX {
+        drop(world);
+        STARTED.with(|s| *s.borrow_mut() = Some(universe));
+        return result;
+    }
+    let e = match result {
+        Err(e) => e.context(format!("rank {rank}")),
+        Ok(_) => Error::other(format!("rank {rank}: stopping because rank {first} failed")),
+    };
+    super::run::set_stage(super::run::Stage::Done);
+    print_before_leaving(&e);
+    world.barrier();
+    drop(world);
+    drop(universe);
+    Err(e)
+}
+
+/// After an error before the build took MPI over (`share_input`), one every rank meets at
+/// the same step (the board's game refusing the options): rank 0 prints it, the others
+/// stay quiet, and every rank leaves MPI (which waits for them all). Nothing where MPI was
+/// not started early.
+pub fn leave(e: &Error) {
+    let Some(universe) = STARTED.with(|s| s.borrow_mut().take()) else {
+        return;
+    };
+    super::run::set_stage(super::run::Stage::Done);
+    match universe.world().rank() {
+        0 => print_before_leaving(e),
+        _ => {
+            if let Ok(mut printed) = PRINTED.lock() {
+                *printed = Some(e.to_string());
+            }
+        }
+    }
+    drop(universe);
+}
+
 impl Ctx {
     pub(super) fn init() -> Result<(Universe, Ctx)> {
-        let (universe, threading) = mpi::initialize_with_threading(mpi::Threading::Funneled)
-            .ok_or_else(|| Error::other("MPI was already initialised"))?;
-        if threading == mpi::Threading::Single {
-            return Err(Error::other(
-                "this MPI library does not allow threads (funneled support needed)",
-            ));
-        }
-        abort_on_panic();
+        let universe = start()?;
         let world = universe.world();
         let max_message = std::env::var("RETRO_MPI_MAX_MESSAGE")
             .ok()
@@ -98,11 +243,20 @@ impl Ctx {
     /// The end of a run on this rank. An error the other ranks have not heard of would
     /// leave them waiting in their next collective and this rank in MPI_Finalize waiting
     /// for them: it aborts the job instead.
+    ///
+    /// An error every rank agreed on (`agree`) is printed here, by every rank, before
+    /// any leaves: a rank that ended first would have mpirun stop the others, and the
+    /// error of the rank that failed would be lost (what `main` prints comes too late).
     pub(super) fn settle<T>(&self, result: Result<T>) -> Result<T> {
         match result {
             Err(e) if !self.agreed.get() => {
                 eprintln!("error: rank {}: {e}", self.rank);
                 self.world.abort(ABORTED)
+            }
+            Err(e) => {
+                print_before_leaving(&e);
+                self.world.barrier();
+                Err(e)
             }
             other => other,
         }

@@ -6,6 +6,7 @@
 use std::io::IsTerminal;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Instant;
 
 use super::ranks::{Ctx, test_failure};
@@ -18,6 +19,56 @@ use crate::progress::{AllRanks, Forwarded, Progress, Silent};
 use crate::solve::{Cut, Driver, Hooks, StartAt};
 use crate::stored::Value;
 use crate::table::writer::partial_path;
+
+/// How far a distributed build has gone with its table, for what an interrupt says the
+/// stop kept (`retro build`'s handler). Rank 0 keeps it; the other ranks have their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// The partial file is not this build's yet (not opened, or another build's): a stop
+    /// leaves it as it was.
+    Starting = 0,
+    /// Rank 0 holds the partial file: a stop keeps its finished layers.
+    Open = 1,
+    /// Every layer is written, and rank 0 seals the table.
+    Sealing = 2,
+    /// The table is sealed under its own name.
+    Sealed = 3,
+    /// The build has ended, and said how (its error, or the summary to come).
+    Done = 4,
+}
+
+static STAGE: AtomicU8 = AtomicU8::new(Stage::Starting as u8);
+
+pub(super) fn set_stage(stage: Stage) {
+    STAGE.store(stage as u8, Ordering::SeqCst);
+}
+
+/// This process's `Stage`.
+pub fn stage() -> Stage {
+    match STAGE.load(Ordering::SeqCst) {
+        1 => Stage::Open,
+        2 => Stage::Sealing,
+        3 => Stage::Sealed,
+        4 => Stage::Done,
+        _ => Stage::Starting,
+    }
+}
+
+/// Test hook: `RETRO_MPI_TEST_TERM=sealing` (or `sealed`) makes rank 0 send SIGTERM to
+/// the mpirun that started it, as a scheduler's stop does, once every layer is written (or
+/// once the table is sealed), and wait there for the stop to reach it.
+fn test_signal(at: &str) {
+    if std::env::var("RETRO_MPI_TEST_TERM").ok().as_deref() != Some(at) {
+        return;
+    }
+    // SAFETY: plain system calls on this process's parent.
+    unsafe {
+        libc::kill(libc::getppid(), libc::SIGTERM);
+    }
+    for _ in 0..300 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
 
 /// `retro solve` under MPI: the contest answer, on rank 0 (None on the other ranks).
 pub fn solve<G: Gameplay>(game: &G) -> Result<Option<String>> {
@@ -154,7 +205,9 @@ pub fn build<G: Registered>(
     if let Some(bar) = bar {
         bar.bar.finish_and_clear();
     }
-    ctx.settle(result)
+    let result = ctx.settle(result);
+    set_stage(Stage::Done);
+    result
 }
 
 /// Whether the process that started this rank writes its standard error to a terminal:
@@ -249,6 +302,9 @@ fn build_layers<G: Registered, V: Value>(
         _ => Ok(None),
     };
     let sink = ctx.agree(opened)?;
+    if sink.is_some() {
+        set_stage(Stage::Open);
+    }
     // Rank 0 leaves a token beside the partial file that every rank must read back: ranks
     // that do not share the file system would otherwise each build a different file. The
     // file is created, never opened: its name is new and no one can guess it.
@@ -310,7 +366,15 @@ fn build_layers<G: Registered, V: Value>(
     // layer's checksum checked, values for the side to move narrowed to one byte where they
     // fit), through the same writer, so the table is the same bytes.
     let t = Instant::now();
+    if ctx.rank == 0 {
+        set_stage(Stage::Sealing);
+        test_signal("sealing");
+    }
     let sealed = ctx.agree(sink.seal(&Silent))?;
+    set_stage(Stage::Sealed);
+    if ctx.rank == 0 {
+        test_signal("sealed");
+    }
     let stats = ctx.stats.take();
     let mine = RankFigures {
         compute: (solved - stats.exchange - seconds.write - seconds.checksum).max(0.0),

@@ -218,6 +218,9 @@ impl Partial {
             let locked = file.metadata().map_err(|e| io_error(&path, e))?;
             match std::fs::symlink_metadata(&path) {
                 Ok(now) if now.dev() == locked.dev() && now.ino() == locked.ino() => {
+                    if kind == Kind::Table {
+                        remove_stale_tokens(&path);
+                    }
                     return Ok(Partial {
                         file,
                         path,
@@ -265,6 +268,45 @@ impl Partial {
         self.file.set_len(0).map_err(|e| io_error(&self.path, e))?;
         self.held = 0;
         Ok(())
+    }
+}
+
+/// Remove the token files an MPI build's rank 0 left beside `partial` when it was killed
+/// before removing its own (`PARTIAL.token-<16 hex digits>`, holding those 8 bytes: see
+/// `distributed::run`). Called with the lock taken: no other build of this table is
+/// running, so every such token is stale. Only regular files whose bytes are the token
+/// their name gives go: a stranger's file of a like name stays. Failures are ignored; a
+/// token left behind does no harm but clutter.
+fn remove_stale_tokens(partial: &Path) {
+    let (Some(dir), Some(name)) = (partial.parent(), partial.file_name()) else {
+        return;
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut prefix = name.as_bytes().to_vec();
+    prefix.extend_from_slice(b".token-");
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(hex) = file_name.as_bytes().strip_prefix(&prefix[..]) else {
+            continue;
+        };
+        let token = std::str::from_utf8(hex)
+            .ok()
+            .filter(|h| h.len() == 16 && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+            .and_then(|h| u64::from_str_radix(h, 16).ok());
+        let Some(token) = token else { continue };
+        let path = entry.path();
+        let ours = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file() && m.len() == 8)
+            && std::fs::read(&path).is_ok_and(|bytes| bytes == token.to_le_bytes());
+        if ours {
+            let _ = std::fs::remove_file(&path);
+        }
     }
 }
 

@@ -90,34 +90,43 @@ impl ReadAt for Arc<GuardedMap> {
     }
 }
 
-/// What identifies a file's contents as they were when it was opened: a file rewritten in
-/// place (same inode, new bytes) changes its size, its modification or its change time.
+/// What identifies a file's contents as they were when it was opened: its size, its
+/// modification time, and its prefix, whose header checksum covers every layer's checksum.
+/// A file rewritten in place changes its size or its modification time, and `cp -p`, which
+/// puts the modification time back, changes the prefix unless the bytes are the table's own.
+/// The change time is not asked: `chmod`, `chown` and a hard link made or removed (a backup
+/// tool's) move it, and leave the contents alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Stamp {
     len: u64,
     mtime: (i64, i64),
-    ctime: (i64, i64),
-    links: u64,
+    prefix: [u8; PREFIX_LEN as usize],
 }
 
 impl Stamp {
-    fn of(meta: &std::fs::Metadata) -> Stamp {
-        Stamp {
+    fn of(file: &File) -> std::io::Result<Stamp> {
+        let meta = file.metadata()?;
+        // A file cut shorter than a prefix leaves zeros here; its size differs anyway.
+        let mut prefix = [0u8; PREFIX_LEN as usize];
+        let mut got = 0;
+        while got < prefix.len() {
+            match file.read_at(&mut prefix[got..], got as u64) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(Stamp {
             len: meta.len(),
             mtime: (meta.mtime(), meta.mtime_nsec()),
-            ctime: (meta.ctime(), meta.ctime_nsec()),
-            links: meta.nlink(),
-        }
+            prefix,
+        })
     }
 
-    /// Whether the contents may have changed since `self`. A write moves the length or
-    /// mtime; `cp -p` puts the mtime back but moves the ctime. The ctime also moves when
-    /// a rename over the path unlinks the file, which leaves its contents alone: that is
-    /// told apart by the link count falling.
+    /// Whether the contents may have changed since `self`.
     fn differs(&self, now: &Stamp) -> bool {
-        self.len != now.len
-            || self.mtime != now.mtime
-            || (self.ctime != now.ctime && self.links == now.links)
+        self != now
     }
 }
 
@@ -252,7 +261,7 @@ impl Table {
         }
         let file = File::open(path).map_err(|e| io_error(path, e))?;
         let handle = file.try_clone().map_err(|e| io_error(path, e))?;
-        let stamp = Stamp::of(&file.metadata().map_err(|e| io_error(path, e))?);
+        let stamp = Stamp::of(&file).map_err(|e| io_error(path, e))?;
         let (mut table, values_start) =
             Table::from_source::<R>(Box::new(file), Some(handle), path.to_path_buf())?;
         table.stamp = Some(stamp);
@@ -455,9 +464,9 @@ impl Table {
         let (Some(file), Some(stamp)) = (&self.file, self.stamp) else {
             return Ok(());
         };
-        let now = file.metadata().map_err(|e| io_error(&self.path, e))?;
+        let now = Stamp::of(file).map_err(|e| io_error(&self.path, e))?;
         let faulted = self.map.as_ref().is_some_and(|m| m.faulted());
-        if faulted || stamp.differs(&Stamp::of(&now)) {
+        if faulted || stamp.differs(&now) {
             return Err(Error::corrupt(format!(
                 "{}: the file changed on disk while it was being read (it was written over in place); replace a table by renaming a new file over it",
                 self.path.display()

@@ -647,3 +647,46 @@ fn twins_boards_read_back_as_gen_wrote_them() {
         "the input says 2x2 but --rows is 3",
     );
 }
+
+/// Token files an MPI build's rank 0 leaves beside the partial file (`T.partial.token-` and
+/// 16 hex digits, holding those 8 bytes) when it is killed before removing its own are
+/// stale once a build takes the lock: a build, on one process or over ranks, removes them.
+/// A file of a like name that does not hold its token, and a link, are not retro's and stay.
+#[test]
+fn a_build_removes_the_stale_token_files_beside_its_partial_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let table = d.join("t.retro");
+    let token = |t: u64| d.join(format!("t.retro.partial.token-{t:016x}"));
+    let stale = [0x0123_4567_89ab_cdef_u64, 0xfedc_ba98_7654_3210];
+    for t in stale {
+        std::fs::write(token(t), t.to_le_bytes()).unwrap();
+    }
+    let strangers = token(0x1111_2222_3333_4444);
+    std::fs::write(&strangers, "not a token\n").unwrap();
+    let victim = d.join("victim");
+    std::fs::write(&victim, 0x5555_u64.to_le_bytes()).unwrap();
+    let link = token(0x5555);
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    // Another table's tokens are its own build's business.
+    let other = d.join(format!("u.retro.partial.token-{:016x}", stale[0]));
+    std::fs::write(&other, stale[0].to_le_bytes()).unwrap();
+    ok(&retro(
+        &["build", "mnk", "3x3k3", "-q", "-o", table.to_str().unwrap()],
+        "",
+    ));
+    for t in stale {
+        assert!(!token(t).exists(), "{} is left", token(t).display());
+    }
+    assert_eq!(
+        std::fs::read_to_string(&strangers).unwrap(),
+        "not a token\n"
+    );
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(victim.exists() && other.exists());
+}

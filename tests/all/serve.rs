@@ -837,6 +837,92 @@ fn a_table_written_over_in_place_fails_alone() {
     );
 }
 
+/// A change of a served table's metadata alone (`chmod`, a hard link made and removed, as
+/// backup tools do) is no rewrite: the table answers as before. Bytes written over in place
+/// with the size and modification time put back (`cp -p`) are still a change.
+#[test]
+fn a_table_whose_metadata_changes_answers_as_before() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let tables = sample_tables(dir.path());
+    let server = Server::start(&tables, &["--quiet"]);
+    let a = server.addr.as_str();
+    assert_eq!(get(a, "/api/young-sample/1,0").json()["value"], 0);
+    std::fs::set_permissions(&tables[0], std::fs::Permissions::from_mode(0o600)).unwrap();
+    let reply = get(a, "/api/young-sample/1,0");
+    assert_eq!(reply.status, 200, "after chmod: {}", reply.text());
+    let snap = dir.path().join("snap");
+    std::fs::hard_link(&tables[0], &snap).unwrap();
+    std::fs::remove_file(&snap).unwrap();
+    let reply = get(a, "/api/young-sample/1,0");
+    assert_eq!(reply.status, 200, "after a link: {}", reply.text());
+    let lines = lines_of(&request(
+        a,
+        "POST",
+        "/api/young-sample/batch",
+        b"1,0\n1,1\n",
+    ));
+    assert_eq!(
+        (lines[0]["value"].clone(), lines[1]["value"].clone()),
+        (0.into(), 5.into())
+    );
+
+    // Other bytes of the same size, the modification time put back: a change.
+    let mtime = std::fs::metadata(&tables[0]).unwrap().modified().unwrap();
+    let mut bytes = std::fs::read(&tables[0]).unwrap();
+    bytes[16] ^= 1;
+    let scratch = dir.path().join("other");
+    std::fs::write(&scratch, &bytes).unwrap();
+    write_over(&scratch, &tables[0]);
+    let file = std::fs::File::options()
+        .write(true)
+        .open(&tables[0])
+        .unwrap();
+    file.set_modified(mtime).unwrap();
+    drop(file);
+    assert_eq!(
+        std::fs::metadata(&tables[0]).unwrap().modified().unwrap(),
+        mtime
+    );
+    let reply = get(a, "/api/young-sample/1,0");
+    let error = reply.json()["error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        error.contains("changed on disk"),
+        "{}: {}",
+        reply.status,
+        reply.text()
+    );
+}
+
+/// A batch body the server cannot read (a chunk size that is no number, a chunk extension
+/// with a bare line end in its quotes) is a 400 that says why, not a 413 about its size.
+#[test]
+fn a_batch_body_that_cannot_be_read_is_a_400_with_its_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = sample_tables(dir.path());
+    let server = Server::start(&tables, &["--quiet"]);
+    let a = server.addr.as_str();
+    let head = "POST /api/young-sample/batch HTTP/1.1\r\nHost: x\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n";
+    for body in [
+        "zz\r\n1,0\r\n0\r\n\r\n",
+        "4;a=\"x\r\ny\"\r\n1,0\n\r\n0\r\n\r\n",
+    ] {
+        let reply = raw(a, format!("{head}{body}").as_bytes());
+        assert_error(&reply, 400, "the batch's body could not be read: ");
+        assert!(
+            !reply.text().contains("at most"),
+            "{body:?}: {}",
+            reply.text()
+        );
+    }
+    // A well-formed chunked body is answered.
+    let reply = raw(a, format!("{head}4\r\n1,0\n\r\n0\r\n\r\n").as_bytes());
+    assert_eq!(lines_of(&reply)[0]["value"], 0, "{}", reply.text());
+}
+
 mod browser {
     //! The explorer in headless Chromium through chromedriver (WebDriver).
 

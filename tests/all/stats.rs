@@ -642,6 +642,67 @@ fn reachable_results_and_examples_equal_a_search_from_the_start() {
     }
 }
 
+/// `stats --examples` prints beside each example the plies `query` gives it. On Quixo 3x3
+/// some layers' longest win or loss is held only by positions that cannot arise (which
+/// `query` refuses): such a layer has no example there, never a shorter line's position
+/// beside the longer figure. Folded and not; the JSON's examples are the same.
+#[test]
+fn an_example_has_the_plies_printed_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for fold in [&[][..], &["--no-fold"][..]] {
+        let table = dir.path().join(format!("q{}.retro", fold.len()));
+        let table = table.to_str().unwrap();
+        let mut args = vec!["build", "quixo", "3x3", "-o", table, "-q"];
+        args.extend(fold);
+        ok(&retro(&args, ""));
+        let text = ok(&retro(&["stats", table, "--examples"], ""));
+        let json: Value =
+            serde_json::from_str(&ok(&retro(&["stats", table, "--json", "--examples"], "")))
+                .unwrap();
+        // Each example of the JSON has the figure beside it, as `query` gives it.
+        let mut checked = 0;
+        for l in json["layers"].as_array().unwrap() {
+            for (result, slot) in [("win", "longest_win"), ("loss", "longest_loss")] {
+                let Some(position) = l["examples"][slot].as_str() else {
+                    continue;
+                };
+                let q: Value =
+                    serde_json::from_str(&ok(&retro(&["query", table, position, "--json"], "")))
+                        .unwrap();
+                assert_eq!(q["result"], result, "layer {}: {position}", l["layer"]);
+                assert_eq!(q["remoteness"], l[slot], "layer {}: {position}", l["layer"]);
+                checked += 1;
+            }
+        }
+        // The text shows the same examples after the same figures.
+        let mut without = 0;
+        for line in text
+            .lines()
+            .skip_while(|l| !l.contains("longest win"))
+            .skip(1)
+        {
+            let k: usize = line.split_whitespace().next().unwrap().parse().unwrap();
+            let l = &json["layers"][k];
+            for (result, slot) in [("win", "longest_win"), ("loss", "longest_loss")] {
+                let Some(figure) = l[slot].as_u64() else {
+                    assert!(l["examples"][slot].is_null(), "layer {k}: {l}");
+                    continue;
+                };
+                let said = format!("{result} in {figure}: ");
+                let at = line
+                    .find(&said)
+                    .unwrap_or_else(|| panic!("{said:?} in {line:?}"));
+                let shown = line[at + said.len()..].split_whitespace().next().unwrap();
+                assert_eq!(l["examples"][slot].as_str().unwrap_or("-"), shown, "{line}");
+                if shown == "-" {
+                    without += 1;
+                }
+            }
+        }
+        assert!(checked > 10 && without > 0, "{checked} {without}: {text}");
+    }
+}
+
 /// `stats --examples` on a game of scores: each layer's example positions have its
 /// greatest and least value, as `query` gives them, and without `--examples` there are none.
 #[test]

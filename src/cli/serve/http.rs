@@ -290,6 +290,24 @@ fn changed_message(served: &Served, e: &Error) -> String {
     )
 }
 
+/// A batch body the connection could not deliver (a chunk size that is no number, a chunk
+/// cut short): a 400 with hyper's cause. None for the one other failure, the size limit,
+/// which is a 413.
+fn unreadable(e: &axum::Error) -> Option<ApiError> {
+    let mut chain = std::iter::successors(Some(e as &(dyn std::error::Error + 'static)), |e| {
+        e.source()
+    });
+    let broken = chain.find(|e| e.is::<hyper::Error>())?;
+    let mut cause = broken.to_string();
+    for e in std::iter::successors(broken.source(), |e| e.source()) {
+        cause.push_str(&format!(": {e}"));
+    }
+    Some(ApiError {
+        status: StatusCode::BAD_REQUEST,
+        message: format!("the batch's body could not be read: {cause}"),
+    })
+}
+
 /// `POST /api/{table}/batch`: `query --batch --json` over the body's lines.
 async fn batch(
     State(tables): State<Shared>,
@@ -336,7 +354,7 @@ async fn batch(
     )
     .await
     {
-        Ok(read) => read.map_err(|_| too_large())?,
+        Ok(read) => read.map_err(|e| unreadable(&e).unwrap_or_else(too_large))?,
         Err(_) => {
             return Ok(refusal(
                 StatusCode::REQUEST_TIMEOUT,
