@@ -526,7 +526,7 @@ const QUOTES: &[Quote] = &[
     Quote {
         page: "docs/games.md",
         says: "With K = 3, 4 x 4 is a win for x, with its {_} stone (ply {})",
-        command: &["solve", "mnk", "4x4k3"],
+        command: &["solve", "connect", "4x4k3"],
         prints: "x completes a line at ply {},",
     },
     Quote {

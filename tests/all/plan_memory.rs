@@ -141,7 +141,8 @@ fn plan_on_one_process_says_what_the_build_estimates() {
         ("quixo", "5x5", false),
     ] {
         for worker in ["counters", "checks"] {
-            let table = dir.path().join(format!("{game}.retro"));
+            // A file per board: a build does not replace another board's table.
+            let table = dir.path().join(format!("{game}-{board}.retro"));
             let table = table.to_str().unwrap();
             let mut args = vec!["build", game, board, "-o", table, "--fresh"];
             if !builds {
