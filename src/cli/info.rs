@@ -63,7 +63,7 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
         ("board", h.game.size_words()),
         (
             "format",
-            if table.version >= crate::table::header::UNFOLDED_VERSION {
+            if table.version >= crate::table::header::version_of(h) {
                 format!("version {}", table.version)
             } else {
                 format!(

@@ -106,6 +106,14 @@ pub trait Registered: Gameplay + 'static {
     fn unfolded(board: Self::Board) -> Result<Self> {
         Self::new(board)
     }
+    /// The game folded as a table of format version `format` ranks its orbits, for a game
+    /// whose folded order has changed since (Teeko keyed its orbits on the occupied cells
+    /// before version 4): a table of an older version keeps answering. The default, `new`,
+    /// for a game whose folded order never changed.
+    fn folded_as(board: Self::Board, format: u32) -> Result<Self> {
+        let _ = format;
+        Self::new(board)
+    }
     /// The board it was built from.
     fn board(&self) -> &Self::Board;
     /// Its rules, input format and notation, for `retro help games` (Markdown). The built-in
@@ -157,6 +165,9 @@ pub struct AnyBoard {
     /// with every position its own entry (`Registered::unfolded`), n > 1 folded by n
     /// symmetries (as a game or a table header says).
     symmetries: u32,
+    /// The format version of the table the board was read from (`Registered::folded_as`);
+    /// 0 for a board of this retro's own (read from input, or a game's).
+    format: u32,
 }
 
 /// What `AnyBoard` needs of a board without knowing its type.
@@ -214,6 +225,7 @@ impl AnyBoard {
             game: G::NAME,
             board: Arc::new(board),
             symmetries: 0,
+            format: 0,
         }
     }
 
@@ -236,6 +248,30 @@ impl AnyBoard {
     pub fn with_symmetries(mut self, n: u32) -> AnyBoard {
         self.symmetries = n;
         self
+    }
+
+    /// The same board, as read from a table of format version `format`: a folded game is
+    /// built as that version ranks it (`Registered::folded_as`).
+    pub fn with_format(mut self, format: u32) -> AnyBoard {
+        self.format = format;
+        self
+    }
+
+    /// The format version of the table the board was read from; 0 for a board of this
+    /// retro's own.
+    pub fn format(&self) -> u32 {
+        self.format
+    }
+
+    /// The board's game, built as its table ranks it: unfolded, folded as a table of an
+    /// older format did (`Registered::folded_as`), or as `Registered::new` builds it.
+    pub fn build_game<G: Registered>(&self) -> Option<Result<G>> {
+        let board = self.get::<G>()?.clone();
+        Some(match (self.symmetries, self.format) {
+            (1, _) => G::unfolded(board),
+            (_, 0) => G::new(board),
+            (_, format) => G::folded_as(board, format),
+        })
     }
 
     /// How many symmetries the game folds: 1 unfolded, 0 where not yet known (a board read
@@ -531,15 +567,8 @@ impl<G: Registered> Registry for G {
         board: &AnyBoard,
         visitor: V,
     ) -> std::result::Result<Result<V::Output>, V> {
-        match board.get::<G>() {
-            Some(b) => {
-                let game = if board.symmetries == 1 {
-                    G::unfolded(b.clone())
-                } else {
-                    G::new(b.clone())
-                };
-                Ok(game.and_then(|game| visitor.visit(game)))
-            }
+        match board.build_game::<G>() {
+            Some(game) => Ok(game.and_then(|game| visitor.visit(game))),
             None => Err(visitor),
         }
     }

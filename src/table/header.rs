@@ -9,14 +9,18 @@ use crate::stored::ValueType;
 
 /// First eight bytes of every table.
 pub const MAGIC: [u8; 8] = *b"RETROTBL";
-/// Bumped whenever the layout or the meaning of a field changes. Version 3 adds, after the
+/// Bumped whenever the layout or the meaning of a field changes. Version 4 changes the
+/// order of a folded Teeko table's entries within each layer (its orbits are keyed on one
+/// side's stones, not on the occupied cells: `Teeko::new`); its header is version 3's, and
+/// a version 3 table still answers, read in the order it was written
+/// (`Registered::folded_as`). Version 3 adds, after the
 /// board, how many symmetries the table folds (`Game::symmetries`); only folded tables are
 /// written as version 3, so a table that folds nothing is byte for byte what version 2 wrote
 /// and an older retro still reads it, while one that folds is refused by an older retro
 /// rather than misread. Version 2 names the game (its name and its board's own
 /// serialisation); version 1 stored it as the variant index of the game enum of its day,
 /// which `decode` still reads.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 /// The version of a table that folds nothing.
 pub const UNFOLDED_VERSION: u32 = 2;
 /// The oldest version this retro reads.
@@ -308,7 +312,7 @@ pub fn decode<R: Registry>(bytes: &[u8], version: u32) -> Result<Header> {
         return Err(Error::corrupt("header has trailing bytes"));
     }
     Ok(Header {
-        game: game.with_symmetries(symmetries),
+        game: game.with_symmetries(symmetries).with_format(version),
         value_type: rest.value_type,
         encoding: rest.encoding,
         layers: rest.layers,

@@ -33,7 +33,7 @@ mod bits;
 mod orbits;
 
 pub(crate) use bits::pext;
-pub use orbits::{Cursor, MAX_SETS, Orbits};
+pub use orbits::{Cursor, MAX_SETS, Orbits, Outer};
 
 /// Which symmetries of a grid a game folds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

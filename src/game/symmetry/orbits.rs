@@ -36,8 +36,9 @@ pub struct Orbits {
     sym: GridSymmetries,
     binom: Binomial,
     cells: usize,
-    /// Per layer: its occupied cells, and how many of them are x's (None: any number).
-    specs: Vec<(usize, Option<usize>)>,
+    /// Per layer: the cells its keyed sets hold, the cells its patterns spread over, and
+    /// how many of those are x's (None: any number).
+    specs: Vec<Spec>,
     sizes: Vec<u64>,
     /// Colex ranks by 8-cell chunk, as `quixo` keeps them: entry `(c * (cells + 1) + t) * 256
     /// + bits` is what chunk c's set bits add when t set bits lie below it.
@@ -49,11 +50,30 @@ pub struct Orbits {
     layers: Vec<OnceLock<Layer>>,
 }
 
+/// What a layer's ranks are keyed on (`Orbits::with_layers`, `Orbits::with_outer_layers`).
+#[derive(Debug, Clone, Copy)]
+struct Spec {
+    /// The cells of a keyed set: the occupied set, or the outer side's stones.
+    set: usize,
+    /// The positions a pattern's bits stand for: the keyed set's own cells (`set`), or the
+    /// cells it leaves free (`cells - set`).
+    width: usize,
+    /// Set bits of a pattern (None: any number).
+    xs: Option<usize>,
+    /// Whether a pattern spreads over the cells the set leaves free (the outer key) rather
+    /// than over the set's own (the occupied key).
+    free: bool,
+}
+
 /// One layer's orbit tables.
 #[derive(Debug)]
 struct Layer {
-    /// x's among them (None: any number).
+    /// Set bits of a pattern (None: any number).
     xs: Option<usize>,
+    /// Patterns spread over the cells the set leaves free (`Spec::free`).
+    free: bool,
+    /// Every cell of the board.
+    all: u64,
     /// By the colex rank of an occupied set, in one word so that ranking a position reads
     /// one entry of the table (the tables outgrow the caches): the symmetries (bit g) that
     /// carry it onto its orbit's canonical set in the top 16 bits, then `SPECIAL` where the
@@ -92,6 +112,47 @@ impl Orbits {
     /// not numbered by their stones (morris: by the stones of each side) ranks them here.
     /// Fails where a layer has more sets than `MAX_SETS` or the symmetries are more than 16.
     pub fn with_layers(sym: GridSymmetries, specs: Vec<(usize, Option<usize>)>) -> Result<Orbits> {
+        let specs = specs
+            .into_iter()
+            .map(|(k, xs)| Spec {
+                set: k,
+                width: k,
+                xs,
+                free: false,
+            })
+            .collect();
+        Orbits::of_specs(sym, specs)
+    }
+
+    /// The orbits of positions keyed on one side's stones (the outer set) rather than on
+    /// the occupied cells: layer i's positions have `specs[i].0` outer stones and
+    /// `specs[i].1` inner ones, and a position is `(outer, inner)` wherever this type takes
+    /// or gives `(set, x)`. The layer sizes are those of `with_layers` with
+    /// `(outer + inner, Some(inner))`; only the order within a layer differs. A solver whose
+    /// moves keep one side's stones in place ranks all the positions one position leads to
+    /// (or comes from) against one outer set (`Orbits::outer`), and the outer tables are
+    /// C(cells, outer) words rather than C(cells, outer + inner).
+    pub fn with_outer_layers(sym: GridSymmetries, specs: Vec<(usize, usize)>) -> Result<Orbits> {
+        let cells = sym.cells;
+        let mut out = Vec::with_capacity(specs.len());
+        for (outer, inner) in specs {
+            if outer + inner > cells {
+                return Err(Error::too_large(format!(
+                    "a layer of {} stones on {cells} cells",
+                    outer + inner
+                )));
+            }
+            out.push(Spec {
+                set: outer,
+                width: cells - outer,
+                xs: Some(inner),
+                free: true,
+            });
+        }
+        Orbits::of_specs(sym, out)
+    }
+
+    fn of_specs(sym: GridSymmetries, specs: Vec<Spec>) -> Result<Orbits> {
         let cells = sym.cells;
         if sym.len() > MAX_SYMMETRIES {
             return Err(Error::other(format!(
@@ -99,7 +160,8 @@ impl Orbits {
             )));
         }
         let binom = Binomial::new(cells)?;
-        for &(k, _) in &specs {
+        for spec in &specs {
+            let k = spec.set;
             if k > cells || binom.get(cells, k) > MAX_SETS {
                 return Err(Error::too_large(format!(
                     "a layer of {k} stones on {cells} cells has too many occupied sets to fold"
@@ -107,12 +169,19 @@ impl Orbits {
             }
         }
         let chunk_rank = colex_chunk_table(&binom, cells);
-        let sizes: Vec<u64> = specs.iter().map(|&(k, h)| burnside(&sym, k, h)).collect();
+        let sizes: Vec<u64> = specs
+            .iter()
+            .map(|s| match (s.free, s.xs) {
+                // (outer, inner) pairs are (occupied, x's) pairs with the inner as x's.
+                (true, Some(h)) => burnside(&sym, s.set + h, Some(h)),
+                _ => burnside(&sym, s.set, s.xs),
+            })
+            .collect();
         if sizes.iter().any(|&n| n >= LOW) {
             return Err(Error::too_large("a layer has too many orbits to fold"));
         }
         let layers = specs.iter().map(|_| OnceLock::new()).collect();
-        let pattern_rank = match specs.iter().any(|&(_, xs)| xs.is_some()) {
+        let pattern_rank = match specs.iter().any(|s| s.xs.is_some()) {
             true => (0..1u64 << cells.min(PATTERN_BITS))
                 .map(|p| {
                     let mut rest = p;
@@ -146,7 +215,11 @@ impl Orbits {
 
     /// The occupied cells of layer i's positions.
     pub fn occupied(&self, i: usize) -> usize {
-        self.specs[i].0
+        let spec = self.specs[i];
+        match (spec.free, spec.xs) {
+            (true, Some(h)) => spec.set + h,
+            _ => spec.set,
+        }
     }
 
     /// Orbits in layer k.
@@ -167,7 +240,7 @@ impl Orbits {
         let building = (0..self.specs.len())
             .map(|i| {
                 self.binom
-                    .get(self.cells, self.specs[i].0)
+                    .get(self.cells, self.specs[i].set)
                     .saturating_mul(6)
             })
             .max()
@@ -183,7 +256,8 @@ impl Orbits {
     /// those of the sets no symmetry fixes. (While a layer is built, each set's orbit and
     /// symmetries, 6 bytes, are held beside its entry: `table_bytes` adds the largest.)
     pub fn layer_bytes(&self, i: usize) -> u64 {
-        let (k, xs) = self.specs[i];
+        let spec = self.specs[i];
+        let (k, xs) = (spec.set, spec.xs);
         let sets = self.binom.get(self.cells, k) as u128;
         let by_g: Vec<u128> = (0..self.sym.len())
             .map(|g| sets_fixed(&self.sym.cycles(g), k))
@@ -194,10 +268,12 @@ impl Orbits {
         let special_sets = by_g.iter().skip(1).sum::<u128>().min(sets);
         let free_orbits = (sets - special_sets) / g_count;
         let listed =
-            (self.sizes[i] as u128).saturating_sub(free_orbits * self.patterns((k, xs)) as u128);
+            (self.sizes[i] as u128).saturating_sub(free_orbits * self.patterns(spec) as u128);
         let specials = set_orbits - free_orbits.min(set_orbits);
         let unrank = match xs {
-            Some(h) if self.binom.get(k, h) <= PATTERN_TABLE => self.binom.get(k, h) as u128,
+            Some(h) if self.binom.get(spec.width, h) <= PATTERN_TABLE => {
+                self.binom.get(spec.width, h) as u128
+            }
             _ => 0,
         };
         // entry; canon, offset, special; the lists (a boxed slice each, and its first
@@ -245,11 +321,11 @@ impl Orbits {
         rank
     }
 
-    /// The number of colour patterns of a set of k cells.
-    fn patterns(&self, (k, xs): (usize, Option<usize>)) -> u64 {
-        match xs {
-            None => 1u64 << k,
-            Some(h) => self.binom.get(k, h),
+    /// The number of patterns of a layer's sets.
+    fn patterns(&self, spec: Spec) -> u64 {
+        match spec.xs {
+            None => 1u64 << spec.width,
+            Some(h) => self.binom.get(spec.width, h),
         }
     }
 
@@ -293,7 +369,10 @@ impl Orbits {
     }
 
     fn build(&self, i: usize) -> Layer {
-        let (k, xs) = self.specs[i];
+        let spec = self.specs[i];
+        let (k, xs) = (spec.set, spec.xs);
+        let all = (1u64 << self.cells) - 1;
+        let spread_over = |set: u64| if spec.free { all & !set } else { set };
         let sets = self.binom.get(self.cells, k) as usize;
         let g_count = self.sym.len();
         let mut orbit_of = vec![0u32; sets];
@@ -326,9 +405,9 @@ impl Orbits {
             }
         }
         let pattern_unrank = match xs {
-            Some(h) if self.binom.get(k, h) <= PATTERN_TABLE => {
+            Some(h) if self.binom.get(spec.width, h) <= PATTERN_TABLE => {
                 let mut p = (1u64 << h) - 1;
-                (0..self.binom.get(k, h))
+                (0..self.binom.get(spec.width, h))
                     .map(|_| {
                         let this = p as u32;
                         if h > 0 {
@@ -344,7 +423,7 @@ impl Orbits {
         let mut special = vec![u32::MAX; canon.len()];
         let mut lists = Vec::new();
         let mut at = 0u64;
-        let full = self.patterns((k, xs));
+        let full = self.patterns(spec);
         for (o, &set) in canon.iter().enumerate() {
             offset.push(at);
             // The symmetries that map the set to itself.
@@ -355,11 +434,13 @@ impl Orbits {
             }
             let mut list = Vec::new();
             let mut p = Self::first_pattern(xs);
+            // The symmetries that fix the set fix the cells it leaves free too.
+            let over = spread_over(set);
             for _ in 0..full {
-                let x = deposit(p, set);
+                let x = deposit(p, over);
                 let least = (1..g_count)
                     .filter(|g| stab >> g & 1 == 1)
-                    .map(|g| compress(self.sym.map(g, x), set))
+                    .map(|g| compress(self.sym.map(g, x), over))
                     .fold(p, u64::min);
                 if least == p {
                     list.push(p);
@@ -393,6 +474,8 @@ impl Orbits {
             .collect();
         Layer {
             xs,
+            free: spec.free,
+            all,
             entry,
             canon,
             offset,
@@ -427,35 +510,28 @@ impl Orbits {
     /// weighs its parents by their orbits (`Game::for_each_parent_within`) asks it of each.
     #[inline]
     pub fn rank_fixed(&self, k: usize, set: u64, x: u64) -> (u64, u32) {
+        self.outer(k, set).rank_fixed(x)
+    }
+
+    /// Layer k's orbit entry for a set: what ranking every position of that set needs, read
+    /// once (`Outer::rank_fixed` ranks each). Where a layer is keyed on one side's stones
+    /// (`with_outer_layers`) and a move leaves them in place, every position one position
+    /// leads to or comes from shares it.
+    #[inline]
+    pub fn outer(&self, k: usize, set: u64) -> Outer<'_> {
         let layer = self.layer(k);
-        let e = layer.entry[self.set_rank(set) as usize];
-        let how = (e >> HOW_SHIFT) as u16;
+        let entry = layer.entry[self.set_rank(set) as usize];
+        let how = (entry >> HOW_SHIFT) as u16;
         let g = how.trailing_zeros() as usize;
         // The canonical set is the set's image: no second table read.
         let canon = self.sym.map(g, set);
-        if e & SPECIAL == 0 {
-            let p = pext(self.sym.map(g, x), canon);
-            return ((e & LOW) + self.rank_pattern(layer, p), 1);
+        Outer {
+            orbits: self,
+            layer,
+            entry,
+            g,
+            over: layer.spread_over(canon),
         }
-        // The symmetries that carry the set onto the canonical one carry the position onto
-        // its least image as many times as it has symmetries of its own.
-        let at = (e & LOW) as usize;
-        let mut rest = how;
-        let (mut least, mut fixed) = (u64::MAX, 0);
-        while rest != 0 {
-            let g = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            let p = pext(self.sym.map(g, x), canon);
-            if p < least {
-                (least, fixed) = (p, 1);
-            } else if p == least {
-                fixed += 1;
-            }
-        }
-        let list = &layer.lists[at];
-        let rank =
-            layer.special_offset[at] + list.binary_search(&least).unwrap_or_else(|i| i) as u64;
-        (rank, fixed)
     }
 
     /// The ranks in layer k of `n` positions at once, the i-th given by `position(i)` as
@@ -493,7 +569,7 @@ impl Orbits {
                     continue;
                 }
                 let g = ((e >> HOW_SHIFT) as u16).trailing_zeros() as usize;
-                *p = pext(self.sym.map(g, x), self.sym.map(g, set));
+                *p = pext(self.sym.map(g, x), layer.spread_over(self.sym.map(g, set)));
                 if let (Some(_), Some(r)) = (layer.xs, self.pattern_rank.get(*p as usize)) {
                     crate::memory::prefetch(r);
                 }
@@ -524,7 +600,7 @@ impl Orbits {
             local,
             pattern: p,
         };
-        (set, deposit(p, set), cursor)
+        (set, deposit(p, layer.spread_over(set)), cursor)
     }
 
     /// The orbit holding `rank`: the last whose first rank is at most `rank`. Callers
@@ -572,7 +648,7 @@ impl Orbits {
             u32::MAX => Self::next_pattern(layer.xs, cursor.pattern),
             at => layer.lists[at as usize][cursor.local as usize],
         };
-        (set, deposit(cursor.pattern, set))
+        (set, deposit(cursor.pattern, layer.spread_over(set)))
     }
 
     /// How many positions the orbit of (`set`, `x`) holds under the grid's symmetries.
@@ -593,6 +669,65 @@ impl Orbits {
             }
         }
         out
+    }
+}
+
+/// A set's orbit entry in one layer (`Orbits::outer`): the positions of that set rank from
+/// it with a symmetry image, a `pext` and a pattern's rank each.
+pub struct Outer<'a> {
+    orbits: &'a Orbits,
+    layer: &'a Layer,
+    entry: u64,
+    /// The first symmetry carrying the set onto its orbit's canonical set.
+    g: usize,
+    /// The cells a pattern spreads over, on the canonical set's side.
+    over: u64,
+}
+
+impl Outer<'_> {
+    /// The rank of the position of this set with x's stones (or inner stones) `x`, and how
+    /// many symmetries map it onto itself (`Orbits::rank_fixed`).
+    #[inline]
+    pub fn rank_fixed(&self, x: u64) -> (u64, u32) {
+        let (orbits, layer, e) = (self.orbits, self.layer, self.entry);
+        if e & SPECIAL == 0 {
+            let p = pext(orbits.sym.map(self.g, x), self.over);
+            return ((e & LOW) + orbits.rank_pattern(layer, p), 1);
+        }
+        // The symmetries that carry the set onto the canonical one carry the position onto
+        // its least image as many times as it has symmetries of its own.
+        let at = (e & LOW) as usize;
+        let mut rest = (e >> HOW_SHIFT) as u16;
+        let (mut least, mut fixed) = (u64::MAX, 0);
+        while rest != 0 {
+            let g = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let p = pext(orbits.sym.map(g, x), self.over);
+            if p < least {
+                (least, fixed) = (p, 1);
+            } else if p == least {
+                fixed += 1;
+            }
+        }
+        let list = &layer.lists[at];
+        let rank =
+            layer.special_offset[at] + list.binary_search(&least).unwrap_or_else(|i| i) as u64;
+        (rank, fixed)
+    }
+
+    /// Whether no symmetry other than the identity maps the set's orbit onto itself: then
+    /// every position of the set is fixed by the identity alone.
+    #[inline]
+    pub fn is_plain(&self) -> bool {
+        self.entry & SPECIAL == 0
+    }
+}
+
+impl Layer {
+    /// The cells a pattern of `set` spreads over.
+    #[inline(always)]
+    fn spread_over(&self, set: u64) -> u64 {
+        if self.free { self.all & !set } else { set }
     }
 }
 
@@ -706,6 +841,71 @@ mod tests {
                             let (s2, y2, _) = orbits.unrank(k, r);
                             assert_eq!((s, y), (s2, y2), "{rows}x{cols} k {k} r {r}");
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Keyed on one side's stones: every (outer, inner) pair of small grids ranks densely,
+    /// equal exactly on images, with the sizes of the occupied key; the positions of one
+    /// outer set rank through its entry as one at a time; the cursor walks the ranks.
+    #[test]
+    fn outer_keyed_ranks_are_dense_and_equal_exactly_on_images() {
+        for (rows, cols, group) in [
+            (3, 3, GridGroup::Dihedral),
+            (4, 4, GridGroup::Dihedral),
+            (3, 4, GridGroup::Mirror),
+        ] {
+            let sym = GridSymmetries::grid(rows, cols, group);
+            let cells = rows * cols;
+            let specs: Vec<(usize, usize)> = (0..=4)
+                .flat_map(|b| (0..=4).map(move |a| (b, a)))
+                .filter(|&(b, a)| a + b <= cells.min(7))
+                .collect();
+            let orbits = Orbits::with_outer_layers(sym.clone(), specs.clone()).unwrap();
+            let occupied =
+                Orbits::with_layers(sym, specs.iter().map(|&(b, a)| (a + b, Some(a))).collect())
+                    .unwrap();
+            for (i, &(b, a)) in specs.iter().enumerate() {
+                let n = orbits.layer_size(i);
+                assert_eq!(n, occupied.layer_size(i), "{rows}x{cols} ({b}, {a})");
+                assert_eq!(orbits.occupied(i), a + b);
+                let mut seen = vec![0u64; n as usize];
+                let all = (1u64 << cells) - 1;
+                for outer in (0u64..1 << cells).filter(|s| s.count_ones() as usize == b) {
+                    let entry = orbits.outer(i, outer);
+                    let free = all & !outer;
+                    let inners =
+                        std::iter::successors(Some(free), |&x| (x != 0).then(|| (x - 1) & free));
+                    for inner in inners.filter(|x| x.count_ones() as usize == a) {
+                        let (r, fixed) = orbits.rank_fixed(i, outer, inner);
+                        assert_eq!(entry.rank_fixed(inner), (r, fixed));
+                        assert!(r < n, "{rows}x{cols} ({b}, {a}): rank {r} of {n}");
+                        seen[r as usize] += 1;
+                        let images = orbits.images(outer, inner);
+                        assert_eq!(fixed as usize * images.len(), orbits.symmetries().len());
+                        for &(s, y) in &images {
+                            assert_eq!(orbits.rank(i, s, y), r);
+                        }
+                        let (s, y, _) = orbits.unrank(i, r);
+                        assert!(images.contains(&(s, y)), "{rows}x{cols} ({b}, {a}) r {r}");
+                    }
+                }
+                for (r, &count) in seen.iter().enumerate() {
+                    let (s, y, _) = orbits.unrank(i, r as u64);
+                    assert_eq!(
+                        count,
+                        orbits.orbit_size(s, y),
+                        "{rows}x{cols} ({b}, {a}) r {r}"
+                    );
+                }
+                if n > 0 {
+                    let (_, _, mut cursor) = orbits.unrank(i, 0);
+                    for r in 1..n {
+                        let (s, y) = orbits.advance(i, &mut cursor);
+                        let (s2, y2, _) = orbits.unrank(i, r);
+                        assert_eq!((s, y), (s2, y2), "{rows}x{cols} ({b}, {a}) r {r}");
                     }
                 }
             }

@@ -200,6 +200,13 @@ impl Registered for Teeko {
         Teeko::unfolded(board)
     }
 
+    fn folded_as(board: TeekoBoard, format: u32) -> Result<Self> {
+        match format {
+            ..=3 => Teeko::keyed_on_occupied(board),
+            _ => Teeko::new(board),
+        }
+    }
+
     fn board(&self) -> &TeekoBoard {
         &self.board
     }

@@ -92,13 +92,41 @@ pub struct Teeko {
     /// to move (a position with o to move is ranked as the one with the colours exchanged
     /// and x to move).
     orbits: Option<Orbits>,
+    /// Whether the orbits are keyed on one side's stones (`Teeko::new`) rather than on the
+    /// occupied cells (`Teeko::keyed_on_occupied`, the order of tables of format version 3).
+    outer_keyed: bool,
 }
 
 impl Teeko {
     /// The game on a board, its positions folded by the board's symmetries (the square's 8,
     /// a rectangle's 4; the movement layer also by exchanging the colours): one table entry
     /// per orbit. A board whose layers have too many occupied sets to fold is not folded.
+    ///
+    /// A layer's orbits are keyed on the stones of the side its hot moves leave in place
+    /// (`Orbits::with_outer_layers`): in the movement layer, the side that did not move last,
+    /// so that every parent of a position ranks against one outer entry, a slide of the other
+    /// side's stones a symmetry image, a `pext` and a pattern's rank away; in a drop layer,
+    /// the side to move, which every child of a position of the layer before shares.
     pub fn new(board: TeekoBoard) -> Result<Teeko> {
+        let mut game = Teeko::unfolded(board)?;
+        let b = &game.board;
+        let sym = GridSymmetries::grid(b.rows, b.cols, GridGroup::Dihedral);
+        let movement = game.movement();
+        // (outer, inner): in a drop layer the side to move has k / 2 stones.
+        let specs = (0..=movement)
+            .map(|k| match k == movement {
+                true => (k / 2, k / 2),
+                false => (k / 2, k - k / 2),
+            })
+            .collect();
+        game.orbits = Orbits::with_outer_layers(sym, specs).ok();
+        game.outer_keyed = true;
+        Ok(game)
+    }
+
+    /// The game folded as tables of format version 3 rank it: each layer's orbits keyed on
+    /// its occupied cells, x's stones (the mover's in the movement layer) the pattern.
+    pub fn keyed_on_occupied(board: TeekoBoard) -> Result<Teeko> {
         let mut game = Teeko::unfolded(board)?;
         let b = &game.board;
         let sym = GridSymmetries::grid(b.rows, b.cols, GridGroup::Dihedral);
@@ -220,6 +248,7 @@ impl Teeko {
             boards,
             board,
             orbits: None,
+            outer_keyed: false,
         })
     }
 
@@ -293,13 +322,8 @@ impl Teeko {
     #[inline]
     fn rank_of(&self, k: usize, x: u64, o: u64, side: u8) -> u64 {
         if let Some(orbits) = &self.orbits {
-            // The movement layer keeps x to move: o to move is the colours exchanged.
-            let mover = if k == self.movement() && side == 1 {
-                o
-            } else {
-                x
-            };
-            return orbits.rank(k, x | o, mover);
+            let (set, pattern) = self.orbit_key(k, x, o, side);
+            return orbits.rank(k, set, pattern);
         }
         let half = if k == self.movement() {
             side as u64 * self.boards(k)
@@ -307,6 +331,38 @@ impl Teeko {
             0
         };
         half + self.board_rank(k, x, o)
+    }
+
+    /// A folded position of layer k as its orbits take it, (set, pattern): keyed on one
+    /// side's stones, (the outer side's, the other's); keyed on the occupied cells, (them,
+    /// x's). `side` is the side to move in the movement layer; a drop layer's is its own.
+    #[inline]
+    fn orbit_key(&self, k: usize, x: u64, o: u64, side: u8) -> (u64, u64) {
+        let movement = k == self.movement();
+        let side = if movement { side } else { (k % 2) as u8 };
+        let (mover, other) = if side == 0 { (x, o) } else { (o, x) };
+        match (self.outer_keyed, movement) {
+            // The side that did not move last stays in place for every parent.
+            (true, true) => (other, mover),
+            // The side to move stays in place for every child of the layer before.
+            (true, false) => (mover, other),
+            // The movement layer keeps x to move: o to move is the colours exchanged.
+            (false, true) => (x | o, mover),
+            (false, false) => (x | o, x),
+        }
+    }
+
+    /// A folded position of layer k from its orbit key (`orbit_key`'s inverse), as (x, o);
+    /// the movement layer's has x to move.
+    #[inline]
+    fn from_orbit_key(&self, k: usize, set: u64, pattern: u64) -> (u64, u64) {
+        let movement = k == self.movement();
+        match (self.outer_keyed, movement) {
+            (true, true) => (pattern, set),
+            (true, false) if k % 2 == 0 => (set, pattern),
+            (true, false) => (pattern, set),
+            (false, _) => (pattern, set & !pattern),
+        }
     }
 
     /// Whether a side's stones form a pattern: every pattern has S cells and a side at
@@ -514,8 +570,9 @@ impl Game for Teeko {
 
     fn unrank(&self, k: usize, rank: u64) -> TeekoPosition {
         if let Some(orbits) = &self.orbits {
-            let (set, x, cursor) = orbits.unrank(k, rank);
-            let mut pos = self.position(x, set & !x, self.folded_side(k));
+            let (set, pattern, cursor) = orbits.unrank(k, rank);
+            let (x, o) = self.from_orbit_key(k, set, pattern);
+            let mut pos = self.position(x, o, self.folded_side(k));
             pos.cursor = cursor;
             return pos;
         }
@@ -543,9 +600,8 @@ impl Game for Teeko {
     fn advance(&self, pos: &mut TeekoPosition) {
         let k = pos.k;
         if let Some(orbits) = &self.orbits {
-            let (set, x) = orbits.advance(k, &mut pos.cursor);
-            pos.x = x;
-            pos.o = set & !x;
+            let (set, pattern) = orbits.advance(k, &mut pos.cursor);
+            (pos.x, pos.o) = self.from_orbit_key(k, set, pattern);
             return;
         }
         let h = Self::x_count(k);
@@ -579,6 +635,26 @@ impl Game for Teeko {
                 f(Edge {
                     layer: pos.k,
                     rank,
+                    reward: 0,
+                })
+            });
+            return;
+        }
+        if let Some(orbits) = self.orbits.as_ref().filter(|_| self.outer_keyed)
+            && pos.k + 1 < self.movement()
+        {
+            // Keyed on the side to move, which is this position's other side for every
+            // drop: one outer entry ranks every child.
+            let (stays, drops) = if pos.side == 0 {
+                (pos.o, 0)
+            } else {
+                (pos.x, 1)
+            };
+            let outer = orbits.outer(pos.k + 1, stays);
+            self.each_move(pos, |_, _, x, o| {
+                f(Edge {
+                    layer: pos.k + 1,
+                    rank: outer.rank_fixed(if drops == 0 { x } else { o }).0,
                     reward: 0,
                 })
             });
@@ -708,16 +784,27 @@ impl Game for Teeko {
         }
         let empty = self.all() & !pos.occupied();
         if let Some(orbits) = &self.orbits {
-            // The movement layer ranks the side to move's stones (`rank_of`).
-            let mover = if pos.side == 0 { pos.x } else { pos.o };
-            let fixed = orbits.fixed(pos.k, pos.occupied(), mover);
+            let (set, pattern) = self.orbit_key(pos.k, pos.x, pos.o, pos.side);
+            let fixed = orbits.fixed(pos.k, set, pattern);
             let mut parents = [0u64; 8 * 18];
             let mut n = 0;
-            self.each_slide_back(theirs, empty, |_, _, moved| {
-                parents[n] =
-                    crate::game::within::weighed(orbits.rank_fixed(pos.k, moved | other, moved));
-                n += 1;
-            });
+            if self.outer_keyed {
+                // Every parent's outer side is this position's side to move: one entry.
+                let outer = orbits.outer(pos.k, other);
+                self.each_slide_back(theirs, empty, |_, _, moved| {
+                    parents[n] = crate::game::within::weighed(outer.rank_fixed(moved));
+                    n += 1;
+                });
+            } else {
+                self.each_slide_back(theirs, empty, |_, _, moved| {
+                    parents[n] = crate::game::within::weighed(orbits.rank_fixed(
+                        pos.k,
+                        moved | other,
+                        moved,
+                    ));
+                    n += 1;
+                });
+            }
             crate::game::within::each_weighted(&mut parents[..n], fixed, f);
             return;
         }
