@@ -20,6 +20,12 @@ const LOW: u64 = SPECIAL - 1;
 /// every layer of the boards played here but the largest of Teeko's and Quixo's 5 x 5.
 const PATTERN_TABLE: u64 = 1 << 20;
 
+/// `Layer::direct`: the low bits of an entry hold the count of symmetries (at most 16).
+const DIRECT_FIXED_BITS: u32 = 5;
+
+/// The most bytes a layer's direct tables of special orbits may take (`Layer::direct`).
+const DIRECT_BYTES: u64 = 8 << 20;
+
 /// The cells `Orbits::pattern_rank` covers: patterns of more are ranked by chunks.
 const PATTERN_BITS: usize = 16;
 
@@ -48,6 +54,8 @@ pub struct Orbits {
     /// the layer, so one table of 256 KiB serves them all (empty where no layer counts x's).
     pattern_rank: Vec<u32>,
     layers: Vec<OnceLock<Layer>>,
+    /// `DIRECT_BYTES` (a test sets 0, to rank every special orbit by its list).
+    direct_max: u64,
 }
 
 /// What a layer's ranks are keyed on (`Orbits::with_layers`, `Orbits::with_outer_layers`).
@@ -89,6 +97,14 @@ struct Layer {
     special: Vec<u32>,
     /// The canonical colour patterns of such orbits, each list sorted.
     lists: Vec<Box<[u64]>>,
+    /// Per such orbit, where the layer keeps them (`Orbits::keeps_direct`), by the rank of
+    /// a pattern of the canonical set: the index in its list of the least of the
+    /// pattern's images under the symmetries that fix the set, shifted up by
+    /// `DIRECT_FIXED_BITS`, and how many of them map the pattern onto that least one. A
+    /// position whose set is its own image then ranks with one `pext` and one read, as
+    /// others do, rather than one per symmetry and a search of the list (Quixo's fullest
+    /// layers are all such sets); empty where not kept.
+    direct: Vec<Box<[u32]>>,
     /// The first rank of each such orbit, by its index in `lists`.
     special_offset: Vec<u64>,
     /// The colour patterns of h bits by rank, where there are at most `PATTERN_TABLE`
@@ -205,6 +221,7 @@ impl Orbits {
             chunk_rank,
             pattern_rank,
             layers,
+            direct_max: DIRECT_BYTES,
         })
     }
 
@@ -277,9 +294,42 @@ impl Orbits {
             _ => 0,
         };
         // entry; canon, offset, special; the lists (a boxed slice each, and its first
-        // rank); the patterns by rank.
-        let bytes = sets * 8 + set_orbits * 20 + listed * 8 + specials * 24 + unrank * 4;
+        // rank); the patterns by rank; the direct tables.
+        let direct = match self.keeps_direct(i) {
+            true => self.direct_bytes(i) as u128 + specials * 16,
+            false => 0,
+        };
+        let bytes = sets * 8 + set_orbits * 20 + listed * 8 + specials * 24 + unrank * 4 + direct;
         bytes.min(u64::MAX as u128) as u64
+    }
+
+    /// At most how many special orbits (whose set is its own image under a symmetry
+    /// other than the identity) layer i has, from counts: every set some other symmetry
+    /// fixes is taken to be one orbit of its own.
+    fn specials_at_most(&self, i: usize) -> u128 {
+        let k = self.specs[i].set;
+        let sets = self.binom.get(self.cells, k) as u128;
+        let by_g: Vec<u128> = (0..self.sym.len())
+            .map(|g| sets_fixed(&self.sym.cycles(g), k))
+            .collect();
+        let g_count = self.sym.len() as u128;
+        let set_orbits = by_g.iter().sum::<u128>() / g_count;
+        let special_sets = by_g.iter().skip(1).sum::<u128>().min(sets);
+        let free_orbits = (sets - special_sets) / g_count;
+        set_orbits - free_orbits.min(set_orbits)
+    }
+
+    /// Bytes of layer i's direct tables (`Layer::direct`) at most, were they kept.
+    fn direct_bytes(&self, i: usize) -> u64 {
+        let bytes = self.specials_at_most(i) * self.patterns(self.specs[i]) as u128 * 4;
+        bytes.min(u64::MAX as u128) as u64
+    }
+
+    /// Whether layer i keeps direct tables for its special orbits: where they take at
+    /// most `DIRECT_BYTES` (decided from counts alone, so that `layer_bytes` agrees with
+    /// the tables built).
+    fn keeps_direct(&self, i: usize) -> bool {
+        self.direct_bytes(i) <= self.direct_max
     }
 
     /// Whether layer i's tables are built.
@@ -422,6 +472,8 @@ impl Orbits {
         let mut offset = Vec::with_capacity(canon.len() + 1);
         let mut special = vec![u32::MAX; canon.len()];
         let mut lists = Vec::new();
+        let mut directs = Vec::new();
+        let direct = self.keeps_direct(i);
         let mut at = 0u64;
         let full = self.patterns(spec);
         for (o, &set) in canon.iter().enumerate() {
@@ -433,23 +485,32 @@ impl Orbits {
                 continue;
             }
             let mut list = Vec::new();
+            let mut table = Vec::with_capacity(if direct { full as usize } else { 0 });
             let mut p = Self::first_pattern(xs);
             // The symmetries that fix the set fix the cells it leaves free too.
             let over = spread_over(set);
             for _ in 0..full {
                 let x = deposit(p, over);
-                let least = (1..g_count)
+                let images = (1..g_count)
                     .filter(|g| stab >> g & 1 == 1)
-                    .map(|g| compress(self.sym.map(g, x), over))
-                    .fold(p, u64::min);
+                    .map(|g| compress(self.sym.map(g, x), over));
+                let least = images.clone().fold(p, u64::min);
                 if least == p {
                     list.push(p);
+                }
+                if direct {
+                    // Patterns come in rank order, so the least of this one's orbit is
+                    // listed already.
+                    let local = list.binary_search(&least).unwrap_or(0) as u32;
+                    let fixed = 1 + images.filter(|&q| q == p).count() as u32;
+                    table.push(local << DIRECT_FIXED_BITS | fixed);
                 }
                 p = Self::next_pattern(xs, p);
             }
             at += list.len() as u64;
             special[o] = lists.len() as u32;
             lists.push(list.into_boxed_slice());
+            directs.push(table.into_boxed_slice());
         }
         offset.push(at);
         debug_assert_eq!(
@@ -481,6 +542,7 @@ impl Orbits {
             offset,
             special,
             lists,
+            direct: directs,
             special_offset,
             pattern_unrank,
         }
@@ -694,9 +756,18 @@ impl Outer<'_> {
             let p = pext(orbits.sym.map(self.g, x), self.over);
             return ((e & LOW) + orbits.rank_pattern(layer, p), 1);
         }
+        let at = (e & LOW) as usize;
+        if let Some(direct) = layer.direct.get(at).filter(|d| !d.is_empty()) {
+            let p = pext(orbits.sym.map(self.g, x), self.over);
+            let d = direct[orbits.rank_pattern(layer, p) as usize];
+            let fixed = d & ((1 << DIRECT_FIXED_BITS) - 1);
+            return (
+                layer.special_offset[at] + u64::from(d >> DIRECT_FIXED_BITS),
+                fixed,
+            );
+        }
         // The symmetries that carry the set onto the canonical one carry the position onto
         // its least image as many times as it has symmetries of its own.
-        let at = (e & LOW) as usize;
         let mut rest = (e >> HOW_SHIFT) as u16;
         let (mut least, mut fixed) = (u64::MAX, 0);
         while rest != 0 {
@@ -906,6 +977,38 @@ mod tests {
                         let (s, y) = orbits.advance(i, &mut cursor);
                         let (s2, y2, _) = orbits.unrank(i, r);
                         assert_eq!((s, y), (s2, y2), "{rows}x{cols} ({b}, {a}) r {r}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// A special orbit ranks by its direct table as by its list: every position of layers
+    /// with special sets, both ways, on boards with 8 symmetries and with 4.
+    #[test]
+    fn direct_tables_rank_as_the_lists_do() {
+        for (rows, cols) in [(4, 4), (3, 4), (3, 3)] {
+            let sym = GridSymmetries::grid(rows, cols, GridGroup::Dihedral);
+            let cells = rows * cols;
+            let specs: Vec<(usize, Option<usize>)> =
+                (0..=cells).map(|k| (k, Some(k / 2))).collect();
+            let direct = Orbits::with_layers(sym.clone(), specs.clone()).unwrap();
+            let mut listed = Orbits::with_layers(sym, specs).unwrap();
+            listed.direct_max = 0;
+            for k in 0..=cells {
+                assert!(direct.keeps_direct(k) && !listed.keeps_direct(k));
+                for set in (0u64..1 << cells).filter(|s| s.count_ones() as usize == k) {
+                    if direct.outer(k, set).is_plain() {
+                        continue;
+                    }
+                    let subsets =
+                        std::iter::successors(Some(set), |&x| (x != 0).then(|| (x - 1) & set));
+                    for x in subsets.filter(|x| x.count_ones() as usize == k / 2) {
+                        assert_eq!(
+                            direct.rank_fixed(k, set, x),
+                            listed.rank_fixed(k, set, x),
+                            "{rows}x{cols} k {k}"
+                        );
                     }
                 }
             }
