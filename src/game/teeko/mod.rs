@@ -646,15 +646,17 @@ impl Game for Teeko {
             // Keyed on the side to move, which is this position's other side for every
             // drop: one outer entry ranks every child.
             let (stays, drops) = if pos.side == 0 {
-                (pos.o, 0)
+                (pos.o, pos.x)
             } else {
-                (pos.x, 1)
+                (pos.x, pos.o)
             };
             let outer = orbits.outer(pos.k + 1, stays);
-            self.each_move(pos, |_, _, x, o| {
+            let image = outer.image(drops);
+            self.each_move(pos, |_, to, _, _| {
+                let rank = outer.rank_fixed_of_image(image | outer.cell_image(to), drops | to);
                 f(Edge {
                     layer: pos.k + 1,
-                    rank: outer.rank_fixed(if drops == 0 { x } else { o }).0,
+                    rank: rank.0,
                     reward: 0,
                 })
             });
@@ -789,10 +791,14 @@ impl Game for Teeko {
             let mut parents = [0u64; 8 * 18];
             let mut n = 0;
             if self.outer_keyed {
-                // Every parent's outer side is this position's side to move: one entry.
+                // Every parent's outer side is this position's side to move: one entry, and
+                // the image of the slid stones changes in two cells.
                 let outer = orbits.outer(pos.k, other);
-                self.each_slide_back(theirs, empty, |_, _, moved| {
-                    parents[n] = crate::game::within::weighed(outer.rank_fixed(moved));
+                let image = outer.image(theirs);
+                self.each_slide_back(theirs, empty, |at, from, moved| {
+                    let image = image & !outer.cell_image(at) | outer.cell_image(from);
+                    parents[n] =
+                        crate::game::within::weighed(outer.rank_fixed_of_image(image, moved));
                     n += 1;
                 });
             } else {
