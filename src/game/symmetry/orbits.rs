@@ -392,20 +392,6 @@ impl Orbits {
         }
     }
 
-    /// The colex rank of a pattern among those of as many bits: a binomial a bit, the
-    /// reads independent of each other (a pattern of a few bits over many cells, as an
-    /// outer-keyed layer's are, ranks quicker so than by chunks).
-    #[inline(always)]
-    fn colex(&self, p: u64) -> u64 {
-        let (mut rest, mut rank, mut i) = (p, 0, 0);
-        while rest != 0 {
-            i += 1;
-            rank += self.binom.get(rest.trailing_zeros() as usize, i);
-            rest &= rest - 1;
-        }
-        rank
-    }
-
     fn unrank_pattern(&self, layer: &Layer, rank: u64) -> u64 {
         match layer.xs {
             None => rank,
@@ -765,39 +751,14 @@ impl Outer<'_> {
     /// many symmetries map it onto itself (`Orbits::rank_fixed`).
     #[inline]
     pub fn rank_fixed(&self, x: u64) -> (u64, u32) {
-        self.rank_fixed_of_image(self.image(x), x)
-    }
-
-    /// `x`'s image under the symmetry that carries the set onto its orbit's canonical set.
-    #[inline]
-    pub fn image(&self, x: u64) -> u64 {
-        self.orbits.sym.map(self.g, x)
-    }
-
-    /// The image of a one-cell mask (`image`, for a cell): a solver that moves one stone
-    /// of the inner side updates the image of its stones by two of these.
-    #[inline]
-    pub fn cell_image(&self, cell: u64) -> u64 {
-        1 << self.orbits.sym.images[self.g][cell.trailing_zeros() as usize]
-    }
-
-    /// `rank_fixed` of the position with inner stones `x`, whose image (`image`) the
-    /// caller already has.
-    #[inline]
-    pub fn rank_fixed_of_image(&self, image: u64, x: u64) -> (u64, u32) {
         let (orbits, layer, e) = (self.orbits, self.layer, self.entry);
         if e & SPECIAL == 0 {
-            let p = pext(image, self.over);
-            let local = match layer.free {
-                // A few bits among the free cells: their colex rank, a binomial each.
-                true => orbits.colex(p),
-                false => orbits.rank_pattern(layer, p),
-            };
-            return ((e & LOW) + local, 1);
+            let p = pext(orbits.sym.map(self.g, x), self.over);
+            return ((e & LOW) + orbits.rank_pattern(layer, p), 1);
         }
         let at = (e & LOW) as usize;
         if let Some(direct) = layer.direct.get(at).filter(|d| !d.is_empty()) {
-            let p = pext(image, self.over);
+            let p = pext(orbits.sym.map(self.g, x), self.over);
             let d = direct[orbits.rank_pattern(layer, p) as usize];
             let fixed = d & ((1 << DIRECT_FIXED_BITS) - 1);
             return (

@@ -646,17 +646,15 @@ impl Game for Teeko {
             // Keyed on the side to move, which is this position's other side for every
             // drop: one outer entry ranks every child.
             let (stays, drops) = if pos.side == 0 {
-                (pos.o, pos.x)
+                (pos.o, 0)
             } else {
-                (pos.x, pos.o)
+                (pos.x, 1)
             };
             let outer = orbits.outer(pos.k + 1, stays);
-            let image = outer.image(drops);
-            self.each_move(pos, |_, to, _, _| {
-                let rank = outer.rank_fixed_of_image(image | outer.cell_image(to), drops | to);
+            self.each_move(pos, |_, _, x, o| {
                 f(Edge {
                     layer: pos.k + 1,
-                    rank: rank.0,
+                    rank: outer.rank_fixed(if drops == 0 { x } else { o }).0,
                     reward: 0,
                 })
             });
@@ -791,14 +789,10 @@ impl Game for Teeko {
             let mut parents = [0u64; 8 * 18];
             let mut n = 0;
             if self.outer_keyed {
-                // Every parent's outer side is this position's side to move: one entry, and
-                // the image of the slid stones changes in two cells.
+                // Every parent's outer side is this position's side to move: one entry.
                 let outer = orbits.outer(pos.k, other);
-                let image = outer.image(theirs);
-                self.each_slide_back(theirs, empty, |at, from, moved| {
-                    let image = image & !outer.cell_image(at) | outer.cell_image(from);
-                    parents[n] =
-                        crate::game::within::weighed(outer.rank_fixed_of_image(image, moved));
+                self.each_slide_back(theirs, empty, |_, _, moved| {
+                    parents[n] = crate::game::within::weighed(outer.rank_fixed(moved));
                     n += 1;
                 });
             } else {
