@@ -106,7 +106,9 @@ impl Visitor for Plan<'_> {
 fn values_said(f: &Figures) -> String {
     match (f.written, f.computed) {
         (w, c) if w == c => format!("{} values", w.name()),
-        (ValueType::Halved, c) => format!("i8-halved values (a byte each, computed in {})", c.name()),
+        (ValueType::Halved, c) => {
+            format!("i8-halved values (a byte each, computed in {})", c.name())
+        }
         (w, c) => format!(
             "{w} values (computed in {c}, written again in {w} once every value fits it; a table with a value that does not stays in {c})",
             w = w.name(),

@@ -157,7 +157,6 @@ impl Figures {
     pub fn entries_per_rank(&self) -> u64 {
         self.layers.iter().map(|l| l.per_rank).sum()
     }
-
 }
 
 /// Refuse a build over `ranks` ranks on a rank that has `available` bytes of memory (where
