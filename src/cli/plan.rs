@@ -128,7 +128,8 @@ fn table_said<G: Registered>(game: &G, args: &Args, f: &Figures) -> String {
             f.written.name(),
             human_bytes(f.estimate.table_bytes as f64)
         ),
-        // Halved codes: a value that does not fit is refused, the size is the table's.
+        // Values for the side to move, as the build's estimate says them
+        // (`build::Prepared::table_at_most`).
         None if game.values().for_side_to_move() => {
             format!("at most {}", human_bytes(f.estimate.table_bytes as f64))
         }

@@ -723,7 +723,7 @@ const QUOTES: &[Quote] = &[
         page: "docs/games.md",
         says: "(16 positions to an entry), a table of {} in one byte a value, as a build writes it where every value fits (at most {} where",
         command: &["plan", "quixo", "5x5", "--total"],
-        prints: "table {} in i8 (at most {} where",
+        prints: "), table {} in i8 (at most {} where",
     },
     Quote {
         page: "docs/games.md",
