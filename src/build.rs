@@ -132,9 +132,20 @@ pub struct Estimate {
     /// one byte a value at the end, the one-byte copies beside it
     /// (`TableWriter::rewrite`).
     pub disk_bytes: u64,
+    /// Each layer's bytes in the table (`table_bytes` is their sum and the header).
+    pub layer_bytes: Vec<u64>,
+    /// The table's size once written again in one byte a value, where a build does that
+    /// when every value fits a byte (values for the side to move computed wider); a table
+    /// with a value that does not fit stays `table_bytes`.
+    pub narrow_table_bytes: Option<u64>,
     /// Memory of the layers the solve holds at once at its peak (for a placement game the
     /// two largest adjacent layers), in bytes.
     pub layer_memory: u64,
+    /// The same, while it solves each layer (`layer_memory` is the largest).
+    pub layer_peaks: Vec<u64>,
+    /// Bytes the final rewrite in one byte a value holds at once (0: none;
+    /// `footprint::narrowing_bytes`), which a process holds in place of its layers.
+    pub narrowing_bytes: u64,
     /// The process's peak resident memory: the layers, the game's ranking tables, the
     /// binary and its buffers (`footprint::process_bytes`).
     pub peak_memory: u64,
@@ -169,13 +180,21 @@ impl Estimate {
                 n.saturating_mul(width)
             }
         };
-        let table_bytes = sizes.iter().enumerate().fold(values_start, |sum, (k, &n)| {
-            sum.saturating_add(layer_bytes(k, n))
-        });
+        let layer_bytes: Vec<u64> = sizes
+            .iter()
+            .enumerate()
+            .map(|(k, &n)| layer_bytes(k, n))
+            .collect();
+        let table_bytes = layer_bytes
+            .iter()
+            .fold(values_start, |sum, &b| sum.saturating_add(b));
         let spills = (encoding == Encoding::Plain).then_some(width as usize);
         let fixpoint = driver_::planned_fixpoint(game, vt.width(), spills);
-        let layer_memory =
-            driver_::peak_bytes(game, vt.width(), spills, fixpoint).min(u64::MAX as u128) as u64;
+        let layer_peaks: Vec<u64> = driver_::layer_peak_bytes(game, vt.width(), spills, fixpoint)
+            .into_iter()
+            .map(|b| b.min(u64::MAX as u128) as u64)
+            .collect();
+        let layer_memory = layer_peaks.iter().copied().max().unwrap_or(0);
         let narrowing = footprint::narrowing_bytes(game, vt.width() as u64, width);
         let copies = match narrowing {
             0 => 0,
@@ -206,7 +225,12 @@ impl Estimate {
         Ok(Estimate {
             table_bytes,
             disk_bytes: table_bytes.saturating_add(copies),
+            layer_bytes,
+            // The rewrite writes the one-byte copies after a header like this one.
+            narrow_table_bytes: (narrowing > 0).then(|| values_start.saturating_add(copies)),
             layer_memory,
+            layer_peaks,
+            narrowing_bytes: narrowing,
             peak_memory,
             cpu_seconds,
             free_disk,

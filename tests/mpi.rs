@@ -1053,3 +1053,46 @@ fn a_stop_at_any_step_over_two_ranks_keeps_what_the_step_before_kept() {
     assert_eq!(kept, 0, "the last stops resume below layer 0");
     assert!(stops > 60, "only {stops} stops");
 }
+
+/// A board whose ranks would not fit in memory is refused before anything is written,
+/// quoting what `retro plan` says a rank needs over as many ranks (Connect Four over 2
+/// ranks needs terabytes a rank: refused on any machine).
+#[test]
+fn a_build_too_large_for_its_ranks_quotes_the_plan() {
+    if !have_mpirun() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let table = dir.path().join("c4.retro");
+    let out = mpirun(
+        2,
+        "build",
+        &["-q", "-o", table.to_str().expect("utf-8"), "connect", "7x6"],
+        &[],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    let plan = ok(single(&[
+        "plan", "connect", "7x6", "--ranks", "2", "--total", "--json",
+    ]));
+    let plan: serde_json::Value = serde_json::from_str(&plan).expect("plan --json");
+    let peak = plan["peak_memory_bytes"]
+        .as_u64()
+        .expect("peak_memory_bytes");
+    let text = ok(single(&[
+        "plan", "connect", "7x6", "--ranks", "2", "--total",
+    ]));
+    let said = text
+        .split("peak memory per rank ")
+        .nth(1)
+        .and_then(|t| t.split(" (").next())
+        .expect("the plan's peak memory");
+    assert!(
+        err.contains(&format!(
+            "board too large for memory: each of the 2 ranks needs about {said} at its peak"
+        )),
+        "{err}\nplan: {peak} bytes, {said}"
+    );
+    assert!(!table.exists());
+    assert!(!dir.path().join("c4.retro.partial").exists());
+}

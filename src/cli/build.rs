@@ -248,10 +248,23 @@ fn build_board<R: Registry>(board: &AnyBoard, args: &Args, path: &Path) -> Resul
             let free = estimate
                 .free_disk
                 .map_or("unknown".into(), |f| human_bytes(f as f64));
+            // A table written again in one byte a value once every value fits: that size
+            // first, as `retro plan` says it.
+            let table = match estimate.narrow_table_bytes {
+                Some(narrow) => format!(
+                    "{}{} in i8 (at most {} where a value does not fit a byte)",
+                    if args.compact { "at most " } else { "" },
+                    human_bytes(narrow as f64),
+                    human_bytes(estimate.table_bytes as f64)
+                ),
+                None => format!(
+                    "{}{}",
+                    if p.table_at_most { "at most " } else { "" },
+                    human_bytes(estimate.table_bytes as f64)
+                ),
+            };
             eprintln!(
-                "estimate: table {}{}, peak memory {} (layers {}: {}), time {}, disk needed {} ({free} free)",
-                if p.table_at_most { "at most " } else { "" },
-                human_bytes(estimate.table_bytes as f64),
+                "estimate: table {table}, peak memory {} (layers {}: {}), time {}, disk needed {} ({free} free)",
                 human_bytes(estimate.peak_memory as f64),
                 human_bytes(estimate.layer_memory as f64),
                 if p.fixpoint {

@@ -2,19 +2,21 @@
 //! without MPI.
 
 use super::GameName;
-use crate::build::footprint;
-use crate::distributed::estimate::{self, LayerPlan};
+use crate::distributed::budget::Figures;
+use crate::distributed::estimate::LayerPlan;
 use crate::error::{Error, Result};
 use crate::game::{Board, Registered, Registry, Visitor};
 use crate::memory::human_bytes;
 use crate::solve::Worker;
+use crate::stored::ValueType;
 
 #[derive(clap::Args)]
 #[command(after_help = "\
 Examples:
   retro plan young 20x20 --ranks 16 --threads 32
   retro plan twins 5x5 --ranks 64 --bytes-per-second 1.25e10 --total
-  retro plan connect 7x6 --ranks 8 --total        seven columns, six rows")]
+  retro plan connect 7x6 --ranks 8 --total        seven columns, six rows
+  retro plan quixo 5x5 --ranks 16 --threads 32 --json   the figures for a job script")]
 pub struct Args {
     /// The game (`retro help games` describes each).
     game: GameName,
@@ -42,6 +44,10 @@ pub struct Args {
     /// Print the total only.
     #[arg(long)]
     total: bool,
+    /// Print one JSON object: the totals (bytes, seconds) and, without `--total`, the
+    /// layers' rows.
+    #[arg(long)]
+    json: bool,
     /// Plan a table of every position, not one entry per orbit of the board's symmetries
     /// (mnk, connect, Teeko, Quixo and Morris fold them by default, over MPI ranks too).
     #[arg(long)]
@@ -52,7 +58,6 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     if !(args.bytes_per_second.is_finite() && args.bytes_per_second > 0.0) {
         return Err(Error::input("--bytes-per-second must be a positive number"));
     }
-    let threads = args.threads as usize;
     let board = super::generate::board_for_size::<R>(
         args.game.as_str(),
         &args.size.join(" "),
@@ -65,174 +70,216 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     } else {
         board
     };
-    let ranks = args.ranks as usize;
-    if ranks > estimate::MAX_RANKS {
-        return Err(Error::input(format!(
-            "--ranks {ranks} is more than plan describes: at most {}",
-            estimate::MAX_RANKS
-        )));
-    }
-    R::visit(
-        &board,
-        Plan {
-            args: &args,
-            threads,
-            ranks,
-        },
-    )
+    R::visit(&board, Plan { args: &args })
 }
 
 /// The plan, on the board's game.
 struct Plan<'a> {
     args: &'a Args,
-    threads: usize,
-    ranks: usize,
 }
 
 impl Visitor for Plan<'_> {
     type Output = i32;
 
     fn visit<G: Registered>(self, game: G) -> Result<i32> {
-        let Plan {
-            args,
-            threads,
-            ranks,
-        } = self;
-        let board = game.board().label();
-        let vt = crate::solve::value_type(&game);
-        let costs = estimate::costs(G::NAME, &board);
-        let width = vt.width() as u64;
-        let layers = estimate::plan(
+        let args = self.args;
+        let options = crate::build::BuildOptions {
+            compact: args.compact,
+            ..Default::default()
+        };
+        let f = Figures::of(
             &game,
-            ranks,
-            threads,
-            width,
-            args.compact,
-            costs,
+            args.ranks as usize,
+            args.threads as usize,
+            &options,
             args.bytes_per_second,
-        );
-        // A folded table's slices are ranges of entries (orbits), as in the build.
-        let positions: u64 = (0..=game.last_layer())
-            .map(|k| game.layer_positions(k))
-            .sum();
-        let entries = match game.symmetries() > 1 {
-            true => format!(
-                "{} entries for {positions} positions",
-                game.total_positions()
-            ),
-            false => format!("{positions} positions"),
-        };
-        let halved = game.values().for_side_to_move() && game.halved_values();
-        // Values for the side to move computed wider than a byte are written again in one
-        // byte once every value is known to fit (`build::build`).
-        let narrowed = game.values().for_side_to_move() && !halved && width > 1;
-        super::outln!(
-            "plan: {} {board}, {}, {ranks} ranks x {threads} threads, {} values{}, {} ns per entry per thread ({}), {} per second per rank",
-            args.game.as_str(),
-            entries,
-            vt.name(),
-            match (halved, narrowed) {
-                (true, _) => " (stored as i8-halved: a byte each)",
-                (_, true) => " (stored in i8 where every value fits a byte)",
-                _ => "",
-            },
-            costs.ns,
-            match costs.far_ns > 0.0 {
-                true => format!("up to +{} as a layer outgrows the cache", costs.far_ns),
-                false => format!(
-                    "+{} where its chunk needs fetched children",
-                    costs.fetched_ns
-                ),
-            },
-            human_bytes(args.bytes_per_second)
         )?;
-        if !args.total {
-            super::outln!(
-                "{:>5} {:>8} {:>15} {:>14} {:>14} {:>14} {:>11} {:>11} {:>6} {:>10}",
-                "layer",
-                "worker",
-                "entries",
-                "per rank",
-                "recv/rank",
-                "sent/rank",
-                "peak/rank",
-                "disk",
-                "twice",
-                "seconds"
-            )?;
-            for l in &layers {
-                print_layer(l, width)?;
-            }
+        match args.json {
+            true => super::outln!("{}", to_json(&game, args, &f))?,
+            false => print_text(&game, args, &f)?,
         }
-        let sum = |f: fn(&LayerPlan) -> u64| layers.iter().map(f).sum::<u64>();
-        // Values fetched or served, and a fixpoint's updates (delta-coded, as many each way).
-        let bytes = |values: &dyn Fn(&LayerPlan) -> u64| {
-            layers
-                .iter()
-                .map(|l| values(l) * width + l.told_bytes())
-                .sum::<u64>()
-        };
-        let mut peak = layers.iter().map(|l| l.peak_bytes).max().unwrap_or(0);
-        // What the process holds beyond its layers: the binary, the ranking tables, the
-        // final rewrite of a table narrowed to one byte (rank 0's).
-        let stored_width = if halved { 1 } else { width };
-        let narrowing = footprint::narrowing_bytes(&game, width, stored_width);
-        let mut process = footprint::process_bytes(&game, peak, narrowing);
-        let mut seconds: f64 = layers.iter().map(|l| l.seconds).sum();
-        let mut table = sum(|l| l.disk_bytes);
-        // One process is a build without MPI: its figures are the build's own estimate
-        // (`build::Estimate::of`), the one `retro build` prints before it starts, so that
-        // the two never differ (the fixpoint worker it picks, finished layers read back
-        // from the table file, the header).
-        if ranks == 1 {
-            let options = crate::build::BuildOptions {
-                compact: args.compact,
-                ..Default::default()
-            };
-            let one = crate::build::Estimate::of(&game, std::path::Path::new("plan"), &options)?;
-            peak = one.layer_memory;
-            process = one.peak_memory;
-            seconds = one.cpu_seconds / threads as f64;
-            table = one.table_bytes;
-        }
-        // The table in one byte a value, where a build writes it so once every value fits.
-        let narrow = match narrowed && !args.compact {
-            true => format!(
-                " (in i8, where every value fits a byte: {})",
-                human_bytes(table.saturating_sub(game.total_positions() * (width - 1)) as f64)
-            ),
-            false => String::new(),
-        };
-        let twice: f64 = layers
-            .iter()
-            .map(|l| l.per_rank as f64 * l.remote_share)
-            .sum::<f64>()
-            / sum(|l| l.per_rank).max(1) as f64;
-        super::outln!(
-            "total: {} entries per rank, recv {} and sent {} per rank (largest rank each layer{}), peak memory per rank {} (layers {}, ranking tables {}), table {}{}{narrow}, {:.0}% of entries computed twice, estimated {:.0} s",
-            sum(|l| l.per_rank),
-            human_bytes(bytes(&|l| l.received) as f64),
-            human_bytes(bytes(&|l| l.sent) as f64),
-            if layers.iter().any(|l| l.sampled) {
-                "; large slices sampled"
-            } else {
-                ""
-            },
-            human_bytes(process as f64),
-            human_bytes(peak as f64),
-            human_bytes(game.table_bytes() as f64),
-            // As the build's estimate says it: a compact table, or values for the side to
-            // move (narrowed, or halved: `build::build`).
-            if args.compact || game.values().for_side_to_move() {
-                "at most "
-            } else {
-                ""
-            },
-            human_bytes(table as f64),
-            100.0 * twice,
-            seconds
-        )?;
         Ok(0)
+    }
+}
+
+/// "i8 values", or how a table of values for the side to move computed wider is written.
+fn values_said(f: &Figures) -> String {
+    match (f.written, f.computed) {
+        (w, c) if w == c => format!("{} values", w.name()),
+        (ValueType::Halved, c) => {
+            format!("i8-halved values (a byte each, computed in {})", c.name())
+        }
+        (w, c) => format!(
+            "{w} values (computed in {c}, written again in {w} once every value fits it; a table with a value that does not stays in {c})",
+            w = w.name(),
+            c = c.name(),
+        ),
+    }
+}
+
+/// The table's size: where the build writes it again narrower, that size, and the most
+/// it takes otherwise; a compact table's is the most it takes.
+fn table_said<G: Registered>(game: &G, args: &Args, f: &Figures) -> String {
+    let at_most = if args.compact { "at most " } else { "" };
+    match f.estimate.narrow_table_bytes {
+        Some(narrow) => format!(
+            "{at_most}{} in {} (at most {} where a value does not fit a byte)",
+            human_bytes(narrow as f64),
+            f.written.name(),
+            human_bytes(f.estimate.table_bytes as f64)
+        ),
+        // Values for the side to move, as the build's estimate says them
+        // (`build::Prepared::table_at_most`).
+        None if game.values().for_side_to_move() => {
+            format!("at most {}", human_bytes(f.estimate.table_bytes as f64))
+        }
+        None => format!("{at_most}{}", human_bytes(f.estimate.table_bytes as f64)),
+    }
+}
+
+fn print_text<G: Registered>(game: &G, args: &Args, f: &Figures) -> Result<()> {
+    let board = game.board().label();
+    let positions: u64 = (0..=game.last_layer())
+        .map(|k| game.layer_positions(k))
+        .sum();
+    // A folded table's slices are ranges of entries (orbits), as in the build.
+    let entries = match game.symmetries() > 1 {
+        true => format!(
+            "{} entries for {positions} positions",
+            game.total_positions()
+        ),
+        false => format!("{positions} positions"),
+    };
+    let costs = f.costs;
+    super::outln!(
+        "plan: {} {board}, {}, {} ranks x {} threads, {}, {} ns per entry per thread ({}), {} per second per rank",
+        args.game.as_str(),
+        entries,
+        f.ranks,
+        f.threads,
+        values_said(f),
+        costs.ns,
+        match costs.far_ns > 0.0 {
+            true => format!("up to +{} as a layer outgrows the cache", costs.far_ns),
+            false => format!(
+                "+{} where its chunk needs fetched children",
+                costs.fetched_ns
+            ),
+        },
+        human_bytes(args.bytes_per_second)
+    )?;
+    let width = f.computed.width() as u64;
+    if !args.total {
+        super::outln!(
+            "{:>5} {:>8} {:>15} {:>14} {:>14} {:>14} {:>11} {:>11} {:>6} {:>10}",
+            "layer",
+            "worker",
+            "entries",
+            "per rank",
+            "recv/rank",
+            "sent/rank",
+            "peak/rank",
+            "disk",
+            "twice",
+            "seconds"
+        )?;
+        for l in &f.layers {
+            print_layer(l, width)?;
+        }
+    }
+    // Twice and the time, with what they mean: the two figures most often misread.
+    let twice = match f.ranks {
+        1 => String::new(),
+        _ => format!(
+            ", {:.0}% of entries computed twice (a chunk with children in other ranks' slices is computed from the rank's own, then again once those are fetched)",
+            100.0 * f.twice
+        ),
+    };
+    super::outln!(
+        "total: {} entries per rank, recv {} and sent {} per rank (largest rank each layer{}), peak memory per rank {} (layers {}, ranking tables {}), table {}, disk needed {}{twice}, estimated {:.0} s (CPU time: {:.0} s a rank over its {} threads{}; wall time is longer where other work shares the cores)",
+        f.entries_per_rank(),
+        human_bytes(f.received_bytes as f64),
+        human_bytes(f.sent_bytes as f64),
+        if f.layers.iter().any(|l| l.sampled) {
+            "; large slices sampled"
+        } else {
+            ""
+        },
+        human_bytes(f.peak_memory as f64),
+        human_bytes(f.layer_memory as f64),
+        human_bytes(game.table_bytes() as f64),
+        table_said(game, args, f),
+        human_bytes(f.estimate.disk_bytes as f64),
+        f.wall_seconds,
+        f.cpu_seconds,
+        f.threads,
+        match f.ranks {
+            1 => "",
+            _ => ", and its traffic on the wire",
+        }
+    )
+}
+
+/// `plan --json`: the figures in bytes and seconds, for a job script.
+fn to_json<G: Registered>(game: &G, args: &Args, f: &Figures) -> serde_json::Value {
+    let positions: u64 = (0..=game.last_layer())
+        .map(|k| game.layer_positions(k))
+        .sum();
+    let width = f.computed.width() as u64;
+    let mut out = serde_json::json!({
+        "game": G::NAME,
+        "board": game.board().label(),
+        "positions": positions,
+        "entries": game.total_positions(),
+        "ranks": f.ranks,
+        "threads": f.threads,
+        "value_type": f.written.name(),
+        "computed_in": f.computed.name(),
+        "entries_per_rank": f.entries_per_rank(),
+        "peak_memory_bytes": f.peak_memory,
+        "layer_memory_bytes": f.layer_memory,
+        "ranking_table_bytes": game.table_bytes(),
+        "table_bytes": f.estimate.narrow_table_bytes.unwrap_or(f.estimate.table_bytes),
+        "table_bytes_at_most": f.estimate.table_bytes,
+        "disk_bytes": f.estimate.disk_bytes,
+        "received_bytes": f.received_bytes,
+        "sent_bytes": f.sent_bytes,
+        "computed_twice": f.twice,
+        "cpu_seconds": f.cpu_seconds,
+        "wall_seconds": f.wall_seconds,
+        "bytes_per_second": args.bytes_per_second,
+    });
+    if !args.total {
+        out["layers"] = f
+            .layers
+            .iter()
+            .map(|l| {
+                serde_json::json!({
+                    "layer": l.k,
+                    "worker": worker_name(l.worker),
+                    "entries": l.positions,
+                    "entries_per_rank": l.per_rank,
+                    "received_bytes": l.received * width + l.told_bytes(),
+                    "sent_bytes": l.sent * width + l.told_bytes(),
+                    "peak_bytes": l.peak_bytes,
+                    "disk_bytes": l.disk_bytes,
+                    "computed_twice": (l.worker == Worker::Sweep).then_some(l.remote_share),
+                    "cpu_seconds": l.cpu_seconds,
+                    "seconds": l.seconds,
+                    "sampled": l.sampled,
+                })
+            })
+            .collect::<Vec<_>>()
+            .into();
+    }
+    out
+}
+
+fn worker_name(worker: Worker) -> &'static str {
+    match worker {
+        Worker::Sweep => "sweep",
+        Worker::Pass => "pass",
+        Worker::Fixpoint => "fixpoint",
     }
 }
 
@@ -249,11 +296,7 @@ fn print_layer(l: &LayerPlan, width: u64) -> Result<()> {
     super::outln!(
         "{:>5} {:>8} {:>15} {:>14} {:>14} {:>14} {:>11} {:>11} {:>6} {:>10.3}",
         l.k,
-        match l.worker {
-            Worker::Sweep => "sweep",
-            Worker::Pass => "pass",
-            Worker::Fixpoint => "fixpoint",
-        },
+        worker_name(l.worker),
         l.positions,
         l.per_rank,
         exchange(l.received),

@@ -45,8 +45,11 @@ pub struct LayerPlan {
     /// children are fetched (a layer where most are planned first instead, about the same
     /// cost).
     pub remote_share: f64,
-    /// Estimated seconds for the layer.
+    /// Estimated seconds for the layer: its CPU seconds over the rank's threads, and the
+    /// wire time of its traffic.
     pub seconds: f64,
+    /// CPU seconds the largest rank spends on the layer, all its threads together.
+    pub cpu_seconds: f64,
     /// Whether the exchange figures are extrapolated from samples.
     pub sampled: bool,
     /// The worker that solves the layer (`solve::worker`).
@@ -177,6 +180,7 @@ fn blank_layer<G: Game>(game: &G, k: usize, ranks: usize, width: u64, compact: b
         peak_bytes: per_rank * width,
         remote_share: 0.0,
         seconds: 0.0,
+        cpu_seconds: 0.0,
         sampled: false,
         worker: crate::solve::worker(game, k),
         told: 0,
@@ -458,6 +462,7 @@ fn time_layer<G: Game>(
         }
     };
     let disk = (layer.disk_bytes / ranks as u64) as f64 * NS_PER_DISK_BYTE;
+    layer.cpu_seconds = (layer.per_rank as f64 * ns + disk) * 1e-9;
     layer.seconds = (layer.per_rank as f64 * ns / threads as f64 + disk) * 1e-9
         + moved as f64 / bytes_per_second;
 }

@@ -11,9 +11,10 @@
 //! holds as one process does. Only the main thread of a rank calls MPI: one rank's
 //! view of the run and its collectives are `ranks`, the entry points `run`.
 //!
-//! `split`, `plan` and `estimate` (what `retro plan` prints) need no MPI and are always
-//! built.
+//! `split`, `plan`, `estimate` and `budget` (what `retro plan` prints, and what an MPI
+//! build refuses by) need no MPI and are always built.
 
+pub mod budget;
 pub mod codec;
 pub mod estimate;
 pub mod plan;

@@ -9,6 +9,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Instant;
 
+use super::budget::{Figures, check_rank_memory};
 use super::ranks::{Ctx, test_failure};
 use crate::build::sink::TableSink;
 use crate::build::{BuildOptions, Estimate};
@@ -289,6 +290,26 @@ fn build_layers<G: Registered, V: Value>(
 ) -> Result<Option<DistributedReport>> {
     let layout = crate::build::layout(game, options)?;
     let partial = partial_path(path);
+    // Memory before disk, as on one process: rank 0 works out what a rank holds at its
+    // peak over these ranks, by what `retro plan --ranks P` prints (`Figures`), and every
+    // rank checks it against its own memory.
+    let mut need = [0u64; 2];
+    let planned = match ctx.rank {
+        0 if ctx.size <= super::estimate::MAX_RANKS => {
+            let threads = rayon::current_num_threads();
+            Figures::of(game, ctx.size, threads, options, 1e9).map(|f| {
+                need = [f.peak_memory, f.layer_memory];
+            })
+        }
+        _ => Ok(()),
+    };
+    ctx.agree(planned)?;
+    ctx.broadcast(&mut need);
+    ctx.agree(check_rank_memory(
+        ctx.size,
+        need,
+        crate::memory::available_memory(),
+    ))?;
     // Rank 0 opens the table as one process does (`TableSink::open`): it takes the partial
     // file's lock, held until the table is sealed, so that a second build of this table, on
     // one process or over ranks, is refused; it resumes the file in the type its header

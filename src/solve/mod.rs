@@ -193,6 +193,20 @@ pub(crate) fn peak_bytes<G: Game>(
     spills: Option<usize>,
     fixpoint: Fixpoint,
 ) -> u128 {
+    layer_peak_bytes(game, width, spills, fixpoint)
+        .into_iter()
+        .max()
+        .unwrap_or(0)
+}
+
+/// `peak_bytes` layer by layer: what the driver holds while it solves each layer (what
+/// `retro plan`'s rows give for one process).
+pub(crate) fn layer_peak_bytes<G: Game>(
+    game: &G,
+    width: usize,
+    spills: Option<usize>,
+    fixpoint: Fixpoint,
+) -> Vec<u128> {
     let last = game.last_layer();
     let lowest = lowest_readers(game);
     let width = width as u128;
@@ -219,8 +233,7 @@ pub(crate) fn peak_bytes<G: Game>(
                 .sum();
             held + own_bytes
         })
-        .max()
-        .unwrap_or(0)
+        .collect()
 }
 
 /// The value type a solve of `game` computes in.

@@ -172,11 +172,19 @@ fn plan_on_one_process_says_what_the_build_estimates() {
             );
             assert_eq!(said(estimate, "table "), said(total, "table "), "{what}");
             if game == "teeko" {
-                // Teeko 4 x 4's values fit a byte: the table written is the plan's i8 one.
+                // Teeko 4 x 4's values fit a byte: the plan says the table is written in
+                // i8, and the table written is the size it gives.
+                assert!(plan.contains("i8 values (computed in i16"), "{plan}");
                 let size = std::fs::metadata(table).unwrap().len() as f64;
-                let i8 = said(total, "(in i8, where every value fits a byte: ");
-                let i8 = i8.trim_end_matches(')');
+                let i8 = said(total, "table ");
+                let i8 = i8
+                    .strip_suffix(" in i8")
+                    .unwrap_or_else(|| panic!("{what}"));
                 assert!((bytes(i8) - size).abs() <= size * 0.001, "{what}: {size}");
+                let json = retro_with_fixpoint(worker, &["plan", game, board, "--json"]);
+                let json: serde_json::Value = serde_json::from_str(&ok(&json)).unwrap();
+                assert_eq!(json["value_type"], "i8", "{json}");
+                assert_eq!(json["table_bytes"].as_f64(), Some(size), "{json}");
             }
             if !builds {
                 let docs =
@@ -190,4 +198,151 @@ fn plan_on_one_process_says_what_the_build_estimates() {
             }
         }
     }
+}
+
+/// A byte count as the text output prints it ("458 B", "6.4 KiB").
+fn human(b: &serde_json::Value) -> String {
+    let b = b.as_f64().unwrap_or_else(|| panic!("a byte count: {b}"));
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let (mut v, mut u) = (b, 0);
+    while v >= 1024.0 && u + 1 < units.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    match u {
+        0 => format!("{b:.0} B"),
+        _ => format!("{v:.1} {}", units[u]),
+    }
+}
+
+/// `plan --json` is one object whose figures are the text's, and the build's own: the
+/// peak memory, its layers, the disk, the CPU and wall seconds (at `--threads`), and with
+/// each layer's row; for whole Quixo 5 x 5, whose build is refused (for memory, or on any
+/// machine for disk), the estimate the build prints and the figure it refuses by.
+#[test]
+fn plan_json_gives_the_text_s_figures_and_the_build_s() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("q.retro");
+    let args = ["plan", "quixo", "5x5", "--threads", "4", "--total"];
+    let text = ok(&retro_with_fixpoint("checks", &args));
+    let total = text.lines().last().unwrap();
+    let json = ok(&retro_with_fixpoint(
+        "checks",
+        &[&args[..], &["--json"]].concat(),
+    ));
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        (json["ranks"].as_u64(), json["threads"].as_u64()),
+        (Some(1), Some(4))
+    );
+    assert!(json.get("layers").is_none(), "--total: no rows");
+    let built = retro_with_fixpoint(
+        "checks",
+        &[
+            "build",
+            "quixo",
+            "5x5",
+            "-o",
+            table.to_str().unwrap(),
+            "--threads",
+            "4",
+            "--assume-free-bytes",
+            "1",
+        ],
+    );
+    assert!(!built.status.success());
+    let stderr = String::from_utf8_lossy(&built.stderr).to_string();
+    let estimate = stderr
+        .lines()
+        .find(|l| l.starts_with("estimate: "))
+        .unwrap();
+    let peak = human(&json["peak_memory_bytes"]);
+    let layers = human(&json["layer_memory_bytes"]);
+    let disk = human(&json["disk_bytes"]);
+    for (figure, in_text, in_estimate) in [
+        (&peak, "peak memory per rank ", "peak memory "),
+        (&layers, "(layers ", "(layers "),
+        (&disk, "disk needed ", "disk needed "),
+    ] {
+        assert_eq!(figure, said(total, in_text), "{total}");
+        assert_eq!(figure, said(estimate, in_estimate), "{estimate}");
+    }
+    let narrow = human(&json["table_bytes"]);
+    assert_eq!(said(total, "table "), format!("{narrow} in i8"), "{total}");
+    assert_eq!(
+        said(estimate, "table "),
+        format!("{narrow} in i8"),
+        "{estimate}"
+    );
+    // The time: the text's estimate is the wall seconds at 4 threads, the CPU time over 4.
+    let seconds = |v: &serde_json::Value| format!("{:.0}", v.as_f64().unwrap());
+    let (cpu, wall) = (json["cpu_seconds"].as_f64().unwrap(), &json["wall_seconds"]);
+    assert!(
+        (wall.as_f64().unwrap() - cpu / 4.0).abs() < 1e-6 * cpu,
+        "{json}"
+    );
+    assert_eq!(
+        said(total, "estimated "),
+        format!("{} s", seconds(wall)),
+        "{total}"
+    );
+    assert!(
+        total.contains(&format!(
+            "(CPU time: {} s a rank over its 4 threads;",
+            seconds(&json["cpu_seconds"])
+        )),
+        "{total}"
+    );
+    // Refused for memory where the machine has less than the layers or the process: the
+    // figure quoted is the plan's; else refused for the disk the plan gives.
+    let err = stderr.lines().find(|l| l.starts_with("error: ")).unwrap();
+    let quoted = match (
+        err.contains("too large for memory"),
+        err.contains("at its peak"),
+    ) {
+        (true, true) => peak.clone(),
+        (true, false) => layers.clone(),
+        _ => disk.clone(),
+    };
+    assert!(
+        err.contains(&format!("about {quoted}")),
+        "{err}
+{json}"
+    );
+    // Rows: one a layer, each the text's row, over ranks too.
+    let args = ["plan", "mnk", "4x4k3", "--ranks", "2"];
+    let text = ok(&retro(&args, ""));
+    let json = ok(&retro(&[&args[..], &["--json"]].concat(), ""));
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let rows = json["layers"].as_array().unwrap();
+    assert_eq!(rows.len(), 17);
+    for row in rows {
+        let layer = row["layer"].to_string();
+        let line = text
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(layer.as_str()))
+            .unwrap_or_else(|| panic!("row {layer}: {text}"));
+        let words: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(words[1], row["worker"], "{line}");
+        assert_eq!(words[2], row["entries"].to_string(), "{line}");
+        assert_eq!(words[3], row["entries_per_rank"].to_string(), "{line}");
+        assert!(
+            line.contains(&format!(" {} ", human(&row["peak_bytes"]))),
+            "{line}: {row}"
+        );
+        assert!(
+            line.contains(&format!(" {} ", human(&row["disk_bytes"]))),
+            "{line}: {row}"
+        );
+    }
+    let total = text.lines().last().unwrap();
+    assert_eq!(
+        human(&json["peak_memory_bytes"]),
+        said(total, "peak memory per rank ")
+    );
+    assert_eq!(human(&json["disk_bytes"]), said(total, "disk needed "));
+    assert!(total.contains(&format!(
+        "{:.0}% of entries computed twice (a chunk with children in other ranks' slices",
+        100.0 * json["computed_twice"].as_f64().unwrap()
+    )));
 }
