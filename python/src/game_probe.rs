@@ -167,11 +167,13 @@ impl<G: Registered> Probe for Game<G> {
                     out.orbit_size[i * 8..i * 8 + 8].copy_from_slice(&size.to_le_bytes());
                 }
                 if reachable {
-                    // An entry is reached where any position it stands for is; without a
-                    // forward pass, what the position shows, or 2 where that is not known
-                    // (a table without a start of a game whose test is not exact), as
-                    // export leaves its field empty.
+                    // An entry is reached where any position it stands for is (a lumped
+                    // layer's: where any of the layer's is); without a forward pass, what
+                    // the position shows, or 2 where that is not known (a table without a
+                    // start of a game whose test is not exact), as export leaves its field
+                    // empty.
                     out.reachable[i] = match reach {
+                        Some(r) if game.lumped(k) => u8::from(r.count(k) > 0),
                         Some(r) => u8::from(game.images(&pos).iter().any(|p| r.contains(p))),
                         None => match retro::answers::reach::shown_by_position(game, &pos) {
                             Some(reached) => u8::from(reached),

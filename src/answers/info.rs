@@ -135,6 +135,11 @@ pub fn info_json<R: Registry>(table: &Table, check: bool) -> Result<serde_json::
     if check {
         summary["checksum_ok"] = true.into();
     }
+    // Only a game with lumped layers gets the key, so other tables' objects stay as they were.
+    let lumped = lumped_layers::<R>(table)?;
+    if !lumped.is_empty() {
+        summary["lumped_layers"] = lumped.iter().map(|&(k, _)| k).collect::<Vec<_>>().into();
+    }
     // A game that ends in a win, a loss, a tie or a draw stores a code: named as one.
     root.add_to(&mut summary);
     if let Encoding::Moves { values_every } = h.encoding {
@@ -175,4 +180,20 @@ pub fn layer_positions<R: Registry>(table: &Table) -> Result<Vec<u64>> {
         }
     }
     R::visit(&table.header.game, Covered)
+}
+
+/// The table's lumped layers (`Game::lumped`: one entry for all of a layer's positions,
+/// which share one value) with their positions: counted, not stored.
+pub fn lumped_layers<R: Registry>(table: &Table) -> Result<Vec<(usize, u64)>> {
+    struct Lumped;
+    impl Visitor for Lumped {
+        type Output = Vec<(usize, u64)>;
+        fn visit<G: Registered>(self, game: G) -> Result<Vec<(usize, u64)>> {
+            Ok((0..=game.last_layer())
+                .filter(|&k| game.lumped(k))
+                .map(|k| (k, game.layer_positions(k)))
+                .collect())
+        }
+    }
+    R::visit(&table.header.game, Lumped)
 }

@@ -9,7 +9,9 @@
 //! level by level until no new position turns up. It runs on the game with every
 //! position its own entry (`Registered::unfolded`), since play from the start does not
 //! treat the images of a position alike (x places first; colours exchanged are not the
-//! same history).
+//! same history). A lumped layer (`Game::lumped`: Morris's lost positions, one entry for
+//! them all) still has a bit per position, by its own numbering (`Game::lumped_index`):
+//! the moves into it are found among the moves of the positions with an edge there.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -36,7 +38,10 @@ impl<G: Registered> Reachable<G> {
             return Ok(None);
         };
         let unfolded = G::unfolded(game.board().clone())?;
-        let bytes = unfolded.total_positions().div_ceil(8);
+        let bits: u64 = (0..=unfolded.last_layer())
+            .map(|k| bits_of(&unfolded, k))
+            .sum();
+        let bytes = bits.div_ceil(8);
         let room = crate::memory::available_memory().unwrap_or(u64::MAX) / 2;
         if bytes > room {
             return Err(Error::too_large(format!(
@@ -54,15 +59,19 @@ impl<G: Gameplay> Reachable<G> {
         let layers = game.last_layer() + 1;
         let bits = (0..layers)
             .map(|k| {
-                (0..game.layer_size(k).div_ceil(64))
+                (0..bits_of(&game, k).div_ceil(64))
                     .map(|_| AtomicU64::new(0))
                     .collect()
             })
             .collect();
+        let lumped: Vec<bool> = (0..layers).map(|k| game.lumped(k)).collect();
         let reach = Reachable { game, bits };
-        let (k0, r0) = (reach.game.layer_of(start), reach.game.rank(start));
-        reach.mark(k0, r0);
+        reach.mark_position(start);
         for k in forward_order(&reach.game) {
+            if lumped[k] {
+                // Its positions have no moves: play has ended there.
+                continue;
+            }
             let mut level: Vec<u64> = reach.members(k);
             let within = reach.game.layer_kind(k) == LayerKind::Fixpoint;
             while !level.is_empty() {
@@ -77,12 +86,25 @@ impl<G: Gameplay> Reachable<G> {
                                 pos = reach.game.unrank(k, rank);
                                 at = rank;
                             }
-                            if reach.game.ended(&pos).is_none() {
-                                reach.game.for_each_child(&pos, |edge| {
-                                    if reach.mark(edge.layer, edge.rank) && edge.layer == k {
-                                        next.push(edge.rank);
+                            if reach.game.ended(&pos).is_some() {
+                                continue;
+                            }
+                            let mut into_lumped = false;
+                            reach.game.for_each_child(&pos, |edge| {
+                                if lumped[edge.layer] {
+                                    into_lumped = true;
+                                } else if reach.mark(edge.layer, edge.rank) && edge.layer == k {
+                                    next.push(edge.rank);
+                                }
+                            });
+                            // An edge into a lumped layer names its one entry, not the
+                            // position: the moves say which (few positions have such a move).
+                            if into_lumped {
+                                for mv in reach.game.moves(&pos) {
+                                    if lumped[reach.game.layer_of(&mv.child)] {
+                                        reach.mark_position(&mv.child);
                                     }
-                                });
+                                }
                             }
                         }
                         next
@@ -96,6 +118,24 @@ impl<G: Gameplay> Reachable<G> {
             }
         }
         reach
+    }
+
+    /// Set a position's bit, by its rank or in a lumped layer its index there; a
+    /// position the lumped layer's count leaves out has none.
+    fn mark_position(&self, pos: &G::Position) {
+        if let Some((k, at)) = self.place(pos) {
+            self.mark(k, at);
+        }
+    }
+
+    /// A position's layer and bit there: its rank, or in a lumped layer its index there
+    /// (None for a position that layer's count leaves out).
+    fn place(&self, pos: &G::Position) -> Option<(usize, u64)> {
+        let k = self.game.layer_of(pos);
+        match self.game.lumped(k) {
+            true => self.game.lumped_index(pos).map(|i| (k, i)),
+            false => Some((k, self.game.rank(pos))),
+        }
     }
 
     /// Set a position's bit; whether it was clear.
@@ -120,16 +160,26 @@ impl<G: Gameplay> Reachable<G> {
     /// Whether play from the start reaches `pos` (a position of the game, folded or not:
     /// it is ranked in the unfolded one).
     pub fn contains(&self, pos: &G::Position) -> bool {
-        let (k, rank) = (self.game.layer_of(pos), self.game.rank(pos));
-        self.bits[k][(rank / 64) as usize].load(Ordering::Relaxed) >> (rank % 64) & 1 == 1
+        let Some((k, at)) = self.place(pos) else {
+            return false;
+        };
+        self.bits[k][(at / 64) as usize].load(Ordering::Relaxed) >> (at % 64) & 1 == 1
     }
 
-    /// Positions reached in layer `k`.
+    /// Positions reached in layer `k` (a lumped layer's too).
     pub fn count(&self, k: usize) -> u64 {
         self.bits[k]
             .iter()
             .map(|w| u64::from(w.load(Ordering::Relaxed).count_ones()))
             .sum()
+    }
+}
+
+/// The bits layer `k` takes: a bit per entry, or in a lumped layer per position.
+fn bits_of<G: Game>(game: &G, k: usize) -> u64 {
+    match game.lumped(k) {
+        true => game.layer_positions(k),
+        false => game.layer_size(k),
     }
 }
 

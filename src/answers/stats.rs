@@ -35,6 +35,10 @@ pub struct LayerStats {
     pub entries: u64,
     /// The positions its entries stand for.
     pub positions: u64,
+    /// Whether the layer is one entry for all its positions, which share one value
+    /// (`Game::lumped`: Morris's lost positions): they are counted, not stored.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lumped: bool,
     /// Of those, the positions play from the start reaches, where asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reachable: Option<u64>,
@@ -504,9 +508,175 @@ impl<P> Counts<P> {
     }
 }
 
+/// How a table's layers are counted: what is asked, and how entries stand for positions.
+struct Pass<'a, G: Registered> {
+    game: &'a G,
+    table: &'a Table,
+    asked: Asked,
+    /// Values of one or two bytes: counted in a flat histogram.
+    flat: bool,
+    /// The table folds symmetric positions: an entry stands for its orbit.
+    folded: bool,
+    /// Entries are walked, not only their values counted: folded, or more is asked.
+    walk: bool,
+    /// Whether play from the start reaches a position.
+    reached: &'a (dyn Fn(&G::Position) -> bool + Sync),
+    /// Whether a position may be an example: one `query` answers (and with --reachable,
+    /// one play reaches).
+    qualifies: &'a (dyn Fn(&G::Position) -> bool + Sync),
+}
+
+impl<G: Registered> Pass<'_, G> {
+    fn empty(&self) -> Counts<G::Position> {
+        Counts {
+            entries: Histogram::new(self.flat),
+            positions: Histogram::new(self.flat),
+            classes: HashMap::new(),
+            reached: Histogram::new(self.flat),
+            reached_classes: HashMap::new(),
+            examples: [None, None],
+        }
+    }
+
+    /// Layer k's `n` entries counted, in ranges in parallel. A lumped layer's one entry
+    /// stands for all its positions (`Game::lumped`): it is weighed by their count, and
+    /// where positions are told apart (a split, reachability, examples), they are walked
+    /// one by one, in ranges as entries are elsewhere.
+    fn layer(&self, k: usize, n: u64) -> Result<Counts<G::Position>> {
+        let asked = self.asked;
+        let lumped = self.game.lumped(k);
+        let each_position = lumped && (asked.split || asked.reachable || asked.examples);
+        let items = match each_position {
+            true => self.game.layer_positions(k),
+            false => n,
+        };
+        (0..items.div_ceil(RANGE))
+            .into_par_iter()
+            .map(|r| {
+                let start = r * RANGE;
+                let len = RANGE.min(items - start) as usize;
+                self.range(k, start, len, each_position)
+            })
+            .try_reduce(|| self.empty(), |a, b| Ok(a.merge(b)))
+    }
+
+    /// Entries `start..start + len` of layer k counted, or with `each_position` the lumped
+    /// layer's positions there.
+    fn range(
+        &self,
+        k: usize,
+        start: u64,
+        len: usize,
+        each_position: bool,
+    ) -> Result<Counts<G::Position>> {
+        let (game, table) = (self.game, self.table);
+        let mut c = self.empty();
+        let values = match each_position {
+            true => {
+                let entry = table.read_range(k, 0, 1)?;
+                if start == 0 {
+                    c.entries.add(&entry);
+                }
+                vec![entry.first().copied().unwrap_or_default(); len]
+            }
+            false => {
+                let values = table.read_range(k, start, len)?;
+                c.entries.add(&values);
+                values
+            }
+        };
+        let lumped = game.lumped(k);
+        if !(self.walk || lumped) {
+            return Ok(c);
+        }
+        // Each entry's images, where the table folds; each position alone where the walk is
+        // of positions.
+        let images = self.folded && !each_position;
+        // An entry weighed by the positions it stands for.
+        let weigh = (self.folded || lumped) && !each_position;
+        match each_position {
+            true => {
+                let positions = game.lumped_positions(k, start).take(len).enumerate();
+                for (i, pos) in positions {
+                    self.position(&mut c, k, start + i as u64, &pos, values[i], images, weigh);
+                }
+            }
+            false => {
+                let mut pos = game.unrank(k, start);
+                for (i, &v) in values.iter().enumerate() {
+                    if i > 0 {
+                        game.advance(&mut pos);
+                    }
+                    self.position(&mut c, k, start + i as u64, &pos, v, images, weigh);
+                }
+            }
+        }
+        Ok(c)
+    }
+
+    /// One entry (or one position of a lumped layer) of value `v` counted into `c`.
+    #[allow(clippy::too_many_arguments)]
+    fn position(
+        &self,
+        c: &mut Counts<G::Position>,
+        k: usize,
+        rank: u64,
+        pos: &G::Position,
+        v: i64,
+        images: bool,
+        weigh: bool,
+    ) {
+        let (game, asked) = (self.game, self.asked);
+        let weight = match weigh {
+            true => game.orbit_size(pos),
+            false => 1,
+        };
+        c.positions.add_one(v, weight);
+        if asked.examples {
+            for (slot, key) in example_keys(game, v, k).into_iter().enumerate() {
+                let Some(key) = key else { continue };
+                if c.examples[slot].as_ref().is_some_and(|f| f.0 >= key) {
+                    continue;
+                }
+                // The entry's own position, or the first image that qualifies.
+                let found = match (self.qualifies)(pos) {
+                    true => Some(pos.clone()),
+                    false if images => game.images(pos).into_iter().find(|p| (self.qualifies)(p)),
+                    false => None,
+                };
+                if let Some(p) = found {
+                    c.examples[slot] = Some((key, rank, p));
+                }
+            }
+        }
+        if !(asked.split || asked.reachable) {
+            return;
+        }
+        let mut each = |p: &G::Position, weight: u64| {
+            let [x, o] = game.side_stones(p);
+            let class = (x, o, game.first_to_move(p));
+            if asked.split {
+                let values = c.classes.entry(class);
+                *values.or_default().entry(v).or_insert(0) += weight;
+            }
+            if asked.reachable && (self.reached)(p) {
+                c.reached.add_one(v, weight);
+                let values = c.reached_classes.entry(class);
+                *values.or_default().entry(v).or_insert(0) += weight;
+            }
+        };
+        match images {
+            true => game
+                .images_by_class(pos)
+                .iter()
+                .for_each(|(p, w)| each(p, *w)),
+            false => each(pos, 1),
+        }
+    }
+}
+
 fn stats_of<G: Registered>(game: &G, table: &Table, asked: Asked) -> Result<Stats> {
     let split = asked.split;
-    let flat = table.header.value_type.width() <= 2;
     // A folded entry stands for its orbit: the positions are counted by walking the
     // entries (their orbits' sizes), and a split by each position of each orbit.
     let folded = table.header.symmetries > 1;
@@ -528,7 +698,16 @@ fn stats_of<G: Registered>(game: &G, table: &Table, asked: Asked) -> Result<Stat
     // An example is a position `query` answers, and with --reachable one play reaches.
     let qualifies =
         |p: &G::Position| game.check_reachable(p).is_ok() && (!asked.reachable || reached(p));
-    let walk = folded || split || asked.reachable || asked.examples;
+    let pass = Pass {
+        game,
+        table,
+        asked,
+        flat: table.header.value_type.width() <= 2,
+        folded,
+        walk: folded || split || asked.reachable || asked.examples,
+        reached: &reached,
+        qualifies: &qualifies,
+    };
     let mut layers = Vec::with_capacity(table.header.layers.len());
     let mut rows = Vec::new();
     // The side to move is named by its mark (twins' first player plays o); young's stones
@@ -536,81 +715,7 @@ fn stats_of<G: Registered>(game: &G, table: &Table, asked: Asked) -> Result<Stat
     let marks = G::notation().marks.unwrap_or(('x', 'o'));
     for (k, layer) in table.header.layers.iter().enumerate() {
         let n = layer.positions;
-        let empty = || Counts {
-            entries: Histogram::new(flat),
-            positions: Histogram::new(flat),
-            classes: HashMap::new(),
-            reached: Histogram::new(flat),
-            reached_classes: HashMap::new(),
-            examples: [None, None],
-        };
-        let counts = (0..n.div_ceil(RANGE))
-            .into_par_iter()
-            .map(|r| -> Result<Counts<G::Position>> {
-                let start = r * RANGE;
-                let values = table.read_range(k, start, RANGE.min(n - start) as usize)?;
-                let mut c = empty();
-                c.entries.add(&values);
-                if !walk {
-                    return Ok(c);
-                }
-                let mut pos = game.unrank(k, start);
-                for (i, &v) in values.iter().enumerate() {
-                    if i > 0 {
-                        game.advance(&mut pos);
-                    }
-                    let weight = match folded {
-                        true => game.orbit_size(&pos),
-                        false => 1,
-                    };
-                    c.positions.add_one(v, weight);
-                    if asked.examples {
-                        let rank = start + i as u64;
-                        for (slot, key) in example_keys(game, v, k).into_iter().enumerate() {
-                            let Some(key) = key else { continue };
-                            if c.examples[slot].as_ref().is_some_and(|f| f.0 >= key) {
-                                continue;
-                            }
-                            // The entry's own position, or the first image that qualifies.
-                            let found = match qualifies(&pos) {
-                                true => Some(pos.clone()),
-                                false if folded => {
-                                    game.images(&pos).into_iter().find(|p| qualifies(p))
-                                }
-                                false => None,
-                            };
-                            if let Some(p) = found {
-                                c.examples[slot] = Some((key, rank, p));
-                            }
-                        }
-                    }
-                    if !(split || asked.reachable) {
-                        continue;
-                    }
-                    let mut each = |p: &G::Position, weight: u64| {
-                        let [x, o] = game.side_stones(p);
-                        let class = (x, o, game.first_to_move(p));
-                        if split {
-                            let values = c.classes.entry(class);
-                            *values.or_default().entry(v).or_insert(0) += weight;
-                        }
-                        if asked.reachable && reached(p) {
-                            c.reached.add_one(v, weight);
-                            let values = c.reached_classes.entry(class);
-                            *values.or_default().entry(v).or_insert(0) += weight;
-                        }
-                    };
-                    match folded {
-                        true => game
-                            .images_by_class(&pos)
-                            .iter()
-                            .for_each(|(p, w)| each(p, *w)),
-                        false => each(&pos, 1),
-                    }
-                }
-                Ok(c)
-            })
-            .try_reduce(empty, |a, b| Ok(a.merge(b)))?;
+        let counts = pass.layer(k, n)?;
         let Counts {
             entries,
             positions,
@@ -620,7 +725,7 @@ fn stats_of<G: Registered>(game: &G, table: &Table, asked: Asked) -> Result<Stat
             examples,
         } = counts;
         let by_entry = tally(game, k, entries.counts());
-        let by_position = match walk {
+        let by_position = match pass.walk || game.lumped(k) {
             true => tally(game, k, positions.counts()),
             false => by_entry.clone(),
         };
@@ -670,6 +775,7 @@ fn stats_of<G: Registered>(game: &G, table: &Table, asked: Asked) -> Result<Stat
             phase: words.map(|w| w.phase),
             entries: n,
             positions: game.layer_positions(k),
+            lumped: game.lumped(k),
             reachable: reached.as_ref().map(|r| r.positions),
             reached,
             examples,

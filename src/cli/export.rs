@@ -76,7 +76,8 @@ pub struct Args {
     quiet: bool,
     /// For a table that folds symmetric positions (one entry per orbit): one row per
     /// position, every position of each orbit, rather than one row per entry with its
-    /// `orbit_size`.
+    /// `orbit_size`; and for morris, a row per position lost for want of stones, rather
+    /// than one for the entry that stands for them all.
     #[arg(long)]
     all: bool,
     /// Test hook: abort, as a kill would, just before the Nth write, sync or rename of the

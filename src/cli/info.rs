@@ -127,6 +127,29 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
             ),
         );
     }
+    // A layer that is one entry for all its positions: said under the sizes, where there
+    // is one, so other tables' output stays as it was.
+    let lumped = crate::answers::info::lumped_layers::<R>(&table)?;
+    if !lumped.is_empty() {
+        let at = rows
+            .iter()
+            .position(|r| r.0 == "layer sizes")
+            .map_or(0, |i| i + 1);
+        let said: Vec<String> = lumped
+            .iter()
+            .map(|(k, n)| format!("layer {k}, one entry for its {n} positions"))
+            .collect();
+        rows.insert(
+            at,
+            (
+                "lumped",
+                format!(
+                    "{}: they share one value, and are counted, not stored",
+                    said.join("; ")
+                ),
+            ),
+        );
+    }
     let moves = matches!(h.encoding, Encoding::Moves { .. });
     if moves {
         // Only tables of best moves get the row, so other tables' output stays as it was.

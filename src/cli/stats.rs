@@ -17,7 +17,10 @@ the entries column counts those, and the positions won, lost and drawn are count
 walking each entry's orbit (--json also gives each layer's counts of entries:
 win_entries, loss_entries, ...). Where a game names what a layer holds (morris: each
 side's stones, and what is in hand while placing), a column says it, and a line per phase
-of play follows the totals.
+of play follows the totals. Where one entry stands for every position of a layer, since
+they all have one value (morris: the side to move is down to 2 stones and has lost), its
+positions are counted, not stored, and a line under the table says so (--json: the
+layer's `lumped`).
 
 --split breaks each layer into classes, one row per count of x's stones (or cubes), of
 o's, and side to move: the classes tables of solved games publish.
@@ -102,6 +105,13 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
         print_split(rows, results, reach)?;
     } else {
         print_layers(layers, results, reach)?;
+    }
+    for l in layers.iter().filter(|l| l.lumped) {
+        outln!(
+            "(layer {}: one entry stands for its {} positions, which share one value: they are counted, not stored)",
+            l.layer,
+            l.positions
+        )?;
     }
     if reach {
         outln!(

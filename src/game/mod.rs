@@ -358,15 +358,42 @@ pub trait Game: Send + Sync + Sized {
     }
 
     /// How many positions layer k's entries stand for: `layer_size(k)` unless the game folds
-    /// (then the positions of all its orbits).
+    /// (then the positions of all its orbits), or the layer is lumped (`lumped`: then all
+    /// its positions).
     fn layer_positions(&self, k: usize) -> u64 {
         self.layer_size(k)
     }
 
-    /// How many positions share `pos`'s entry (its orbit under the symmetries folded); 1
-    /// where the game folds nothing.
+    /// How many positions share `pos`'s entry (its orbit under the symmetries folded; a
+    /// lumped layer's one entry: all the layer's positions); 1 where the game folds nothing.
     fn orbit_size(&self, _pos: &Self::Position) -> u64 {
         1
+    }
+
+    /// Whether layer `k` is lumped: one entry stands for every position of the layer,
+    /// folded or not, since they all have one value known without looking at a board
+    /// (Morris: the side to move is down to 2 stones, and has lost). The table and the
+    /// solvers see the one entry (rank 0, `unrank` gives a position of the layer, `images`
+    /// that position alone); the layer's positions are counted (`layer_positions`,
+    /// `orbit_size`), given (`lumped_positions`) and numbered (`lumped_index`), so that
+    /// counts, reachability and `export --all` are of positions. Such a layer has no
+    /// child layers. Default: none is.
+    fn lumped(&self, _k: usize) -> bool {
+        false
+    }
+
+    /// A lumped layer's positions (`lumped`) from the `from`-th on, in the order
+    /// `lumped_index` numbers them: lazily, since there may be far more of them than fit
+    /// in memory. None elsewhere.
+    fn lumped_positions(&self, _k: usize, _from: u64) -> impl Iterator<Item = Self::Position> {
+        std::iter::empty()
+    }
+
+    /// A position's place among its lumped layer's positions (`lumped_positions`):
+    /// `0..layer_positions(k)`; None for a position of another layer, or one the layer's
+    /// count leaves out (one no play leads to that the game still answers as lost).
+    fn lumped_index(&self, _pos: &Self::Position) -> Option<u64> {
+        None
     }
 
     /// The distinct positions that share `pos`'s entry, `pos` among them (`export --all`).

@@ -650,17 +650,8 @@ fn positions_that_cannot_arise_are_refused_and_reachable_is_exact() {
             panic!("{text} is reached, but refused: {e}");
         }
     });
-    // Rows of the lost entry stand for every position lost for want of stones.
-    let lost = |k: Key| {
-        let (x, o, hands, side) = unkey(k);
-        let mine = if side == 0 { x } else { o };
-        mine.count_ones() + hands[side as usize] < 3
-    };
-    let reached: HashSet<String> = keys
-        .iter()
-        .filter(|&&k| !lost(k))
-        .map(|&k| rules.text(k))
-        .collect();
+    // Every position, those lost for want of stones too (one entry, a row each).
+    let reached: HashSet<String> = keys.iter().map(|&k| rules.text(k)).collect();
     let dir = tempfile::tempdir().unwrap();
     let table = dir.path().join("six3.retro");
     let t = table.to_str().unwrap();
@@ -676,13 +667,6 @@ fn positions_that_cannot_arise_are_refused_and_reachable_is_exact() {
     for line in csv.lines().skip(1) {
         let fields: Vec<&str> = line.split(',').collect();
         let text = fields[0].replace('/', "");
-        let words: Vec<&str> = text.split(' ').collect();
-        let side = if words[3] == "x" { 'x' } else { 'o' };
-        let mine = words[0].chars().filter(|&c| c == side).count();
-        let hand: usize = words[if side == 'x' { 1 } else { 2 }].parse().unwrap();
-        if mine + hand < 3 {
-            continue;
-        }
         let reachable = fields[fields.len() - 1] == "true";
         assert_eq!(reachable, reached.contains(&text), "{text}");
         marked += usize::from(reachable);
@@ -726,4 +710,153 @@ fn positions_that_cannot_arise_are_refused_and_reachable_is_exact() {
         .trim();
     let out = crate::common::ok(&crate::common::retro(&["query", t, start], ""));
     assert!(out.contains("reached   not checked"), "{out}");
+}
+
+/// Whether the side to move at `k` has fewer than 3 stones, on the board and in hand: lost
+/// for want of stones.
+fn lost_for_want_of_stones(k: Key) -> bool {
+    let (x, o, hands, side) = unkey(k);
+    let mine = if side == 0 { x } else { o };
+    mine.count_ones() + hands[side as usize] < 3
+}
+
+/// C(n, k), for counts written out here.
+fn choose(n: u64, k: u64) -> u64 {
+    (0..k).fold(1, |c, i| c * (n - i) / (i + 1))
+}
+
+/// The positions lost for want of stones are one entry of the table, but counted, reached
+/// and exported one by one: on `six stones=3`, the count the rules give (the side to move
+/// left with 2 stones against 3 while moving, or with 1 on the board and 1 in hand after
+/// x's third stone closed a mill), the reachable ones the brute force reaches, and a row
+/// each in `export --all`, marked reachable exactly where the brute force reaches it.
+#[test]
+fn lost_positions_are_counted_reached_and_exported_one_by_one() {
+    use std::collections::HashSet;
+    let rules = Rules::new(16, 3, false, false);
+    let (keys, _, _) = rules.graph();
+    let reached: HashSet<String> = keys
+        .iter()
+        .filter(|&&k| lost_for_want_of_stones(k))
+        .map(|&k| rules.text(k))
+        .collect();
+    assert_eq!(reached.len(), 1352);
+    assert_eq!(keys.len(), 368_513);
+    // Moving: either side to move, 2 stones against 3 on the 16 points. Placing: o to move
+    // with 1 stone on the board and 1 in hand, x's 3 on the board.
+    let counted = 2 * choose(16, 2) * choose(14, 3) + choose(16, 3) * choose(13, 1);
+    assert_eq!(counted, 94_640);
+
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("six3.retro");
+    let t = table.to_str().unwrap();
+    let retro = crate::common::retro;
+    let ok = crate::common::ok;
+    ok(&retro(
+        &["build", "morris", "six stones=3", "-q", "-o", t],
+        "",
+    ));
+    let stats: serde_json::Value =
+        serde_json::from_str(&ok(&retro(&["stats", t, "--json", "--reachable"], ""))).unwrap();
+    let layers = stats["layers"].as_array().unwrap();
+    let lost = layers.last().unwrap();
+    assert_eq!(lost["entries"], 1, "{lost}");
+    assert_eq!(lost["lumped"], true, "{lost}");
+    assert_eq!(lost["positions"].as_u64(), Some(counted), "{lost}");
+    assert_eq!(lost["losses"].as_u64(), Some(counted), "{lost}");
+    assert_eq!(
+        lost["reachable"].as_u64(),
+        Some(reached.len() as u64),
+        "{lost}"
+    );
+    assert_eq!(stats["total"]["reachable"].as_u64(), Some(368_513));
+    assert!(
+        layers[..layers.len() - 1]
+            .iter()
+            .all(|l| l.get("lumped").is_none())
+    );
+    let k = lost["layer"].to_string();
+    // The text says which layer is counted and not stored.
+    let text = ok(&retro(&["stats", t], ""));
+    let note = format!("(layer {k}: one entry stands for its {counted} positions");
+    assert!(text.contains(&note), "{text}");
+    let info: serde_json::Value =
+        serde_json::from_str(&ok(&retro(&["info", t, "--json"], ""))).unwrap();
+    let positions: u64 = (0..layers.len())
+        .map(|i| layers[i]["positions"].as_u64().unwrap())
+        .sum();
+    assert_eq!(info["positions"].as_u64(), Some(positions), "{info}");
+    assert_eq!(info["lumped_layers"], serde_json::json!([lost["layer"]]));
+    assert!(
+        ok(&retro(&["info", t], ""))
+            .contains(&format!("layer {k}, one entry for its {counted} positions"))
+    );
+    // A row per lost position, each once, in the lost layer, and marked reachable where
+    // the brute force reaches it; folded or not, the same rows.
+    let unfolded = dir.path().join("six3u.retro");
+    let u = unfolded.to_str().unwrap();
+    ok(&retro(
+        &[
+            "build",
+            "morris",
+            "six stones=3",
+            "-q",
+            "--no-fold",
+            "-o",
+            u,
+        ],
+        "",
+    ));
+    let mut exports = Vec::new();
+    for t in [t, u] {
+        let csv = ok(&retro(
+            &[
+                "export", t, "--all", "--csv", "-o", "-", "-q", "--layer", &k,
+            ],
+            "",
+        ));
+        let mut rows = HashSet::new();
+        let mut marked = HashSet::new();
+        for line in csv.lines().skip(1) {
+            let fields: Vec<&str> = line.split(',').collect();
+            let text = fields[0].replace('/', "");
+            assert!(rows.insert(text.clone()), "{text} written twice");
+            assert_eq!(fields[fields.len() - 3], "loss", "{line}");
+            if fields[fields.len() - 1] == "true" {
+                marked.insert(text);
+            }
+        }
+        assert_eq!(rows.len() as u64, counted);
+        assert_eq!(marked, reached);
+        let mut rows: Vec<String> = rows.into_iter().collect();
+        rows.sort_unstable();
+        exports.push(rows);
+    }
+    assert_eq!(exports[0], exports[1]);
+    // The lost layer's positions are numbered without gaps, each parses back into the
+    // lost layer and passes `query`'s checks; a walk from any index goes on from there.
+    for variant in ["six stones=3", "six stones=4", "nine stones=3 moving"] {
+        let game = Morris::new(retro::game::Board::parse(variant).unwrap()).unwrap();
+        let last = game.last_layer();
+        assert!(game.lumped(last) && !game.lumped(0), "{variant}");
+        let n = game.layer_positions(last);
+        let mut seen = 0;
+        for (i, pos) in game.lumped_positions(last, 0).enumerate() {
+            assert_eq!(game.lumped_index(&pos), Some(i as u64), "{variant}");
+            let text = game.format_position(&pos);
+            let parsed = game.parse_position(&text).unwrap();
+            assert_eq!(game.layer_of(&parsed), last, "{text}");
+            assert!(game.check_reachable(&parsed).is_ok(), "{text}");
+            seen += 1;
+        }
+        assert_eq!(seen, n, "{variant}");
+        let from = n - n / 3;
+        let rest: Vec<u64> = game
+            .lumped_positions(last, from)
+            .map(|p| game.lumped_index(&p).unwrap())
+            .collect();
+        assert_eq!(rest, (from..n).collect::<Vec<u64>>(), "{variant}");
+        assert!(game.lumped_positions(last, n).next().is_none(), "{variant}");
+        assert!(game.lumped_positions(0, 0).next().is_none(), "{variant}");
+    }
 }

@@ -232,7 +232,11 @@ pub fn rows_of<G: Gameplay, S: RowSink + Send>(
     reach: Option<&Reachable<G>>,
 ) -> Result<(S::Output, u64)> {
     let mut work = layers.flat_map(|k| {
-        let size = game.layer_size(k);
+        // A lumped layer's rows, one per position, are cut into chunks of positions.
+        let size = match shape == Rows::Positions && game.lumped(k) {
+            true => game.layer_positions(k),
+            false => game.layer_size(k),
+        };
         (0..size.div_ceil(CHUNK as u64)).map(move |c| {
             let start = c * CHUNK as u64;
             (k, start, (CHUNK as u64).min(size - start) as usize)
@@ -264,7 +268,8 @@ pub fn rows_of<G: Gameplay, S: RowSink + Send>(
     Ok((sink.finish()?, rows))
 }
 
-/// Positions `start..start + count` of layer `k` with their values and best moves.
+/// Positions `start..start + count` of layer `k` with their values and best moves (of a
+/// lumped layer written one row per position, its positions there).
 fn make_chunk<G: Gameplay>(
     game: &G,
     table: &Table,
@@ -274,6 +279,9 @@ fn make_chunk<G: Gameplay>(
     shape: Rows,
     reach: Option<&Reachable<G>>,
 ) -> Result<Chunk> {
+    if shape == Rows::Positions && game.lumped(k) {
+        return lumped_chunk(game, table, k, start, count, reach);
+    }
     let values = table.read_range(k, start, count)?;
     let mut chunk = Chunk {
         entries: count,
@@ -299,32 +307,88 @@ fn make_chunk<G: Gameplay>(
             (true, Rows::Entries) => (vec![pos.clone()], Some(game.orbit_size(&pos))),
             (false, _) => (vec![pos.clone()], None),
         };
-        // An entry's row is reachable where any position it stands for is.
+        // An entry's row is reachable where any position it stands for is (a lumped
+        // layer's: where any of the layer's is).
         let entry_reached = match (reach, shape, folded) {
+            (Some(r), Rows::Entries, _) if game.lumped(k) => Some(r.count(k) > 0),
             (Some(r), Rows::Entries, true) => Some(game.images(&pos).iter().any(|p| r.contains(p))),
             _ => None,
         };
         for p in &each {
-            chunk.text.push_str(&game.format_position(p));
-            // Each position's own best move: an image's is the entry's, carried over.
-            let best = best_move(game, table, p, value)?;
-            chunk.ends.push(chunk.text.len());
-            chunk.best.push(best);
-            chunk
-                .sides
-                .push(crate::answers::probe::side_to_move(game, p));
-            chunk.reachable.push(match (entry_reached, reach) {
-                (Some(reached), _) => Some(reached),
-                (None, Some(r)) => Some(r.contains(p)),
-                (None, None) => crate::answers::reach::shown_by_position(game, p),
-            });
-            chunk.stones.push(game.stones(p));
-            chunk.hands.push(game.hands(p));
-            chunk.orbits.push(orbit);
-            chunk.values.push(value);
+            chunk.push(game, table, p, value, orbit, entry_reached, reach)?;
         }
     }
     Ok(chunk)
+}
+
+/// Positions `start..start + count` of lumped layer `k` (`Game::lumped`), a row each, with
+/// the value of the layer's one entry: walked, never all held at once.
+fn lumped_chunk<G: Gameplay>(
+    game: &G,
+    table: &Table,
+    k: usize,
+    start: u64,
+    count: usize,
+    reach: Option<&Reachable<G>>,
+) -> Result<Chunk> {
+    let value = table
+        .read_range(k, 0, 1)?
+        .first()
+        .copied()
+        .unwrap_or_default();
+    let mut chunk = Chunk {
+        // The progress bar counts entries: the one entry goes with the first chunk.
+        entries: usize::from(start == 0),
+        k,
+        text: String::new(),
+        ends: Vec::with_capacity(count),
+        best: Vec::with_capacity(count),
+        sides: Vec::with_capacity(count),
+        reachable: Vec::with_capacity(count),
+        stones: Vec::with_capacity(count),
+        hands: Vec::with_capacity(count),
+        orbits: Vec::with_capacity(count),
+        values: Vec::with_capacity(count),
+    };
+    for p in game.lumped_positions(k, start).take(count) {
+        chunk.push(game, table, &p, value, None, None, reach)?;
+    }
+    Ok(chunk)
+}
+
+impl Chunk {
+    /// A row for position `p` of value `value`: `orbit` the positions it stands for where
+    /// rows are entries of a folded table, `entry_reached` whether play reaches any of
+    /// them where the row is such an entry.
+    #[allow(clippy::too_many_arguments)]
+    fn push<G: Gameplay>(
+        &mut self,
+        game: &G,
+        table: &Table,
+        p: &G::Position,
+        value: i64,
+        orbit: Option<u64>,
+        entry_reached: Option<bool>,
+        reach: Option<&Reachable<G>>,
+    ) -> Result<()> {
+        self.text.push_str(&game.format_position(p));
+        // Each position's own best move: an image's is the entry's, carried over.
+        let best = best_move(game, table, p, value)?;
+        self.ends.push(self.text.len());
+        self.best.push(best);
+        self.sides
+            .push(crate::answers::probe::side_to_move(game, p));
+        self.reachable.push(match (entry_reached, reach) {
+            (Some(reached), _) => Some(reached),
+            (None, Some(r)) => Some(r.contains(p)),
+            (None, None) => crate::answers::reach::shown_by_position(game, p),
+        });
+        self.stones.push(game.stones(p));
+        self.hands.push(game.hands(p));
+        self.orbits.push(orbit);
+        self.values.push(value);
+        Ok(())
+    }
 }
 
 fn write_chunks<G: Gameplay>(

@@ -115,7 +115,9 @@ impl Morris {
             movement_index,
             binom: Binomial::new(n)?,
             board,
+            lost: Vec::new(),
         };
+        game.lost = game.lost_groups();
         let lost = game.layers.len() - 1;
         for k in 0..game.layers.len() {
             let mut children: Vec<usize> = match game.layers[k].shape {

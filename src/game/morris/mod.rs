@@ -3,8 +3,8 @@
 //! lines (flying anywhere, where the variant allows it, with 3 left); a stone that closes a
 //! mill (three in a line of the mover's) removes an opponent's stone. A player left with
 //! fewer than 3 stones, or with no legal move, has lost. This file holds the rules; `board.rs`
-//! the boards, `layers.rs` the layers, `ranking.rs` the ranking, `stabiliser.rs` the
-//! symmetries that fix a set of stones.
+//! the boards, `layers.rs` the layers, `ranking.rs` the ranking, `lost.rs` the lost
+//! positions, `stabiliser.rs` the symmetries that fix a set of stones.
 //!
 //! The stones go down as well as up, so the layers are not the stones on the board:
 //!
@@ -17,6 +17,8 @@
 //!   layers it captures into.
 //! - **Lost**: one entry for every position whose side to move has fewer than 3 stones (a
 //!   capture's child when it leaves the opponent 2): lost, with nothing to store per board.
+//!   The layer is lumped (`Game::lumped`): its positions are counted, numbered and walked
+//!   (`lost.rs`), not stored.
 //!
 //! The layers are numbered placement first (by p), then movement by falling stone count,
 //! then the lost one, so that every move leads to a higher-numbered layer or stays in its own.
@@ -30,6 +32,7 @@
 mod board;
 mod gameplay;
 mod layers;
+mod lost;
 mod ranking;
 mod stabiliser;
 
@@ -129,6 +132,8 @@ pub struct Morris {
     placement_index: Vec<u32>,
     movement_index: Vec<u32>,
     binom: Binomial,
+    /// The lost layer's positions, by group (`lost.rs`): its one entry stands for them.
+    lost: Vec<lost::LostGroup>,
 }
 
 /// The most moves of one position that stay in its layer, and the most that lead into it:
@@ -590,7 +595,7 @@ impl Game for Morris {
             Shape::Placement { bx, bo, .. } => cells(bx + bo, bx),
             Shape::Movement { a, b } if a == b => 2 * cells(a + b, a),
             Shape::Movement { a, b } => 4 * cells(a + b, a),
-            Shape::Lost => 1,
+            Shape::Lost => self.lost_positions(),
         }
     }
 
@@ -601,7 +606,28 @@ impl Game for Morris {
             Shape::Movement { .. } if self.fold => {
                 2 * self.orbits.orbit_size(u64::from(set), u64::from(ranked))
             }
-            _ => 1,
+            Shape::Movement { .. } => 1,
+            // The one entry stands for every lost position, folded or not.
+            Shape::Lost => self.lost_positions(),
+        }
+    }
+
+    /// The lost layer: one entry, whose value the side to move's 2 stones tell.
+    fn lumped(&self, k: usize) -> bool {
+        matches!(self.layers[k].shape, Shape::Lost)
+    }
+
+    fn lumped_positions(&self, k: usize, from: u64) -> impl Iterator<Item = MorrisPosition> {
+        match self.lumped(k) {
+            true => self.lost_walk(from),
+            false => self.lost_walk(u64::MAX),
+        }
+    }
+
+    fn lumped_index(&self, pos: &MorrisPosition) -> Option<u64> {
+        match self.lumped(pos.layer as usize) {
+            true => self.lost_index(pos),
+            false => None,
         }
     }
 
