@@ -355,11 +355,11 @@ impl Teeko {
     /// A folded position of layer k from its orbit key (`orbit_key`'s inverse), as (x, o);
     /// the movement layer's has x to move.
     #[inline]
-    fn from_orbit_key(&self, k: usize, set: u64, pattern: u64) -> (u64, u64) {
+    fn stones_of_key(&self, k: usize, set: u64, pattern: u64) -> (u64, u64) {
         let movement = k == self.movement();
         match (self.outer_keyed, movement) {
             (true, true) => (pattern, set),
-            (true, false) if k % 2 == 0 => (set, pattern),
+            (true, false) if k.is_multiple_of(2) => (set, pattern),
             (true, false) => (pattern, set),
             (false, _) => (pattern, set & !pattern),
         }
@@ -571,7 +571,7 @@ impl Game for Teeko {
     fn unrank(&self, k: usize, rank: u64) -> TeekoPosition {
         if let Some(orbits) = &self.orbits {
             let (set, pattern, cursor) = orbits.unrank(k, rank);
-            let (x, o) = self.from_orbit_key(k, set, pattern);
+            let (x, o) = self.stones_of_key(k, set, pattern);
             let mut pos = self.position(x, o, self.folded_side(k));
             pos.cursor = cursor;
             return pos;
@@ -601,7 +601,7 @@ impl Game for Teeko {
         let k = pos.k;
         if let Some(orbits) = &self.orbits {
             let (set, pattern) = orbits.advance(k, &mut pos.cursor);
-            (pos.x, pos.o) = self.from_orbit_key(k, set, pattern);
+            (pos.x, pos.o) = self.stones_of_key(k, set, pattern);
             return;
         }
         let h = Self::x_count(k);
