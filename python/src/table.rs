@@ -58,6 +58,7 @@ impl RawTable {
             split,
             reachable,
             examples,
+            remoteness: false,
         };
         let stats = self.answer(py, || {
             retro::answers::stats::stats_json::<Builtin>(&self.table, asked)

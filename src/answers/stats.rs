@@ -75,6 +75,88 @@ pub struct LayerStats {
     pub min_value: Option<i64>,
     /// See `min_value`.
     pub max_value: Option<i64>,
+    /// The positions by remoteness (`RemotenessRow`), where asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remoteness: Option<Vec<RemotenessRow>>,
+}
+
+/// The positions of one remoteness (`stats --remoteness`), as GamesmanOne's `analyze`
+/// counts them: won, lost and tied for the side to move in that many plies with best play.
+/// A draw has no remoteness (play never ends), so the draws are a row of their own, with
+/// `remoteness` None, after the others.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct RemotenessRow {
+    /// Plies to the end with best play; None for the draws' row.
+    pub remoteness: Option<usize>,
+    /// Positions won in `remoteness` plies by the side to move.
+    pub wins: u64,
+    /// Positions lost in `remoteness` plies.
+    pub losses: u64,
+    /// Positions tied in `remoteness` plies (the board fills).
+    pub ties: u64,
+    /// Positions drawn: only in the draws' row.
+    pub draws: u64,
+}
+
+/// A histogram of values of layer `k` by remoteness: a row per remoteness some position
+/// has, in order, then the draws' row where there are draws. Values of a game of scores
+/// have no remoteness, and are left out (`stats_of` refuses to count them).
+fn remoteness_rows<G: Registered>(
+    game: &G,
+    k: usize,
+    counts: Vec<(i64, u64)>,
+) -> Vec<RemotenessRow> {
+    let mut rows: std::collections::BTreeMap<(bool, usize), RemotenessRow> = Default::default();
+    for (value, count) in counts {
+        let Some(o) = game.outcome(value, k) else {
+            continue;
+        };
+        let draw = o.result == Verdict::Draw;
+        // The draws sort after every remoteness.
+        let key = match draw {
+            true => (true, 0),
+            false => (false, o.remoteness),
+        };
+        let row = rows.entry(key).or_insert_with(|| RemotenessRow {
+            remoteness: (!draw).then_some(o.remoteness),
+            ..RemotenessRow::default()
+        });
+        match o.result {
+            Verdict::Win => row.wins += count,
+            Verdict::Loss => row.losses += count,
+            Verdict::Tie => row.ties += count,
+            Verdict::Draw => row.draws += count,
+        }
+    }
+    rows.into_values().collect()
+}
+
+/// Two histograms by remoteness added, row by row.
+pub fn remoteness_plus(a: &[RemotenessRow], b: &[RemotenessRow]) -> Vec<RemotenessRow> {
+    let key = |r: &RemotenessRow| (r.remoteness.is_none(), r.remoteness.unwrap_or(0));
+    let mut rows: std::collections::BTreeMap<(bool, usize), RemotenessRow> = Default::default();
+    for r in a.iter().chain(b) {
+        let row = rows.entry(key(r)).or_insert_with(|| RemotenessRow {
+            remoteness: r.remoteness,
+            ..RemotenessRow::default()
+        });
+        row.wins += r.wins;
+        row.losses += r.losses;
+        row.ties += r.ties;
+        row.draws += r.draws;
+    }
+    rows.into_values().collect()
+}
+
+/// Two optional histograms added: either alone where the other is missing.
+fn remoteness_sum(
+    a: &Option<Vec<RemotenessRow>>,
+    b: &Option<Vec<RemotenessRow>>,
+) -> Option<Vec<RemotenessRow>> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(remoteness_plus(a, b)),
+        (a, b) => a.clone().or(b.clone()),
+    }
 }
 
 /// One class of a layer's positions (`stats --split`): each side's stones (or cubes) and
@@ -139,6 +221,9 @@ pub struct Reached {
     pub min_value: Option<i64>,
     /// See `min_value`.
     pub max_value: Option<i64>,
+    /// Them by remoteness (`RemotenessRow`), where asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remoteness: Option<Vec<RemotenessRow>>,
 }
 
 impl Reached {
@@ -153,6 +238,7 @@ impl Reached {
             longest_loss: t.longest_loss,
             min_value: t.min_value,
             max_value: t.max_value,
+            remoteness: None,
         }
     }
 
@@ -171,6 +257,7 @@ impl Reached {
                 (a, b) => a.or(b),
             },
             max_value: self.max_value.max(other.max_value),
+            remoteness: remoteness_sum(&self.remoteness, &other.remoteness),
         }
     }
 }
@@ -211,6 +298,9 @@ pub struct Asked {
     pub reachable: bool,
     /// Each layer's example positions (`Examples`).
     pub examples: bool,
+    /// Each layer's positions by remoteness (`RemotenessRow`), and with `reachable` the
+    /// reachable ones'; refused for a game of scores, whose values have no remoteness.
+    pub remoteness: bool,
 }
 
 /// A table's counts: every layer's, and with `split`, every class of every layer.
@@ -277,15 +367,15 @@ impl Histogram {
     }
 
     /// (value, count) for every value seen.
-    fn counts(self) -> Vec<(i64, u64)> {
+    fn counts(&self) -> Vec<(i64, u64)> {
         match self {
             Histogram::Flat(h) => h
-                .into_iter()
+                .iter()
                 .enumerate()
-                .filter(|&(_, n)| n > 0)
-                .map(|(i, n)| (i as i64 - (1 << 15), n))
+                .filter(|&(_, &n)| n > 0)
+                .map(|(i, &n)| (i as i64 - (1 << 15), n))
                 .collect(),
-            Histogram::Map(h) => h.into_iter().collect(),
+            Histogram::Map(h) => h.iter().map(|(&v, &n)| (v, n)).collect(),
         }
     }
 }
@@ -364,6 +454,7 @@ pub fn total(layers: &[LayerStats]) -> LayerStats {
             (a, b) => a.or(b),
         };
         t.max_value = t.max_value.max(l.max_value);
+        t.remoteness = remoteness_sum(&t.remoteness, &l.remoteness);
     }
     t.layer = layers.len();
     t
@@ -698,6 +789,13 @@ fn stats_of<G: Registered>(game: &G, table: &Table, asked: Asked) -> Result<Stat
     // An example is a position `query` answers, and with --reachable one play reaches.
     let qualifies =
         |p: &G::Position| game.check_reachable(p).is_ok() && (!asked.reachable || reached(p));
+    // A game of scores has no win or loss, so no remoteness to count by.
+    if asked.remoteness && game.outcome(0, 0).is_none() {
+        return Err(Error::input(format!(
+            "--remoteness counts wins, losses, ties and draws by the plies to the end, and a {} table holds scores (what the first player makes of the rest of the game), which have no remoteness: leave out --remoteness",
+            G::NAME
+        )));
+    }
     let pass = Pass {
         game,
         table,
@@ -729,10 +827,23 @@ fn stats_of<G: Registered>(game: &G, table: &Table, asked: Asked) -> Result<Stat
             true => tally(game, k, positions.counts()),
             false => by_entry.clone(),
         };
+        // `--remoteness`: the positions' values by remoteness, and the reachable ones'.
+        // Where no walk weighed the entries, the table does not fold: an entry is a
+        // position.
+        let remoteness = asked.remoteness.then(|| match pass.walk || game.lumped(k) {
+            true => remoteness_rows(game, k, positions.counts()),
+            false => remoteness_rows(game, k, entries.counts()),
+        });
+        let reached_remoteness = (asked.remoteness && asked.reachable)
+            .then(|| remoteness_rows(game, k, reached.counts()));
         let reached = asked.reachable.then(|| {
             let counts = reached.counts();
             let n = counts.iter().map(|&(_, n)| n).sum();
             Reached::of(n, &tally(game, k, counts))
+        });
+        let reached = reached.map(|r| Reached {
+            remoteness: reached_remoteness,
+            ..r
         });
         let words = game.layer_words(k);
         // The figures printed beside the examples: the layer's longest win and loss (or
@@ -791,6 +902,7 @@ fn stats_of<G: Registered>(game: &G, table: &Table, asked: Asked) -> Result<Stat
             longest_loss: by_entry.longest_loss,
             min_value: by_entry.min_value,
             max_value: by_entry.max_value,
+            remoteness,
         });
         rows.extend(class_rows(
             game,

@@ -49,7 +49,8 @@ fn plays_first<G: Registered>(side: Side) -> Result<bool> {
 #[command(after_help = "\
 Examples:
   retro play tables/young-sample.retro
-  retro play tables/twins-sample1.retro --as second")]
+  retro play tables/twins-sample1.retro --as second
+  retro play ttt.retro --seed 7   retro varies its choice among equally good moves")]
 pub struct Args {
     /// Table file.
     table: PathBuf,
@@ -62,6 +63,11 @@ pub struct Args {
     /// `start` and the moves separated by spaces (`start 2,2 1,1`).
     #[arg(long)]
     from: Option<String>,
+    /// Where retro has several equally good moves, choose among them at random, seeded by
+    /// N: the same seed and the same moves typed give the same game. Without it, retro
+    /// plays the first of them in the order `query` lists the moves.
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
 }
 
 /// How moves are typed, by `MoveNotation`.
@@ -157,6 +163,8 @@ fn play<G: Registered>(game: &G, table: &Table, args: &Args) -> Result<i32> {
     let mut played: Vec<(&str, String)> = Vec::new();
     let notation = game.move_notation();
     let you_first = plays_first::<G>(args.side)?;
+    // Drawn from only when retro moves, so a seed and the moves typed fix the game.
+    let mut chooser = args.seed.map(crate::SplitMix);
     // A player chooses by the weights, so they come first (and on `weights`).
     if let Some(weights) = game.draw_weights() {
         write!(out, "{weights}").map_err(io)?;
@@ -217,9 +225,18 @@ fn play<G: Registered>(game: &G, table: &Table, args: &Args) -> Result<i32> {
             )
             .map_err(io)?;
             if human {
-                ask(game, &mut input, &mut out, &a, scores, !history.is_empty())?
+                let seeded = chooser.is_some();
+                ask(
+                    game,
+                    &mut input,
+                    &mut out,
+                    &a,
+                    scores,
+                    !history.is_empty(),
+                    seeded,
+                )?
             } else {
-                Action::Move(a.first_best().unwrap_or(0))
+                Action::Move(retro_move(&a, chooser.as_mut()))
             }
         };
         let chosen = match action {
@@ -272,6 +289,32 @@ fn play<G: Registered>(game: &G, table: &Table, args: &Args) -> Result<i32> {
         played.push((if human { "your" } else { "retro's" }, said));
         scores = scores_after(game, scores, &a.position, mv);
         text = game.format_position(&mv.child);
+    }
+}
+
+/// The move retro plays: the first best move, or with a seed (`--seed`) one of the best
+/// moves at random, so a player meets more than one line of perfect play.
+fn retro_move<P>(a: &Answer<P>, chooser: Option<&mut crate::SplitMix>) -> usize {
+    let Some(chooser) = chooser else {
+        return a.first_best().unwrap_or(0);
+    };
+    let best: Vec<usize> = (0..a.moves.len()).filter(|&i| a.is_best(i)).collect();
+    match best.len() {
+        // A position with moves has a best one; a move, should it have none.
+        0 => 0,
+        n => best[(chooser.next_u64() % n as u64) as usize],
+    }
+}
+
+/// `help`'s line on how retro chooses among equally good moves.
+fn choosing(seeded: bool) -> &'static str {
+    match seeded {
+        true => {
+            "retro plays a best move, chosen at random among equally good ones (seeded by --seed)"
+        }
+        false => {
+            "retro plays a best move, the first of equally good ones in the order `query` lists them (play --seed N varies it)"
+        }
     }
 }
 
@@ -407,6 +450,7 @@ fn ask<G: Registered>(
     a: &Answer<G::Position>,
     scores: Scores,
     can_undo: bool,
+    seeded: bool,
 ) -> Result<Action> {
     let cell = |i: usize| describe_move(game, MoveStyle::Spoken, &a.moves[i].0);
     let notation = game.move_notation();
@@ -433,6 +477,7 @@ fn ask<G: Registered>(
         match line.to_ascii_lowercase().as_str() {
             "help" => {
                 writeln!(out, "{moves_help}\n{COMMANDS}\n{meaning}").map_err(io)?;
+                writeln!(out, "{}", choosing(seeded)).map_err(io)?;
                 continue;
             }
             "hint" => {

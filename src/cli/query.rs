@@ -23,7 +23,8 @@ Examples:
   retro query tables/young-sample.retro empty --pv --json
   retro query ttt.retro 'start 2,2 1,1 1,3' --line   a position as moves from the start, and the value after each
   printf '0,0\\n1,0\\n' | retro query tables/young-sample.retro --batch
-  printf 'empty\\n' | retro query quixo.retro --batch --codes   a Quixo table's stored codes")]
+  printf 'empty\\n' | retro query quixo.retro --batch --codes   a Quixo table's stored codes
+  retro query ttt.retro --batch --quiet < positions.txt   refusals summed up in one line on stderr")]
 pub struct Args {
     /// Table file.
     table: PathBuf,
@@ -42,6 +43,10 @@ pub struct Args {
     /// end in a win, a loss, a tie or a draw (`retro help games` says how each is read).
     #[arg(long, conflicts_with = "json")]
     codes: bool,
+    /// With --batch: instead of a line on stderr per refused input, one line at the end
+    /// saying how many were refused and the first (the exit code is 2 all the same).
+    #[arg(long)]
+    quiet: bool,
     /// Also print the principal variation to the end of the game.
     #[arg(long)]
     pv: bool,
@@ -82,6 +87,11 @@ impl Visitor for Query<'_> {
                 "--codes goes with --batch: a single query says the result in words, and --json gives the code as `code`",
             ));
         }
+        if args.quiet && !args.batch {
+            return Err(Error::input(
+                "--quiet goes with --batch: it sums up the refused lines of a batch, and a single query's refusal is its one error line",
+            ));
+        }
         if args.batch {
             if args.pv && !args.json {
                 return Err(Error::input(
@@ -93,7 +103,8 @@ impl Visitor for Query<'_> {
             } else {
                 Batch::Plain { codes: args.codes }
             };
-            return batch(&game, &table.with_mmap()?.check_layers_as_read(), style);
+            let table = table.with_mmap()?.check_layers_as_read();
+            return batch(&game, &table, style, args.quiet);
         }
         let text = args.position.as_deref().unwrap_or_default();
         let a = match answer_text(&game, &table, text) {
@@ -238,11 +249,12 @@ enum Batch {
 /// too long, not a position) prints `error` (JSON: an object with `error`) in its place and
 /// a message with its number on stderr, and the rest go on; exit code 2 if any line
 /// failed. A damaged table is not a bad line: it stops the batch (exit 1); each layer's
-/// checksum is checked when the batch first reads it.
+/// checksum is checked when the batch first reads it. `quiet` (`--quiet`) trades the
+/// message per bad line for one at the end: how many, and the first.
 ///
 /// Answers are held until the table is seen unchanged since they were read (a file written
 /// over in place reads as garbage): every answer printed was read from the table as opened.
-fn batch<G: Registered>(game: &G, table: &Table, style: Batch) -> Result<i32> {
+fn batch<G: Registered>(game: &G, table: &Table, style: Batch, quiet: bool) -> Result<i32> {
     let mut stdin = std::io::stdin().lock();
     let mut out = Checked {
         table,
@@ -250,6 +262,8 @@ fn batch<G: Registered>(game: &G, table: &Table, style: Batch) -> Result<i32> {
         stdout: std::io::stdout().lock(),
     };
     let mut failed = 0u64;
+    // `--quiet`'s summary names the first refusal, as the message per line would have.
+    let mut first_refused: Option<String> = None;
     let io = |e: std::io::Error| Error::io("writing output", e);
     let mut buf = Vec::new();
     let mut number = 0u64;
@@ -312,12 +326,21 @@ fn batch<G: Registered>(game: &G, table: &Table, style: Batch) -> Result<i32> {
                     .map_err(io)?,
                 }
                 out.flush()?;
-                eprintln!("error: line {number}: {e}");
+                match quiet {
+                    true => {
+                        first_refused.get_or_insert_with(|| format!("line {number}: {e}"));
+                    }
+                    false => eprintln!("error: line {number}: {e}"),
+                }
             }
             Err(e) => return table.unless_changed(Err(e)),
         }
     }
     out.flush()?;
+    if let Some(first) = first_refused {
+        let s = if number == 1 { "" } else { "s" };
+        eprintln!("error: {failed} of {number} position{s} refused (first: {first})");
+    }
     Ok(if failed > 0 {
         crate::error::Exit::Input.code()
     } else {

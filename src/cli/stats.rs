@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use super::{Threads, open_table, outln};
-use crate::answers::stats::{Examples, LayerStats, Reached, SplitRow};
+use crate::answers::stats::{Examples, LayerStats, Reached, RemotenessRow, SplitRow};
 use crate::error::Result;
 use crate::game::{Registered, Registry, Visitor};
 
@@ -43,6 +43,16 @@ takes: the first in rank order, among the positions query answers (with --reacha
 among those play reaches). Where only positions query refuses have the layer's longest
 win (or loss, or value), a '-' follows it: an example always has the figure beside it.
 
+--remoteness counts the positions by remoteness, the plies to the end with best play (the
+fastest win, the slowest loss; a tie's, to the full board), as GamesmanOne's analyze does:
+a row per remoteness some position has, with its wins, losses and ties for the side to
+move, then a row `draw` (a draw has no remoteness: play never ends) with the draws in the
+draws column, then a row `all` of the sums. With --reachable, of the reachable positions;
+with --split, each layer's rows (under its number) before the whole table's (under `all`).
+--json adds `remoteness`, the rows (`remoteness` null in the draws' row), to each layer,
+the total and `reached`. Games of scores (young, twins) have no wins or losses, so no
+remoteness, and refuse --remoteness.
+
 Each layer's checksum is checked as it is read (--no-check skips it), so a damaged table
 is an error, not counts. Games of scores (young, twins) show each layer's least and
 greatest value instead of results.
@@ -51,7 +61,8 @@ Examples:
   retro stats tables/young-sample.retro
   retro stats quixo.retro --json
   retro stats morris.retro --split --reachable
-  retro stats ttt.retro --reachable --examples")]
+  retro stats ttt.retro --reachable --examples
+  retro stats ttt.retro --reachable --remoteness")]
 pub struct Args {
     /// Table file.
     table: PathBuf,
@@ -71,6 +82,11 @@ pub struct Args {
     /// scores: the greatest and least value), as query takes them.
     #[arg(long)]
     examples: bool,
+    /// Count the positions by remoteness, the plies to the end with best play: a row per
+    /// remoteness of the wins, losses and ties for the side to move, and one of the draws
+    /// (which have none); with --split, a histogram per layer before the table's.
+    #[arg(long)]
+    remoteness: bool,
     /// Count without checking each layer's checksum first (a damaged table then gives
     /// wrong counts rather than an error).
     #[arg(long)]
@@ -90,6 +106,7 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
         split: args.split,
         reachable: args.reachable,
         examples: args.examples,
+        remoteness: args.remoteness,
     };
     let stats = crate::answers::stats::table_stats::<R>(&table, asked)?;
     if args.json {
@@ -101,7 +118,9 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     let results = layers
         .iter()
         .any(|l| l.wins + l.losses + l.ties + l.draws > 0);
-    if let Some(rows) = &stats.split {
+    if args.remoteness {
+        print_remoteness(layers, args.split, reach)?;
+    } else if let Some(rows) = &stats.split {
         print_split(rows, results, reach)?;
     } else {
         print_layers(layers, results, reach)?;
@@ -323,6 +342,65 @@ fn print_split(rows: &[SplitRow], results: bool, reach: bool) -> Result<()> {
             Shown::of_row(r).columns(results)
         )?;
     }
+    Ok(())
+}
+
+/// `--remoteness`'s table: a row per remoteness of the whole table's positions (with
+/// `split`, each layer's rows first), the draws' row, and a row of the sums; of the
+/// reachable positions with `reach`.
+fn print_remoteness(layers: &[LayerStats], split: bool, reach: bool) -> Result<()> {
+    let rows_of = |l: &LayerStats| -> Vec<RemotenessRow> {
+        let rows = match reach {
+            true => l.reached.as_ref().and_then(|r| r.remoteness.clone()),
+            false => l.remoteness.clone(),
+        };
+        rows.unwrap_or_default()
+    };
+    let total = rows_of(&crate::answers::stats::total(layers));
+    let columns = |r: &RemotenessRow| {
+        format!(
+            "{:>14} {:>14} {:>14} {:>14}",
+            r.wins, r.losses, r.ties, r.draws
+        )
+    };
+    let named = |r: &RemotenessRow| r.remoteness.map_or("draw".to_string(), |r| r.to_string());
+    let sums = total.iter().fold(RemotenessRow::default(), |mut s, r| {
+        s.wins += r.wins;
+        s.losses += r.losses;
+        s.ties += r.ties;
+        s.draws += r.draws;
+        s
+    });
+    // With a layer column where each layer has its own rows.
+    let first = |layer: &str| match split {
+        true => format!("{layer:>5} "),
+        false => String::new(),
+    };
+    outln!(
+        "{}{:>10} {:>14} {:>14} {:>14} {:>14}",
+        first("layer"),
+        "remoteness",
+        "wins",
+        "losses",
+        "ties",
+        "draws"
+    )?;
+    if split {
+        for l in layers {
+            for r in rows_of(l) {
+                outln!(
+                    "{}{:>10} {}",
+                    first(&l.layer.to_string()),
+                    named(&r),
+                    columns(&r)
+                )?;
+            }
+        }
+    }
+    for r in &total {
+        outln!("{}{:>10} {}", first("all"), named(r), columns(r))?;
+    }
+    outln!("{}{:>10} {}", first("all"), "all", columns(&sums))?;
     Ok(())
 }
 

@@ -823,3 +823,89 @@ fn the_prompt_offers_the_moves_the_position_has() {
     );
     assert!(!query.contains("to move has"), "{query}");
 }
+
+/// `--seed`: retro chooses at random among its equally good moves, each one `query` marks
+/// best; seeds differ in some choice, one seed always plays the same game, and without a
+/// seed retro plays the first best move, as before.
+#[test]
+fn a_seed_varies_retros_choice_among_its_best_moves() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("ttt.retro");
+    let ts = t.to_str().unwrap();
+    crate::common::ok(&retro(&["build", "mnk", "3x3k3", "-q", "-o", ts], ""));
+    let first_reply = |text: &str| -> String {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("retro plays "))
+            .unwrap_or_else(|| panic!("{text}"));
+        line["retro plays ".len()..]
+            .split(' ')
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    // From the empty board every move ties; after x takes the centre, only o's corners do.
+    for (from, side) in [("start", "second"), ("start 2,2", "first")] {
+        let query = crate::common::ok(&retro(&["query", ts, from, "--json"], ""));
+        let query: serde_json::Value = serde_json::from_str(&query).unwrap();
+        let best: Vec<String> = query["best"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap().to_string())
+            .collect();
+        assert!(
+            best.len() > 1 && best.len() < 9 || from == "start",
+            "{best:?}"
+        );
+        let args = |seed: Option<String>| {
+            let mut args = vec![
+                "--as".to_string(),
+                side.into(),
+                "--from".into(),
+                from.into(),
+            ];
+            if let Some(seed) = seed {
+                args.extend(["--seed".to_string(), seed]);
+            }
+            args
+        };
+        let reply = |seed: Option<u64>| {
+            let args = args(seed.map(|s| s.to_string()));
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            first_reply(&play(&t, &args, "quit\n"))
+        };
+        let seeded: Vec<String> = (0..16).map(|s| reply(Some(s))).collect();
+        for r in &seeded {
+            assert!(best.contains(r), "{from}: {r} is not among {best:?}");
+        }
+        let mut distinct = seeded.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert!(distinct.len() > 1, "{from}: every seed played {seeded:?}");
+        // Without a seed: the first best move, every time.
+        assert_eq!(reply(None), best[0], "{from}");
+    }
+    // A whole game, the player typing every cell in turn (retro's are refused and asked
+    // again): the same seed, the same game; other seeds, another game.
+    let script = "1,1\n1,2\n1,3\n2,1\n2,2\n2,3\n3,1\n3,2\n3,3\n".repeat(5);
+    let game = |seed: u64| {
+        play(
+            &t,
+            &["--as", "second", "--seed", &seed.to_string()],
+            &script,
+        )
+    };
+    let once = game(3);
+    assert!(once.contains("game over"), "{once}");
+    assert_eq!(game(3), once);
+    assert!((4..12).any(|s| game(s) != once), "{once}");
+    // `help` says how retro chooses.
+    let text = play(&t, &["--seed", "1"], "help\nquit\n");
+    assert!(
+        text.contains("chosen at random among equally good ones"),
+        "{text}"
+    );
+    let text = play(&t, &[], "help\nquit\n");
+    assert!(text.contains("the first of equally good ones"), "{text}");
+}

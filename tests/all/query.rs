@@ -160,6 +160,52 @@ fn batch_reports_bad_lines_and_goes_on() {
     );
 }
 
+/// `--batch --quiet`: the same output lines and exit code 2, and on stderr instead of a
+/// line per refusal one line at the end: how many were refused, and the first.
+#[test]
+fn quiet_batch_sums_up_the_refused_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("y.retro");
+    build(&young_spec(), &path);
+    let input = "0,0,0\n1,2,0\nnonsense\n4,4,4\n";
+    for json in [false, true] {
+        let mut args = vec!["query", path.to_str().unwrap(), "--batch"];
+        if json {
+            args.push("--json");
+        }
+        let loud = retro(&args, input);
+        args.push("--quiet");
+        let quiet = retro(&args, input);
+        assert_eq!(quiet.status.code(), Some(2));
+        assert_eq!(quiet.stdout, loud.stdout);
+        let stderr = String::from_utf8_lossy(&quiet.stderr);
+        let first = String::from_utf8_lossy(&loud.stderr)
+            .lines()
+            .next()
+            .unwrap()
+            .trim_start_matches("error: ")
+            .to_string();
+        assert!(first.starts_with("line 2: bad young position"), "{first}");
+        assert_eq!(
+            stderr,
+            format!("error: 2 of 4 positions refused (first: {first})\n")
+        );
+    }
+    // Nothing refused: nothing said, exit 0.
+    let args = ["query", path.to_str().unwrap(), "--batch", "--quiet"];
+    let out = retro(&args, "0,0,0\n");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty());
+    // Without --batch there is nothing to sum up.
+    let out = retro(&["query", path.to_str().unwrap(), "0,0,0", "--quiet"], "");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("error: --quiet goes with --batch"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn principal_variation_is_legal_and_ends_at_the_value() {
     let dir = tempfile::tempdir().unwrap();

@@ -874,3 +874,250 @@ fn split_rows_of_twins_count_each_sides_marks() {
         .collect();
     assert_eq!(rows, want);
 }
+
+/// Tic-tac-toe solved by plain minimax from the empty board, nothing shared with retro:
+/// every position play reaches (play stops at a line or a full board), with the result for
+/// the side to move ('w', 'l', 't') and the remoteness, the plies to the end with best
+/// play: the fastest win, the slowest loss, and a tie's plies to the full board.
+fn tic_tac_toe() -> std::collections::HashMap<[u8; 9], (char, usize)> {
+    const LINES: [[usize; 3]; 8] = [
+        [0, 1, 2],
+        [3, 4, 5],
+        [6, 7, 8],
+        [0, 3, 6],
+        [1, 4, 7],
+        [2, 5, 8],
+        [0, 4, 8],
+        [2, 4, 6],
+    ];
+    fn solve(
+        board: &mut [u8; 9],
+        seen: &mut std::collections::HashMap<[u8; 9], (char, usize)>,
+    ) -> (char, usize) {
+        if let Some(&v) = seen.get(board) {
+            return v;
+        }
+        let line = LINES
+            .iter()
+            .any(|l| board[l[0]] != 0 && l.iter().all(|&c| board[c] == board[l[0]]));
+        let stones = board.iter().filter(|&&c| c != 0).count();
+        let value = if line {
+            // The side that just moved made the line.
+            ('l', 0)
+        } else if stones == 9 {
+            ('t', 0)
+        } else {
+            let mark = if stones % 2 == 0 { 1 } else { 2 };
+            // The key the side to move ranks its moves by: a win, sooner, before a tie,
+            // before a loss, later.
+            let key = |v: (char, usize)| match v.0 {
+                'w' => (2, -(v.1 as i64)),
+                't' => (1, 0),
+                _ => (0, v.1 as i64),
+            };
+            let mut best: Option<(char, usize)> = None;
+            for cell in 0..9 {
+                if board[cell] != 0 {
+                    continue;
+                }
+                board[cell] = mark;
+                let (result, r) = solve(board, seen);
+                board[cell] = 0;
+                let mine = match result {
+                    'l' => ('w', r + 1),
+                    'w' => ('l', r + 1),
+                    _ => ('t', r + 1),
+                };
+                if best.is_none_or(|b| key(mine) > key(b)) {
+                    best = Some(mine);
+                }
+            }
+            best.unwrap()
+        };
+        seen.insert(*board, value);
+        value
+    }
+    let mut seen = std::collections::HashMap::new();
+    solve(&mut [0; 9], &mut seen);
+    seen
+}
+
+/// A histogram by (layer, remoteness, None for the draws' row): wins, losses, ties, draws.
+type ByRemoteness = std::collections::BTreeMap<(u64, Option<u64>), [u64; 4]>;
+
+/// `--json`'s rows of a histogram, under `layer`.
+fn remoteness_json(rows: &Value, layer: u64, into: &mut ByRemoteness) {
+    for r in rows.as_array().unwrap_or_else(|| panic!("{rows}")) {
+        let n = |key: &str| r[key].as_u64().unwrap_or_else(|| panic!("{key} in {r}"));
+        let counts = [n("wins"), n("losses"), n("ties"), n("draws")];
+        assert!(counts.iter().any(|&c| c > 0), "an empty row: {r}");
+        assert!(
+            into.insert((layer, r["remoteness"].as_u64()), counts)
+                .is_none(),
+            "two rows of one remoteness: {rows}"
+        );
+    }
+}
+
+/// `stats --remoteness --reachable` on tic-tac-toe: per layer and per remoteness, the wins,
+/// losses and ties of the reachable positions equal the brute force's (text and JSON say
+/// the same), and they sum to the plain counts.
+#[test]
+fn remoteness_histogram_of_tic_tac_toe_equals_a_minimax() {
+    let solved = tic_tac_toe();
+    assert_eq!(solved.len(), 5478);
+    let mut want = ByRemoteness::new();
+    for (board, &(result, r)) in &solved {
+        let stones = board.iter().filter(|&&c| c != 0).count() as u64;
+        let column = match result {
+            'w' => 0,
+            'l' => 1,
+            _ => 2,
+        };
+        want.entry((stones, Some(r as u64))).or_default()[column] += 1;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ttt = dir.path().join("ttt.retro");
+    let ttt = ttt.to_str().unwrap();
+    ok(&retro(&["build", "mnk", "3x3k3", "-q", "-o", ttt], ""));
+    let args = ["stats", ttt, "--reachable", "--remoteness"];
+    let json: Value =
+        serde_json::from_str(&ok(&retro(&[&args[..], &["--json"]].concat(), ""))).unwrap();
+    let mut got = ByRemoteness::new();
+    for l in json["layers"].as_array().unwrap() {
+        let layer = l["layer"].as_u64().unwrap();
+        remoteness_json(&l["reached"]["remoteness"], layer, &mut got);
+    }
+    assert_eq!(got, want);
+    // The table's rows: the layers' summed.
+    let mut all = ByRemoteness::new();
+    for (&(_, r), c) in &want {
+        let sum = all.entry((0, r)).or_default();
+        (0..4).for_each(|i| sum[i] += c[i]);
+    }
+    let mut total = ByRemoteness::new();
+    remoteness_json(&json["total"]["reached"]["remoteness"], 0, &mut total);
+    assert_eq!(total, all);
+    // The sums are the plain counts of the reachable positions: 2836 wins, 1574 losses,
+    // 1068 ties.
+    let plain: Value =
+        serde_json::from_str(&ok(&retro(&["stats", ttt, "--reachable", "--json"], ""))).unwrap();
+    let sums: Vec<u64> = (0..4).map(|i| all.values().map(|c| c[i]).sum()).collect();
+    let reached = &plain["total"]["reached"];
+    let key = |k: &str| reached[k].as_u64().unwrap();
+    assert_eq!(
+        sums,
+        [key("wins"), key("losses"), key("ties"), key("draws")]
+    );
+    assert_eq!(sums, [2836, 1574, 1068, 0]);
+    // The text: a heading, a row per remoteness, the sums, and the line on reachability.
+    let text = ok(&retro(&args, ""));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0].split_whitespace().collect::<Vec<_>>(),
+        ["remoteness", "wins", "losses", "ties", "draws"]
+    );
+    let rows = |lines: &[&str], layered: bool| -> ByRemoteness {
+        lines
+            .iter()
+            .map(|line| {
+                let w: Vec<&str> = line.split_whitespace().collect();
+                let (layer, w) = match layered {
+                    true => (w[0].parse().unwrap(), &w[1..]),
+                    false => (0, &w[..]),
+                };
+                let n = |i: usize| w[i].parse::<u64>().unwrap();
+                ((layer, Some(n(0))), [n(1), n(2), n(3), n(4)])
+            })
+            .collect()
+    };
+    assert_eq!(rows(&lines[1..lines.len() - 2], false), all, "{text}");
+    let sums_line = format!(
+        "{:>10} {:>14} {:>14} {:>14} {:>14}",
+        "all", 2836, 1574, 1068, 0
+    );
+    assert_eq!(lines[lines.len() - 2], sums_line, "{text}");
+    // With --split, each layer's rows first, then the table's under `all`.
+    let text = ok(&retro(&[&args[..], &["--split"]].concat(), ""));
+    let lines: Vec<&str> = text.lines().collect();
+    let layered = lines[1..]
+        .iter()
+        .take_while(|l| !l.trim_start().starts_with("all"))
+        .count();
+    assert_eq!(rows(&lines[1..1 + layered], true), want, "{text}");
+    assert_eq!(
+        lines[lines.len() - 2],
+        format!("  all {sums_line}"),
+        "{text}"
+    );
+}
+
+/// `stats --remoteness` on a folded Teeko table, which has draws: each layer's rows (of
+/// every position, and of the reachable ones) sum to its counts of wins, losses, ties and
+/// draws, the draws are a row of their own, and a game of scores refuses the histogram.
+#[test]
+fn remoteness_rows_sum_to_the_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("t.retro");
+    let table = table.to_str().unwrap();
+    ok(&retro(&["build", "teeko", "3x3s3", "-q", "-o", table], ""));
+    let args = ["stats", table, "--reachable", "--remoteness", "--json"];
+    let json: Value = serde_json::from_str(&ok(&retro(&args, ""))).unwrap();
+    let summed = |counts: &Value, rows: &Value| {
+        let mut by = ByRemoteness::new();
+        remoteness_json(rows, 0, &mut by);
+        // The draws, and only they, have no remoteness.
+        for (&(_, r), c) in &by {
+            assert_eq!(r.is_none(), c[3] > 0, "{rows}");
+            assert!(r.is_some() || c[..3] == [0, 0, 0], "{rows}");
+        }
+        let sums: Vec<u64> = (0..4).map(|i| by.values().map(|c| c[i]).sum()).collect();
+        let n = |k: &str| counts[k].as_u64().unwrap();
+        assert_eq!(
+            sums,
+            [n("wins"), n("losses"), n("ties"), n("draws")],
+            "{counts}"
+        );
+    };
+    let mut draws = 0;
+    for l in json["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain([&json["total"]])
+    {
+        summed(l, &l["remoteness"]);
+        summed(&l["reached"], &l["reached"]["remoteness"]);
+        draws += l["draws"].as_u64().unwrap();
+    }
+    assert!(draws > 0, "{json}");
+    // The text's `all` row: the reachable positions' counts.
+    let text = ok(&retro(&args[..4], ""));
+    let reached = &json["total"]["reached"];
+    let n = |k: &str| reached[k].as_u64().unwrap();
+    let sums_line = format!(
+        "{:>10} {:>14} {:>14} {:>14} {:>14}",
+        "all",
+        n("wins"),
+        n("losses"),
+        n("ties"),
+        n("draws")
+    );
+    assert!(text.lines().any(|l| l == sums_line), "{text}");
+    assert!(
+        text.lines().any(|l| l.trim_start().starts_with("draw ")),
+        "{text}"
+    );
+    // Young's values are scores: no remoteness to count by.
+    let young = dir.path().join("y.retro");
+    let young = young.to_str().unwrap();
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/tables/young-sample.txt");
+    ok(&retro(&["build", "young", sample, "-q", "-o", young], ""));
+    let out = retro(&["stats", young, "--remoteness"], "");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: --remoteness counts") && err.lines().count() == 1,
+        "{err}"
+    );
+}

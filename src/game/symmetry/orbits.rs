@@ -990,8 +990,7 @@ mod tests {
         for (rows, cols, top) in [(4, 4, 16), (3, 4, 12), (3, 3, 9), (5, 5, 5)] {
             let sym = GridSymmetries::grid(rows, cols, GridGroup::Dihedral);
             let cells = rows * cols;
-            let specs: Vec<(usize, Option<usize>)> =
-                (0..=top).map(|k| (k, Some(k / 2))).collect();
+            let specs: Vec<(usize, Option<usize>)> = (0..=top).map(|k| (k, Some(k / 2))).collect();
             let direct = Orbits::with_layers(sym.clone(), specs.clone()).unwrap();
             let mut listed = Orbits::with_layers(sym, specs).unwrap();
             listed.direct_max = 0;
