@@ -862,6 +862,24 @@ mod tests {
     use crate::game::symmetry::GridGroup;
     use crate::game::two_colour;
 
+    /// Each rank of layer k counted `seen[r]` times, once a position of its orbit: the
+    /// counts are the orbits' sizes, and the cursor walks the ranks in order.
+    fn every_rank_is_one_orbit(orbits: &Orbits, k: usize, seen: &[u64], what: &str) {
+        for (r, &count) in seen.iter().enumerate() {
+            let (s, y, _) = orbits.unrank(k, r as u64);
+            assert_eq!(count, orbits.orbit_size(s, y), "{what} r {r}");
+        }
+        if seen.is_empty() {
+            return;
+        }
+        let (_, _, mut cursor) = orbits.unrank(k, 0);
+        for r in 1..seen.len() as u64 {
+            let (s, y) = orbits.advance(k, &mut cursor);
+            let (s2, y2, _) = orbits.unrank(k, r);
+            assert_eq!((s, y), (s2, y2), "{what} r {r}");
+        }
+    }
+
     /// Every position of small grids: the ranks are dense, equal exactly on images, and read
     /// back to a position of the same orbit; the cursor walks the ranks in order.
     #[test]
@@ -901,18 +919,7 @@ mod tests {
                         }
                     }
                     // Every rank is one orbit, and the orbit sizes add up to its positions.
-                    for (r, &count) in seen.iter().enumerate() {
-                        let (s, y, _) = orbits.unrank(k, r as u64);
-                        assert_eq!(count, orbits.orbit_size(s, y), "{rows}x{cols} k {k} r {r}");
-                    }
-                    if n > 0 {
-                        let (_, _, mut cursor) = orbits.unrank(k, 0);
-                        for r in 1..n {
-                            let (s, y) = orbits.advance(k, &mut cursor);
-                            let (s2, y2, _) = orbits.unrank(k, r);
-                            assert_eq!((s, y), (s2, y2), "{rows}x{cols} k {k} r {r}");
-                        }
-                    }
+                    every_rank_is_one_orbit(&orbits, k, &seen, &format!("{rows}x{cols} k {k}"));
                 }
             }
         }
@@ -963,22 +970,7 @@ mod tests {
                         assert!(images.contains(&(s, y)), "{rows}x{cols} ({b}, {a}) r {r}");
                     }
                 }
-                for (r, &count) in seen.iter().enumerate() {
-                    let (s, y, _) = orbits.unrank(i, r as u64);
-                    assert_eq!(
-                        count,
-                        orbits.orbit_size(s, y),
-                        "{rows}x{cols} ({b}, {a}) r {r}"
-                    );
-                }
-                if n > 0 {
-                    let (_, _, mut cursor) = orbits.unrank(i, 0);
-                    for r in 1..n {
-                        let (s, y) = orbits.advance(i, &mut cursor);
-                        let (s2, y2, _) = orbits.unrank(i, r);
-                        assert_eq!((s, y), (s2, y2), "{rows}x{cols} ({b}, {a}) r {r}");
-                    }
-                }
+                every_rank_is_one_orbit(&orbits, i, &seen, &format!("{rows}x{cols} ({b}, {a})"));
             }
         }
     }
