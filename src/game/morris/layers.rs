@@ -102,7 +102,23 @@ impl Morris {
                 offset += size;
             }
         }
+        let mills_at = geometry
+            .mills_at
+            .iter()
+            .map(|mills| {
+                let mut row = [NO_MILL; MILLS_AT];
+                for (to, &m) in row.iter_mut().zip(mills) {
+                    *to = m;
+                }
+                debug_assert!(
+                    mills.len() <= MILLS_AT,
+                    "a point in more mills than a row holds"
+                );
+                row
+            })
+            .collect();
         let mut game = Morris {
+            mills_at,
             geometry,
             n,
             stones: s,

@@ -134,7 +134,16 @@ pub struct Morris {
     binom: Binomial,
     /// The lost layer's positions, by group (`lost.rs`): its one entry stands for them.
     lost: Vec<lost::LostGroup>,
+    /// Each point's mills (`Geometry::mills_at`) in a fixed row, the rest `NO_MILL`: a
+    /// move's mill test reads one row and tests its words without a branch per mill.
+    mills_at: Vec<[u32; MILLS_AT]>,
 }
+
+/// The most mills through one point (the 24-point board with its diagonals: three).
+const MILLS_AT: usize = 3;
+
+/// A word no set of stones covers (a board has at most 24 points), padding `mills_at`.
+const NO_MILL: u32 = u32::MAX;
 
 /// The most moves of one position that stay in its layer, and the most that lead into it:
 /// at most 12 stones sliding to at most 4 neighbours each, or 3 flying to at most 21 points.
@@ -189,9 +198,8 @@ impl Morris {
     /// The mills of `mine` that the stone on `point` closes.
     #[inline]
     fn closes_mill(&self, mine: u32, point: usize) -> bool {
-        self.geometry.mills_at[point]
-            .iter()
-            .any(|&m| m & !mine == 0)
+        let [a, b, c] = self.mills_at[point];
+        (a & !mine == 0) | (b & !mine == 0) | (c & !mine == 0)
     }
 
     /// The stones of `theirs` a closed mill may remove: those in no mill of theirs, or any
@@ -825,8 +833,10 @@ impl Morris {
         let empty = self.all & !(mine | theirs);
         let mut closing = 0;
         for &m in &self.geometry.mills {
+            // One point missing: a power of two (no popcount, which the portable target
+            // has no instruction for).
             let missing = m & !mine;
-            if missing.count_ones() == 1 {
+            if missing != 0 && missing & (missing - 1) == 0 {
                 closing |= missing & empty;
             }
         }

@@ -27,6 +27,9 @@ use crate::game::rank::{Binomial, bits};
 use crate::game::symmetry::Cursor;
 use crate::game::{Edge, Game, LayerKind, Move, Values, Wdl};
 
+/// The largest board whose line test is one table bit (`Quixo::lined`).
+const LINED_CELLS: usize = 16;
+
 /// A Quixo position: the marked cubes, x's among them, and who moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QuixoPosition {
@@ -67,6 +70,11 @@ pub struct Quixo {
     ring: u64,
     /// Every row, column and main diagonal, as cell masks.
     lines: Vec<u64>,
+    /// On boards of at most `LINED_CELLS` cells, bit `m` of this table says whether the
+    /// cells of mask `m` hold a line (`has_line`): undoing or making a push tests both
+    /// sides' cubes, and one bit read in 8 KiB (4 x 4) costs less than walking the lines.
+    /// Empty on larger boards (5 x 5's would be 4 MiB read at random).
+    lined: Vec<u64>,
     /// For each cell, the ring cells whose cube may be pushed in there.
     sources: Vec<u64>,
     /// By `from * cells + to`, a push's line: the cells from `from` to `to`, which shift,
@@ -123,6 +131,7 @@ impl Quixo {
             n,
             cells,
             ring,
+            lined: Vec::new(),
             lines,
             sources: vec![0; cells],
             corners: 0,
@@ -151,6 +160,15 @@ impl Quixo {
             for to in targets {
                 quixo.sources[to] |= 1 << from;
             }
+        }
+        if cells <= LINED_CELLS {
+            let mut lined = vec![0u64; (1usize << cells).div_ceil(64)];
+            for m in 0..1u64 << cells {
+                if quixo.lines.iter().any(|&l| l & !m == 0) {
+                    lined[(m >> 6) as usize] |= 1 << (m & 63);
+                }
+            }
+            quixo.lined = lined;
         }
         Ok(quixo)
     }
@@ -204,8 +222,12 @@ impl Quixo {
         }
     }
 
+    #[inline]
     fn has_line(&self, cells: u64) -> bool {
-        self.lines.iter().any(|&l| l & !cells == 0)
+        match self.lined.get((cells >> 6) as usize) {
+            Some(word) => word >> (cells & 63) & 1 == 1,
+            None => self.lines.iter().any(|&l| l & !cells == 0),
+        }
     }
 
     /// Where a cube taken from `from` may go back in: the ends of its row and column, not
@@ -362,7 +384,8 @@ impl Game for Quixo {
     }
 
     fn table_bytes(&self) -> u64 {
-        (self.spans.len() * size_of::<(u64, u32)>()) as u64 + self.layers.orbits.table_bytes()
+        (self.spans.len() * size_of::<(u64, u32)>() + self.lined.len() * 8) as u64
+            + self.layers.orbits.table_bytes()
     }
 
     fn unbuilt_table_bytes(&self, k: usize) -> u64 {

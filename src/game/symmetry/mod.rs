@@ -54,8 +54,13 @@ pub struct GridSymmetries {
     pub(super) chunks: usize,
     /// Per symmetry, the image of each cell.
     pub(super) images: Vec<Vec<u8>>,
-    /// `tables[(g * chunks + c) * 256 + byte]`: the image of chunk c's cells `byte`.
-    pub(super) tables: Vec<u64>,
+    /// `tables[(g * chunks + c) * 256 + byte]`: the image of chunk c's cells `byte`, in
+    /// 32-bit words where the board has at most 32 cells (`narrow`), else in 64-bit ones
+    /// (`wide`; the other is empty). Ranking maps two masks a parent, so these tables are
+    /// read as often as anything in a solve: narrow ones take half the cache (Teeko's eight
+    /// symmetries of 4 chunks, 32 KiB rather than 64).
+    narrow: Vec<u32>,
+    wide: Vec<u64>,
 }
 
 impl GridSymmetries {
@@ -100,11 +105,16 @@ impl GridSymmetries {
                 }
             }
         }
+        let (narrow, wide) = match chunks <= NARROW_CHUNKS {
+            true => (tables.iter().map(|&t| t as u32).collect(), Vec::new()),
+            false => (Vec::new(), tables),
+        };
         GridSymmetries {
             cells,
             chunks,
             images,
-            tables,
+            narrow,
+            wide,
         }
     }
 
@@ -124,22 +134,29 @@ impl GridSymmetries {
         // The common sizes with their loops unrolled: ranking a child maps two masks, and
         // morris ranks some ten children a position.
         match self.chunks {
-            2 => self.map_chunks::<2>(g, mask),
-            3 => self.map_chunks::<3>(g, mask),
-            4 => self.map_chunks::<4>(g, mask),
-            n => self.map_over(g, mask, n),
+            1 => self.map_narrow::<1>(g, mask),
+            2 => self.map_narrow::<2>(g, mask),
+            3 => self.map_narrow::<3>(g, mask),
+            4 => self.map_narrow::<4>(g, mask),
+            n => self.map_wide(g, mask, n),
         }
     }
 
+    /// The image over `N` bytes of 32-bit table words (the loop unrolls).
     #[inline(always)]
-    fn map_chunks<const N: usize>(&self, g: usize, mask: u64) -> u64 {
-        self.map_over(g, mask, N)
+    fn map_narrow<const N: usize>(&self, g: usize, mask: u64) -> u64 {
+        let table = &self.narrow[g * N * 256..(g + 1) * N * 256];
+        let mut out = 0;
+        for c in 0..N {
+            out |= table[c * 256 + (mask >> (8 * c) & 255) as usize];
+        }
+        u64::from(out)
     }
 
-    /// The image over `chunks` bytes (a constant where inlined: the loop unrolls).
+    /// The image over `chunks` bytes of 64-bit table words.
     #[inline(always)]
-    fn map_over(&self, g: usize, mask: u64, chunks: usize) -> u64 {
-        let table = &self.tables[g * chunks * 256..(g + 1) * chunks * 256];
+    fn map_wide(&self, g: usize, mask: u64, chunks: usize) -> u64 {
+        let table = &self.wide[g * chunks * 256..(g + 1) * chunks * 256];
         let mut out = 0;
         for c in 0..chunks {
             out |= table[c * 256 + (mask >> (8 * c) & 255) as usize];
@@ -170,6 +187,10 @@ impl GridSymmetries {
         out
     }
 }
+
+/// Boards of at most this many 8-cell chunks (32 cells) keep their cell masks' tables in
+/// 32-bit words.
+pub(super) const NARROW_CHUNKS: usize = 4;
 
 /// The most symmetries folded: a table word keeps one bit per symmetry.
 pub const MAX_SYMMETRIES: usize = 16;

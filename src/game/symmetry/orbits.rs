@@ -3,7 +3,7 @@
 use std::sync::OnceLock;
 
 use super::bits::{deposit, pext};
-use super::{GridSymmetries, MAX_SYMMETRIES};
+use super::{GridSymmetries, MAX_SYMMETRIES, NARROW_CHUNKS};
 use crate::error::{Error, Result};
 use crate::game::rank::{
     Binomial, POP8, colex_chunk_table, colex_next_mask, colex_unrank_mask, compress,
@@ -46,13 +46,17 @@ pub struct Orbits {
     /// how many of those are x's (None: any number).
     specs: Vec<Spec>,
     sizes: Vec<u64>,
-    /// Colex ranks by 8-cell chunk, as `quixo` keeps them: entry `(c * (cells + 1) + t) * 256
-    /// + bits` is what chunk c's set bits add when t set bits lie below it.
-    chunk_rank: Vec<u64>,
+    /// Colex ranks by 8-cell chunk: entry `(c * (cells + 1) + t) * 256 + bits` is what chunk
+    /// c's set bits add when t set bits lie below it. In 32-bit words where the board has at
+    /// most 32 cells (every colex rank of such a board fits), as the symmetries' tables are
+    /// (`GridSymmetries::map`), else in 64-bit ones (`chunk_rank_wide`; the other empty).
+    chunk_rank: Vec<u32>,
+    chunk_rank_wide: Vec<u64>,
     /// The colex rank of every colour pattern of the 16 lowest cells among those with as
     /// many bits, for layers of a given number of x's: a pattern's rank does not depend on
-    /// the layer, so one table of 256 KiB serves them all (empty where no layer counts x's).
-    pattern_rank: Vec<u32>,
+    /// the layer, so one table of 128 KiB serves them all (empty where no layer counts x's).
+    /// The ranks are below C(16, 8) = 12,870, so 16 bits hold them.
+    pattern_rank: Vec<u16>,
     layers: Vec<OnceLock<Layer>>,
     /// `DIRECT_BYTES` (a test sets 0, to rank every special orbit by its list).
     direct_max: u64,
@@ -184,7 +188,11 @@ impl Orbits {
                 )));
             }
         }
-        let chunk_rank = colex_chunk_table(&binom, cells);
+        let wide = colex_chunk_table(&binom, cells);
+        let (chunk_rank, chunk_rank_wide) = match sym.chunks <= NARROW_CHUNKS {
+            true => (wide.iter().map(|&r| r as u32).collect(), Vec::new()),
+            false => (Vec::new(), wide),
+        };
         let sizes: Vec<u64> = specs
             .iter()
             .map(|s| match (s.free, s.xs) {
@@ -207,7 +215,7 @@ impl Orbits {
                         rank += binom.get(rest.trailing_zeros() as usize, i);
                         rest &= rest - 1;
                     }
-                    rank as u32
+                    rank as u16
                 })
                 .collect(),
             false => Vec::new(),
@@ -219,6 +227,7 @@ impl Orbits {
             specs,
             sizes,
             chunk_rank,
+            chunk_rank_wide,
             pattern_rank,
             layers,
             direct_max: DIRECT_BYTES,
@@ -252,7 +261,9 @@ impl Orbits {
     /// Bytes the tables of every layer take once each is built (they are kept to the end),
     /// at most, plus what building the largest holds for a moment (`layer_bytes`).
     pub fn table_bytes(&self) -> u64 {
-        let shared = (self.chunk_rank.len() * 8 + self.pattern_rank.len() * 4) as u64;
+        let shared = (self.chunk_rank.len() * 4
+            + self.chunk_rank_wide.len() * 8
+            + self.pattern_rank.len() * 2) as u64;
         let layers = (0..self.specs.len()).map(|i| self.layer_bytes(i));
         let building = (0..self.specs.len())
             .map(|i| {
@@ -346,26 +357,35 @@ impl Orbits {
     #[inline(always)]
     fn set_rank(&self, set: u64) -> u64 {
         match self.sym.chunks {
-            2 => self.set_rank_chunks::<2>(set),
-            3 => self.set_rank_chunks::<3>(set),
-            4 => self.set_rank_chunks::<4>(set),
-            n => self.set_rank_over(set, n),
+            1 => self.set_rank_narrow::<1>(set),
+            2 => self.set_rank_narrow::<2>(set),
+            3 => self.set_rank_narrow::<3>(set),
+            4 => self.set_rank_narrow::<4>(set),
+            n => self.set_rank_wide(set, n),
         }
     }
 
+    /// The set rank over `N` bytes of 32-bit table words (the loop unrolls).
     #[inline(always)]
-    fn set_rank_chunks<const N: usize>(&self, set: u64) -> u64 {
-        self.set_rank_over(set, N)
+    fn set_rank_narrow<const N: usize>(&self, set: u64) -> u64 {
+        let (mut rank, mut t) = (0u32, 0);
+        let stride = self.cells + 1;
+        for c in 0..N {
+            let bits = (set >> (8 * c) & 255) as usize;
+            rank += self.chunk_rank[(c * stride + t) * 256 + bits];
+            t += POP8[bits] as usize;
+        }
+        u64::from(rank)
     }
 
-    /// The set rank over `chunks` bytes (a constant where inlined: the loop unrolls).
+    /// The set rank over `chunks` bytes of 64-bit table words.
     #[inline(always)]
-    fn set_rank_over(&self, set: u64, chunks: usize) -> u64 {
+    fn set_rank_wide(&self, set: u64, chunks: usize) -> u64 {
         let (mut rank, mut t) = (0, 0);
         let stride = self.cells + 1;
         for c in 0..chunks {
             let bits = (set >> (8 * c) & 255) as usize;
-            rank += self.chunk_rank[(c * stride + t) * 256 + bits];
+            rank += self.chunk_rank_wide[(c * stride + t) * 256 + bits];
             t += POP8[bits] as usize;
         }
         rank
@@ -521,18 +541,18 @@ impl Orbits {
             .filter(|&o| special[o] != u32::MAX)
             .map(|o| offset[o])
             .collect();
-        let entry = orbit_of
-            .iter()
-            .zip(&how)
-            .map(|(&o, &h)| {
-                let o = o as usize;
-                let low = match special[o] {
-                    u32::MAX => offset[o],
-                    at => SPECIAL | at as u64,
-                };
-                u64::from(h) << HOW_SHIFT | low
-            })
-            .collect();
+        // Every rank reads this table at random (Morris's reach 20 MiB): on huge pages it
+        // costs no TLB miss of its own where the kernel leaves the choice to the program.
+        let mut entry: Vec<u64> = Vec::with_capacity(sets);
+        crate::memory::huge_pages(entry.spare_capacity_mut());
+        entry.extend(orbit_of.iter().zip(&how).map(|(&o, &h)| {
+            let o = o as usize;
+            let low = match special[o] {
+                u32::MAX => offset[o],
+                at => SPECIAL | at as u64,
+            };
+            u64::from(h) << HOW_SHIFT | low
+        }));
         Layer {
             xs,
             free: spec.free,
