@@ -12,8 +12,12 @@ use std::path::{Path, PathBuf};
 use clap::ArgGroup;
 
 use super::{open_table, progress_bar};
-use crate::answers::export::RowSink;
-use crate::answers::export::csv::CsvSink;
+#[cfg(feature = "parquet")]
+use crate::answers::export::parquet::{MoveParquetSink, ParquetSink};
+use crate::answers::export::csv::{CsvSink, MoveCsvSink};
+use crate::answers::export::{
+    RowSink, Rows, columns_of, move_columns_of, move_rows_of, rows_of, walk_size,
+};
 use crate::error::{Error, Result, io_error};
 use crate::game::{AnyBoard, Registered, Registry, Visitor};
 use crate::progress::{Progress, Silent};
@@ -80,6 +84,11 @@ pub struct Args {
     /// than one for the entry that stands for them all.
     #[arg(long)]
     all: bool,
+    /// One row per move of each position written (every position with `--all`), in
+    /// `retro query`'s order: position, move, child, then the move's result and
+    /// remoteness for the side that plays it (its value in a game of scores).
+    #[arg(long)]
+    moves: bool,
     /// Test hook: abort, as a kill would, just before the Nth write, sync or rename of the
     /// partial file (see `partial::crash_before_step`).
     #[arg(long, hide = true, value_name = "N")]
@@ -294,63 +303,76 @@ impl Visitor for Export<'_> {
         // A game that ends in a win, a loss, a tie or a draw gets its result and
         // remoteness columns.
         let outcomes = game.outcome(0, 0).is_some();
-        // A folded table: one row per entry with its orbit's size, or every position.
-        let shape = if args.all {
-            crate::answers::export::Rows::Positions
-        } else {
-            crate::answers::export::Rows::Entries
+        let folded = game.symmetries() > 1;
+        // With --all, a folded table's rows are an unfolded table's, in its order.
+        let unfolded = match args.all && folded {
+            true => Some(board.clone().unfolded().build_game::<G>().unwrap_or_else(|| {
+                Err(Error::other(format!("{}: not a board of {}", board.label(), G::NAME)))
+            })?),
+            false => None,
         };
-        let orbits = game.symmetries() > 1 && !args.all;
+        let shape = match (args.all, &unfolded) {
+            (false, _) => Rows::Entries,
+            (true, Some(order)) => Rows::Positions(order),
+            (true, None) => Rows::Positions(&game),
+        };
+        // A folded table: one row per entry with its orbit's size, or every position.
+        let orbits = folded && !args.all;
         // A game whose stones in hand are part of the position gets them as columns.
         let hands = game.hands(&game.unrank(0, 0)).is_some();
         // Values for the side to move are named so, apart from those for the first player.
         let to_move = game.values().for_side_to_move();
-        match format {
+        let total = layers.clone().map(|k| walk_size(&game, shape, k)).sum();
+        let bar = progress_bar(total, args.quiet);
+        let progress: &dyn Progress = match &bar {
+            Some(b) => b,
+            None => &Silent,
+        };
+        let written = match (format, args.moves) {
             #[cfg(feature = "parquet")]
-            Format::Parquet => crate::answers::export::parquet::ParquetSink::new(
+            (Format::Parquet, true) => MoveParquetSink::new(
+                out,
+                board,
+                partial,
+                args.row_group,
+                move_columns_of(outcomes, orbits),
+            )
+            .and_then(|sink| move_rows_of(&game, table, layers, sink, progress, shape)),
+            #[cfg(feature = "parquet")]
+            (Format::Parquet, false) => ParquetSink::new(
                 out,
                 board,
                 partial,
                 args.row_group,
                 notation,
-                crate::answers::export::columns_of(notation, outcomes, orbits, hands, to_move),
+                columns_of(notation, outcomes, orbits, hands, to_move),
             )
-            .and_then(|sink| rows_with_bar(&game, table, layers, sink, args.quiet, shape)),
-            _ => {
-                let _ = board;
-                rows_with_bar(
-                    &game,
-                    table,
-                    layers,
-                    CsvSink::new(out, partial, notation, outcomes, orbits, hands, to_move),
-                    args.quiet,
-                    shape,
-                )
+            .and_then(|sink| rows(&game, table, layers, sink, progress, shape)),
+            (_, true) => {
+                let sink = MoveCsvSink::new(out, partial, outcomes, orbits);
+                move_rows_of(&game, table, layers, sink, progress, shape)
             }
+            (_, false) => {
+                let sink = CsvSink::new(out, partial, notation, outcomes, orbits, hands, to_move);
+                rows(&game, table, layers, sink, progress, shape)
+            }
+        };
+        if let Some(b) = bar {
+            b.finish_and_clear();
         }
+        written
     }
 }
 
-/// `export::rows_of` under a progress bar (unless quiet or not on a terminal).
-fn rows_with_bar<G: Registered, S: RowSink + Send>(
+/// `export::rows_of`, with the forward pass of reachability where the game needs one.
+fn rows<G: Registered, S: RowSink + Send>(
     game: &G,
     table: &Table,
     layers: RangeInclusive<usize>,
     sink: S,
-    quiet: bool,
-    shape: crate::answers::export::Rows,
+    progress: &dyn Progress,
+    shape: Rows<'_, G>,
 ) -> Result<(S::Output, u64)> {
-    let total = layers.clone().map(|k| game.layer_size(k)).sum();
-    let bar = progress_bar(total, quiet);
-    let progress: &dyn Progress = match &bar {
-        Some(b) => b,
-        None => &Silent,
-    };
     let reach = crate::answers::reach::Reachable::where_needed(game)?;
-    let written =
-        crate::answers::export::rows_of(game, table, layers, sink, progress, shape, reach.as_ref());
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
-    written
+    rows_of(game, table, layers, sink, progress, shape, reach.as_ref())
 }
