@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use clap::ArgGroup;
 
 use super::{open_table, progress_bar};
+use crate::answers::export::csv::{CsvSink, MoveCsvSink};
 #[cfg(feature = "parquet")]
 use crate::answers::export::parquet::{MoveParquetSink, ParquetSink};
-use crate::answers::export::csv::{CsvSink, MoveCsvSink};
 use crate::answers::export::{
     RowSink, Rows, columns_of, move_columns_of, move_rows_of, rows_of, walk_size,
 };
@@ -54,7 +54,15 @@ the column alone (`3`, 1-based from the left), and best_column; for teeko and qu
 `row,col-row,col` where a stone or cube moves, and best_from_row, best_from_col, best_row,
 best_col; for morris its name (`d2`, `d2-d3`, `d2-d3xa4`) alone, and morris has x_in_hand
 and o_in_hand after stones. The move's columns are empty (Parquet: null) where nobody moves:
-a full board, or a game already won.")]
+a full board, or a game already won.
+
+--all writes, for a folded table, exactly the rows of an unfolded (--no-fold) table of the
+board, in its order. --moves writes a row per legal move instead, each position's moves in
+`retro query`'s order: position, move (as query --json writes it), child (the position it
+leads to), then result and remoteness (the move's result for the side that plays it, and
+the plies to the end from the position) or, for young and twins, value (the move's reward
+plus its child's value, for the first player); orbit_size last for a folded table without
+--all.")]
 pub struct Args {
     #[command(flatten)]
     threads: super::Threads,
@@ -306,9 +314,19 @@ impl Visitor for Export<'_> {
         let folded = game.symmetries() > 1;
         // With --all, a folded table's rows are an unfolded table's, in its order.
         let unfolded = match args.all && folded {
-            true => Some(board.clone().unfolded().build_game::<G>().unwrap_or_else(|| {
-                Err(Error::other(format!("{}: not a board of {}", board.label(), G::NAME)))
-            })?),
+            true => Some(
+                board
+                    .clone()
+                    .unfolded()
+                    .build_game::<G>()
+                    .unwrap_or_else(|| {
+                        Err(Error::other(format!(
+                            "{}: not a board of {}",
+                            board.label(),
+                            G::NAME
+                        )))
+                    })?,
+            ),
             false => None,
         };
         let shape = match (args.all, &unfolded) {
