@@ -503,7 +503,10 @@ fn export_moves_give_each_moves_result_for_the_side_that_plays_it() {
                 continue;
             }
             for cell in (0..9).filter(|&c| board[c] == 0) {
-                expected.push((position.clone(), format!("{},{}", cell / 3 + 1, cell % 3 + 1)));
+                expected.push((
+                    position.clone(),
+                    format!("{},{}", cell / 3 + 1, cell % 3 + 1),
+                ));
             }
         }
         let moves = export(&["--moves"]);
@@ -542,11 +545,20 @@ fn export_moves_give_each_moves_result_for_the_side_that_plays_it() {
                 Verdict::Loss => "win",
                 _ => "tie",
             };
-            assert_eq!((result, remoteness), (want, (plies + 1).to_string().as_str()), "{line}");
+            assert_eq!(
+                (result, remoteness),
+                (want, (plies + 1).to_string().as_str()),
+                "{line}"
+            );
             if orbits {
                 assert!(fields[3].parse::<u64>().unwrap() >= 1, "{line}");
             }
-            rows.push((position.to_string(), mv.to_string(), child.to_string(), line.to_string()));
+            rows.push((
+                position.to_string(),
+                mv.to_string(),
+                child.to_string(),
+                line.to_string(),
+            ));
         }
         // One row per legal move of each exported position, in order.
         let keys: Vec<(String, String)> = rows.iter().map(|r| (r.0.clone(), r.1.clone())).collect();

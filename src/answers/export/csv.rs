@@ -32,7 +32,11 @@ impl<W: Write> CsvSink<W> {
         to_move: bool,
     ) -> CsvSink<W> {
         CsvSink {
-            lines: Lines::new(file, path, &columns_of(notation, outcomes, orbits, hands, to_move)),
+            lines: Lines::new(
+                file,
+                path,
+                &columns_of(notation, outcomes, orbits, hands, to_move),
+            ),
             notation,
             outcomes,
             orbits,

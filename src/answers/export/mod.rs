@@ -257,9 +257,16 @@ pub fn rows_of<G: Gameplay, S: RowSink + Send>(
 ) -> Result<(S::Output, u64)> {
     let make = |k, start, count| {
         let mut chunk = Chunk::new(k, count);
-        each_position(game, table, k, start, count, shape, reach, |p, value, orbit, seen| {
-            chunk.push(game, table, p, value, orbit, seen, reach)
-        })?;
+        each_position(
+            game,
+            table,
+            k,
+            start,
+            count,
+            shape,
+            reach,
+            |p, value, orbit, seen| chunk.push(game, table, p, value, orbit, seen, reach),
+        )?;
         Ok(chunk)
     };
     let write = |c: &Chunk| write_chunk(game, &mut sink, c);
@@ -279,9 +286,16 @@ pub fn move_rows_of<G: Gameplay, S: MoveSink + Send>(
 ) -> Result<(S::Output, u64)> {
     let make = |k, start, count| {
         let mut chunk = MoveChunk::default();
-        each_position(game, table, k, start, count, shape, None, |p, _, orbit, _| {
-            chunk.push(game, table, p, orbit)
-        })?;
+        each_position(
+            game,
+            table,
+            k,
+            start,
+            count,
+            shape,
+            None,
+            |p, _, orbit, _| chunk.push(game, table, p, orbit),
+        )?;
         Ok(chunk)
     };
     let write = |c: &MoveChunk| c.write(&mut sink);
@@ -591,8 +605,11 @@ impl MoveChunk {
         self.orbits.push(orbit);
         let (position, layer) = (self.position_ends.len() - 1, game.layer_of(p));
         for (mv, value) in moves {
-            self.text
-                .push_str(&crate::answers::probe::describe_move(game, MoveStyle::Field, &mv));
+            self.text.push_str(&crate::answers::probe::describe_move(
+                game,
+                MoveStyle::Field,
+                &mv,
+            ));
             let mv_end = self.text.len();
             self.text.push_str(&game.format_position(&mv.child));
             self.rows.push(MoveCell {

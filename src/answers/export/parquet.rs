@@ -358,7 +358,9 @@ impl<W: Write + Send> MoveParquetSink<W> {
         let mut column = 0;
         while let Some(mut col) = rg.next_column().map_err(fail)? {
             let name = self.names.get(column).copied().unwrap_or("");
-            let text = ["position", "move", "child"].iter().position(|&n| n == name);
+            let text = ["position", "move", "child"]
+                .iter()
+                .position(|&n| n == name);
             let written = match (name, text, col.untyped()) {
                 (_, Some(i), ColumnWriter::ByteArrayColumnWriter(w)) => {
                     strings(w, &g.text[i], &g.ends[i])
