@@ -93,18 +93,32 @@ pub fn answer<G: Gameplay>(
 ) -> Result<Answer<G::Position>> {
     game.check_reachable(&position)?;
     let value = table.value(game.layer_of(&position), game.rank(&position))?;
-    let mut moves = Vec::new();
-    for mv in game.moves(&position) {
-        let child = table.value(game.layer_of(&mv.child), game.rank(&mv.child))?;
-        let v = game.values().through(mv.reward, child);
-        moves.push((mv, v));
-    }
+    let moves = move_values(game, table, &position)?;
     Ok(Answer {
         position,
         value,
         moves,
         from_start: false,
     })
+}
+
+/// Every legal move of `position`, in `Game::moves` order, with its value seen from the
+/// position (`Values::through`: the reward plus the child's value, or the child's value
+/// turned round where values are for the side to move): what `query` lists and `export
+/// --moves` writes. Unlike `answer`, it asks nothing of the position's reachability.
+pub fn move_values<G: Gameplay>(
+    game: &G,
+    table: &Table,
+    position: &G::Position,
+) -> Result<Vec<(Move<G::Position>, i64)>> {
+    game.moves(position)
+        .into_iter()
+        .map(|mv| {
+            let child = table.value(game.layer_of(&mv.child), game.rank(&mv.child))?;
+            let v = game.values().through(mv.reward, child);
+            Ok((mv, v))
+        })
+        .collect()
 }
 
 /// Read a position as `position_from_text` does (the game's notation, or moves from the

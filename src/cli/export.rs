@@ -12,8 +12,12 @@ use std::path::{Path, PathBuf};
 use clap::ArgGroup;
 
 use super::{open_table, progress_bar};
-use crate::answers::export::RowSink;
-use crate::answers::export::csv::CsvSink;
+use crate::answers::export::csv::{CsvSink, MoveCsvSink};
+#[cfg(feature = "parquet")]
+use crate::answers::export::parquet::{MoveParquetSink, ParquetSink};
+use crate::answers::export::{
+    RowSink, Rows, columns_of, move_columns_of, move_rows_of, rows_of, walk_size,
+};
 use crate::error::{Error, Result, io_error};
 use crate::game::{AnyBoard, Registered, Registry, Visitor};
 use crate::progress::{Progress, Silent};
@@ -50,7 +54,15 @@ the column alone (`3`, 1-based from the left), and best_column; for teeko and qu
 `row,col-row,col` where a stone or cube moves, and best_from_row, best_from_col, best_row,
 best_col; for morris its name (`d2`, `d2-d3`, `d2-d3xa4`) alone, and morris has x_in_hand
 and o_in_hand after stones. The move's columns are empty (Parquet: null) where nobody moves:
-a full board, or a game already won.")]
+a full board, or a game already won.
+
+--all writes, for a folded table, exactly the rows of an unfolded (--no-fold) table of the
+board, in its order. --moves writes a row per legal move instead, each position's moves in
+`retro query`'s order: position, move (as query --json writes it), child (the position it
+leads to), then result and remoteness (the move's result for the side that plays it, and
+the plies to the end from the position) or, for young and twins, value (the move's reward
+plus its child's value, for the first player); orbit_size last for a folded table without
+--all.")]
 pub struct Args {
     #[command(flatten)]
     threads: super::Threads,
@@ -80,6 +92,11 @@ pub struct Args {
     /// than one for the entry that stands for them all.
     #[arg(long)]
     all: bool,
+    /// One row per move of each position written (every position with `--all`), in
+    /// `retro query`'s order: position, move, child, then the move's result and
+    /// remoteness for the side that plays it (its value in a game of scores).
+    #[arg(long)]
+    moves: bool,
     /// Test hook: abort, as a kill would, just before the Nth write, sync or rename of the
     /// partial file (see `partial::crash_before_step`).
     #[arg(long, hide = true, value_name = "N")]
@@ -294,63 +311,86 @@ impl Visitor for Export<'_> {
         // A game that ends in a win, a loss, a tie or a draw gets its result and
         // remoteness columns.
         let outcomes = game.outcome(0, 0).is_some();
-        // A folded table: one row per entry with its orbit's size, or every position.
-        let shape = if args.all {
-            crate::answers::export::Rows::Positions
-        } else {
-            crate::answers::export::Rows::Entries
+        let folded = game.symmetries() > 1;
+        // With --all, a folded table's rows are an unfolded table's, in its order.
+        let unfolded = match args.all && folded {
+            true => Some(
+                board
+                    .clone()
+                    .unfolded()
+                    .build_game::<G>()
+                    .unwrap_or_else(|| {
+                        Err(Error::other(format!(
+                            "{}: not a board of {}",
+                            board.label(),
+                            G::NAME
+                        )))
+                    })?,
+            ),
+            false => None,
         };
-        let orbits = game.symmetries() > 1 && !args.all;
+        let shape = match (args.all, &unfolded) {
+            (false, _) => Rows::Entries,
+            (true, Some(order)) => Rows::Positions(order),
+            (true, None) => Rows::Positions(&game),
+        };
+        // A folded table: one row per entry with its orbit's size, or every position.
+        let orbits = folded && !args.all;
         // A game whose stones in hand are part of the position gets them as columns.
         let hands = game.hands(&game.unrank(0, 0)).is_some();
         // Values for the side to move are named so, apart from those for the first player.
         let to_move = game.values().for_side_to_move();
-        match format {
+        let total = layers.clone().map(|k| walk_size(&game, shape, k)).sum();
+        let bar = progress_bar(total, args.quiet);
+        let progress: &dyn Progress = match &bar {
+            Some(b) => b,
+            None => &Silent,
+        };
+        let written = match (format, args.moves) {
             #[cfg(feature = "parquet")]
-            Format::Parquet => crate::answers::export::parquet::ParquetSink::new(
+            (Format::Parquet, true) => MoveParquetSink::new(
+                out,
+                board,
+                partial,
+                args.row_group,
+                move_columns_of(outcomes, orbits),
+            )
+            .and_then(|sink| move_rows_of(&game, table, layers, sink, progress, shape)),
+            #[cfg(feature = "parquet")]
+            (Format::Parquet, false) => ParquetSink::new(
                 out,
                 board,
                 partial,
                 args.row_group,
                 notation,
-                crate::answers::export::columns_of(notation, outcomes, orbits, hands, to_move),
+                columns_of(notation, outcomes, orbits, hands, to_move),
             )
-            .and_then(|sink| rows_with_bar(&game, table, layers, sink, args.quiet, shape)),
-            _ => {
-                let _ = board;
-                rows_with_bar(
-                    &game,
-                    table,
-                    layers,
-                    CsvSink::new(out, partial, notation, outcomes, orbits, hands, to_move),
-                    args.quiet,
-                    shape,
-                )
+            .and_then(|sink| rows(&game, table, layers, sink, progress, shape)),
+            (_, true) => {
+                let sink = MoveCsvSink::new(out, partial, outcomes, orbits);
+                move_rows_of(&game, table, layers, sink, progress, shape)
             }
+            (_, false) => {
+                let sink = CsvSink::new(out, partial, notation, outcomes, orbits, hands, to_move);
+                rows(&game, table, layers, sink, progress, shape)
+            }
+        };
+        if let Some(b) = bar {
+            b.finish_and_clear();
         }
+        written
     }
 }
 
-/// `export::rows_of` under a progress bar (unless quiet or not on a terminal).
-fn rows_with_bar<G: Registered, S: RowSink + Send>(
+/// `export::rows_of`, with the forward pass of reachability where the game needs one.
+fn rows<G: Registered, S: RowSink + Send>(
     game: &G,
     table: &Table,
     layers: RangeInclusive<usize>,
     sink: S,
-    quiet: bool,
-    shape: crate::answers::export::Rows,
+    progress: &dyn Progress,
+    shape: Rows<'_, G>,
 ) -> Result<(S::Output, u64)> {
-    let total = layers.clone().map(|k| game.layer_size(k)).sum();
-    let bar = progress_bar(total, quiet);
-    let progress: &dyn Progress = match &bar {
-        Some(b) => b,
-        None => &Silent,
-    };
     let reach = crate::answers::reach::Reachable::where_needed(game)?;
-    let written =
-        crate::answers::export::rows_of(game, table, layers, sink, progress, shape, reach.as_ref());
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
-    written
+    rows_of(game, table, layers, sink, progress, shape, reach.as_ref())
 }

@@ -534,3 +534,143 @@ fn the_value_column_says_whose_side_it_is_seen_from() {
         }
     }
 }
+
+/// Every row of a Parquet file as text, in order, whatever its columns.
+#[cfg(feature = "parquet")]
+fn parquet_lines(path: &Path) -> Vec<String> {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let reader = SerializedFileReader::new(std::fs::File::open(path).unwrap()).unwrap();
+    reader
+        .get_row_iter(None)
+        .unwrap()
+        .map(|row| row.unwrap().to_string())
+        .collect()
+}
+
+/// `export --all` of a table that folds symmetric positions writes exactly what the same
+/// board's unfolded table (`--no-fold`) writes, byte for byte: the same rows in the
+/// unfolded table's order, not orbit by orbit; Morris's positions lost for want of stones
+/// among them. So does `--all --moves`, one layer of either, and Parquet read back row by
+/// row.
+#[test]
+fn all_of_a_folded_table_is_the_unfolded_tables_export_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    // Each game's export of every position, of every move of one layer and of another
+    // layer; and of every move where that stays small (Morris's are 3.9 s a table).
+    for (game, board, moves_layer, layer, every_move) in [
+        ("mnk", "3x3k3", "4", "5", true),
+        ("connect", "4x4", "7", "12", true),
+        ("teeko", "3x3s3", "4", "6", true),
+        ("quixo", "3x3", "2", "5", true),
+        // Layer 7 is the lumped one: positions lost for want of stones, where nobody moves.
+        ("morris", "six stones=3", "6", "7", false),
+    ] {
+        let folded = build_cli(dir.path(), &[game, board], &format!("{game}.retro"));
+        let unfolded = build_cli(
+            dir.path(),
+            &[game, board, "--no-fold"],
+            &format!("{game}-unfolded.retro"),
+        );
+        let header = |t: &Path| Table::open(t).unwrap().header.symmetries;
+        assert!(header(&folded) > 1 && header(&unfolded) == 1, "{game}");
+        let mut cases: Vec<Vec<&str>> = vec![
+            vec!["--all"],
+            vec!["--all", "--layer", layer],
+            vec!["--all", "--moves", "--layer", moves_layer],
+        ];
+        if every_move {
+            cases.push(vec!["--all", "--moves"]);
+        }
+        for extra in &cases {
+            let bytes = |t: &Path| {
+                let mut args = vec!["export", t.to_str().unwrap(), "-o", "-", "-q", "--csv"];
+                args.extend_from_slice(extra);
+                let out = retro(&args, "");
+                ok(&out);
+                out.stdout
+            };
+            let (a, b) = (bytes(&folded), bytes(&unfolded));
+            assert!(
+                a.iter().filter(|&&c| c == b'\n').count() > 1,
+                "{game} {extra:?}"
+            );
+            assert!(a == b, "{game} {extra:?}: the folded table's rows differ");
+        }
+        #[cfg(feature = "parquet")]
+        for extra in cases.iter().filter(|c| c.len() < 3) {
+            let lines = |t: &Path, name: &str| {
+                let pq = dir.path().join(format!("{game}-{name}.parquet"));
+                let mut args = vec!["--parquet", "-q"];
+                args.extend_from_slice(extra);
+                export(t, &pq, &args);
+                parquet_lines(&pq)
+            };
+            let (a, b) = (lines(&folded, "f"), lines(&unfolded, "u"));
+            assert!(!a.is_empty(), "{game} {extra:?}");
+            assert!(a == b, "{game} {extra:?}: the folded table's rows differ");
+        }
+    }
+}
+
+/// `export --moves` of a game of scores: per position, its moves in `query`'s order, each
+/// with the position it leads to and its value as `query --json` gives it (the reward plus
+/// the child's value, for the first player), so that the position's value is the best of
+/// them; the header says `value`, not a result.
+#[test]
+fn moves_of_a_game_of_scores_are_querys_moves() {
+    let dir = tempfile::tempdir().unwrap();
+    for (game, input) in [
+        ("young", "young-sample.txt"),
+        ("twins", "twins-sample1.txt"),
+    ] {
+        let table = build_cli(
+            dir.path(),
+            &[game, &shipped(input)],
+            &format!("{game}.retro"),
+        );
+        let t = table.to_str().unwrap();
+        let plain = ok(&retro(&["export", t, "-o", "-", "-q"], ""));
+        let moves = ok(&retro(&["export", t, "--moves", "-o", "-", "-q"], ""));
+        let mut lines = moves.lines();
+        assert_eq!(lines.next(), Some("position,move,child,value"), "{game}");
+        let rows: Vec<Vec<String>> = lines.map(split_csv).collect();
+        let positions: Vec<Vec<String>> = plain.lines().skip(1).map(split_csv).collect();
+        // The rows come a position at a time, every position where play goes on, in the
+        // plain export's order.
+        let mut groups: Vec<&[Vec<String>]> = Vec::new();
+        let mut rest = &rows[..];
+        while let Some(first) = rest.first() {
+            let n = rest.iter().take_while(|r| r[0] == first[0]).count();
+            groups.push(&rest[..n]);
+            rest = &rest[n..];
+        }
+        let moving: Vec<&Vec<String>> = positions.iter().filter(|p| p[2] != "none").collect();
+        assert_eq!(groups.len(), moving.len(), "{game}");
+        let step = (moving.len() / 40).max(1);
+        for (i, (p, got)) in moving.iter().zip(&groups).enumerate() {
+            assert_eq!(got[0][0], p[0], "{game}");
+            if i % step != 0 && i + 1 != moving.len() {
+                continue;
+            }
+            let json: serde_json::Value =
+                serde_json::from_str(&ok(&retro(&["query", t, &p[0], "--json"], ""))).unwrap();
+            let want: Vec<Vec<String>> = json["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| {
+                    vec![
+                        p[0].clone(),
+                        m["move"].as_str().unwrap().to_string(),
+                        m["position"].as_str().unwrap().to_string(),
+                        m["value"].to_string(),
+                    ]
+                })
+                .collect();
+            assert_eq!(*got, &want[..], "{game} {}", p[0]);
+            // The position's value is its best move's.
+            let best = got.iter().find(|m| m[1] == p[4]).unwrap();
+            assert_eq!(best[3], p[3], "{game} {}", p[0]);
+        }
+    }
+}

@@ -470,3 +470,133 @@ fn export_marks_the_reachable_positions_and_gives_moves_as_numbers() {
         }
     }
 }
+
+/// `export --moves` of tic-tac-toe against the brute force: each row's move puts the
+/// mover's mark on an empty cell of its position and its child is that board; its result
+/// and remoteness are the child's brute-force outcome seen from the mover (a child lost
+/// for its side to move is the mover's win, one ply further). The rows are every legal
+/// move of every position the plain export writes, in its order and in cell order, with
+/// `--all` (every board), without (one position per entry, with its orbit's size) and with
+/// `--layer`; Parquet holds the same rows.
+#[test]
+fn export_moves_give_each_moves_result_for_the_side_that_plays_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("ttt.retro");
+    let t = table.to_str().unwrap();
+    ok(&retro(&["build", "mnk", "3x3k3", "-q", "-o", t], ""));
+    let mut brute = Brute::new(3, 3, 3);
+    for extra in [&[][..], &["--all"], &["--layer", "5"]] {
+        let export = |more: &[&str]| {
+            let mut args = vec!["export", t, "--csv", "-q", "-o", "-"];
+            args.extend_from_slice(extra);
+            args.extend_from_slice(more);
+            ok(&retro(&args, ""))
+        };
+        // The positions the plain export writes, and of them those where play goes on,
+        // each with its moves' cells in order.
+        let plain = export(&[]);
+        let mut expected = Vec::new();
+        for line in plain.lines().skip(1) {
+            let position = line.split(',').next().unwrap().to_string();
+            let board = marks_of(&position);
+            if brute.has_line(&board, 1) || brute.has_line(&board, 2) {
+                continue;
+            }
+            for cell in (0..9).filter(|&c| board[c] == 0) {
+                expected.push((
+                    position.clone(),
+                    format!("{},{}", cell / 3 + 1, cell % 3 + 1),
+                ));
+            }
+        }
+        let moves = export(&["--moves"]);
+        let mut lines = moves.lines();
+        let orbits = !extra.contains(&"--all");
+        let head = "position,move,child,result,remoteness";
+        let want_head = if orbits {
+            format!("{head},orbit_size")
+        } else {
+            head.to_string()
+        };
+        assert_eq!(lines.next(), Some(want_head.as_str()), "{extra:?}");
+        let mut rows = Vec::new();
+        for line in lines {
+            // Only the move holds a comma: `.../.../...,"1,1",x../.../...,tie,9`.
+            let parts: Vec<&str> = line.split('"').collect();
+            let [position, mv, rest] = parts[..] else {
+                panic!("{line}");
+            };
+            let position = position.strip_suffix(',').unwrap();
+            let fields: Vec<&str> = rest.strip_prefix(',').unwrap().split(',').collect();
+            assert_eq!(fields.len(), 3 + usize::from(orbits), "{line}");
+            let (child, result, remoteness) = (fields[0], fields[1], fields[2]);
+            let board = marks_of(position);
+            let stones = board.iter().filter(|&&m| m != 0).count();
+            let mover = if stones % 2 == 0 { 1 } else { 2 };
+            let (r, c) = mv.split_once(',').unwrap();
+            let cell = (r.parse::<usize>().unwrap() - 1) * 3 + c.parse::<usize>().unwrap() - 1;
+            let mut after = board.clone();
+            assert_eq!(after[cell], 0, "{line}");
+            after[cell] = mover;
+            assert_eq!(marks_of(child), after, "{line}");
+            let (verdict, plies) = brute.solve(&mut after);
+            let want = match verdict {
+                Verdict::Win => "loss",
+                Verdict::Loss => "win",
+                _ => "tie",
+            };
+            assert_eq!(
+                (result, remoteness),
+                (want, (plies + 1).to_string().as_str()),
+                "{line}"
+            );
+            if orbits {
+                assert!(fields[3].parse::<u64>().unwrap() >= 1, "{line}");
+            }
+            rows.push((
+                position.to_string(),
+                mv.to_string(),
+                child.to_string(),
+                line.to_string(),
+            ));
+        }
+        // One row per legal move of each exported position, in order.
+        let keys: Vec<(String, String)> = rows.iter().map(|r| (r.0.clone(), r.1.clone())).collect();
+        assert_eq!(keys, expected, "{extra:?}");
+        if extra.contains(&"--all") {
+            // 16,167 moves over the 6,046 boards.
+            assert_eq!(rows.len(), 16167);
+        }
+        #[cfg(feature = "parquet")]
+        {
+            use parquet::file::reader::{FileReader, SerializedFileReader};
+            use parquet::record::RowAccessor;
+            let pq = dir.path().join("moves.parquet");
+            let mut args = vec!["export", t, "--moves", "-q", "-o", pq.to_str().unwrap()];
+            args.extend_from_slice(extra);
+            ok(&retro(&args, ""));
+            let reader = SerializedFileReader::new(std::fs::File::open(&pq).unwrap()).unwrap();
+            let back: Vec<String> = reader
+                .get_row_iter(None)
+                .unwrap()
+                .map(|row| {
+                    let row = row.unwrap();
+                    let mut line = format!(
+                        "{},\"{}\",{},{},{}",
+                        row.get_string(0).unwrap(),
+                        row.get_string(1).unwrap(),
+                        row.get_string(2).unwrap(),
+                        row.get_string(3).unwrap(),
+                        row.get_int(4).unwrap()
+                    );
+                    if orbits {
+                        line.push_str(&format!(",{}", row.get_long(5).unwrap()));
+                    }
+                    line
+                })
+                .collect();
+            let lines: Vec<String> = rows.into_iter().map(|r| r.3).collect();
+            assert_eq!(back, lines, "{extra:?}");
+        }
+    }
+}

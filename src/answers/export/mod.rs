@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use crate::answers::probe::{MoveStyle, from_to_text};
 use crate::answers::reach::Reachable;
 use crate::error::{Error, Result};
-use crate::game::{Gameplay, MoveNotation};
+use crate::game::{Game, Gameplay, MoveNotation};
 use crate::progress::Progress;
 use crate::table::Table;
 use crate::table::partial::crash_point;
@@ -203,18 +203,42 @@ struct Chunk {
     hands: Vec<Option<[u32; 2]>>,
     /// Each row's orbit size, where rows are entries of a folded table.
     orbits: Vec<Option<u64>>,
-    /// Entries of the table the chunk covers (rows may be more: every image of each).
-    entries: usize,
 }
 
-/// Which rows an export of a folded table writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Rows {
+/// Which rows an export writes.
+pub enum Rows<'g, G> {
     /// One row per entry (per orbit where the table folds), with the orbit's size.
     Entries,
-    /// One row per position: every image of each entry.
-    Positions,
+    /// One row per position, in the order `G` ranks them: the game on the table's board
+    /// with every position its own entry (`Registered::unfolded`; the table's own game
+    /// where it folds nothing). A folded table then writes exactly the rows of an unfolded
+    /// table of its board, in that table's order, whatever order it keeps its orbits in.
+    Positions(&'g G),
 }
+
+impl<G> Clone for Rows<'_, G> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<G> Copy for Rows<'_, G> {}
+
+/// How many steps the walk of layer `k` takes (the progress bar's units): one per entry,
+/// or where rows are positions, one per position of the unfolded game's layer (of a
+/// lumped layer, each position its one entry stands for).
+pub fn walk_size<G: Game>(game: &G, shape: Rows<'_, G>, k: usize) -> u64 {
+    match shape {
+        Rows::Entries => game.layer_size(k),
+        Rows::Positions(order) if order.lumped(k) => order.layer_positions(k),
+        Rows::Positions(order) => order.layer_size(k),
+    }
+}
+
+/// Positions per chunk of `export --moves`: each has up to a few dozen moves, a row each,
+/// so its chunks are a sixteenth of `CHUNK` to keep a batch's rows as small as a plain
+/// export's.
+const MOVE_CHUNK: usize = CHUNK / 16;
 
 /// Stream `layers` of the table to `sink`, one row per entry or per position (`Rows`);
 /// returns the finished file and the rows written.
@@ -228,135 +252,207 @@ pub fn rows_of<G: Gameplay, S: RowSink + Send>(
     layers: RangeInclusive<usize>,
     mut sink: S,
     progress: &dyn Progress,
-    shape: Rows,
+    shape: Rows<'_, G>,
     reach: Option<&Reachable<G>>,
 ) -> Result<(S::Output, u64)> {
+    let make = |k, start, count| {
+        let mut chunk = Chunk::new(k, count);
+        each_position(
+            game,
+            table,
+            k,
+            start,
+            count,
+            shape,
+            reach,
+            |p, value, orbit, seen| chunk.push(game, table, p, value, orbit, seen, reach),
+        )?;
+        Ok(chunk)
+    };
+    let write = |c: &Chunk| write_chunk(game, &mut sink, c);
+    let rows = stream(game, layers, shape, CHUNK, progress, make, write)?;
+    Ok((sink.finish()?, rows))
+}
+
+/// `export --moves`: every move of each position `rows_of` would write (`Rows`), a row
+/// each, in `Game::moves` order; a position where nobody moves has none.
+pub fn move_rows_of<G: Gameplay, S: MoveSink + Send>(
+    game: &G,
+    table: &Table,
+    layers: RangeInclusive<usize>,
+    mut sink: S,
+    progress: &dyn Progress,
+    shape: Rows<'_, G>,
+) -> Result<(S::Output, u64)> {
+    let make = |k, start, count| {
+        let mut chunk = MoveChunk::default();
+        each_position(
+            game,
+            table,
+            k,
+            start,
+            count,
+            shape,
+            None,
+            |p, _, orbit, _| chunk.push(game, table, p, orbit),
+        )?;
+        Ok(chunk)
+    };
+    let write = |c: &MoveChunk| c.write(&mut sink);
+    let rows = stream(game, layers, shape, MOVE_CHUNK, progress, make, write)?;
+    Ok((sink.finish()?, rows))
+}
+
+/// The walk of `layers` cut into chunks of `chunk` steps (`walk_size`): workers `make` a
+/// batch of chunks while the previous batch is written in order (`write`, which says how
+/// many rows it wrote). Returns the rows written.
+fn stream<G: Game, C: Send + Sync>(
+    game: &G,
+    layers: RangeInclusive<usize>,
+    shape: Rows<'_, G>,
+    chunk: usize,
+    progress: &dyn Progress,
+    make: impl Fn(usize, u64, usize) -> Result<C> + Sync,
+    mut write: impl FnMut(&C) -> Result<u64> + Send,
+) -> Result<u64> {
+    if let Rows::Positions(order) = shape {
+        // The unfolded game is the table's board with every position its own entry: its
+        // layers are the table's, lumped alike, or its positions could not be looked up.
+        if order.last_layer() != game.last_layer()
+            || layers.clone().any(|k| order.lumped(k) != game.lumped(k))
+        {
+            return Err(Error::other(
+                "the game unfolded has other layers than the table: cannot write its positions",
+            ));
+        }
+    }
     let mut work = layers.flat_map(|k| {
-        // A lumped layer's rows, one per position, are cut into chunks of positions.
-        let size = match shape == Rows::Positions && game.lumped(k) {
-            true => game.layer_positions(k),
-            false => game.layer_size(k),
-        };
-        (0..size.div_ceil(CHUNK as u64)).map(move |c| {
-            let start = c * CHUNK as u64;
-            (k, start, (CHUNK as u64).min(size - start) as usize)
+        let size = walk_size(game, shape, k);
+        (0..size.div_ceil(chunk as u64)).map(move |c| {
+            let start = c * chunk as u64;
+            (k, start, (chunk as u64).min(size - start) as usize)
         })
     });
     let batch = batch_chunks();
     let mut rows = 0u64;
     let mut shown = None;
-    let mut made: Vec<Chunk> = Vec::new();
+    let mut made: Vec<((usize, usize), C)> = Vec::new();
     loop {
         let next: Vec<(usize, u64, usize)> = work.by_ref().take(batch).collect();
         if next.is_empty() && made.is_empty() {
             break;
         }
         let (written, computed) = rayon::join(
-            || write_chunks(game, &mut sink, &made, progress, &mut shown),
+            || -> Result<u64> {
+                let mut rows = 0;
+                for &((k, steps), ref c) in &made {
+                    crash_point();
+                    if shown != Some(k) {
+                        progress.layer(k, walk_size(game, shape, k));
+                        shown = Some(k);
+                    }
+                    rows += write(c)?;
+                    progress.advance(steps as u64);
+                }
+                Ok(rows)
+            },
             || {
                 next.par_iter()
-                    .map(|&(k, start, count)| {
-                        make_chunk(game, table, k, start, count, shape, reach)
-                    })
-                    .collect::<Result<Vec<Chunk>>>()
+                    .map(|&(k, start, count)| Ok(((k, count), make(k, start, count)?)))
+                    .collect::<Result<Vec<_>>>()
             },
         );
-        written?;
-        rows += made.iter().map(|c| c.ends.len() as u64).sum::<u64>();
+        rows += written?;
         made = computed?;
     }
-    Ok((sink.finish()?, rows))
+    Ok(rows)
 }
 
-/// Positions `start..start + count` of layer `k` with their values and best moves (of a
-/// lumped layer written one row per position, its positions there).
-fn make_chunk<G: Gameplay>(
+/// Calls `f(position, value, orbit, entry_reached)` for steps `start..start + count` of
+/// layer `k`'s walk (`walk_size`), in order: `orbit` the positions the row stands for
+/// where rows are entries of a folded table, `entry_reached` whether play reaches any of
+/// them (where `reach` is given and the row is such an entry).
+#[allow(clippy::too_many_arguments)]
+fn each_position<G: Gameplay>(
     game: &G,
     table: &Table,
     k: usize,
     start: u64,
     count: usize,
-    shape: Rows,
+    shape: Rows<'_, G>,
     reach: Option<&Reachable<G>>,
-) -> Result<Chunk> {
-    if shape == Rows::Positions && game.lumped(k) {
-        return lumped_chunk(game, table, k, start, count, reach);
-    }
-    let values = table.read_range(k, start, count)?;
-    let mut chunk = Chunk {
-        entries: count,
-        k,
-        text: String::new(),
-        ends: Vec::with_capacity(count),
-        best: Vec::with_capacity(count),
-        sides: Vec::with_capacity(count),
-        reachable: Vec::with_capacity(count),
-        stones: Vec::with_capacity(count),
-        hands: Vec::with_capacity(count),
-        orbits: Vec::with_capacity(count),
-        values: Vec::with_capacity(count),
-    };
+    mut f: impl FnMut(&G::Position, i64, Option<u64>, Option<bool>) -> Result<()>,
+) -> Result<()> {
     let folded = game.symmetries() > 1;
-    let mut pos = game.unrank(k, start);
-    for (i, &value) in values.iter().enumerate() {
-        if i > 0 {
-            game.advance(&mut pos);
+    match shape {
+        // A lumped layer's positions (`Game::lumped`), with the value of its one entry:
+        // walked, never all held at once.
+        Rows::Positions(order) if order.lumped(k) => {
+            let value = table
+                .read_range(k, 0, 1)?
+                .first()
+                .copied()
+                .unwrap_or_default();
+            for p in order.lumped_positions(k, start).take(count) {
+                f(&game.adopt(&p), value, None, None)?;
+            }
         }
-        let (each, orbit) = match (folded, shape) {
-            (true, Rows::Positions) => (game.images(&pos), None),
-            (true, Rows::Entries) => (vec![pos.clone()], Some(game.orbit_size(&pos))),
-            (false, _) => (vec![pos.clone()], None),
-        };
-        // An entry's row is reachable where any position it stands for is (a lumped
-        // layer's: where any of the layer's is).
-        let entry_reached = match (reach, shape, folded) {
-            (Some(r), Rows::Entries, _) if game.lumped(k) => Some(r.count(k) > 0),
-            (Some(r), Rows::Entries, true) => Some(game.images(&pos).iter().any(|p| r.contains(p))),
-            _ => None,
-        };
-        for p in &each {
-            chunk.push(game, table, p, value, orbit, entry_reached, reach)?;
+        // Every position in the unfolded game's order, each looked up in the folded table
+        // through its orbit's entry, as `diff` compares the two.
+        Rows::Positions(order) if folded => {
+            let mut p = order.unrank(k, start);
+            for i in 0..count {
+                if i > 0 {
+                    order.advance(&mut p);
+                }
+                let q = game.adopt(&p);
+                let value = table.value(game.layer_of(&q), game.rank(&q))?;
+                f(&q, value, None, None)?;
+            }
+        }
+        _ => {
+            let values = table.read_range(k, start, count)?;
+            let mut pos = game.unrank(k, start);
+            for (i, &value) in values.iter().enumerate() {
+                if i > 0 {
+                    game.advance(&mut pos);
+                }
+                let orbit = match (folded, shape) {
+                    (true, Rows::Entries) => Some(game.orbit_size(&pos)),
+                    _ => None,
+                };
+                // An entry's row is reachable where any position it stands for is (a
+                // lumped layer's: where any of the layer's is).
+                let entry_reached = match (reach, shape) {
+                    (Some(r), Rows::Entries) if game.lumped(k) => Some(r.count(k) > 0),
+                    (Some(r), Rows::Entries) if folded => {
+                        Some(game.images(&pos).iter().any(|p| r.contains(p)))
+                    }
+                    _ => None,
+                };
+                f(&pos, value, orbit, entry_reached)?;
+            }
         }
     }
-    Ok(chunk)
-}
-
-/// Positions `start..start + count` of lumped layer `k` (`Game::lumped`), a row each, with
-/// the value of the layer's one entry: walked, never all held at once.
-fn lumped_chunk<G: Gameplay>(
-    game: &G,
-    table: &Table,
-    k: usize,
-    start: u64,
-    count: usize,
-    reach: Option<&Reachable<G>>,
-) -> Result<Chunk> {
-    let value = table
-        .read_range(k, 0, 1)?
-        .first()
-        .copied()
-        .unwrap_or_default();
-    let mut chunk = Chunk {
-        // The progress bar counts entries: the one entry goes with the first chunk.
-        entries: usize::from(start == 0),
-        k,
-        text: String::new(),
-        ends: Vec::with_capacity(count),
-        best: Vec::with_capacity(count),
-        sides: Vec::with_capacity(count),
-        reachable: Vec::with_capacity(count),
-        stones: Vec::with_capacity(count),
-        hands: Vec::with_capacity(count),
-        orbits: Vec::with_capacity(count),
-        values: Vec::with_capacity(count),
-    };
-    for p in game.lumped_positions(k, start).take(count) {
-        chunk.push(game, table, &p, value, None, None, reach)?;
-    }
-    Ok(chunk)
+    Ok(())
 }
 
 impl Chunk {
+    fn new(k: usize, count: usize) -> Chunk {
+        Chunk {
+            k,
+            text: String::new(),
+            ends: Vec::with_capacity(count),
+            best: Vec::with_capacity(count),
+            sides: Vec::with_capacity(count),
+            reachable: Vec::with_capacity(count),
+            stones: Vec::with_capacity(count),
+            hands: Vec::with_capacity(count),
+            orbits: Vec::with_capacity(count),
+            values: Vec::with_capacity(count),
+        }
+    }
+
     /// A row for position `p` of value `value`: `orbit` the positions it stands for where
     /// rows are entries of a folded table, `entry_reached` whether play reaches any of
     /// them where the row is such an entry.
@@ -391,49 +487,162 @@ impl Chunk {
     }
 }
 
-fn write_chunks<G: Gameplay>(
-    game: &G,
-    sink: &mut impl RowSink,
-    chunks: &[Chunk],
-    progress: &dyn Progress,
-    shown: &mut Option<usize>,
-) -> Result<()> {
-    for c in chunks {
-        crash_point();
-        if *shown != Some(c.k) {
-            progress.layer(c.k, game.layer_size(c.k));
-            *shown = Some(c.k);
-        }
-        let mut from = 0;
-        for (i, (((((&end, &value), &best), &to_move), &reachable), &orbit)) in c
-            .ends
-            .iter()
-            .zip(&c.values)
-            .zip(&c.best)
-            .zip(&c.sides)
-            .zip(&c.reachable)
-            .zip(&c.orbits)
-            .enumerate()
-        {
-            sink.push(&Row {
-                position: &c.text[from..end],
-                stones: c.stones[i],
-                best_text: best.map(|b| b.text(game)),
-                hands: c.hands[i],
-                // Nobody moves where play has ended before the board is full (a won
-                // game: no best move), as `retro query --json` says.
-                to_move: if best.is_some() { to_move } else { "none" },
-                value,
-                best,
-                outcome: game.outcome(value, c.k),
-                reachable,
-                orbit,
-            })?;
-            from = end;
-        }
-        progress.advance(c.entries as u64);
+/// A chunk's rows to `sink`; returns how many.
+fn write_chunk<G: Gameplay>(game: &G, sink: &mut impl RowSink, c: &Chunk) -> Result<u64> {
+    let mut from = 0;
+    for (i, (((((&end, &value), &best), &to_move), &reachable), &orbit)) in c
+        .ends
+        .iter()
+        .zip(&c.values)
+        .zip(&c.best)
+        .zip(&c.sides)
+        .zip(&c.reachable)
+        .zip(&c.orbits)
+        .enumerate()
+    {
+        sink.push(&Row {
+            position: &c.text[from..end],
+            stones: c.stones[i],
+            best_text: best.map(|b| b.text(game)),
+            hands: c.hands[i],
+            // Nobody moves where play has ended before the board is full (a won
+            // game: no best move), as `retro query --json` says.
+            to_move: if best.is_some() { to_move } else { "none" },
+            value,
+            best,
+            outcome: game.outcome(value, c.k),
+            reachable,
+            orbit,
+        })?;
+        from = end;
     }
-    Ok(())
+    Ok(c.ends.len() as u64)
+}
+
+/// One move of an exported position (`export --moves`).
+pub struct MoveRow<'a> {
+    /// The position, in the game's notation.
+    pub position: &'a str,
+    /// The move, as `query --json`'s `move` writes it and `play` reads it.
+    pub mv: &'a str,
+    /// The position the move leads to, in the game's notation.
+    pub child: &'a str,
+    /// The move's value seen from the position (`probe::move_values`): a code where the
+    /// game has results, else the reward plus the child's value, for the first player.
+    pub value: i64,
+    /// For a game with results: the move's result for the side that plays it, and the
+    /// plies to the end from the position with best play after the move (the position's
+    /// own, were the move best), as `query` lists its moves.
+    pub outcome: Option<crate::game::Outcome>,
+    /// How many positions the row's position stands for, where rows are entries of a
+    /// folded table; None where each is one position.
+    pub orbit: Option<u64>,
+}
+
+/// Where the rows of `export --moves` go (`RowSink` for its own rows).
+pub trait MoveSink {
+    /// What `finish` gives back: the file or stream written.
+    type Output;
+    /// Write one row.
+    fn push(&mut self, row: &MoveRow<'_>) -> Result<()>;
+    /// Flush what is held and give back the writer.
+    fn finish(self) -> Result<Self::Output>;
+}
+
+/// The columns of `export --moves`, the same in CSV and Parquet: `position`, `move`,
+/// `child`, then for a game with results (`outcomes`) the move's `result` and
+/// `remoteness` for the side that plays it, or for a game of scores its `value` (the
+/// move's reward plus its child's value, for the first player as the export's `value`
+/// is); and `orbit_size` last for a folded table written one row per entry (`orbits`).
+pub fn move_columns_of(outcomes: bool, orbits: bool) -> Vec<&'static str> {
+    let mut names = vec!["position", "move", "child"];
+    match outcomes {
+        true => names.extend(["result", "remoteness"]),
+        false => names.push("value"),
+    }
+    if orbits {
+        names.push("orbit_size");
+    }
+    names
+}
+
+/// One move row of a `MoveChunk`: its position's index, where its move's and its child's
+/// text end, and its value and outcome.
+struct MoveCell {
+    position: usize,
+    mv_end: usize,
+    child_end: usize,
+    value: i64,
+    outcome: Option<crate::game::Outcome>,
+}
+
+/// The move rows of a chunk of positions, made by a worker: each position's text once, the
+/// moves' and children's in one string.
+#[derive(Default)]
+struct MoveChunk {
+    positions: String,
+    position_ends: Vec<usize>,
+    orbits: Vec<Option<u64>>,
+    text: String,
+    rows: Vec<MoveCell>,
+}
+
+impl MoveChunk {
+    /// Every move of `p`, a row each (none where nobody moves).
+    fn push<G: Gameplay>(
+        &mut self,
+        game: &G,
+        table: &Table,
+        p: &G::Position,
+        orbit: Option<u64>,
+    ) -> Result<()> {
+        let moves = crate::answers::probe::move_values(game, table, p)?;
+        if moves.is_empty() {
+            return Ok(());
+        }
+        self.positions.push_str(&game.format_position(p));
+        self.position_ends.push(self.positions.len());
+        self.orbits.push(orbit);
+        let (position, layer) = (self.position_ends.len() - 1, game.layer_of(p));
+        for (mv, value) in moves {
+            self.text.push_str(&crate::answers::probe::describe_move(
+                game,
+                MoveStyle::Field,
+                &mv,
+            ));
+            let mv_end = self.text.len();
+            self.text.push_str(&game.format_position(&mv.child));
+            self.rows.push(MoveCell {
+                position,
+                mv_end,
+                child_end: self.text.len(),
+                value,
+                outcome: game.outcome(value, layer),
+            });
+        }
+        Ok(())
+    }
+
+    /// The rows to `sink`; returns how many.
+    fn write(&self, sink: &mut impl MoveSink) -> Result<u64> {
+        let mut from = 0;
+        for r in &self.rows {
+            let start = match r.position {
+                0 => 0,
+                i => self.position_ends[i - 1],
+            };
+            sink.push(&MoveRow {
+                position: &self.positions[start..self.position_ends[r.position]],
+                mv: &self.text[from..r.mv_end],
+                child: &self.text[r.mv_end..r.child_end],
+                value: r.value,
+                outcome: r.outcome,
+                orbit: self.orbits[r.position],
+            })?;
+            from = r.child_end;
+        }
+        Ok(self.rows.len() as u64)
+    }
 }
 
 /// The first move (in `Game::moves` order, as `retro query` lists them) whose reward plus

@@ -13,7 +13,7 @@ use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::parser::parse_message_type;
 use parquet::schema::types::ColumnPath;
 
-use super::{CHUNK, Row, RowSink, move_numbers};
+use super::{CHUNK, MoveRow, MoveSink, Row, RowSink, move_numbers};
 use crate::error::{Error, Result};
 use crate::game::{AnyBoard, MoveNotation};
 
@@ -25,7 +25,7 @@ fn schema(names: &[&str]) -> String {
         .iter()
         .map(|&name| {
             let ty = match name {
-                "position" | "to_move" | "result" => "REQUIRED BYTE_ARRAY",
+                "position" | "to_move" | "result" | "move" | "child" => "REQUIRED BYTE_ARRAY",
                 "best_move" => "OPTIONAL BYTE_ARRAY",
                 "value" | "value_to_move" | "orbit_size" => "REQUIRED INT64",
                 "reachable" => "OPTIONAL BOOLEAN",
@@ -41,6 +41,55 @@ fn schema(names: &[&str]) -> String {
         })
         .collect();
     format!("message retro_export {{\n{fields}}}")
+}
+
+/// A Parquet writer of `names` (`schema`) to `file`, with the board in its metadata;
+/// `distinct` names the columns whose every value differs, which get no dictionary.
+fn open_writer<W: Write + Send>(
+    file: W,
+    board: &AnyBoard,
+    path: &Path,
+    names: &[&str],
+    distinct: &[&str],
+) -> Result<SerializedFileWriter<W>> {
+    let fail = |e: parquet::errors::ParquetError| Error::other(format!("{}: {e}", path.display()));
+    let schema = Arc::new(parse_message_type(&schema(names)).map_err(fail)?);
+    // Which board the values belong to, for whoever finds the file later.
+    let metadata = vec![
+        KeyValue::new("retro.game".into(), board.name().to_string()),
+        // As `info` names the board; the input that rebuilds it beside.
+        KeyValue::new("retro.board".into(), board.label()),
+        KeyValue::new("retro.board_input".into(), board.to_input()),
+    ];
+    let mut props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_created_by(format!("retro {}", env!("CARGO_PKG_VERSION")))
+        .set_key_value_metadata(Some(metadata));
+    for &name in distinct {
+        // A dictionary of values that never repeat would only be built and dropped.
+        props = props.set_column_dictionary_enabled(ColumnPath::from(name), false);
+    }
+    SerializedFileWriter::new(file, schema, Arc::new(props.build())).map_err(fail)
+}
+
+/// A column of strings kept as one string and each value's end (`Group::text`).
+fn strings(
+    w: &mut parquet::column::writer::ColumnWriterImpl<'_, parquet::data_type::ByteArrayType>,
+    text: &str,
+    ends: &[usize],
+) -> parquet::errors::Result<()> {
+    let mut from = 0;
+    ends.chunks(CHUNK).try_for_each(|ends| {
+        let batch: Vec<ByteArray> = ends
+            .iter()
+            .map(|&end| {
+                let bytes = text.as_bytes()[from..end].to_vec();
+                from = end;
+                ByteArray::from(bytes)
+            })
+            .collect();
+        w.write_batch(&batch, None, None).map(drop)
+    })
 }
 
 /// One row group's columns. Positions are kept as one string and its row ends rather
@@ -93,26 +142,8 @@ impl<W: Write + Send> ParquetSink<W> {
         notation: MoveNotation,
         names: Vec<&'static str>,
     ) -> Result<ParquetSink<W>> {
-        let fail =
-            |e: parquet::errors::ParquetError| Error::other(format!("{}: {e}", path.display()));
-        let schema = Arc::new(parse_message_type(&schema(&names)).map_err(fail)?);
-        // Which board the values belong to, for whoever finds the file later.
-        let metadata = vec![
-            KeyValue::new("retro.game".into(), board.name().to_string()),
-            // As `info` names the board; the input that rebuilds it beside.
-            KeyValue::new("retro.board".into(), board.label()),
-            KeyValue::new("retro.board_input".into(), board.to_input()),
-        ];
-        let props = WriterProperties::builder()
-            .set_compression(Compression::SNAPPY)
-            .set_created_by(format!("retro {}", env!("CARGO_PKG_VERSION")))
-            .set_key_value_metadata(Some(metadata))
-            // Every position is distinct: a dictionary would only be built and dropped.
-            .set_column_dictionary_enabled(ColumnPath::from("position"), false)
-            .build();
-        let writer = SerializedFileWriter::new(file, schema, Arc::new(props)).map_err(fail)?;
         Ok(ParquetSink {
-            writer,
+            writer: open_writer(file, board, path, &names, &["position"])?,
             path: path.to_path_buf(),
             group: Group::default(),
             group_rows,
@@ -133,18 +164,7 @@ impl<W: Write + Send> ParquetSink<W> {
             let name = self.names.get(column).copied().unwrap_or("");
             let written = match (name, col.untyped()) {
                 ("position", ColumnWriter::ByteArrayColumnWriter(w)) => {
-                    let mut from = 0;
-                    g.ends.chunks(CHUNK).try_for_each(|ends| {
-                        let batch: Vec<ByteArray> = ends
-                            .iter()
-                            .map(|&end| {
-                                let bytes = g.text.as_bytes()[from..end].to_vec();
-                                from = end;
-                                ByteArray::from(bytes)
-                            })
-                            .collect();
-                        w.write_batch(&batch, None, None).map(drop)
-                    })
+                    strings(w, &g.text, &g.ends)
                 }
                 ("stones", ColumnWriter::Int32ColumnWriter(w)) => {
                     w.write_batch(&g.stones, None, None).map(drop)
@@ -279,6 +299,125 @@ impl<W: Write + Send> RowSink for ParquetSink<W> {
 
     fn finish(mut self) -> Result<W> {
         if !self.group.ends.is_empty() {
+            self.write_group()?;
+        }
+        self.writer
+            .into_inner()
+            .map_err(|e| Error::other(format!("{}: {e}", self.path.display())))
+    }
+}
+
+/// One row group of `export --moves`: the three texts each as one string and its ends.
+#[derive(Default)]
+struct MoveGroup {
+    text: [String; 3],
+    ends: [Vec<usize>; 3],
+    /// Index in `RESULTS`, and remoteness, for games that have them; else the values.
+    results: Vec<u8>,
+    remoteness: Vec<i32>,
+    values: Vec<i64>,
+    orbit: Vec<i64>,
+}
+
+/// `export --moves`'s rows as Parquet (`move_columns_of`), a row group at a time.
+pub struct MoveParquetSink<W: Write + Send> {
+    writer: SerializedFileWriter<W>,
+    path: PathBuf,
+    group: MoveGroup,
+    group_rows: u64,
+    names: Vec<&'static str>,
+}
+
+impl<W: Write + Send> MoveParquetSink<W> {
+    /// A sink writing `names` (`export::move_columns_of`) to `file`.
+    pub fn new(
+        file: W,
+        board: &AnyBoard,
+        path: &Path,
+        group_rows: u64,
+        names: Vec<&'static str>,
+    ) -> Result<MoveParquetSink<W>> {
+        Ok(MoveParquetSink {
+            // A position repeats once per move, and children repeat: only moves' texts
+            // are few enough to be worth a dictionary, and the writer's own limit stops
+            // one that grows too large.
+            writer: open_writer(file, board, path, &names, &[])?,
+            path: path.to_path_buf(),
+            group: MoveGroup::default(),
+            group_rows,
+            names,
+        })
+    }
+
+    fn write_group(&mut self) -> Result<()> {
+        let g = std::mem::take(&mut self.group);
+        let path = &self.path;
+        let fail =
+            |e: parquet::errors::ParquetError| Error::other(format!("{}: {e}", path.display()));
+        let mut rg = self.writer.next_row_group().map_err(fail)?;
+        let mut column = 0;
+        while let Some(mut col) = rg.next_column().map_err(fail)? {
+            let name = self.names.get(column).copied().unwrap_or("");
+            let text = ["position", "move", "child"]
+                .iter()
+                .position(|&n| n == name);
+            let written = match (name, text, col.untyped()) {
+                (_, Some(i), ColumnWriter::ByteArrayColumnWriter(w)) => {
+                    strings(w, &g.text[i], &g.ends[i])
+                }
+                ("result", _, ColumnWriter::ByteArrayColumnWriter(w)) => {
+                    names(w, &g.results, &RESULTS)
+                }
+                ("remoteness", _, ColumnWriter::Int32ColumnWriter(w)) => {
+                    w.write_batch(&g.remoteness, None, None).map(drop)
+                }
+                ("value", _, ColumnWriter::Int64ColumnWriter(w)) => {
+                    w.write_batch(&g.values, None, None).map(drop)
+                }
+                ("orbit_size", _, ColumnWriter::Int64ColumnWriter(w)) => {
+                    w.write_batch(&g.orbit, None, None).map(drop)
+                }
+                _ => {
+                    return Err(Error::other(format!(
+                        "parquet column {column} ({name}) does not have the schema's type"
+                    )));
+                }
+            };
+            written.map_err(fail)?;
+            col.close().map_err(fail)?;
+            column += 1;
+        }
+        rg.close().map_err(fail)?;
+        Ok(())
+    }
+}
+
+impl<W: Write + Send> MoveSink for MoveParquetSink<W> {
+    type Output = W;
+
+    fn push(&mut self, row: &MoveRow<'_>) -> Result<()> {
+        let g = &mut self.group;
+        for (i, text) in [row.position, row.mv, row.child].into_iter().enumerate() {
+            g.text[i].push_str(text);
+            g.ends[i].push(g.text[i].len());
+        }
+        if let Some(o) = row.outcome {
+            let result = RESULTS.iter().position(|&r| r == o.result.as_str());
+            g.results.push(result.unwrap_or(0) as u8);
+            g.remoteness
+                .push(i32::try_from(o.remoteness).unwrap_or(i32::MAX));
+        }
+        g.values.push(row.value);
+        g.orbit
+            .push(i64::try_from(row.orbit.unwrap_or(1)).unwrap_or(i64::MAX));
+        if g.ends[0].len() as u64 >= self.group_rows {
+            self.write_group()?;
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<W> {
+        if !self.group.ends[0].is_empty() {
             self.write_group()?;
         }
         self.writer
