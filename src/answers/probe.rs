@@ -188,17 +188,24 @@ impl<P> Played<P> {
 }
 
 /// `text` read as moves from the start, where it is written so: the word `start`, then the
-/// moves separated by spaces, each as `play` reads it (`find_move`): `start 2,2 1,1` for
-/// mnk, `start a5 c5` for morris, `start 1,3-3,3` for quixo. None where `text` does not
-/// begin with `start` (a position in the game's own notation); an input error for a table
-/// without a start, and for a move that is not legal where it comes (naming the legal
-/// ones).
+/// moves separated by spaces, each as `play` reads and writes it (`find_move`): `start 2,2
+/// 1,1` for mnk, `start a5 c5` for morris, `start 1,3-3,3` for quixo, `start 3 3 2` or
+/// `start column 3 column 3 column 2` for connect; or a line in the game's own short form
+/// (`Gameplay::line_of_play`: connect's `332`), alone or after `start`. None where `text`
+/// is neither (a position in the game's own notation); an input error for a table without
+/// a start, and for a move that is not legal where it comes (naming the legal ones).
 pub fn played_from_start<G: Gameplay>(game: &G, text: &str) -> Result<Option<Played<G::Position>>> {
     let trimmed = text.trim();
-    let mut words = trimmed.split_whitespace();
-    match words.next() {
-        Some(w) if w.eq_ignore_ascii_case(START_WORD) => {}
-        _ => return Ok(None),
+    let rest = match trimmed.split_once(char::is_whitespace) {
+        Some((first, rest)) if first.eq_ignore_ascii_case(START_WORD) => rest,
+        None if trimmed.eq_ignore_ascii_case(START_WORD) => "",
+        _ => match game.line_of_play(trimmed) {
+            Some(line) => return short_line(game, line?).map(Some),
+            None => return Ok(None),
+        },
+    };
+    if let Some(line) = game.line_of_play(rest) {
+        return short_line(game, line?).map(Some);
     }
     let Some(start) = game.start_position() else {
         return Err(Error::input(format!(
@@ -210,13 +217,13 @@ pub fn played_from_start<G: Gameplay>(game: &G, text: &str) -> Result<Option<Pla
         start,
         moves: Vec::new(),
     };
-    for (i, word) in words.enumerate() {
+    for (i, word) in move_words(game, rest).into_iter().enumerate() {
         let at = played.last().clone();
         let moves = match game.ended(&at) {
             Some(_) => Vec::new(),
             None => game.moves(&at),
         };
-        let shown = crate::error::excerpt(word);
+        let shown = crate::error::excerpt(&word);
         if moves.is_empty() {
             return Err(Error::input(format!(
                 "move {} ({shown}) comes after the game is over, at {}",
@@ -224,7 +231,7 @@ pub fn played_from_start<G: Gameplay>(game: &G, text: &str) -> Result<Option<Pla
                 game.format_position(&at)
             )));
         }
-        let Some(found) = find_move(game, &moves, word) else {
+        let Some(found) = find_move(game, &moves, &word) else {
             let legal: Vec<String> = moves
                 .iter()
                 .map(|mv| describe_move(game, MoveStyle::Field, mv))
@@ -240,9 +247,42 @@ pub fn played_from_start<G: Gameplay>(game: &G, text: &str) -> Result<Option<Pla
             .into_iter()
             .nth(found)
             .ok_or_else(|| Error::other("move lost"))?;
-        played.moves.push((word.to_string(), mv));
+        played.moves.push((word, mv));
     }
     Ok(Some(played))
+}
+
+/// The moves of a position given as moves from the start, one a word, as `play` reads
+/// them: where a move names a column, `column 3` (or `col 3`) is one move, as `play`
+/// writes it, not two words.
+fn move_words<G: Gameplay>(game: &G, text: &str) -> Vec<String> {
+    let mut words = text.split_whitespace();
+    let mut out = Vec::new();
+    while let Some(word) = words.next() {
+        let names_column = game.move_notation() == MoveNotation::Column
+            && (word.eq_ignore_ascii_case("column") || word.eq_ignore_ascii_case("col"));
+        match words.clone().next() {
+            Some(next) if names_column => {
+                out.push(format!("{word} {next}"));
+                words.next();
+            }
+            _ => out.push(word.to_string()),
+        }
+    }
+    out
+}
+
+/// A line in the game's short form (`Gameplay::line_of_play`) as a line of play from the
+/// start, each move written as `play` writes it.
+fn short_line<G: Gameplay>(game: &G, line: Vec<Move<G::Position>>) -> Result<Played<G::Position>> {
+    let Some(start) = game.start_position() else {
+        return Err(Error::other("a line of play in a table without a start"));
+    };
+    let moves = line
+        .into_iter()
+        .map(|mv| (describe_move(game, MoveStyle::Field, &mv), mv))
+        .collect();
+    Ok(Played { start, moves })
 }
 
 /// A position as `query`, `play --from`, `serve` and Python take it: the game's own

@@ -203,68 +203,54 @@ fn compare_positions<G: Game>(
     other_game: &G,
     show: usize,
 ) -> Result<(u64, Vec<Differs>)> {
+    count_differing(lead, show, |k, start, len| {
+        let values = lead.read_range(k, start, len)?;
+        (start..)
+            .zip(values)
+            .map(|(rank, x)| {
+                // The position as the other table's game ranks it.
+                let pos = other_game.adopt(&lead_game.unrank(k, rank));
+                let y = other.value(other_game.layer_of(&pos), other_game.rank(&pos))?;
+                Ok((x, y))
+            })
+            .collect()
+    })
+}
+
+/// How many entries differ, and the first `show` of them in table order.
+fn compare(a: &Table, b: &Table, show: usize) -> Result<(u64, Vec<Differs>)> {
+    count_differing(a, show, |k, start, len| {
+        let (va, vb) = (a.read_range(k, start, len)?, b.read_range(k, start, len)?);
+        Ok(va.into_iter().zip(vb).collect())
+    })
+}
+
+/// Over every layer of `table`, in ranges in parallel, the entries whose two values
+/// (`pairs(k, start, len)`: each entry of the range's value in one table and in the other)
+/// differ: how many, and the first `show` in `table`'s order.
+fn count_differing(
+    table: &Table,
+    show: usize,
+    pairs: impl Fn(usize, u64, usize) -> Result<Vec<(i64, i64)>> + Sync,
+) -> Result<(u64, Vec<Differs>)> {
     let mut differ = 0;
     let mut first = Vec::new();
-    for (k, layer) in lead.header.layers.iter().enumerate() {
+    for (k, layer) in table.header.layers.iter().enumerate() {
         let n = layer.positions;
         let found = (0..n.div_ceil(RANGE))
             .into_par_iter()
             .map(|r| -> Result<(u64, Vec<Differs>)> {
                 let start = r * RANGE;
                 let len = RANGE.min(n - start) as usize;
-                let values = lead.read_range(k, start, len)?;
                 let mut count = 0;
                 let mut some = Vec::new();
-                for (i, &x) in values.iter().enumerate() {
-                    let rank = start + i as u64;
-                    // The position as the other table's game ranks it.
-                    let pos = other_game.adopt(&lead_game.unrank(k, rank));
-                    let y = other.value(other_game.layer_of(&pos), other_game.rank(&pos))?;
+                for (rank, (x, y)) in (start..).zip(pairs(k, start, len)?) {
                     if x != y {
                         count += 1;
                         if some.len() < show {
                             some.push(Differs {
                                 layer: k,
                                 rank,
-                                a: x,
-                                b: y,
-                            });
-                        }
-                    }
-                }
-                Ok((count, some))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        for (count, some) in found {
-            differ += count;
-            first.extend(some);
-        }
-        first.truncate(show);
-    }
-    Ok((differ, first))
-}
-
-/// How many entries differ, and the first `show` of them in table order.
-fn compare(a: &Table, b: &Table, show: usize) -> Result<(u64, Vec<Differs>)> {
-    let mut differ = 0;
-    let mut first = Vec::new();
-    for (k, layer) in a.header.layers.iter().enumerate() {
-        let n = layer.positions;
-        let found = (0..n.div_ceil(RANGE))
-            .into_par_iter()
-            .map(|r| -> Result<(u64, Vec<Differs>)> {
-                let start = r * RANGE;
-                let len = RANGE.min(n - start) as usize;
-                let (va, vb) = (a.read_range(k, start, len)?, b.read_range(k, start, len)?);
-                let mut count = 0;
-                let mut some = Vec::new();
-                for (i, (&x, &y)) in va.iter().zip(&vb).enumerate() {
-                    if x != y {
-                        count += 1;
-                        if some.len() < show {
-                            some.push(Differs {
-                                layer: k,
-                                rank: start + i as u64,
                                 a: x,
                                 b: y,
                             });

@@ -37,16 +37,7 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
         .map(|(k, l)| (k, l.positions))
         .unwrap_or((0, 0));
     let cells = h.layers.len() - 1;
-    let encoding = match h.encoding {
-        Encoding::Plain => "plain (raw little-endian arrays)".to_string(),
-        Encoding::Blocked => {
-            "compact (blocks of 4096 entries, each with its own minimum and bit width)".into()
-        }
-        Encoding::Moves { values_every } => format!(
-            "best moves (values, compact, in the layers k with k % {values_every} == 0 and the \
-             full one; elsewhere each position's first best move, in blocks of 4096)"
-        ),
-    };
+    let encoding = encoding_words(h.encoding);
     let lookups = h.encoding.lookups_per_value(cells);
     // A plain entry is one positioned read; a blocked one its directory entry and its bits,
     // but a table of best moves keeps the directories it has used in memory.
@@ -111,12 +102,9 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     ];
     if h.symmetries > 1 {
         // Only folded tables get the row, so other tables' output stays as it was.
-        let at = rows
-            .iter()
-            .position(|r| r.0 == "positions")
-            .map_or(0, |i| i + 1);
-        rows.insert(
-            at,
+        insert_after(
+            &mut rows,
+            "positions",
             (
                 "entries",
                 format!(
@@ -131,16 +119,13 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     // is one, so other tables' output stays as it was.
     let lumped = crate::answers::info::lumped_layers::<R>(&table)?;
     if !lumped.is_empty() {
-        let at = rows
-            .iter()
-            .position(|r| r.0 == "layer sizes")
-            .map_or(0, |i| i + 1);
         let said: Vec<String> = lumped
             .iter()
             .map(|(k, n)| format!("layer {k}, one entry for its {n} positions"))
             .collect();
-        rows.insert(
-            at,
+        insert_after(
+            &mut rows,
+            "layer sizes",
             (
                 "lumped",
                 format!(
@@ -182,6 +167,26 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     table.verify_checksum()?;
     super::outln!("{:<12} {:016x} ok", "checksum", h.checksum)?;
     Ok(0)
+}
+
+/// The table's encoding in words.
+fn encoding_words(encoding: Encoding) -> String {
+    match encoding {
+        Encoding::Plain => "plain (raw little-endian arrays)".to_string(),
+        Encoding::Blocked => {
+            "compact (blocks of 4096 entries, each with its own minimum and bit width)".into()
+        }
+        Encoding::Moves { values_every } => format!(
+            "best moves (values, compact, in the layers k with k % {values_every} == 0 and the \
+             full one; elsewhere each position's first best move, in blocks of 4096)"
+        ),
+    }
+}
+
+/// Put `row` right after the row named `after` (first, where there is none).
+fn insert_after(rows: &mut Vec<(&'static str, String)>, after: &str, row: (&'static str, String)) {
+    let at = rows.iter().position(|r| r.0 == after).map_or(0, |i| i + 1);
+    rows.insert(at, row);
 }
 
 /// All sizes for a short list, else the first and last few.

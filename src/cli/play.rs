@@ -182,19 +182,7 @@ fn play<G: Registered>(game: &G, table: &Table, args: &Args) -> Result<i32> {
         };
         write!(out, "\n{drawing}").map_err(io)?;
         let action = if a.moves.is_empty() {
-            let over = match game.outcome(a.value, stones) {
-                Some(_) => format!(
-                    "game over: {}",
-                    game.describe_value_at(a.value, &a.position)
-                ),
-                None => format!(
-                    "game over: first {}, second {}; result {}",
-                    scores.first,
-                    scores.second,
-                    game.line_result(scores)
-                ),
-            };
-            writeln!(out, "{over}").map_err(io)?;
+            writeln!(out, "{}", game_over(game, &a, scores)).map_err(io)?;
             if history.is_empty() {
                 return Ok(0);
             }
@@ -289,6 +277,23 @@ fn play<G: Registered>(game: &G, table: &Table, args: &Args) -> Result<i32> {
         played.push((if human { "your" } else { "retro's" }, said));
         scores = scores_after(game, scores, &a.position, mv);
         text = game.format_position(&mv.child);
+    }
+}
+
+/// What `play` says where the game has ended: its result, or in a game of scores the
+/// scores and the result they make.
+fn game_over<G: Registered>(game: &G, a: &Answer<G::Position>, scores: Scores) -> String {
+    match game.outcome(a.value, game.layer_of(&a.position)) {
+        Some(_) => format!(
+            "game over: {}",
+            game.describe_value_at(a.value, &a.position)
+        ),
+        None => format!(
+            "game over: first {}, second {}; result {}",
+            scores.first,
+            scores.second,
+            game.line_result(scores)
+        ),
     }
 }
 

@@ -25,9 +25,12 @@ Examples:
   curl http://127.0.0.1:8080/api/young-sample/1,0
 
 Each table is served under its file stem: tables/young-sample.retro is `young-sample`,
-at http://127.0.0.1:8080/young-sample (the explorer) and /api/young-sample/POSITION.")]
+at http://127.0.0.1:8080/young-sample (the explorer) and /api/young-sample/POSITION.
+NAME=PATH serves a table under NAME instead (two tables of one stem: old=a/t.retro
+new=b/t.retro).")]
 pub struct Args {
-    /// Table files, each served under its file stem.
+    /// Table files, each served under its file stem, or NAME=PATH to serve one under NAME
+    /// (an argument that is an existing file is a path, even with a `=` in it).
     #[arg(required = true, value_name = "TABLE")]
     tables: Vec<PathBuf>,
     /// Address to listen on; port 0 takes any free port. Only loopback by default: the
@@ -70,24 +73,44 @@ pub(crate) struct Served {
     opening: (String, Option<String>),
 }
 
+/// A table argument: the name it is served under and its file. `NAME=PATH` names it; a
+/// plain path is served under its file stem. An argument that is an existing file is a
+/// path, even with a `=` in it, so no file that serves today stops serving.
+fn name_and_path(arg: &Path) -> Result<(String, PathBuf)> {
+    let named = match arg.to_str() {
+        Some(text) if !arg.exists() => text.split_once('='),
+        _ => None,
+    };
+    if let Some((name, path)) = named {
+        if name.is_empty() || name.contains('/') || path.is_empty() {
+            return Err(Error::input(format!(
+                "{}: a table is named as NAME=PATH, NAME not empty and without a /, such as young=tables/young-sample.retro",
+                arg.display()
+            )));
+        }
+        return Ok((name.to_string(), PathBuf::from(path)));
+    }
+    let name = arg
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| {
+            Error::input(format!(
+                "{}: cannot serve a table whose file name is not UTF-8 text under its file stem; give it a name, as NAME=PATH",
+                arg.display()
+            ))
+        })?;
+    Ok((name.to_string(), arg.to_path_buf()))
+}
+
 impl Served {
-    fn open<R: Registry>(path: &Path) -> Result<Served> {
-        let name = path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .filter(|s| !s.is_empty())
-            .ok_or_else(|| {
-                Error::input(format!(
-                    "{}: cannot serve a table whose file name is not UTF-8 text",
-                    path.display()
-                ))
-            })?
-            .to_string();
+    fn open<R: Registry>(name: String, path: &Path) -> Result<Served> {
         // `/api/tables` is the list of tables: a table of that name could not be reached
         // at `/api/NAME` as every other is.
         if name == "tables" {
             return Err(Error::input(format!(
-                "{}: a table named \"tables\" cannot be served, since /api/tables is the list of tables; rename the file (or link it under another name)",
+                "{}: a table named \"tables\" cannot be served, since /api/tables is the list of tables; serve it under another name, as NAME=PATH (such as t={})",
+                path.display(),
                 path.display()
             )));
         }
@@ -184,19 +207,20 @@ impl State {
         body_timeout: std::time::Duration,
     ) -> Result<State> {
         let mut tables: BTreeMap<String, Served> = BTreeMap::new();
-        let mut from: BTreeMap<String, &Path> = BTreeMap::new();
-        for path in paths {
-            let served = Served::open::<R>(path)?;
-            if let Some(other) = from.get(&served.name) {
+        let mut from: BTreeMap<String, PathBuf> = BTreeMap::new();
+        for arg in paths {
+            let (name, path) = name_and_path(arg)?;
+            if let Some(other) = from.get(&name) {
                 return Err(Error::input(format!(
-                    "{} and {} would both be served as {:?}: rename one",
+                    "{} and {} would both be served as {name:?}: give one another name, as NAME=PATH (such as {name}-2={})",
                     other.display(),
                     path.display(),
-                    served.name
+                    path.display()
                 )));
             }
-            from.insert(served.name.clone(), path);
-            tables.insert(served.name.clone(), served);
+            let served = Served::open::<R>(name.clone(), &path)?;
+            from.insert(name.clone(), path);
+            tables.insert(name, served);
         }
         let max_uploads = upload_limit(connections);
         Ok(State {

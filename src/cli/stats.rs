@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use super::{Threads, open_table, outln};
-use crate::answers::stats::{Examples, LayerStats, Reached, RemotenessRow, SplitRow};
+use crate::answers::stats::{Examples, LayerStats, Reached, RemotenessRow, Results, SplitRow};
 use crate::error::Result;
 use crate::game::{Registered, Registry, Visitor};
 
@@ -117,7 +117,7 @@ pub fn run<R: Registry>(args: Args) -> Result<i32> {
     let reach = args.reachable;
     let results = layers
         .iter()
-        .any(|l| l.wins + l.losses + l.ties + l.draws > 0);
+        .any(|l| l.results.wins + l.results.losses + l.results.ties + l.results.draws > 0);
     if args.remoteness {
         print_remoteness(layers, args.split, reach)?;
     } else if let Some(rows) = &stats.split {
@@ -167,87 +167,29 @@ fn unreached_note<R: Registry>(table: &crate::table::Table) -> Result<String> {
     .to_string())
 }
 
-/// What a row shows: the counts of every position, or with --reachable of the reachable
-/// ones (`Reached`).
-struct Shown {
-    wins: u64,
-    losses: u64,
-    draws: u64,
-    ties: u64,
-    longest_win: Option<usize>,
-    longest_loss: Option<usize>,
-    min_value: Option<i64>,
-    max_value: Option<i64>,
+/// What a row shows: the counts of every position (`all`), or with --reachable of the
+/// reachable ones (`Reached`).
+fn shown<'a>(all: &'a Results, reached: Option<&'a Reached>) -> &'a Results {
+    reached.map_or(all, |r| &r.results)
 }
 
-impl Shown {
-    fn of(l: &LayerStats) -> Shown {
-        match &l.reached {
-            Some(r) => Shown::reached(r),
-            None => Shown {
-                wins: l.wins,
-                losses: l.losses,
-                draws: l.draws,
-                ties: l.ties,
-                longest_win: l.longest_win,
-                longest_loss: l.longest_loss,
-                min_value: l.min_value,
-                max_value: l.max_value,
-            },
-        }
-    }
-
-    fn of_row(r: &SplitRow) -> Shown {
-        match &r.reached {
-            Some(reached) => Shown::reached(reached),
-            None => Shown {
-                wins: r.wins,
-                losses: r.losses,
-                draws: r.draws,
-                ties: r.ties,
-                longest_win: r.longest_win,
-                longest_loss: r.longest_loss,
-                min_value: r.min_value,
-                max_value: r.max_value,
-            },
-        }
-    }
-
-    fn reached(r: &Reached) -> Shown {
-        Shown {
-            wins: r.wins,
-            losses: r.losses,
-            draws: r.draws,
-            ties: r.ties,
-            longest_win: r.longest_win,
-            longest_loss: r.longest_loss,
-            min_value: r.min_value,
-            max_value: r.max_value,
-        }
-    }
-
-    /// The columns after the positions: results, or least and greatest values.
-    fn columns(&self, results: bool) -> String {
-        match results {
-            true => format!(
-                "{:>14} {:>14} {:>14} {:>14} {:>8} {:>8}",
-                self.wins,
-                self.losses,
-                self.draws,
-                self.ties,
-                plies(self.longest_loss),
-                plies(self.longest_win)
-            ),
-            false => format!(
-                "{:>10} {:>10}",
-                value(self.min_value),
-                value(self.max_value)
-            ),
-        }
+/// The columns after the positions: results, or least and greatest values.
+fn columns(r: &Results, results: bool) -> String {
+    match results {
+        true => format!(
+            "{:>14} {:>14} {:>14} {:>14} {:>8} {:>8}",
+            r.wins,
+            r.losses,
+            r.draws,
+            r.ties,
+            plies(r.longest_loss),
+            plies(r.longest_win)
+        ),
+        false => format!("{:>10} {:>10}", value(r.min_value), value(r.max_value)),
     }
 }
 
-/// The headings of `Shown::columns`.
+/// The headings of `columns`.
 fn headings(results: bool) -> String {
     match results {
         true => format!(
@@ -302,7 +244,7 @@ fn print_layers(layers: &[LayerStats], results: bool, reach: bool) -> Result<()>
             first(&name, &holds_text),
             l.entries,
             counted(l.positions, l.reachable),
-            Shown::of(l).columns(results)
+            columns(shown(&l.results, l.reached.as_ref()), results)
         )?;
     }
     Ok(())
@@ -339,7 +281,7 @@ fn print_split(rows: &[SplitRow], results: bool, reach: bool) -> Result<()> {
             r.o,
             r.to_move,
             counted(r.positions, r.reachable),
-            Shown::of_row(r).columns(results)
+            columns(shown(&r.results, r.reached.as_ref()), results)
         )?;
     }
     Ok(())
@@ -410,7 +352,7 @@ fn print_examples(layers: &[LayerStats]) -> Result<()> {
     let cells: Vec<(usize, String, String)> = layers
         .iter()
         .filter_map(|l| {
-            let shown = Shown::of(l);
+            let figures = shown(&l.results, l.reached.as_ref());
             // A figure without an example: only positions query refuses have it.
             let said = |n: Option<String>, what: Option<String>| match (n, what) {
                 (Some(p), Some(what)) => format!("{what}: {p}"),
@@ -425,11 +367,11 @@ fn print_examples(layers: &[LayerStats]) -> Result<()> {
                     l.layer,
                     said(
                         longest_win,
-                        shown.longest_win.map(|r| format!("win in {r}")),
+                        figures.longest_win.map(|r| format!("win in {r}")),
                     ),
                     said(
                         longest_loss,
-                        shown.longest_loss.map(|r| format!("loss in {r}")),
+                        figures.longest_loss.map(|r| format!("loss in {r}")),
                     ),
                 ),
                 Examples::Scores {
@@ -437,8 +379,8 @@ fn print_examples(layers: &[LayerStats]) -> Result<()> {
                     min_value,
                 } => (
                     l.layer,
-                    said(max_value, shown.max_value.map(|v| v.to_string())),
-                    said(min_value, shown.min_value.map(|v| v.to_string())),
+                    said(max_value, figures.max_value.map(|v| v.to_string())),
+                    said(min_value, figures.min_value.map(|v| v.to_string())),
                 ),
             })
         })

@@ -550,6 +550,15 @@ pub trait Gameplay: Game {
     /// ranking counts, whether or not play can reach it (so every rank's position reads
     /// back); bad text is an input error that shows the expected form.
     fn parse_position(&self, text: &str) -> Result<Self::Position>;
+    /// The moves of `text`, in order from the start, where it is a line of play in a short
+    /// form of the game's own (connect: `4455`, the columns played, one digit a move);
+    /// None (the default) where it is not one, or the game has no such form. An illegal
+    /// move in the line is an input error that names it. A position given as moves from
+    /// the start (`probe::played_from_start`) takes such a line as its moves, so `query
+    /// --line` shows it ply by ply.
+    fn line_of_play(&self, _text: &str) -> Option<Result<Vec<Move<Self::Position>>>> {
+        None
+    }
     /// Refuse (`Error::input`, one line saying why) a position the ranking counts but
     /// play cannot reach (mnk: both players have a line). `query` and `play` ask it; the
     /// table still holds a defined value for such a position.

@@ -12,7 +12,9 @@
 //! The workers: the placement sweep's kernel (`sweep::compute_layer`: no move stays inside
 //! the layer, values of a game of scores or lines, children in the next layer), the one-pass
 //! (`pass.rs`) and the fixpoint worker (`fixpoint.rs`) of values for the side to move, which
-//! fold children outside the layer alike (`outside.rs`).
+//! fold children outside the layer alike (`outside.rs`). What the driver holds at its peak,
+//! and the fixpoint worker that fits it: `budget.rs`; over several ranks, the children a
+//! slice reads in other ranks' slices: `fetch.rs`.
 
 use crate::error::{Error, Result};
 use crate::game::{Game, LayerKind, Values};
@@ -20,8 +22,10 @@ use crate::memory;
 use crate::progress::{Progress, Silent, check_stopped};
 use crate::stored::{Value, ValueType};
 
+mod budget;
 mod checks;
 pub(crate) mod children;
+mod fetch;
 mod fixpoint;
 mod layers;
 mod levels;
@@ -31,12 +35,16 @@ mod pass;
 mod ranks;
 pub(crate) mod sweep;
 
-use children::Fetched;
 pub use layers::Driver;
 use layers::Held;
 pub(crate) use layers::{Finished, Layer, MapLayer};
 pub use ranks::{Cut, One, Ranks};
-use std::sync::atomic::AtomicU64;
+
+pub use budget::Fixpoint;
+pub(crate) use budget::{check_memory, fixpoint_bytes, layer_peak_bytes, planned_fixpoint};
+use budget::{fixpoint_for, forced_fixpoint};
+pub(crate) use fetch::Later;
+use fetch::fetch_children;
 
 /// Which worker solves a layer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,29 +64,6 @@ pub fn worker<G: Game>(game: &G, k: usize) -> Worker {
         (LayerKind::Fixpoint, _) => Worker::Fixpoint,
         (LayerKind::OnePass, Values::SideToMove) => Worker::Pass,
         (LayerKind::OnePass, _) => Worker::Sweep,
-    }
-}
-
-/// How a layer with moves inside it is solved: counting each position's children
-/// (`fixpoint.rs`) or checking candidates forward without counters (`checks.rs`). Both
-/// write the same values; they differ in time and memory (`docs/design.md`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fixpoint {
-    /// A count byte and a 16-bit word a position: its children not yet won, its pending
-    /// word.
-    Counters,
-    /// A 16-bit word a position; a position a child's win may have left lost checks its
-    /// moves forward.
-    Checks,
-}
-
-/// `RETRO_FIXPOINT=counters` or `checks`: every layer solved on one process by that worker,
-/// whatever the memory (to measure one against the other).
-fn forced_fixpoint() -> Option<Fixpoint> {
-    match std::env::var("RETRO_FIXPOINT").as_deref() {
-        Ok("checks") => Some(Fixpoint::Checks),
-        Ok("counters") => Some(Fixpoint::Counters),
-        _ => None,
     }
 }
 
@@ -166,124 +151,9 @@ pub(crate) fn lowest_readers<G: Game>(game: &G) -> Vec<Option<usize>> {
     lowest
 }
 
-/// Bytes a fixpoint's solve of `own` positions holds for itself with values `width` bytes
-/// wide, by the worker that solves it: its words (the counters worker's 3 bytes a position,
-/// the checks worker's 2), its three bitmaps (a bit a position each) and the blocks' ready
-/// levels (2 bytes per 64), and its values only as far as one block of words not yet freed
-/// (both free their words block by block as the values are written).
-pub(crate) fn fixpoint_bytes(own: u128, width: u128, fixpoint: Fixpoint) -> u128 {
-    let words = match fixpoint {
-        Fixpoint::Counters => own * 3 + 3 * own.div_ceil(8),
-        Fixpoint::Checks => own * 2 + 3 * own.div_ceil(8),
-    };
-    words + own.div_ceil(32) + own.min(1 << 24) * width
-}
-
-/// Bytes the driver holds at its peak with values `width` bytes wide: at each layer, its own
-/// values (plus the fixpoint's working memory) and every finished layer still to be read
-/// (for a placement game: two adjacent layers; standard Teeko: 1.21 GB estimated, 1129 MiB
-/// = 1.18 GB measured). Where finished layers are read back from the table file (`spills`,
-/// the bytes a value takes there: `MapLayer`), only those the layer reads are held, as the
-/// file stores them: the one finished last is written before the layer starts where the
-/// layer does not read it or the file stores it narrower, and held as computed otherwise
-/// (the same bytes).
-pub(crate) fn peak_bytes<G: Game>(
-    game: &G,
-    width: usize,
-    spills: Option<usize>,
-    fixpoint: Fixpoint,
-) -> u128 {
-    layer_peak_bytes(game, width, spills, fixpoint)
-        .into_iter()
-        .max()
-        .unwrap_or(0)
-}
-
-/// `peak_bytes` layer by layer: what the driver holds while it solves each layer (what
-/// `retro plan`'s rows give for one process).
-pub(crate) fn layer_peak_bytes<G: Game>(
-    game: &G,
-    width: usize,
-    spills: Option<usize>,
-    fixpoint: Fixpoint,
-) -> Vec<u128> {
-    let last = game.last_layer();
-    let lowest = lowest_readers(game);
-    let width = width as u128;
-    (0..=last)
-        .map(|k| {
-            let own = game.layer_size(k) as u128;
-            let own_bytes = match worker(game, k) {
-                Worker::Fixpoint => fixpoint_bytes(own, width, fixpoint),
-                _ => own * width,
-            };
-            // Layers above k that some layer at or below k reads; spilled, only those k
-            // reads.
-            let reads = game.child_layers(k);
-            let held: u128 = (k + 1..=last)
-                .filter(|&j| lowest[j].is_some_and(|r| r <= k))
-                .map(|j| {
-                    let n = game.layer_size(j) as u128;
-                    match spills {
-                        None => n * width,
-                        Some(_) if !reads.contains(&j) => 0,
-                        Some(stored) => n * (stored as u128).min(width),
-                    }
-                })
-                .sum();
-            held + own_bytes
-        })
-        .collect()
-}
-
 /// The value type a solve of `game` computes in.
 pub fn value_type<G: Game>(game: &G) -> ValueType {
     game.values().value_type()
-}
-
-/// The fixpoint worker a plain build of `game` is planned with: the counters worker where
-/// the build fits in the memory available with it, else the checks worker (which each
-/// layer then takes where the counters worker's words would not fit: `fixpoint_layer`).
-pub(crate) fn planned_fixpoint<G: Game>(game: &G, width: usize, spills: Option<usize>) -> Fixpoint {
-    if let Some(forced) = forced_fixpoint() {
-        return forced;
-    }
-    let need = peak_bytes(game, width, spills, Fixpoint::Counters);
-    fixpoint_for(need, memory::available_memory())
-}
-
-/// The counters worker where what it needs (`need` bytes) fits in the memory available (or
-/// that is not known), else the checks worker.
-fn fixpoint_for(need: u128, available: Option<u64>) -> Fixpoint {
-    match available {
-        Some(avail) if need > avail as u128 => Fixpoint::Checks,
-        _ => Fixpoint::Counters,
-    }
-}
-
-/// Refuse a board whose solve does not fit in available memory (`peak_bytes`, with the
-/// fixpoint worker that needs least where the other does not fit).
-pub(crate) fn check_memory<G: Game>(game: &G, width: usize, spills: Option<usize>) -> Result<()> {
-    let need = peak_bytes(game, width, spills, planned_fixpoint(game, width, spills));
-    let max_layer = (0..=game.last_layer())
-        .map(|k| game.layer_size(k))
-        .max()
-        .unwrap_or(0);
-    if usize::try_from(max_layer).is_err() {
-        return Err(Error::too_large(
-            "board too large: a layer does not fit in this address space",
-        ));
-    }
-    if let Some(avail) = memory::available_memory()
-        && need > avail as u128
-    {
-        return Err(Error::too_large(format!(
-            "board too large for memory: the solve needs about {} (the layers it holds at once), {} available",
-            memory::human_bytes(need as f64),
-            memory::human_bytes(avail as f64)
-        )));
-    }
-    Ok(())
 }
 
 /// Where a solve starts: from the last layer, or below finished layers (a resumed build).
@@ -505,19 +375,29 @@ pub(crate) fn solve_layers<G: Game, V: Value, R: Ranks>(
                 held[k] = Some(Held::Memory(buffer));
             }
         }
-        // Free what no layer below k reads (every layer but k has been handed on).
-        for (j, slot) in held.iter_mut().enumerate().skip(k + 1) {
-            if lowest[j].is_none_or(|r| r >= k)
-                && let Some(values) = slot.take().and_then(Held::into_buffer)
-            {
-                spare.push(values);
-            }
-        }
+        free_unread(k, &lowest, &mut held, &mut spare);
     }
     if let Some(f) = beside {
         write_unseen(&mut unseen, f, &held)?;
     }
     root_value(&cuts[0], &held, ranks)
+}
+
+/// Once layer `k` is solved (and every layer but k handed on): free what no layer below k
+/// reads, keeping its buffer as a spare for a later layer.
+fn free_unread<V: Value>(
+    k: usize,
+    lowest: &[Option<usize>],
+    held: &mut [Option<Held<V>>],
+    spare: &mut Vec<Vec<V>>,
+) {
+    for (j, slot) in held.iter_mut().enumerate().skip(k + 1) {
+        if lowest[j].is_none_or(|r| r >= k)
+            && let Some(values) = slot.take().and_then(Held::into_buffer)
+        {
+            spare.push(values);
+        }
+    }
 }
 
 /// What a layer's solve hands the writer beside it: the layer finished last and not yet
@@ -809,140 +689,6 @@ fn sweep_layer<G: Game, V: Value, C: sweep::ChildValues<V> + Sync + ?Sized>(
     }
 }
 
-/// Over several ranks, fetch the values of the children in other ranks' slices that this
-/// rank's slice of layer `k` (a one-pass layer) reads: each layer it reads is marked
-/// (`children::mark_children`), and its marked grains fetched from their owners. Returns
-/// each read layer's own slice and fetched values.
-fn fetch_children<'a, G: Game, V: Value, R: Ranks>(
-    game: &G,
-    k: usize,
-    cuts: &[Cut],
-    sizes: &[u64],
-    mine: impl Fn(usize) -> Result<&'a [V]>,
-    ranks: &R,
-) -> Result<Vec<(usize, Fetched<'a, V>)>> {
-    let reads = game.child_layers(k);
-    let marks = blank_marks(&reads, sizes);
-    let started = std::time::Instant::now();
-    if !reads.is_empty() {
-        children::mark_children(game, k, cuts[k].slice(), &marks);
-    }
-    if std::env::var_os("RETRO_TRACE").is_some() {
-        eprintln!(
-            "layer {k}: rank {}: children marked in {:.2} s",
-            ranks.rank(),
-            started.elapsed().as_secs_f64()
-        );
-    }
-    let own = own_slices(&reads, mine, ranks)?;
-    fetch_marked(k, &own, cuts, sizes, marks, ranks)
-}
-
-/// This rank's slice of each layer in `reads`, every rank agreeing that each is held.
-fn own_slices<'a, V: Value, R: Ranks>(
-    reads: &[usize],
-    mine: impl Fn(usize) -> Result<&'a [V]>,
-    ranks: &R,
-) -> Result<Vec<(usize, &'a [V])>> {
-    reads
-        .iter()
-        .map(|&j| ranks.agree(mine(j)).map(|values| (j, values)))
-        .collect()
-}
-
-/// A bitmap of grains for each layer in `reads`, empty for the others.
-fn blank_marks(reads: &[usize], sizes: &[u64]) -> Vec<Vec<AtomicU64>> {
-    let mut marks: Vec<Vec<AtomicU64>> = (0..sizes.len()).map(|_| Vec::new()).collect();
-    for &j in reads {
-        marks[j] = children::blank_marks(sizes[j]);
-    }
-    marks
-}
-
-/// Fetch the grains `marks` holds of each read layer (with this rank's slice of it, `own`)
-/// from the ranks owning them; returns each read layer's own slice and fetched values.
-/// Collective.
-fn fetch_marked<'a, V: Value, R: Ranks>(
-    k: usize,
-    own: &[(usize, &'a [V])],
-    cuts: &[Cut],
-    sizes: &[u64],
-    mut marks: Vec<Vec<AtomicU64>>,
-    ranks: &R,
-) -> Result<FetchedLayers<'a, V>> {
-    let started = std::time::Instant::now();
-    let mut fetched = Vec::with_capacity(own.len());
-    let mut values_fetched = 0;
-    for &(j, mine) in own {
-        let slice = cuts[j].slice();
-        let mut m: Vec<u64> = std::mem::take(&mut marks[j])
-            .into_iter()
-            .map(AtomicU64::into_inner)
-            .collect();
-        children::keep_fetched(&mut m, &slice, sizes[j]);
-        let spans = children::spans(&m, sizes[j]);
-        let values = ranks.fetch(sizes[j], &spans, mine)?;
-        values_fetched += values.len();
-        fetched.push((j, Fetched::new(mine, slice.start, m, values)));
-    }
-    if std::env::var_os("RETRO_TRACE").is_some() {
-        eprintln!(
-            "layer {k}: rank {}: {values_fetched} values fetched in {:.2} s",
-            ranks.rank(),
-            started.elapsed().as_secs_f64()
-        );
-    }
-    Ok(fetched)
-}
-
-/// Over several ranks, what a fixpoint layer's slice reads in other ranks' slices, fetched
-/// once its counting pass has found it: the pass counts every position whose children are
-/// at hand (in the rank's own slices), marks the grains of those that are not, and counts
-/// the positions that waited once the grains are fetched (`outside::Counting`). Marking
-/// them beforehand took a walk over the slice's moves of its own, which on the largest
-/// Morris layers cost half as much as the counting itself.
-pub(crate) struct Later<'a, V> {
-    /// A bitmap of grains for each finished layer, empty for a layer not read.
-    pub marks: Vec<Vec<AtomicU64>>,
-    /// Fetches the grains marked: each read layer's own slice and fetched values.
-    /// Collective: every rank calls it once.
-    pub fetch: FetchMarked<'a, V>,
-}
-
-/// Each read layer's own slice and fetched values.
-pub(crate) type FetchedLayers<'a, V> = Vec<(usize, Fetched<'a, V>)>;
-
-/// How `Later` fetches its marked grains.
-pub(crate) type FetchMarked<'a, V> =
-    Box<dyn FnOnce(Vec<Vec<AtomicU64>>) -> Result<FetchedLayers<'a, V>> + 'a>;
-
-impl<'a, V: Value> Later<'a, V> {
-    /// The views of this rank's own slices of the layers layer `k` reads (nothing fetched
-    /// yet), and the `Later` that fetches the rest.
-    fn of<G: Game, R: Ranks>(
-        game: &G,
-        k: usize,
-        cuts: &'a [Cut],
-        sizes: &'a [u64],
-        mine: impl Fn(usize) -> Result<&'a [V]>,
-        ranks: &'a R,
-    ) -> Result<(FetchedLayers<'a, V>, Later<'a, V>)> {
-        let reads = game.child_layers(k);
-        let slices = own_slices(&reads, mine, ranks)?;
-        let own = slices
-            .iter()
-            .map(|&(j, values)| {
-                let view = Fetched::new(values, cuts[j].start(), Vec::new(), Vec::new());
-                (j, view)
-            })
-            .collect();
-        let marks = blank_marks(&reads, sizes);
-        let fetch: FetchMarked<'a, V> =
-            Box::new(move |marks| fetch_marked(k, &slices, cuts, sizes, marks, ranks));
-        Ok((own, Later { marks, fetch }))
-    }
-}
-
 /// Solve every layer, handing each finished layer to `on_layer` (in order, on a thread of its
 /// own while the next layer is computed); returns the empty board's value.
 pub fn solve_each<G: Game, V: Value>(
@@ -972,27 +718,4 @@ pub fn all_values<G: Game, V: Value>(game: &G, driver: Driver) -> Result<Vec<Vec
         Ok(())
     })?;
     Ok(layers)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_layer_takes_the_checks_worker_only_where_the_counters_do_not_fit() {
-        let n = 1u128 << 30;
-        let (counters, checks) = (
-            fixpoint_bytes(n, 1, Fixpoint::Counters),
-            fixpoint_bytes(n, 1, Fixpoint::Checks),
-        );
-        // 3 bytes and 3 bitmaps a position against 2 bytes and 3 bitmaps, besides the
-        // ready levels and one block of values.
-        assert_eq!(counters - checks, n);
-        assert!(checks < counters && counters < 4 * n);
-        let fits = u64::try_from(counters).unwrap();
-        assert_eq!(fixpoint_for(counters, Some(fits)), Fixpoint::Counters);
-        assert_eq!(fixpoint_for(counters, Some(fits - 1)), Fixpoint::Checks);
-        // Memory not known: the default.
-        assert_eq!(fixpoint_for(counters, None), Fixpoint::Counters);
-    }
 }

@@ -605,3 +605,57 @@ fn a_position_can_be_the_columns_played() {
         }
     }
 }
+
+/// A line of play from the start may be the columns played (`332`, 1-based as `play`
+/// numbers them), alone or after `start`, or `start` and the moves as `play` reads and
+/// writes them (`3`, `column 3`, `col 3`): every form reaches the position typed as its
+/// grid, and `--line` shows the same plies for each.
+#[test]
+fn a_line_may_be_the_columns_played_or_plays_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = build(dir.path());
+    let grid = query_json(&table, "..../..../..o./.xx.");
+    let forms = [
+        "332",
+        "start 332",
+        "start 3 3 2",
+        "start column 3 column 3 column 2",
+        "START Col 3 col 3 COLUMN 2",
+        "start column3 3 col2",
+    ];
+    for form in forms {
+        assert_eq!(query_json(&table, form), grid, "{form}");
+    }
+    let line = |form: &str| query(&table, &[form, "--line"]);
+    let by_digits = line("332");
+    assert!(
+        by_digits.contains("3. first  column 2  -> ..../..../..o./.xx."),
+        "{by_digits}"
+    );
+    for form in forms {
+        assert_eq!(line(form), by_digits, "{form}");
+    }
+    let json = |form: &str| -> Value {
+        serde_json::from_str(&query(&table, &[form, "--line", "--json"])).unwrap()
+    };
+    let plies = json("332")["line"].clone();
+    assert_eq!(plies.as_array().map(Vec::len), Some(4), "{plies}");
+    assert_eq!(json("start column 3 column 3 column 2")["line"], plies);
+    // A bad digit list, or a move word that names no column, is one line naming the move.
+    let t = table.to_str().unwrap();
+    fails(
+        &retro(&["query", t, "335", "--line"], ""),
+        2,
+        "move 3 is column 5; the columns are 1 to 4",
+    );
+    fails(
+        &retro(&["query", t, "start 3 3 5", "--line"], ""),
+        2,
+        "move 3 (\"5\") is not legal",
+    );
+    fails(
+        &retro(&["query", t, "start column 3 column", "--line"], ""),
+        2,
+        "move 2 (\"column\") is not legal",
+    );
+}

@@ -301,8 +301,17 @@ fn every_game_check_holds_for_mnk_and_twins() {
 
 #[test]
 fn command_line_builds_queries_and_refuses() {
-    assert_eq!(ok(&retro(&["gen", "mnk", "4x4"], "")), "4 4 4\n");
-    assert_eq!(ok(&retro(&["gen", "mnk", "3x5"], "")), "3 5 3\n");
+    // The board as its label, as connect's gen writes it, and `build` reads it back.
+    assert_eq!(ok(&retro(&["gen", "mnk", "4x4"], "")), "4x4k4\n");
+    assert_eq!(ok(&retro(&["gen", "mnk", "3x5"], "")), "3x5k3\n");
+    let generated = ok(&retro(&["gen", "mnk", "3x3"], ""));
+    assert_eq!(generated, "3x3k3\n");
+    let from_gen = tempfile::tempdir().unwrap();
+    let built = from_gen.path().join("g.retro");
+    let built = built.to_str().unwrap();
+    ok(&retro(&["build", "mnk", "-q", "-o", built], &generated));
+    let info = ok(&retro(&["info", built, "--json"], ""));
+    assert!(info.contains("\"board\":\"3x3k3\""), "{info}");
     let dir = tempfile::tempdir().unwrap();
     let table = dir.path().join("ttt.retro");
     let table = table.to_str().unwrap();

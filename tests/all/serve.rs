@@ -418,14 +418,20 @@ fn pages_and_assets() {
     assert_eq!(get(a, "/assets/nope.js").status, 404);
 }
 
+/// A copy of the young sample's table in `dir/other`, a table of the same file stem.
+fn copy_of_young_sample(dir: &Path, table: &Path) -> PathBuf {
+    let other = dir.join("other");
+    std::fs::create_dir(&other).unwrap();
+    let copy = other.join("young-sample.retro");
+    std::fs::copy(table, &copy).unwrap();
+    copy
+}
+
 #[test]
 fn start_up_errors() {
     let dir = tempfile::tempdir().unwrap();
     let tables = sample_tables(dir.path());
-    let other = dir.path().join("other");
-    std::fs::create_dir(&other).unwrap();
-    let copy = other.join("young-sample.retro");
-    std::fs::copy(&tables[0], &copy).unwrap();
+    let copy = copy_of_young_sample(dir.path(), &tables[0]);
     let out = retro(
         &[
             "serve",
@@ -442,6 +448,8 @@ fn start_up_errors() {
         err.starts_with("error: ") && err.contains("would both be served as \"young-sample\""),
         "{err}"
     );
+    // It says how to serve both: under a name of one's own.
+    assert!(err.contains("NAME=PATH"), "{err}");
     assert_eq!(err.lines().count(), 1);
 
     let missing = dir.path().join("missing.retro");
@@ -739,7 +747,53 @@ fn a_table_named_like_the_list_is_refused() {
         "",
     );
     let err = common::fails(&out, 2, "/api/tables");
-    assert!(err.contains("rename"), "{err}");
+    assert!(err.contains("NAME=PATH"), "{err}");
+}
+
+/// `NAME=PATH` serves a table under NAME: two tables of one file stem both serve, each
+/// under its own name, and a name that cannot be one is refused in one line.
+#[test]
+fn name_equals_path_serves_a_table_under_that_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = sample_tables(dir.path());
+    let copy = copy_of_young_sample(dir.path(), &tables[0]);
+    let named = |name: &str, path: &Path| PathBuf::from(format!("{name}={}", path.display()));
+    let server = Server::start(
+        &[
+            tables[0].clone(),
+            named("copy", &copy),
+            named("tables2", &tables[1]),
+        ],
+        &["--quiet"],
+    );
+    let list = get(&server.addr, "/api/tables").json();
+    let mut names: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(names, ["copy", "tables2", "young-sample"]);
+    let (first, copied) = (
+        get(&server.addr, "/api/young-sample/1,0"),
+        get(&server.addr, "/api/copy/1,0"),
+    );
+    assert_eq!((first.status, copied.status), (200, 200));
+    assert_eq!(first.json(), copied.json());
+    assert_eq!(get(&server.addr, "/copy").status, 200);
+    drop(server);
+    // The list's own name is refused given as NAME too; an empty NAME or one with a `/`
+    // names no table.
+    let t = tables[0].to_str().unwrap();
+    for (arg, needle) in [
+        (format!("tables={t}"), "/api/tables"),
+        (format!("={t}"), "NAME=PATH"),
+        (format!("a/b={t}"), "NAME=PATH"),
+    ] {
+        let out = retro(&["serve", &arg, "--addr", "192.0.2.1:9"], "");
+        common::fails(&out, 2, needle);
+    }
 }
 
 /// Write `from`'s bytes over `to` in place, as `cp from to` does: the same file, cut to

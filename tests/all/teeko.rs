@@ -454,6 +454,36 @@ fn the_first_drop_rule_in_the_commands() {
     }
 }
 
+/// A side to move that cannot slide (every stone hemmed in) has lost, as docs/games.md
+/// says: on 3 x 3 with 4 stones each, x to move at `xxx/xoo/oo.:x` has no move and is lost
+/// in 0, and o wins in 1 by the slide that leaves x so.
+#[test]
+fn a_side_that_cannot_slide_has_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("t.retro");
+    let table = table.to_str().unwrap();
+    ok(&retro(
+        &["build", "teeko", "-q", "-o", table],
+        "3x3s4
+",
+    ));
+    let json = |position: &str| -> serde_json::Value {
+        serde_json::from_str(&ok(&retro(&["query", table, position, "--json"], ""))).unwrap()
+    };
+    let stuck = json("xxx/xoo/oo.:x");
+    assert_eq!(stuck["moves"], serde_json::json!([]), "{stuck}");
+    assert_eq!(
+        (stuck["result"].as_str(), stuck["remoteness"].as_u64()),
+        (Some("loss"), Some(0))
+    );
+    let before = json("xxx/xo./ooo:o");
+    assert_eq!(
+        (before["result"].as_str(), before["remoteness"].as_u64()),
+        (Some("win"), Some(1))
+    );
+    assert_eq!(before["best"], serde_json::json!(["3,3-2,3"]), "{before}");
+}
+
 /// Boards whose lists of stone layouts would be too large to keep (36 cells with 6 or more
 /// stones) unrank their layouts from binomials instead: every sampled rank of every layer
 /// reads back to itself, and the first positions of a layer step on as the lookup does.

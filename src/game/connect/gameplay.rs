@@ -25,11 +25,9 @@ impl Gameplay for Connect {
         if trimmed.is_empty() {
             return Err(bad("no position given".into()));
         }
-        // The columns played from the empty board, 1-based (`4455`), as Connect Four
-        // solvers and databases write positions; boards up to 9 columns wide, one digit
-        // a move.
-        if w <= 9 && trimmed.bytes().all(|b| b.is_ascii_digit()) {
-            return self.play_columns(trimmed).map_err(bad);
+        // The columns played from the empty board (`4455`): the position the line reaches.
+        if let Some(line) = self.line_of_play(trimmed) {
+            return Ok(line?.pop().map_or_else(|| self.unrank(0, 0), |m| m.child));
         }
         let marks = two_colour::parse_marks(trimmed, h, w, 'x', 'o').map_err(bad)?;
         let (mut occupied, mut x) = (0u64, 0u64);
@@ -93,6 +91,23 @@ impl Gameplay for Connect {
         crate::game::lines::cells_of_full_lines(&self.lines, pos.x, pos.occupied ^ pos.x, cell_of)
     }
 
+    /// The columns played from the empty board, 1-based as `play` numbers them (`4455`),
+    /// as Connect Four solvers and databases write games; boards up to 9 columns wide, one
+    /// digit a move (wider, `12` would be column 12 or 1 then 2).
+    fn line_of_play(&self, text: &str) -> Option<Result<Vec<Move<ConnectPosition>>>> {
+        let trimmed = text.trim();
+        let digits = !trimmed.is_empty() && trimmed.bytes().all(|b| b.is_ascii_digit());
+        (self.board.width <= 9 && digits).then(|| {
+            self.play_columns(trimmed).map_err(|why| {
+                Error::input(format!(
+                    "bad connect position {}: {why}; {}",
+                    crate::error::excerpt(text),
+                    self.position_form()
+                ))
+            })
+        })
+    }
+
     fn format_position(&self, pos: &ConnectPosition) -> String {
         two_colour::format_marks(&self.marks(pos), self.board.width, 'x', 'o')
     }
@@ -103,12 +118,16 @@ impl Gameplay for Connect {
 }
 
 impl Connect {
-    /// The position reached by dropping in these columns (digits, 1-based) from the empty
-    /// board, x first; why not where a column is off the board or full, or the game was
-    /// over before the move.
-    fn play_columns(&self, columns: &str) -> std::result::Result<ConnectPosition, String> {
+    /// The moves of dropping in these columns (digits, 1-based) from the empty board, x
+    /// first; why not where a column is off the board or full, or the game was over before
+    /// the move.
+    fn play_columns(
+        &self,
+        columns: &str,
+    ) -> std::result::Result<Vec<Move<ConnectPosition>>, String> {
         let w = self.board.width;
         let mut pos = self.unrank(0, 0);
+        let mut line = Vec::with_capacity(columns.len());
         for (i, digit) in columns.bytes().enumerate() {
             let col = usize::from(digit - b'0');
             if !(1..=w).contains(&col) {
@@ -128,11 +147,14 @@ impl Connect {
                 ));
             }
             match moves.into_iter().find(|m| m.col + 1 == col) {
-                Some(m) => pos = m.child,
+                Some(m) => {
+                    pos = m.child.clone();
+                    line.push(m);
+                }
                 None => return Err(format!("move {} is column {col}, which is full", i + 1)),
             }
         }
-        Ok(pos)
+        Ok(line)
     }
 }
 

@@ -36,8 +36,10 @@ impl Board for MnkBoard {
         Self::checked(rows, cols, rows.min(cols))
     }
 
+    /// The board's label (`4x4k4`), as connect writes its boards and as `info` and the
+    /// table names show it; `parse` reads it back.
     fn to_input(&self) -> String {
-        format!("{} {} {}\n", self.rows, self.cols, self.k)
+        format!("{}\n", self.label())
     }
 
     fn dims(&self) -> (usize, usize) {

@@ -97,11 +97,7 @@ impl Gameplay for Young {
         let mut out = String::new();
         for i in 0..self.n {
             let r = pos.rows[i] as usize;
-            let cap = if i == 0 {
-                self.m
-            } else {
-                pos.rows[i - 1] as usize
-            };
+            let cap = self.room(pos, i);
             // Spaced like twins' drawing, so both games read alike.
             for j in 0..self.m {
                 if j > 0 {

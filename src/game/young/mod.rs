@@ -271,6 +271,34 @@ impl Young {
         Ok(young)
     }
 
+    /// The row lengths of position `rank` of layer `k`, top row first, each handed to `set`
+    /// with its row's index: the walk `unrank` and `move_in_order` share.
+    #[inline(always)]
+    fn unrank_rows(&self, k: usize, rank: u64, mut set: impl FnMut(usize, usize)) {
+        let (mut left, mut rem, mut cap) = (rank, k, self.m);
+        for i in 0..self.n {
+            let below = self.n - 1 - i;
+            // The longest row length whose preceding block does not pass `left`.
+            let mut v = cap.min(rem);
+            while self.shorter(below, v, rem) > left {
+                v -= 1;
+            }
+            left -= self.shorter(below, v, rem);
+            set(i, v);
+            rem -= v;
+            cap = v;
+        }
+    }
+
+    /// How long row `i` of `pos` may grow: the board's width for the top row, else the
+    /// length of the row above it.
+    fn room(&self, pos: &YoungPosition, i: usize) -> usize {
+        match i {
+            0 => self.m,
+            _ => pos.rows[i - 1] as usize,
+        }
+    }
+
     #[inline(always)]
     /// T(rows, r, s) (the module's note): the diagrams whose current row is shorter than r.
     fn shorter(&self, rows: usize, r: usize, s: usize) -> u64 {
@@ -516,19 +544,7 @@ impl Game for Young {
 
     fn unrank(&self, k: usize, rank: u64) -> YoungPosition {
         let mut rows = vec![0u32; self.n];
-        let (mut left, mut rem, mut cap) = (rank, k, self.m);
-        for (i, row) in rows.iter_mut().enumerate() {
-            let below = self.n - 1 - i;
-            // The longest row length whose preceding block does not pass `left`.
-            let mut v = cap.min(rem);
-            while self.shorter(below, v, rem) > left {
-                v -= 1;
-            }
-            left -= self.shorter(below, v, rem);
-            *row = v as u32;
-            rem -= v;
-            cap = v;
-        }
+        self.unrank_rows(k, rank, |i, v| rows[i] = v as u32);
         let pos = self.position_from_rows(rows);
         debug_assert_eq!(pos.rank, rank);
         pos
@@ -738,18 +754,7 @@ impl Game for Young {
     /// of best moves uses one position per layer only).
     fn move_in_order(&self, k: usize, rank: u64, index: u64) -> Option<(u64, i64)> {
         let mut rows = [0usize; MAX_ROWS];
-        let (mut left, mut rem, mut cap) = (rank, k, self.m);
-        for (i, row) in rows[..self.n].iter_mut().enumerate() {
-            let below = self.n - 1 - i;
-            let mut v = cap.min(rem);
-            while self.shorter(below, v, rem) > left {
-                v -= 1;
-            }
-            left -= self.shorter(below, v, rem);
-            *row = v;
-            rem -= v;
-            cap = v;
-        }
+        self.unrank_rows(k, rank, |i, v| rows[i] = v);
         let mut seen = 0;
         let mut row = None;
         for i in 0..self.n {
@@ -783,12 +788,7 @@ impl Game for Young {
         let mut out = Vec::new();
         for i in 0..self.n {
             let r = pos.rows[i] as usize;
-            let cap = if i == 0 {
-                self.m
-            } else {
-                pos.rows[i - 1] as usize
-            };
-            if r < cap {
+            if r < self.room(pos, i) {
                 let mut rows: Vec<u32> = pos.rows.iter().map(|&r| u32::from(r)).collect();
                 rows[i] += 1;
                 let w = if first {

@@ -4,7 +4,7 @@
 //! with a split, the same per class of positions (each side's stones and the side to
 //! move). `retro stats` prints them, and Python's `Table.stats()` returns them.
 //!
-//! One parallel pass over the values: each range of a layer is counted into a histogram of
+//! One parallel pass over the values (`count.rs`): each range of a layer is counted into a histogram of
 //! its values (a flat one for values of one or two bytes), and each distinct value is read
 //! in the game's words once. Where the table folds symmetric positions, the pass also
 //! walks the range's entries: each value is weighed by its entry's orbit, and for a split,
@@ -12,12 +12,14 @@
 
 use std::collections::HashMap;
 
-use rayon::prelude::*;
-
 use crate::answers::reach::Reachable;
 use crate::error::{Error, Result};
 use crate::game::{Registered, Registry, Verdict, Visitor};
 use crate::table::Table;
+
+mod count;
+
+use count::{Class, Counts, Pass};
 
 /// One layer's counts (or a phase's, or the table's).
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -49,14 +51,10 @@ pub struct LayerStats {
     /// of scores: its greatest and least value), where asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub examples: Option<Examples>,
-    /// Positions won, lost, tied and drawn for the side to move (games with results).
-    pub wins: u64,
-    /// See `wins`.
-    pub losses: u64,
-    /// See `wins`.
-    pub ties: u64,
-    /// See `wins`.
-    pub draws: u64,
+    /// Its positions' results (games with results) or least and greatest value (games of
+    /// scores); the longest lines and extremes are the entries', which have the same values.
+    #[serde(flatten)]
+    pub results: Results,
     /// Entries won, lost, tied and drawn: the positions' counts where the table does not
     /// fold, fewer where it does.
     pub win_entries: u64,
@@ -66,15 +64,6 @@ pub struct LayerStats {
     pub tie_entries: u64,
     /// See `win_entries`.
     pub draw_entries: u64,
-    /// The longest win and loss in plies, where there is one.
-    pub longest_win: Option<usize>,
-    /// See `longest_win`.
-    pub longest_loss: Option<usize>,
-    /// The least and greatest value, in a game of scores; None in a game with results,
-    /// whose counts and longest lines say what its stored codes would.
-    pub min_value: Option<i64>,
-    /// See `min_value`.
-    pub max_value: Option<i64>,
     /// The positions by remoteness (`RemotenessRow`), where asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remoteness: Option<Vec<RemotenessRow>>,
@@ -180,22 +169,9 @@ pub struct SplitRow {
     /// The reachable positions' results (or values), where asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reached: Option<Reached>,
-    /// Positions won, lost, drawn and tied for the side to move.
-    pub wins: u64,
-    /// See `wins`.
-    pub losses: u64,
-    /// See `wins`.
-    pub draws: u64,
-    /// See `wins`.
-    pub ties: u64,
-    /// The longest win and loss in plies, where there is one.
-    pub longest_win: Option<usize>,
-    /// See `longest_win`.
-    pub longest_loss: Option<usize>,
-    /// The least and greatest value, in a game of scores.
-    pub min_value: Option<i64>,
-    /// See `min_value`.
-    pub max_value: Option<i64>,
+    /// The class's results, or least and greatest value.
+    #[serde(flatten)]
+    pub results: Results,
 }
 
 /// The positions play from the start reaches, counted as the positions are: how many,
@@ -205,39 +181,20 @@ pub struct SplitRow {
 pub struct Reached {
     /// Positions reached.
     pub positions: u64,
-    /// Of those, won, lost, drawn and tied for the side to move.
-    pub wins: u64,
-    /// See `wins`.
-    pub losses: u64,
-    /// See `wins`.
-    pub draws: u64,
-    /// See `wins`.
-    pub ties: u64,
-    /// The longest win and loss in plies among them, where there is one.
-    pub longest_win: Option<usize>,
-    /// See `longest_win`.
-    pub longest_loss: Option<usize>,
-    /// Their least and greatest value, in a game of scores.
-    pub min_value: Option<i64>,
-    /// See `min_value`.
-    pub max_value: Option<i64>,
+    /// Their results, or least and greatest value.
+    #[serde(flatten)]
+    pub results: Results,
     /// Them by remoteness (`RemotenessRow`), where asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remoteness: Option<Vec<RemotenessRow>>,
 }
 
 impl Reached {
-    fn of(positions: u64, t: &Tally) -> Reached {
+    /// The positions of a histogram of layer `k`'s values: how many, and what they come to.
+    fn of<G: Registered>(game: &G, k: usize, counts: Vec<(i64, u64)>) -> Reached {
         Reached {
-            positions,
-            wins: t.wins,
-            losses: t.losses,
-            draws: t.draws,
-            ties: t.ties,
-            longest_win: t.longest_win,
-            longest_loss: t.longest_loss,
-            min_value: t.min_value,
-            max_value: t.max_value,
+            positions: counts.iter().map(|&(_, n)| n).sum(),
+            results: Results::of(game, k, counts),
             remoteness: None,
         }
     }
@@ -246,17 +203,7 @@ impl Reached {
     fn plus(&self, other: &Reached) -> Reached {
         Reached {
             positions: self.positions + other.positions,
-            wins: self.wins + other.wins,
-            losses: self.losses + other.losses,
-            draws: self.draws + other.draws,
-            ties: self.ties + other.ties,
-            longest_win: self.longest_win.max(other.longest_win),
-            longest_loss: self.longest_loss.max(other.longest_loss),
-            min_value: match (self.min_value, other.min_value) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            },
-            max_value: self.max_value.max(other.max_value),
+            results: self.results.plus(&other.results),
             remoteness: remoteness_sum(&self.remoteness, &other.remoteness),
         }
     }
@@ -311,73 +258,6 @@ pub struct Stats {
     /// Each layer's classes in order (x's stones, then o's, then x to move first), where
     /// asked for.
     pub split: Option<Vec<SplitRow>>,
-}
-
-/// A layer's values, counted.
-enum Histogram {
-    /// By value + 2^15, for values of at most two bytes.
-    Flat(Vec<u64>),
-    Map(HashMap<i64, u64>),
-}
-
-impl Histogram {
-    fn new(flat: bool) -> Histogram {
-        match flat {
-            true => Histogram::Flat(vec![0; 1 << 16]),
-            false => Histogram::Map(HashMap::new()),
-        }
-    }
-
-    fn add(&mut self, values: &[i64]) {
-        match self {
-            Histogram::Flat(h) => {
-                for &v in values {
-                    h[(v + (1 << 15)).clamp(0, (1 << 16) - 1) as usize] += 1;
-                }
-            }
-            Histogram::Map(h) => {
-                for &v in values {
-                    *h.entry(v).or_insert(0) += 1;
-                }
-            }
-        }
-    }
-
-    /// `weight` more of `value`.
-    fn add_one(&mut self, value: i64, weight: u64) {
-        match self {
-            Histogram::Flat(h) => h[(value + (1 << 15)).clamp(0, (1 << 16) - 1) as usize] += weight,
-            Histogram::Map(h) => *h.entry(value).or_insert(0) += weight,
-        }
-    }
-
-    fn merge(mut self, other: Histogram) -> Histogram {
-        match (&mut self, other) {
-            (Histogram::Flat(a), Histogram::Flat(b)) => {
-                a.iter_mut().zip(b).for_each(|(a, b)| *a += b);
-            }
-            (Histogram::Map(a), Histogram::Map(b)) => {
-                for (v, n) in b {
-                    *a.entry(v).or_insert(0) += n;
-                }
-            }
-            (_, other) => return other,
-        }
-        self
-    }
-
-    /// (value, count) for every value seen.
-    fn counts(&self) -> Vec<(i64, u64)> {
-        match self {
-            Histogram::Flat(h) => h
-                .iter()
-                .enumerate()
-                .filter(|&(_, &n)| n > 0)
-                .map(|(i, &n)| (i as i64 - (1 << 15), n))
-                .collect(),
-            Histogram::Map(h) => h.iter().map(|(&v, &n)| (v, n)).collect(),
-        }
-    }
 }
 
 /// Every layer's counts, and with `split` every class's; `R` is the registry the
@@ -439,21 +319,11 @@ pub fn total(layers: &[LayerStats]) -> LayerStats {
             (Some(a), Some(b)) => Some(a.plus(b)),
             (a, b) => a.clone().or(b.clone()),
         };
-        t.wins += l.wins;
-        t.losses += l.losses;
-        t.ties += l.ties;
-        t.draws += l.draws;
+        t.results = t.results.plus(&l.results);
         t.win_entries += l.win_entries;
         t.loss_entries += l.loss_entries;
         t.tie_entries += l.tie_entries;
         t.draw_entries += l.draw_entries;
-        t.longest_win = t.longest_win.max(l.longest_win);
-        t.longest_loss = t.longest_loss.max(l.longest_loss);
-        t.min_value = match (t.min_value, l.min_value) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        t.max_value = t.max_value.max(l.max_value);
         t.remoteness = remoteness_sum(&t.remoteness, &l.remoteness);
     }
     t.layer = layers.len();
@@ -487,281 +357,71 @@ pub fn phases(layers: &[LayerStats]) -> Vec<LayerStats> {
         .collect()
 }
 
-/// Values read per task.
-const RANGE: u64 = 1 << 20;
-
-/// What a histogram of values comes to in the game's words.
-#[derive(Default, Clone)]
-struct Tally {
-    wins: u64,
-    losses: u64,
-    ties: u64,
-    draws: u64,
-    longest_win: Option<usize>,
-    longest_loss: Option<usize>,
-    min_value: Option<i64>,
-    max_value: Option<i64>,
+/// What a set of positions' values (a layer's, a class's, the reachable ones') comes to in
+/// the game's words: won, lost, tied and drawn for the side to move with the longest win
+/// and loss in plies, or in a game of scores the least and greatest value.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Results {
+    /// Positions won, lost, tied and drawn for the side to move (games with results).
+    pub wins: u64,
+    /// See `wins`.
+    pub losses: u64,
+    /// See `wins`.
+    pub ties: u64,
+    /// See `wins`.
+    pub draws: u64,
+    /// The longest win and loss in plies, where there is one.
+    pub longest_win: Option<usize>,
+    /// See `longest_win`.
+    pub longest_loss: Option<usize>,
+    /// The least and greatest value, in a game of scores; None in a game with results,
+    /// whose counts and longest lines say what its stored codes would.
+    pub min_value: Option<i64>,
+    /// See `min_value`.
+    pub max_value: Option<i64>,
 }
 
-fn tally<G: Registered>(game: &G, k: usize, counts: Vec<(i64, u64)>) -> Tally {
-    let mut t = Tally::default();
-    for (value, count) in counts {
-        let Some(outcome) = game.outcome(value, k) else {
-            t.min_value = Some(t.min_value.map_or(value, |m| m.min(value)));
-            t.max_value = Some(t.max_value.map_or(value, |m| m.max(value)));
-            continue;
-        };
-        let r = Some(outcome.remoteness);
-        match outcome.result {
-            Verdict::Win => {
-                t.wins += count;
-                t.longest_win = t.longest_win.max(r);
+impl Results {
+    /// A histogram of layer `k`'s values, read in the game's words.
+    fn of<G: Registered>(game: &G, k: usize, counts: Vec<(i64, u64)>) -> Results {
+        let mut t = Results::default();
+        for (value, count) in counts {
+            let Some(outcome) = game.outcome(value, k) else {
+                t.min_value = Some(t.min_value.map_or(value, |m| m.min(value)));
+                t.max_value = Some(t.max_value.map_or(value, |m| m.max(value)));
+                continue;
+            };
+            let r = Some(outcome.remoteness);
+            match outcome.result {
+                Verdict::Win => {
+                    t.wins += count;
+                    t.longest_win = t.longest_win.max(r);
+                }
+                Verdict::Loss => {
+                    t.losses += count;
+                    t.longest_loss = t.longest_loss.max(r);
+                }
+                Verdict::Tie => t.ties += count,
+                Verdict::Draw => t.draws += count,
             }
-            Verdict::Loss => {
-                t.losses += count;
-                t.longest_loss = t.longest_loss.max(r);
-            }
-            Verdict::Tie => t.ties += count,
-            Verdict::Draw => t.draws += count,
         }
+        t
     }
-    t
-}
 
-/// A class of positions: x's stones, o's, and whether x is to move.
-type Class = (usize, usize, bool);
-
-/// The best example found so far for one slot (`Examples`): its key (plies, or a value),
-/// its entry's rank, and the position.
-type Found<P> = Option<(i64, u64, P)>;
-
-/// The better of two examples: the greater key, then the lower rank.
-fn better<P>(a: Found<P>, b: Found<P>) -> Found<P> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(
-            if (b.0, std::cmp::Reverse(b.1)) > (a.0, std::cmp::Reverse(a.1)) {
-                b
-            } else {
-                a
+    /// Two sets of positions together: counts added, extremes of extremes.
+    fn plus(&self, other: &Results) -> Results {
+        Results {
+            wins: self.wins + other.wins,
+            losses: self.losses + other.losses,
+            ties: self.ties + other.ties,
+            draws: self.draws + other.draws,
+            longest_win: self.longest_win.max(other.longest_win),
+            longest_loss: self.longest_loss.max(other.longest_loss),
+            min_value: match (self.min_value, other.min_value) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
             },
-        ),
-        (a, b) => a.or(b),
-    }
-}
-
-/// What a value of layer `k` offers each example slot: the plies of a win and of a loss,
-/// or in a game of scores the value and its negation (the greatest and the least).
-fn example_keys<G: Registered>(game: &G, value: i64, k: usize) -> [Option<i64>; 2] {
-    match game.outcome(value, k) {
-        Some(o) => match o.result {
-            Verdict::Win => [Some(o.remoteness as i64), None],
-            Verdict::Loss => [None, Some(o.remoteness as i64)],
-            Verdict::Tie | Verdict::Draw => [None, None],
-        },
-        None => [Some(value), Some(-value)],
-    }
-}
-
-/// One range of a layer counted: its entries' values, the positions' (each entry weighed
-/// by its orbit), and with a split each class's.
-struct Counts<P> {
-    entries: Histogram,
-    positions: Histogram,
-    classes: HashMap<Class, HashMap<i64, u64>>,
-    /// The values of the positions play reaches, in all and per class.
-    reached: Histogram,
-    reached_classes: HashMap<Class, HashMap<i64, u64>>,
-    /// The examples found (`Examples`): the longest win's and loss's, or the greatest and
-    /// least value's.
-    examples: [Found<P>; 2],
-}
-
-impl<P> Counts<P> {
-    fn merge(mut self, other: Counts<P>) -> Counts<P> {
-        self.entries = self.entries.merge(other.entries);
-        self.positions = self.positions.merge(other.positions);
-        self.reached = self.reached.merge(other.reached);
-        for (mine, theirs) in [
-            (&mut self.classes, other.classes),
-            (&mut self.reached_classes, other.reached_classes),
-        ] {
-            for (class, values) in theirs {
-                let mine = mine.entry(class).or_default();
-                for (v, n) in values {
-                    *mine.entry(v).or_insert(0) += n;
-                }
-            }
-        }
-        let [a, b] = self.examples;
-        let [c, d] = other.examples;
-        self.examples = [better(a, c), better(b, d)];
-        self
-    }
-}
-
-/// How a table's layers are counted: what is asked, and how entries stand for positions.
-struct Pass<'a, G: Registered> {
-    game: &'a G,
-    table: &'a Table,
-    asked: Asked,
-    /// Values of one or two bytes: counted in a flat histogram.
-    flat: bool,
-    /// The table folds symmetric positions: an entry stands for its orbit.
-    folded: bool,
-    /// Entries are walked, not only their values counted: folded, or more is asked.
-    walk: bool,
-    /// Whether play from the start reaches a position.
-    reached: &'a (dyn Fn(&G::Position) -> bool + Sync),
-    /// Whether a position may be an example: one `query` answers (and with --reachable,
-    /// one play reaches).
-    qualifies: &'a (dyn Fn(&G::Position) -> bool + Sync),
-}
-
-impl<G: Registered> Pass<'_, G> {
-    fn empty(&self) -> Counts<G::Position> {
-        Counts {
-            entries: Histogram::new(self.flat),
-            positions: Histogram::new(self.flat),
-            classes: HashMap::new(),
-            reached: Histogram::new(self.flat),
-            reached_classes: HashMap::new(),
-            examples: [None, None],
-        }
-    }
-
-    /// Layer k's `n` entries counted, in ranges in parallel. A lumped layer's one entry
-    /// stands for all its positions (`Game::lumped`): it is weighed by their count, and
-    /// where positions are told apart (a split, reachability, examples), they are walked
-    /// one by one, in ranges as entries are elsewhere.
-    fn layer(&self, k: usize, n: u64) -> Result<Counts<G::Position>> {
-        let asked = self.asked;
-        let lumped = self.game.lumped(k);
-        let each_position = lumped && (asked.split || asked.reachable || asked.examples);
-        let items = match each_position {
-            true => self.game.layer_positions(k),
-            false => n,
-        };
-        (0..items.div_ceil(RANGE))
-            .into_par_iter()
-            .map(|r| {
-                let start = r * RANGE;
-                let len = RANGE.min(items - start) as usize;
-                self.range(k, start, len, each_position)
-            })
-            .try_reduce(|| self.empty(), |a, b| Ok(a.merge(b)))
-    }
-
-    /// Entries `start..start + len` of layer k counted, or with `each_position` the lumped
-    /// layer's positions there.
-    fn range(
-        &self,
-        k: usize,
-        start: u64,
-        len: usize,
-        each_position: bool,
-    ) -> Result<Counts<G::Position>> {
-        let (game, table) = (self.game, self.table);
-        let mut c = self.empty();
-        let values = match each_position {
-            true => {
-                let entry = table.read_range(k, 0, 1)?;
-                if start == 0 {
-                    c.entries.add(&entry);
-                }
-                vec![entry.first().copied().unwrap_or_default(); len]
-            }
-            false => {
-                let values = table.read_range(k, start, len)?;
-                c.entries.add(&values);
-                values
-            }
-        };
-        let lumped = game.lumped(k);
-        if !(self.walk || lumped) {
-            return Ok(c);
-        }
-        // Each entry's images, where the table folds; each position alone where the walk is
-        // of positions.
-        let images = self.folded && !each_position;
-        // An entry weighed by the positions it stands for.
-        let weigh = (self.folded || lumped) && !each_position;
-        match each_position {
-            true => {
-                let positions = game.lumped_positions(k, start).take(len).enumerate();
-                for (i, pos) in positions {
-                    self.position(&mut c, k, start + i as u64, &pos, values[i], images, weigh);
-                }
-            }
-            false => {
-                let mut pos = game.unrank(k, start);
-                for (i, &v) in values.iter().enumerate() {
-                    if i > 0 {
-                        game.advance(&mut pos);
-                    }
-                    self.position(&mut c, k, start + i as u64, &pos, v, images, weigh);
-                }
-            }
-        }
-        Ok(c)
-    }
-
-    /// One entry (or one position of a lumped layer) of value `v` counted into `c`.
-    #[allow(clippy::too_many_arguments)]
-    fn position(
-        &self,
-        c: &mut Counts<G::Position>,
-        k: usize,
-        rank: u64,
-        pos: &G::Position,
-        v: i64,
-        images: bool,
-        weigh: bool,
-    ) {
-        let (game, asked) = (self.game, self.asked);
-        let weight = match weigh {
-            true => game.orbit_size(pos),
-            false => 1,
-        };
-        c.positions.add_one(v, weight);
-        if asked.examples {
-            for (slot, key) in example_keys(game, v, k).into_iter().enumerate() {
-                let Some(key) = key else { continue };
-                if c.examples[slot].as_ref().is_some_and(|f| f.0 >= key) {
-                    continue;
-                }
-                // The entry's own position, or the first image that qualifies.
-                let found = match (self.qualifies)(pos) {
-                    true => Some(pos.clone()),
-                    false if images => game.images(pos).into_iter().find(|p| (self.qualifies)(p)),
-                    false => None,
-                };
-                if let Some(p) = found {
-                    c.examples[slot] = Some((key, rank, p));
-                }
-            }
-        }
-        if !(asked.split || asked.reachable) {
-            return;
-        }
-        let mut each = |p: &G::Position, weight: u64| {
-            let [x, o] = game.side_stones(p);
-            let class = (x, o, game.first_to_move(p));
-            if asked.split {
-                let values = c.classes.entry(class);
-                *values.or_default().entry(v).or_insert(0) += weight;
-            }
-            if asked.reachable && (self.reached)(p) {
-                c.reached.add_one(v, weight);
-                let values = c.reached_classes.entry(class);
-                *values.or_default().entry(v).or_insert(0) += weight;
-            }
-        };
-        match images {
-            true => game
-                .images_by_class(pos)
-                .iter()
-                .for_each(|(p, w)| each(p, *w)),
-            false => each(pos, 1),
+            max_value: self.max_value.max(other.max_value),
         }
     }
 }
@@ -822,9 +482,9 @@ fn stats_of<G: Registered>(game: &G, table: &Table, asked: Asked) -> Result<Stat
             reached_classes,
             examples,
         } = counts;
-        let by_entry = tally(game, k, entries.counts());
+        let by_entry = Results::of(game, k, entries.counts());
         let by_position = match pass.walk || game.lumped(k) {
-            true => tally(game, k, positions.counts()),
+            true => Results::of(game, k, positions.counts()),
             false => by_entry.clone(),
         };
         // `--remoteness`: the positions' values by remoteness, and the reachable ones'.
@@ -836,11 +496,9 @@ fn stats_of<G: Registered>(game: &G, table: &Table, asked: Asked) -> Result<Stat
         });
         let reached_remoteness = (asked.remoteness && asked.reachable)
             .then(|| remoteness_rows(game, k, reached.counts()));
-        let reached = asked.reachable.then(|| {
-            let counts = reached.counts();
-            let n = counts.iter().map(|&(_, n)| n).sum();
-            Reached::of(n, &tally(game, k, counts))
-        });
+        let reached = asked
+            .reachable
+            .then(|| Reached::of(game, k, reached.counts()));
         let reached = reached.map(|r| Reached {
             remoteness: reached_remoteness,
             ..r
@@ -851,15 +509,9 @@ fn stats_of<G: Registered>(game: &G, table: &Table, asked: Asked) -> Result<Stat
         // positions `query` refuses hold a figure, the best example found falls short of it,
         // and the layer has no example rather than one with a value it does not have.
         let figures = {
-            let (win, loss, min, max) = match &reached {
-                Some(r) => (r.longest_win, r.longest_loss, r.min_value, r.max_value),
-                None => (
-                    by_entry.longest_win,
-                    by_entry.longest_loss,
-                    by_entry.min_value,
-                    by_entry.max_value,
-                ),
-            };
+            let shown = reached.as_ref().map_or(&by_entry, |r| &r.results);
+            let (win, loss) = (shown.longest_win, shown.longest_loss);
+            let (min, max) = (shown.min_value, shown.max_value);
             match game.outcome(0, k) {
                 Some(_) => [win.map(|r| r as i64), loss.map(|r| r as i64)],
                 None => [max, min.map(|v| -v)],
@@ -890,18 +542,17 @@ fn stats_of<G: Registered>(game: &G, table: &Table, asked: Asked) -> Result<Stat
             reachable: reached.as_ref().map(|r| r.positions),
             reached,
             examples,
-            wins: by_position.wins,
-            losses: by_position.losses,
-            ties: by_position.ties,
-            draws: by_position.draws,
             win_entries: by_entry.wins,
             loss_entries: by_entry.losses,
             tie_entries: by_entry.ties,
             draw_entries: by_entry.draws,
-            longest_win: by_entry.longest_win,
-            longest_loss: by_entry.longest_loss,
-            min_value: by_entry.min_value,
-            max_value: by_entry.max_value,
+            results: Results {
+                wins: by_position.wins,
+                losses: by_position.losses,
+                ties: by_position.ties,
+                draws: by_position.draws,
+                ..by_entry
+            },
             remoteness,
         });
         rows.extend(class_rows(
@@ -935,14 +586,13 @@ fn class_rows<G: Registered>(
     for (class, values) in classes {
         let (x, o, first) = class;
         let positions = values.values().sum();
-        let t = tally(game, k, values.into_iter().collect());
+        let results = Results::of(game, k, values.into_iter().collect());
         let reached = reachable.then(|| {
             let values: Vec<(i64, u64)> = reached_classes
                 .get(&class)
                 .map(|v| v.iter().map(|(&v, &n)| (v, n)).collect())
                 .unwrap_or_default();
-            let n = values.iter().map(|&(_, n)| n).sum();
-            Reached::of(n, &tally(game, k, values))
+            Reached::of(game, k, values)
         });
         rows.push(SplitRow {
             layer: k,
@@ -952,14 +602,7 @@ fn class_rows<G: Registered>(
             positions,
             reachable: reached.as_ref().map(|r| r.positions),
             reached,
-            wins: t.wins,
-            losses: t.losses,
-            draws: t.draws,
-            ties: t.ties,
-            longest_win: t.longest_win,
-            longest_loss: t.longest_loss,
-            min_value: t.min_value,
-            max_value: t.max_value,
+            results,
         });
     }
     rows
