@@ -280,6 +280,59 @@ fn token_path(partial: &Path, token: u64) -> std::path::PathBuf {
     std::path::PathBuf::from(name)
 }
 
+/// Rank 0 leaves a token beside the partial file that every rank must read back: ranks
+/// that do not share the file system would otherwise each build a different file. The
+/// file is created, never opened: its name is new and no one can guess it.
+///
+/// Returns the partial file's state as rank 0 opened it (its end, the layers resumed, its
+/// value type), the same on every rank.
+fn share_the_file(ctx: &Ctx, sink: Option<&TableSink>, partial: &Path) -> Result<[u64; 3]> {
+    let token = token();
+    let check = token_path(partial, token);
+    let left = match sink {
+        Some(_) => std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&check)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, &token.to_le_bytes()))
+            .map_err(|e| io_error(&check, e)),
+        None => Ok(()),
+    };
+    ctx.agree(left)?;
+    let mut shared = [0u64; 4];
+    if let Some(sink) = sink {
+        shared[..3].copy_from_slice(&sink.state());
+        shared[3] = token;
+    }
+    ctx.broadcast(&mut shared);
+    let [end, resumed, ty, token] = shared;
+    let check = token_path(partial, token);
+    let seen = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&check)
+        .and_then(|mut f| {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut f, &mut bytes).map(|_| bytes)
+        })
+        .ok();
+    let same = seen.as_deref() == Some(&token.to_le_bytes()[..]);
+    let shares = match same {
+        true => Ok(()),
+        false => Err(Error::other(format!(
+            "{} is not on a file system this rank shares with rank 0; MPI builds need the table's directory on a shared file system",
+            partial.display()
+        ))),
+    };
+    let shares = ctx.agree(shares);
+    if sink.is_some() {
+        let _ = std::fs::remove_file(&check);
+    }
+    shares?;
+    Ok([end, resumed, ty])
+}
+
 fn build_layers<G: Registered, V: Value>(
     ctx: &Ctx,
     game: &G,
@@ -326,52 +379,7 @@ fn build_layers<G: Registered, V: Value>(
     if sink.is_some() {
         set_stage(Stage::Open);
     }
-    // Rank 0 leaves a token beside the partial file that every rank must read back: ranks
-    // that do not share the file system would otherwise each build a different file. The
-    // file is created, never opened: its name is new and no one can guess it.
-    let token = token();
-    let check = token_path(&partial, token);
-    let left = match &sink {
-        Some(_) => std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&check)
-            .and_then(|mut f| std::io::Write::write_all(&mut f, &token.to_le_bytes()))
-            .map_err(|e| io_error(&check, e)),
-        None => Ok(()),
-    };
-    ctx.agree(left)?;
-    let mut shared = [0u64; 4];
-    if let Some(sink) = &sink {
-        shared[..3].copy_from_slice(&sink.state());
-        shared[3] = token;
-    }
-    ctx.broadcast(&mut shared);
-    let [end, resumed, ty, token] = shared;
-    let check = token_path(&partial, token);
-    let seen = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&check)
-        .and_then(|mut f| {
-            let mut bytes = Vec::new();
-            std::io::Read::read_to_end(&mut f, &mut bytes).map(|_| bytes)
-        })
-        .ok();
-    let same = seen.as_deref() == Some(&token.to_le_bytes()[..]);
-    let shares = match same {
-        true => Ok(()),
-        false => Err(Error::other(format!(
-            "{} is not on a file system this rank shares with rank 0; MPI builds need the table's directory on a shared file system",
-            partial.display()
-        ))),
-    };
-    let shares = ctx.agree(shares);
-    if sink.is_some() {
-        let _ = std::fs::remove_file(&check);
-    }
-    shares?;
+    let [end, resumed, ty] = share_the_file(ctx, sink.as_ref(), &partial)?;
     let joined = match sink {
         Some(sink) => Ok(sink),
         None => TableSink::join(game, path, &layout, [end, resumed, ty]),

@@ -102,21 +102,7 @@ impl Morris {
                 offset += size;
             }
         }
-        let mills_at = geometry
-            .mills_at
-            .iter()
-            .map(|mills| {
-                let mut row = [NO_MILL; MILLS_AT];
-                for (to, &m) in row.iter_mut().zip(mills) {
-                    *to = m;
-                }
-                debug_assert!(
-                    mills.len() <= MILLS_AT,
-                    "a point in more mills than a row holds"
-                );
-                row
-            })
-            .collect();
+        let mills_at = mill_rows(&geometry);
         let mut game = Morris {
             mills_at,
             geometry,

@@ -145,6 +145,25 @@ const MILLS_AT: usize = 3;
 /// A word no set of stones covers (a board has at most 24 points), padding `mills_at`.
 const NO_MILL: u32 = u32::MAX;
 
+/// Each point's mills as a fixed row (`Morris::mills_at`), padded with `NO_MILL`.
+fn mill_rows(geometry: &Geometry) -> Vec<[u32; MILLS_AT]> {
+    geometry
+        .mills_at
+        .iter()
+        .map(|mills| {
+            debug_assert!(
+                mills.len() <= MILLS_AT,
+                "a point in more mills than a row holds"
+            );
+            let mut row = [NO_MILL; MILLS_AT];
+            for (to, &m) in row.iter_mut().zip(mills) {
+                *to = m;
+            }
+            row
+        })
+        .collect()
+}
+
 /// The most moves of one position that stay in its layer, and the most that lead into it:
 /// at most 12 stones sliding to at most 4 neighbours each, or 3 flying to at most 21 points.
 const MAX_WITHIN: usize = 64;
